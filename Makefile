@@ -1,0 +1,88 @@
+# sbxrun - build, test, demo, install. See README.md.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+DATADIR = $(PREFIX)/share/sbxrun
+MANDIR = $(PREFIX)/share/man/man1
+VERSION = 0.1
+
+PKGS = libseccomp libcap-ng libarchive libcurl inih libcrypto json-c
+CC ?= cc
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-missing-field-initializers -Wno-format-truncation
+HARDEN = -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 $(WARN) $(HARDEN) $(PKG_CFLAGS) \
+	  -DSBX_DATADIR='"$(DATADIR)"' -DSBX_VERSION='"$(VERSION)"'
+LDFLAGS += -pie -Wl,-z,relro,-z,now
+ifeq ($(WERROR),1)
+CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+BUILD = build-san
+else
+BUILD = build
+endif
+
+SRCS := $(wildcard src/*.c)
+OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
+LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps check unit integration demo install uninstall clean fuzz images bench
+
+all: sbxrun
+
+sbxrun: $(BUILD)/sbxrun
+	cp $< $@
+
+$(BUILD)/sbxrun: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD):
+	mkdir -p $(BUILD)/tests
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS) | $(BUILD)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+
+deps:
+	sh tests/deps.sh
+
+unit: $(UNIT_BINS)
+	@for t in $(UNIT_BINS); do $$t || exit 1; done
+
+# The full suite: dependencies, build, test images, unit and integration
+# tests as an unprivileged user (and some as root). Ends "N passed, N failed".
+check: deps
+	$(MAKE) all $(UNIT_BINS) tests/helper/probe
+	bash tests/run.sh
+
+tests/helper/probe: tests/helper/probe.c
+	$(CC) -static -O2 -Wall -o $@ $<
+
+demo: deps all
+	bash tests/demo.sh
+
+fuzz:
+	bash tests/fuzz/run.sh
+
+install: sbxrun
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/rootfs
+	install -m 0755 sbxrun $(DESTDIR)$(BINDIR)/sbxrun
+	install -m 0644 profiles/*.ini $(DESTDIR)$(DATADIR)/profiles/
+	cp -R rootfs/. $(DESTDIR)$(DATADIR)/rootfs/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sbxrun
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build build-san sbxrun tests/helper/probe

@@ -1,0 +1,12 @@
+/* commands.h - the subcommands main.c dispatches to. Each returns the exit
+ * status to use, or -1 with err filled in (main prints it, exits 125). */
+#ifndef SBX_COMMANDS_H
+#define SBX_COMMANDS_H
+
+#include "err.h"
+
+int cmd_run(int argc, char **argv, struct sbx_err *err);
+int cmd_image(int argc, char **argv, struct sbx_err *err);
+int cmd_profile(int argc, char **argv, struct sbx_err *err);
+
+#endif

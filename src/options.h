@@ -1,0 +1,69 @@
+/* options.h - the one table of command-line options and profile keys.
+ * The CLI parser, --help, the profile loader, `profile show`, the man page
+ * and the completions all read it (STYLE.md: one table, no drift). */
+#ifndef SBX_OPTIONS_H
+#define SBX_OPTIONS_H
+
+#include <stddef.h>
+
+enum sbx_key {
+	SBX_K_PROFILE, SBX_K_INHERIT, SBX_K_IMAGE, SBX_K_USER, SBX_K_HOSTNAME,
+	SBX_K_WORKDIR, SBX_K_ENV, SBX_K_WORKSPACE, SBX_K_STORAGE, SBX_K_SECCOMP,
+	SBX_K_PTRACE, SBX_K_TIMEOUT, SBX_K_MEMORY, SBX_K_DISK, SBX_K_PIDS,
+	SBX_K_CPUS, SBX_K_FILE_SIZE, SBX_K_OPEN_FILES, SBX_K_IDLE, SBX_K_LIFETIME,
+	SBX_K_ENFORCE, SBX_K_EGRESS, SBX_K_ALLOW, SBX_K_CA, SBX_K_PROXY_ENV,
+	SBX_K_DL_ALLOW, SBX_K_DL_MAX_SIZE, SBX_K_BIND, SBX_K_TTY, SBX_K_JSON,
+	SBX_K_JSON_FD, SBX_K_EVENTS, SBX_K_SESSION, SBX_K__COUNT
+};
+
+enum sbx_argkind {
+	SBX_ARG_NONE,      /* a flag */
+	SBX_ARG_STRING,
+	SBX_ARG_NAME,      /* profile/image/session name */
+	SBX_ARG_PATH,      /* absolute path inside the sandbox */
+	SBX_ARG_DURATION,
+	SBX_ARG_SIZE,
+	SBX_ARG_COUNT,
+	SBX_ARG_CPUS,
+	SBX_ARG_ENUM,
+	SBX_ARG_ENV,       /* K=V, or NAME on the command line */
+	SBX_ARG_BIND,      /* SRC:DST[:rw] */
+	SBX_ARG_HOST,      /* HOST, *.suffix, HOST:PORT, @set */
+	SBX_ARG_FD,
+};
+
+/* Subcommands an option belongs to, as a bit mask. */
+enum sbx_cmdmask {
+	SBX_CMD_RUN = 1 << 0,
+	SBX_CMD_SHELL = 1 << 1,
+	SBX_CMD_SESSION_START = 1 << 2,
+	SBX_CMD_DOWNLOAD = 1 << 3,
+};
+#define SBX_CMD_SANDBOX (SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START)
+
+#define SBX_OPT_REPEAT 1u /* may be given many times; values accumulate */
+
+struct sbx_option {
+	enum sbx_key key;
+	const char *lname;        /* command-line long name, NULL if profile-only */
+	char sname;               /* short name or 0 */
+	const char *section;      /* profile section, NULL if command-line-only */
+	const char *pkey;         /* profile key */
+	enum sbx_argkind kind;
+	const char *const *choices; /* SBX_ARG_ENUM: NULL-terminated */
+	unsigned flags;
+	unsigned cmds;            /* enum sbx_cmdmask */
+	size_t offset;            /* field in struct sbx_config */
+	const char *metavar;
+	const char *help;
+};
+
+extern const struct sbx_option sbx_options[];
+extern const size_t sbx_options_count;
+
+const struct sbx_option *options_by_key(enum sbx_key key);
+const struct sbx_option *options_by_profile_key(const char *section, const char *key);
+/* Whether a profile section name exists at all. */
+int options_section_known(const char *section);
+
+#endif

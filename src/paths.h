@@ -1,0 +1,19 @@
+/* paths.h - where sbxrun keeps things: stores, state, stock data. */
+#ifndef SBX_PATHS_H
+#define SBX_PATHS_H
+
+#include "err.h"
+
+/* $XDG_DATA_HOME/sbxrun (or ~/.local/share/sbxrun); created 0700. */
+int paths_data_dir(char **out, struct sbx_err *err);
+/* $XDG_RUNTIME_DIR/sbxrun (or /tmp/sbxrun-$UID); created 0700 and checked. */
+int paths_state_dir(char **out, struct sbx_err *err);
+/* The user's profile directory (may not exist). */
+char *paths_user_profiles(void);
+/* Stock data (profiles/, rootfs/): next to the binary in a build tree,
+ * else the installed share directory. Returns a static string. */
+const char *paths_stock_dir(void);
+#define SBX_SYSTEM_PROFILES "/etc/sbxrun/profiles"
+#define SBX_SYSTEM_STORE "/var/lib/sbxrun/images"
+
+#endif
