@@ -1,0 +1,40 @@
+#!/bin/sh
+# rootfs/build.sh RECIPE OUTPUT - builds a Debian bookworm rootfs tarball
+# from Debian's own archive with mmdebstrap. As root directly; otherwise in
+# unshare mode where a subuid range exists, else in fakechroot mode (no
+# setuid helper at all). The archive is mmdebstrap's default (or the host's
+# apt configuration): no registry host is named here.
+set -eu
+recipe=${1:?usage: build.sh minimal|full OUTPUT}
+out=${2:?usage: build.sh minimal|full OUTPUT}
+here=$(cd "$(dirname "$0")" && pwd)
+list="$here/$recipe.packages"
+[ -f "$list" ] || { echo "build.sh: no recipe '$recipe' ($list)" >&2; exit 2; }
+pkgs=$(grep -v '^#' "$list" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
+
+if [ "$(id -u)" = 0 ]; then
+	mode=root
+elif grep -q "^$(id -un):" /etc/subuid 2>/dev/null && command -v newuidmap >/dev/null; then
+	mode=unshare
+else
+	mode=fakechroot
+fi
+
+# A virtual environment first on PATH makes `pip install` work as in the
+# hosted containers (Debian's pip refuses the system site otherwise);
+# /etc/environment carries that PATH, and sbxrun reads it from the image.
+path=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+tmp="$out.tmp.$$"
+trap 'rm -f "$tmp"' EXIT
+mmdebstrap --mode="$mode" --variant=minbase --format=tar \
+	--include="$pkgs" \
+	--customize-hook='chroot "$1" python3 -m venv --system-site-packages /opt/venv' \
+	--customize-hook="echo 'PATH=\"$path\"' > \"\$1/etc/environment\"" \
+	--customize-hook='rm -rf "$1"/var/cache/apt/*.bin "$1"/var/lib/apt/lists/* "$1"/usr/share/doc/* "$1"/usr/share/man/*' \
+	bookworm - > "$tmp"
+case "$out" in
+*.zst) zstd -q -T0 -f "$tmp" -o "$out" ;;
+*.gz) gzip -c "$tmp" > "$out" ;;
+*.xz) xz -T0 -c "$tmp" > "$out" ;;
+*) mv "$tmp" "$out" ;;
+esac

@@ -1,0 +1,20 @@
+#!/bin/sh
+# tests/deps.sh - installs (apt-get; sudo when not root) the Debian packages
+# that the build, the images and the tests need, where they are missing.
+set -eu
+pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
+libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev mmdebstrap uidmap
+fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
+util-linux passwd procps psmisc curl ca-certificates"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing:$missing"
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null

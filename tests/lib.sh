@@ -1,0 +1,38 @@
+# tests/lib.sh - assert helpers for the integration tests (sourced).
+# A test file defines functions named test_*; tests/run_file.sh runs each in
+# a subshell. Available: $SBX (the binary), $TESTDIR (fresh temp dir per
+# test), $IMAGES (tarballs), $AS_ROOT (1 when running as root).
+
+fail() { echo "    $*" >&2; exit 1; }
+skip() { echo "$*" > "$TESTDIR/.skip"; exit 77; }
+
+assert_eq() { # expected actual [what]
+	[ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"
+}
+assert_ne() {
+	[ "$1" != "$2" ] || fail "${3:-value}: expected something other than '$1'"
+}
+assert_contains() { # haystack needle [what]
+	case "$1" in *"$2"*) ;; *) fail "${3:-output} does not contain '$2': $(printf '%s' "$1" | head -c 600)" ;; esac
+}
+assert_not_contains() {
+	case "$1" in *"$2"*) fail "${3:-output} contains '$2': $(printf '%s' "$1" | head -c 600)" ;; esac
+}
+# Runs a command, keeping status, stdout and stderr in $status $out $err.
+run() {
+	set +e
+	"$@" > "$TESTDIR/.out" 2> "$TESTDIR/.err"
+	status=$?
+	set -e
+	out=$(cat "$TESTDIR/.out")
+	err=$(cat "$TESTDIR/.err")
+}
+assert_status() { # expected [what]
+	[ "$status" = "$1" ] || fail "${2:-status}: expected $1, got $status; stderr: $(printf '%s' "$err" | head -c 800)"
+}
+# One line on stderr naming the culprit, exit 125.
+assert_bad_input() { # needle
+	assert_status 125
+	assert_contains "$err" "$1" stderr
+	[ "$(printf '%s\n' "$err" | grep -c .)" -le 2 ] || fail "more than one error line: $err"
+}

@@ -1,0 +1,87 @@
+#!/bin/bash
+# tests/run.sh - the whole suite behind `make check`: unit tests, fuzz smoke,
+# then the integration tests as an unprivileged test user (created here when
+# run as root, as CI does) and, for files marked "# also-as-root", as root.
+# Ends with "N passed, N failed, N skipped".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+TEST_USER=${SBX_TEST_USER:-sbxtest}
+
+echo "== unit tests"
+for t in build/tests/test_*; do
+	[ -x "$t" ] || continue
+	line=$("$t" 2>&1 | tee /dev/stderr | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -1)
+	p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	[ -n "$line" ] || { p=0; f=1; }
+	for _ in $(seq 1 "$p"); do echo "pass unit $(basename "$t")" >> "$results"; done
+	for _ in $(seq 1 "$f"); do echo "fail unit $(basename "$t")" >> "$results"; done
+done
+
+if [ -x tests/fuzz/run.sh ]; then
+	echo "== fuzz smoke"
+	if bash tests/fuzz/run.sh smoke; then echo "pass fuzz smoke" >> "$results"; else echo "fail fuzz smoke" >> "$results"; fi
+fi
+
+echo "== test images"
+# A world-readable copy of what the test user needs (a CI clone may sit
+# below a directory the test user cannot enter).
+T=/tmp/sbxrun-check
+rm -rf "$T" 2>/dev/null
+mkdir -p "$T"
+chmod 0755 "$T"
+cp -R sbxrun profiles rootfs tests "$T/"
+[ -d completions ] && cp -R completions "$T/"
+chmod -R a+rX "$T"
+bash tests/images.sh "$T/images" || { echo "fail images: could not build test images" >> "$results"; }
+chmod -R a+rX "$T/images" 2>/dev/null
+
+run_as() { # user file
+	local user=$1 file=$2 home
+	if [ "$user" = root ]; then home=$T/home-root; else home=$T/home-$user; fi
+	local envs=(HOME="$home" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+		    LANG=C.UTF-8 SBX="$T/sbxrun" IMAGES="$T/images" TOP="$T" CI="${CI:-}" TMPDIR=/tmp)
+	if [ "$user" = root ] || [ "$(id -u)" != 0 ]; then
+		env -i "${envs[@]}" bash "$T/tests/run_file.sh" "$file" "$results"
+	else
+		chmod a+w "$results"
+		runuser -u "$user" -- env -i "${envs[@]}" bash "$T/tests/run_file.sh" "$file" "$results"
+	fi
+}
+
+setup_home() { # user
+	local user=$1 home
+	if [ "$user" = root ]; then home=$T/home-root; else home=$T/home-$user; fi
+	mkdir -p "$home"
+	[ "$user" = root ] || chown "$user" "$home" 2>/dev/null
+	run_as "$user" "$T/tests/setup_images.sh" > /dev/null
+}
+
+if [ "$(id -u)" = 0 ]; then
+	id "$TEST_USER" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$TEST_USER"
+	users=("$TEST_USER" root)
+else
+	users=("$(id -un)")
+	echo "skip root runs: not running as root" >> "$results"
+fi
+
+for u in "${users[@]}"; do
+	echo "== integration tests as $u"
+	setup_home "$u"
+	for f in "$T"/tests/integration/*.sh; do
+		[ -f "$f" ] || continue
+		if [ "$u" = root ] && ! grep -q '^# also-as-root' "$f"; then continue; fi
+		run_as "$u" "$f"
+	done
+done
+
+pass=$(grep -c '^pass' "$results"); failn=$(grep -c '^fail' "$results"); skipn=$(grep -c '^skip' "$results")
+if [ "$skipn" -gt 0 ]; then
+	echo "== skipped"; grep '^skip' "$results" | sed 's/^skip /  /'
+	if [ "${CI:-}" = true ]; then echo "(CI=true: a skip counts as a failure)"; failn=$((failn + skipn)); fi
+fi
+if [ "$failn" -gt 0 ]; then echo "== failed"; grep '^fail' "$results" | sed 's/^fail /  /'; fi
+echo "$pass passed, $failn failed, $skipn skipped"
+[ "$failn" = 0 ]

@@ -1,0 +1,25 @@
+#!/bin/bash
+# tests/run_file.sh FILE RESULTS - runs the test_* functions of one file and
+# appends "pass|fail|skip NAME" lines to RESULTS.
+set -u
+file=$1 results=$2
+here=$(cd "$(dirname "$0")" && pwd)
+who=$([ "$(id -u)" = 0 ] && echo root || echo user)
+export AS_ROOT=$([ "$who" = root ] && echo 1 || echo 0)
+for t in $(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '{print $3}' | grep '^test_'); do
+	TESTDIR=$(mktemp -d "${TMPDIR:-/tmp}/sbxt.XXXXXX")
+	export TESTDIR
+	( cd "$TESTDIR" && set -e && source "$here/lib.sh" && source "$file" && "$t" ) \
+		> "$TESTDIR/.log" 2>&1
+	rc=$?
+	name="$(basename "$file" .sh)/$t ($who)"
+	if [ $rc = 0 ]; then
+		echo "pass $name" >> "$results"; echo "ok   $name"
+	elif [ $rc = 77 ]; then
+		echo "skip $name: $(cat "$TESTDIR/.skip" 2>/dev/null)" >> "$results"
+		echo "skip $name: $(cat "$TESTDIR/.skip" 2>/dev/null)"
+	else
+		echo "fail $name" >> "$results"; echo "FAIL $name"; sed 's/^/    /' "$TESTDIR/.log" | tail -25
+	fi
+	chmod -R u+rwX "$TESTDIR" 2>/dev/null; rm -rf "$TESTDIR"
+done

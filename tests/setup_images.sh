@@ -1,0 +1,6 @@
+#!/bin/bash
+# Imports the test images into the running user's store (run by tests/run.sh
+# as each test user; an unchanged tarball imports instantly).
+set -eu
+"$SBX" image import "$IMAGES/minimal.tar.zst" --name minimal
+"$SBX" image import "$IMAGES/tiny.tar" --name tiny
