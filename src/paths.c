@@ -103,3 +103,8 @@ const char *paths_stock_dir(void)
 	snprintf(dir, sizeof(dir), "%s", SBX_DATADIR);
 	return dir;
 }
+
+unsigned paths_sandbox_host_uid(void)
+{
+	return geteuid() == 0 ? SBX_ROOT_HOST_UID : (unsigned)geteuid();
+}

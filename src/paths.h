@@ -15,5 +15,11 @@ char *paths_user_profiles(void);
 const char *paths_stock_dir(void);
 #define SBX_SYSTEM_PROFILES "/etc/sbxrun/profiles"
 #define SBX_SYSTEM_STORE "/var/lib/sbxrun/images"
+/* Called as root, sbxrun never makes the sandbox's root the host's root: the
+ * sandbox (and the images it runs, owned accordingly) use this unprivileged
+ * host uid and gid, far above the usual subuid ranges. */
+#define SBX_ROOT_HOST_UID 2147000000u
+/* The host uid the sandbox's files belong to: the caller, or the above. */
+unsigned paths_sandbox_host_uid(void);
 
 #endif
