@@ -1,9 +1,55 @@
-/* run_cmd.c - `sbxrun run`: placeholder until Foundation II lands. */
+/* run_cmd.c - `sbxrun run [options] [--] CMD [ARG...]`. */
+#include <stdio.h>
+
+#include "cli.h"
 #include "commands.h"
+#include "log.h"
+#include "sandbox.h"
+#include "syncmsg.h"
+#include "util.h"
+
+static const char usage[] =
+	"usage: sbxrun run [options] [--] CMD [ARG...]\n"
+	"Runs one command in a fresh sandbox made from an image; exits with its status\n"
+	"(128+N if signal N killed it, 124 on timeout, 125 if sbxrun failed,\n"
+	"126 if the command cannot run, 127 if it was not found).\n";
+
+static void report(const struct sbx_config *cfg, const struct sbx_result *res)
+{
+	char when[32];
+
+	if (res->message[0])
+		fprintf(stderr, "sbxrun: error: %s\n", res->message);
+	if (res->timed_out) {
+		format_duration(cfg->timeout_ms, when, sizeof(when));
+		fprintf(stderr, "sbxrun: timeout: the command ran longer than %s and was killed\n", when);
+	} else if (res->kind == SBX_EXIT_SIGNAL) {
+		log_verbose("the command was killed by signal %d", res->code);
+	}
+}
 
 int cmd_run(int argc, char **argv, struct sbx_err *err)
 {
-	(void)argc;
-	(void)argv;
-	return err_set(err, 0, "run: not built yet");
+	struct sbx_config cfg;
+	struct sbx_plan plan;
+	struct sbx_result res;
+	int rest, r;
+
+	r = cli_sandbox_config(argc, argv, SBX_CMD_RUN, usage, &cfg, &rest, err);
+	if (r != 0) {
+		config_free(&cfg);
+		return r < 0 ? -1 : 0;
+	}
+	if (rest >= argc) {
+		config_free(&cfg);
+		return err_set(err, 0, "run: no command given (usage: sbxrun run [options] [--] CMD [ARG...])");
+	}
+	r = sandbox_plan(&cfg, argv + rest, &plan, err);
+	if (r == 0)
+		r = sandbox_run(&plan, &res, err);
+	sandbox_plan_free(&plan);
+	if (r == 0)
+		report(&cfg, &res);
+	config_free(&cfg);
+	return r < 0 ? -1 : res.exit_status;
 }

@@ -1,0 +1,57 @@
+/* env.c - building the command's environment (see env.h). */
+#define _GNU_SOURCE
+#include "env.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+void envv_set(struct sbx_envv *e, const char *kv)
+{
+	size_t klen = strcspn(kv, "=");
+
+	for (size_t i = 0; i < e->n; i++) {
+		if (strncmp(e->v[i], kv, klen) == 0 && e->v[i][klen] == '=') {
+			free(e->v[i]);
+			e->v[i] = xstrdup(kv);
+			return;
+		}
+	}
+	e->v = xrealloc(e->v, (e->n + 2) * sizeof(char *));
+	e->v[e->n++] = xstrdup(kv);
+	e->v[e->n] = NULL;
+}
+
+void envv_setf(struct sbx_envv *e, const char *key, const char *value)
+{
+	_cleanup_free_ char *kv = xasprintf("%s=%s", key, value);
+	envv_set(e, kv);
+}
+
+int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const char *home,
+	      char ***out, struct sbx_err *err)
+{
+	struct sbx_envv e = { 0 };
+	const char *term = getenv("TERM"), *lang = getenv("LANG");
+
+	(void)err;
+	envv_setf(&e, "PATH", DEFAULT_PATH);
+	envv_setf(&e, "HOME", home);
+	envv_setf(&e, "LANG", lang && !strchr(lang, '/') ? lang : "C.UTF-8");
+	if (term && !strchr(term, '/'))
+		envv_setf(&e, "TERM", term);
+	envv_setf(&e, "container", "sbxrun");
+	for (char **p = img->env; p && *p; p++)
+		if (strchr(*p, '='))
+			envv_set(&e, *p);
+	for (size_t i = 0; i < cfg->env.n; i++)
+		envv_set(&e, cfg->env.v[i]);
+	if (!e.v) {
+		e.v = xcalloc(1, sizeof(char *));
+	}
+	*out = e.v;
+	return 0;
+}

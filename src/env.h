@@ -1,0 +1,20 @@
+/* env.h - the sandbox's environment: clean, built from the image, the
+ * profile and --env, never the caller's (but TERM and LANG). */
+#ifndef SBX_ENV_H
+#define SBX_ENV_H
+
+#include "config.h"
+#include "store.h"
+
+/* A NULL-terminated vector of K=V; later values replace earlier ones. */
+struct sbx_envv {
+	char **v;
+	size_t n;
+};
+
+void envv_set(struct sbx_envv *e, const char *kv);
+void envv_setf(struct sbx_envv *e, const char *key, const char *value);
+int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const char *home,
+	      char ***out, struct sbx_err *err);
+
+#endif

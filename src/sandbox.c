@@ -1,0 +1,286 @@
+/* sandbox.c - one sandbox from plan to result. Read top to bottom:
+ * sandbox_plan decides everything on the host side (image, identity,
+ * environment, binds) before any namespace exists; sandbox_run clones the
+ * child into new namespaces, writes its id maps, and supervises it; the
+ * child (child_main) takes its identity, builds its filesystem, hands its
+ * namespace fds to the host side and becomes pid 1. */
+#define _GNU_SOURCE
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "init.h"
+#include "log.h"
+#include "mounts.h"
+#include "netns.h"
+#include "paths.h"
+#include "supervise.h"
+#include "syncmsg.h"
+#include "userns.h"
+#include "util.h"
+
+/* tmpfs gained the user xattrs that overlay's userxattr needs on its upper
+ * layer in Linux 6.6; before that the writable layer must live on disk. */
+static int tmpfs_has_user_xattrs(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 6);
+}
+
+static int plan_binds(const struct sbx_config *cfg, struct sbx_plan *plan, struct sbx_err *err)
+{
+	plan->binds = xcalloc(cfg->binds.n, sizeof(*plan->binds));
+	for (size_t i = 0; i < cfg->binds.n; i++) {
+		struct sbx_bind b;
+		struct stat st;
+		if (bind_parse(cfg->binds.v[i], &b, err) < 0)
+			return -1;
+		struct sbx_plan_bind *pb = &plan->binds[plan->nbinds];
+		if (stat(b.src, &st) < 0) {
+			err_sys(err, "--bind '%s': source '%s'", cfg->binds.v[i], b.src);
+			bind_free(&b);
+			return -1;
+		}
+		plan->nbinds++;
+		pb->src = steal_ptr(b.src);
+		pb->dst = steal_ptr(b.dst);
+		pb->rw = b.rw;
+		pb->is_dir = S_ISDIR(st.st_mode);
+		bind_free(&b);
+	}
+	return 0;
+}
+
+static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, struct sbx_err *err)
+{
+	plan->storage = cfg->storage;
+	if (plan->storage == SBX_STORAGE_TMPFS && !tmpfs_has_user_xattrs()) {
+		log_verbose("storage: this kernel's tmpfs lacks user xattrs (Linux < 6.6): "
+			    "writable layer on disk");
+		plan->storage = SBX_STORAGE_DISK;
+	}
+	if (plan->storage != SBX_STORAGE_DISK)
+		return 0;
+	_cleanup_free_ char *state = NULL;
+	if (paths_state_dir(&state, err) < 0)
+		return -1;
+	plan->run_dir = xasprintf("%s/run-XXXXXX", state);
+	if (!mkdtemp(plan->run_dir))
+		return err_sys(err, "create '%s'", plan->run_dir);
+	for (const char *const *d = (const char *const[]){ "upper", "work", "ws", NULL }; *d; d++) {
+		char p[4200];
+		snprintf(p, sizeof(p), "%s/%s", plan->run_dir, *d);
+		if (mkdir(p, 0755) < 0 ||
+		    (geteuid() == 0 && chown(p, plan->host_uid, plan->host_gid) < 0))
+			return err_sys(err, "create '%s'", p);
+	}
+	if (geteuid() == 0 && chown(plan->run_dir, plan->host_uid, plan->host_gid) < 0)
+		return err_sys(err, "chown '%s'", plan->run_dir);
+	return 0;
+}
+
+int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
+		 struct sbx_err *err)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->cfg = cfg;
+	plan->argv = argv;
+	if (store_image_open(cfg->image, &plan->img, err) < 0)
+		return -1;
+	plan->lower = xasprintf("%s/rootfs", plan->img.dir);
+	if (userns_lookup(plan->img.rootfs_fd, cfg->user ? cfg->user : "0", &plan->uid_in,
+			  &plan->gid_in, &plan->home, err) < 0)
+		return -1;
+	if (!cfg->user && strcmp(plan->home, "/") == 0) {
+		free(plan->home);
+		plan->home = xstrdup("/root");
+	}
+	plan->host_uid = paths_sandbox_host_uid();
+	plan->host_gid = geteuid() == 0 ? (gid_t)SBX_ROOT_HOST_UID : getegid();
+	plan->workdir = xstrdup(cfg->workdir ? cfg->workdir : cfg->workspace ? cfg->workspace : plan->home);
+	plan->stdin_tty = isatty(0);
+	if (env_build(cfg, &plan->img, plan->home, &plan->envp, err) < 0)
+		return -1;
+	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
+		return -1;
+	if (cfg->egress == SBX_EGRESS_FULL)
+		log_verbose("network: full: the host's network, including its loopback services "
+			    "and abstract unix sockets, is reachable");
+	return 0;
+}
+
+void sandbox_plan_free(struct sbx_plan *plan)
+{
+	struct sbx_err err;
+
+	store_image_close(&plan->img);
+	for (size_t i = 0; i < plan->nbinds; i++) {
+		free(plan->binds[i].src);
+		free(plan->binds[i].dst);
+	}
+	free(plan->binds);
+	free(plan->lower);
+	if (plan->run_dir)
+		rm_rf_at(AT_FDCWD, plan->run_dir, &err);
+	free(plan->run_dir);
+	free(plan->home);
+	free(plan->workdir);
+	util_strvfreep(&plan->envp);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* The fds the child keeps from the host side; all others are closed. */
+static void close_inherited(int sync)
+{
+	if (sync > 3)
+		syscall(SYS_close_range, 3, sync - 1, 0);
+	syscall(SYS_close_range, sync + 1, ~0U, 0);
+}
+
+static int send_ready(int sync, struct sbx_err *err)
+{
+	static const char *const ns[] = { "/proc/self/ns/user", "/proc/self/ns/mnt",
+					  "/proc/self/ns/net", "/proc/self/ns/pid" };
+	int fds[5];
+	size_t n = 0;
+	struct sbx_msg m = { .type = SBX_MSG_READY };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ns); i++)
+		if ((fds[n] = open(ns[i], O_RDONLY | O_CLOEXEC)) >= 0)
+			n++;
+	if ((fds[n] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0)
+		n++;
+	int r = msg_send(sync, &m, fds, n);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	return r < 0 ? err_sys(err, "send the sandbox's fds") : 0;
+}
+
+static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *err)
+{
+	const struct sbx_config *cfg = plan->cfg;
+	struct sbx_mount_src ms;
+	struct sbx_msg m;
+
+	if (msg_recv(sync, &m, NULL, NULL) != 0 || m.type != SBX_MSG_GO)
+		_exit(125); /* the host side is gone */
+	/* Host paths are opened before the identity changes: a root caller's
+	 * child can still enter root's directories as their owner. */
+	if (mounts_open_sources(plan, &ms, err) < 0)
+		return -1;
+	if (userns_become(plan->uid_in, plan->gid_in, err) < 0)
+		return -1;
+	if (cfg->egress != SBX_EGRESS_FULL && netns_loopback_up(err) < 0)
+		return -1;
+	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
+		return err_sys(err, "sethostname");
+	if (mounts_setup(plan, &ms, err) < 0)
+		return -1;
+	return send_ready(sync, err);
+}
+
+static __attribute__((noreturn)) void child_main(const struct sbx_plan *plan, int sync)
+{
+	struct sbx_err err = { 0 };
+
+	/* Dies with the host side, and takes the whole pid namespace along. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	close_inherited(sync);
+	if (child_setup(plan, sync, &err) < 0) {
+		msg_send_error(sync, &err);
+		_exit(125);
+	}
+	/* After this the host side can no longer open /proc/PID/ns or root. */
+	prctl(PR_SET_DUMPABLE, 0);
+	init_run(plan, sync);
+}
+
+static pid_t clone_sandbox(const struct sbx_plan *plan, int *pidfd, struct sbx_err *err)
+{
+	struct clone_args args = {
+		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+			 CLONE_NEWCGROUP | CLONE_PIDFD |
+			 (plan->cfg->egress == SBX_EGRESS_FULL ? 0 : CLONE_NEWNET),
+		.pidfd = (uint64_t)(uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+
+	if (pid < 0) {
+		err_sys(err, "create the sandbox's namespaces");
+		if (errno == EPERM || errno == ENOSPC || errno == EINVAL)
+			err_hint(err, "user namespaces may be disabled here; run 'sbxrun doctor'");
+	}
+	return pid;
+}
+
+/* Host side, after clone: id maps, then wait for the child's fds. */
+static int start_child(const struct sbx_plan *plan, pid_t pid, int sync, struct sbx_run_fds *fds,
+		       struct sbx_err *err)
+{
+	struct sbx_msg m = { .type = SBX_MSG_GO };
+	size_t n = 0;
+
+	if (userns_write_maps(pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0)
+		return -1;
+	if (msg_send(sync, &m, NULL, 0) < 0)
+		return err_sys(err, "start the sandbox");
+	int r = msg_recv(sync, &m, fds->fd, &n);
+	fds->n = n;
+	if (r != 0)
+		return err_set(err, 0, "the sandbox died while being set up");
+	if (m.type == SBX_MSG_ERROR)
+		return err_set(err, m.errnum, "sandbox setup: %s", m.text);
+	if (m.type != SBX_MSG_READY)
+		return err_set(err, EPROTO, "sandbox setup: unexpected message %d", m.type);
+	return 0;
+}
+
+int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)
+{
+	int sv[2], pidfd = -1;
+	struct sbx_run_fds fds = { 0 };
+	sigset_t set;
+
+	memset(res, 0, sizeof(*res));
+	supervise_block_signals(&set);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(err, "socketpair");
+	pid_t pid = clone_sandbox(plan, &pidfd, err);
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		child_main(plan, sv[1]);
+	}
+	close(sv[1]);
+	int r = start_child(plan, pid, sv[0], &fds, err);
+	if (r == 0)
+		r = supervise(plan, pid, pidfd, sv[0], &set, res, err);
+	else
+		supervise_kill(pid, pidfd);
+	for (size_t i = 0; i < fds.n; i++)
+		close(fds.fd[i]);
+	close(sv[0]);
+	close(pidfd);
+	return r;
+}

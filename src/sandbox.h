@@ -1,0 +1,60 @@
+/* sandbox.h - one sandbox: the plan decided on the host side before any
+ * namespace exists, and the steps that carry it out. */
+#ifndef SBX_SANDBOX_H
+#define SBX_SANDBOX_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "store.h"
+
+struct sbx_plan_bind {
+	char *src;   /* absolute host path, checked on the host side */
+	char *dst;   /* absolute path inside */
+	int rw;
+	int is_dir;
+};
+
+/* Everything the sandbox needs, decided before clone; read-only after. */
+struct sbx_plan {
+	const struct sbx_config *cfg;
+	struct sbx_image img;
+	uid_t uid_in;        /* the caller's identity inside */
+	gid_t gid_in;
+	uid_t host_uid;      /* what that identity is on the host */
+	gid_t host_gid;
+	char *home;          /* inside */
+	char *workdir;       /* inside */
+	char **envp;
+	char *const *argv;   /* the command; NULL for a login shell */
+	char *lower;         /* the image's rootfs directory on the host */
+	int storage;         /* effective enum sbx_storage */
+	char *run_dir;       /* storage = disk: host dir holding upper, work, ws */
+	struct sbx_plan_bind *binds;
+	size_t nbinds;
+	int stdin_tty;       /* the caller's stdin is a terminal */
+};
+
+struct sbx_result {
+	int exit_status;     /* what sbxrun exits with */
+	int kind;            /* enum sbx_exit_kind, or 0 if the command never ran */
+	int code;            /* exit code or signal */
+	int timed_out;
+	uint64_t duration_ms;
+	char message[900];   /* why the command did not run (126/127), if so */
+};
+
+/* Host-side handles the child sent before it became non-dumpable. */
+struct sbx_run_fds {
+	int fd[8];           /* user, mnt, net, pid namespaces, root */
+	size_t n;
+};
+
+int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
+		 struct sbx_err *err);
+void sandbox_plan_free(struct sbx_plan *plan);
+/* Creates the sandbox, runs the command, supervises it to the end. */
+int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err);
+
+#endif

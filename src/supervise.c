@@ -1,0 +1,141 @@
+/* supervise.c - the host side stays alive as supervisor: it forwards
+ * signals to the sandbox's init, ends the sandbox at the timeout by killing
+ * pid 1 (which ends every process in its pid namespace), and collects how
+ * the command ended. */
+#define _GNU_SOURCE
+#include "supervise.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "syncmsg.h"
+#include "util.h"
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+
+void supervise_block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int send_signal(int pidfd, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+void supervise_kill(pid_t pid, int pidfd)
+{
+	siginfo_t info;
+	send_signal(pidfd, SIGKILL);
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0 && errno == EINTR)
+		;
+}
+
+static int make_timer(uint64_t ms)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = (time_t)(ms / 1000),
+						 .tv_nsec = (long)(ms % 1000) * 1000000 } };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd >= 0 && timerfd_settime(fd, 0, &its, NULL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Returns 0 after a message, 1 at the end of the stream. */
+static int handle_msg(int sync, struct sbx_result *res)
+{
+	struct sbx_msg m;
+
+	if (msg_recv(sync, &m, NULL, NULL) != 0)
+		return 1;
+	if (m.type == SBX_MSG_EXIT) {
+		res->kind = m.kind;
+		res->code = m.code;
+	} else if (m.type == SBX_MSG_EXEC_FAILED) {
+		res->kind = 0;
+		res->exit_status = m.code;
+		snprintf(res->message, sizeof(res->message), "%s%s%s", m.text,
+			 m.errnum && m.code == 125 ? ": " : "", m.errnum && m.code == 125 ? strerror(m.errnum) : "");
+	}
+	return 0;
+}
+
+static void finish(const siginfo_t *info, struct sbx_result *res)
+{
+	if (res->timed_out)
+		res->exit_status = 124;
+	else if (res->kind == SBX_EXIT_CODE)
+		res->exit_status = res->code;
+	else if (res->kind == SBX_EXIT_SIGNAL)
+		res->exit_status = 128 + res->code;
+	else if (!res->message[0]) {
+		/* init ended without a word: killed from outside, or crashed */
+		res->exit_status = info->si_code == CLD_EXITED ? info->si_status : 128 + info->si_status;
+		snprintf(res->message, sizeof(res->message), "the sandbox's init ended unexpectedly");
+	}
+}
+
+int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
+	      struct sbx_result *res, struct sbx_err *err)
+{
+	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
+	_cleanup_close_ int tfd = plan->cfg->timeout_ms ? make_timer(plan->cfg->timeout_ms) : -1;
+	uint64_t start = now_ms();
+	siginfo_t info = { 0 };
+	int sync_open = 1;
+
+	if (sfd < 0 || (plan->cfg->timeout_ms && tfd < 0)) {
+		supervise_kill(pid, pidfd);
+		return err_sys(err, "supervisor set-up");
+	}
+	for (;;) {
+		struct pollfd p[4] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
+				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 } };
+		if (poll(p, tfd >= 0 ? 4 : 3, -1) < 0 && errno != EINTR)
+			return err_sys(err, "poll");
+		if (p[1].revents & (POLLIN | POLLHUP))
+			sync_open = handle_msg(sync, res) == 0;
+		if (p[2].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				send_signal(pidfd, (int)si.ssi_signo);
+		}
+		if (tfd >= 0 && (p[3].revents & POLLIN)) {
+			res->timed_out = 1;
+			send_signal(pidfd, SIGKILL);
+			close(tfd);
+			tfd = -1;
+		}
+		if (p[0].revents & POLLIN)
+			break;
+	}
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0 && errno == EINTR)
+		;
+	struct pollfd last = { sync, POLLIN, 0 };
+	while (sync_open && poll(&last, 1, 0) > 0 && (last.revents & (POLLIN | POLLHUP)))
+		sync_open = handle_msg(sync, res) == 0;
+	res->duration_ms = now_ms() - start;
+	finish(&info, res);
+	return 0;
+}
