@@ -1,0 +1,37 @@
+#!/bin/bash
+# tests/demo.sh - `make demo`: the main job, shown step by step.
+set -eu
+cd "$(dirname "$0")/.."
+SBX=./sbxrun
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+if ! $SBX image inspect minimal >/dev/null 2>&1; then
+	say "building the minimal Debian image from Debian's archive (mmdebstrap, about a minute)"
+	$SBX image build minimal
+fi
+$SBX image inspect minimal
+
+say "a fresh Debian system: sbxrun run -- cat /etc/os-release"
+$SBX run -- sh -c '. /etc/os-release; echo "$PRETTY_NAME"; uname -sr; id'
+
+say "python3 inside"
+$SBX run -- python3 -c 'import sys, platform; print("Python", platform.python_version(), "at", sys.executable)'
+
+say "the host's home ($HOME) is not there"
+$SBX run -- sh -c "ls -d '$HOME' 2>&1 || true; ls /home"
+
+say "the network is unreachable (--net none is the default)"
+$SBX run -- python3 -c 'import socket
+try:
+    socket.create_connection(("192.0.2.1", 80), timeout=5)
+except OSError as e:
+    print("connect:", e)'
+
+say "a file written inside is gone on the next run"
+$SBX run -- sh -c 'echo hello > /root/note && cat /root/note'
+$SBX run -- sh -c 'cat /root/note 2>&1 || true'
+
+say "a hang ends at the timeout with exit 124"
+set +e
+$SBX run --timeout 2s -- sleep 60
+echo "exit status: $?"
