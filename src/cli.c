@@ -93,7 +93,7 @@ static int collect(int argc, char **argv, unsigned cmd, struct pair *pairs, size
 			continue;
 		}
 		if (c == '?' || c == ':')
-			return err_set(err, 0, "%s: '%s' (see '%s --help')",
+			return err_set(err, 0, "%s: '%s' (see 'sbxrun %s --help')",
 				       c == ':' ? "option needs a value" : "unknown option",
 				       argv[optind - 1], argv[0]);
 		o = c >= OPT_TABLE_BASE ? &sbx_options[c - OPT_TABLE_BASE] : by_short(c, cmd);
@@ -113,6 +113,7 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 	const char *profile = NULL;
 	int r;
 
+	config_init(cfg);
 	r = collect(argc, argv, cmd, pairs, &n, rest, err);
 	if (r == 1) {
 		printf("%s", usage);
@@ -121,7 +122,6 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 	}
 	if (r < 0)
 		return -1;
-	config_init(cfg);
 	for (size_t i = 0; i < n; i++)
 		if (pairs[i].opt->key == SBX_K_PROFILE)
 			profile = pairs[i].value;

@@ -16,7 +16,8 @@ int store_image_open(const char *name, struct sbx_image *img, struct sbx_err *er
 	img->use_lock_fd = -1;
 	img->dir = xasprintf("%s/%s", base ? base : "/var/tmp/sbx/images", name);
 	img->name = xstrdup(name);
-	img->rootfs_fd = open(img->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ char *r = xasprintf("%s/rootfs", img->dir);
+	img->rootfs_fd = open(r, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (img->rootfs_fd < 0)
 		return err_sys(err, "image '%s'", name);
 	img->env = xcalloc(2, sizeof(char *));

@@ -12,9 +12,9 @@ mkdir -p "$cache"
 key=$(cat "$top/rootfs/build.sh" "$top/rootfs/minimal.packages" | sha256sum | cut -c1-16)
 if [ ! -s "$cache/minimal-$key.tar.zst" ]; then
 	echo "images: building the minimal image with mmdebstrap (cached as $cache/minimal-$key.tar.zst)"
-	sh "$top/rootfs/build.sh" minimal "$cache/minimal-$key.tar.zst.part" >"$cache/build.log" 2>&1 \
+	sh "$top/rootfs/build.sh" minimal "$cache/part-minimal-$key.tar.zst" >"$cache/build.log" 2>&1 \
 		|| { tail -20 "$cache/build.log"; exit 1; }
-	mv "$cache/minimal-$key.tar.zst.part" "$cache/minimal-$key.tar.zst"
+	mv "$cache/part-minimal-$key.tar.zst" "$cache/minimal-$key.tar.zst"
 fi
 cp "$cache/minimal-$key.tar.zst" "$dir/minimal.tar.zst"
 

@@ -149,7 +149,7 @@ test_network_none_is_unreachable() {
 }
 
 test_network_full_reaches_host_loopback() {
-	python3 -m http.server --bind 127.0.0.1 0 > srv.log 2>&1 &
+	python3 -u -m http.server --bind 127.0.0.1 0 > srv.log 2>&1 &
 	local spid=$!
 	local port=""
 	for _ in $(seq 50); do port=$(sed -nE 's/.*port ([0-9]+).*/\1/p' srv.log | head -1); [ -n "$port" ] && break; sleep 0.1; done
