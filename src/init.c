@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "confine.h"
+#include "pty.h"
 #include "syncmsg.h"
 #include "util.h"
 
@@ -44,7 +45,8 @@ static __attribute__((noreturn)) void exec_fail(int fd, int code, int errnum, co
 
 /* The command child: new session, clean fds and signals, limits, identity
  * already set, capabilities dropped, no_new_privs, seccomp, exec. */
-static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, int report)
+static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, int report,
+						   int slave)
 {
 	struct sbx_err err = { 0 };
 	sigset_t none;
@@ -56,6 +58,8 @@ static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, 
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (setsid() < 0)
 		exec_fail(report, 125, errno, "setsid");
+	if (slave >= 0 && pty_make_controlling(slave, &err) < 0)
+		exec_fail(report, 125, err.errnum, err.msg);
 	if (report > 3)
 		syscall(SYS_close_range, 3, report - 1, 0);
 	syscall(SYS_close_range, report + 1, ~0U, 0);
@@ -122,6 +126,25 @@ static int wait_command(pid_t cmd, int sfd)
 	}
 }
 
+/* The terminal is made inside (the sandbox's devpts); the host side gets
+ * the master, the command the peer. Returns the peer, or -1 without -t. */
+static int open_terminal(const struct sbx_plan *plan, int sync)
+{
+	struct sbx_err err = { 0 };
+	struct sbx_msg m = { .type = SBX_MSG_PTY };
+	int master, slave;
+
+	if (!plan->tty)
+		return -1;
+	if (pty_open(&plan->ws, &master, &slave, &err) < 0) {
+		msg_send_error(sync, &err);
+		_exit(125);
+	}
+	msg_send(sync, &m, &master, 1);
+	close(master);
+	return slave;
+}
+
 void init_run(const struct sbx_plan *plan, int sync)
 {
 	sigset_t set;
@@ -131,6 +154,7 @@ void init_run(const struct sbx_plan *plan, int sync)
 
 	if (sfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0)
 		_exit(125);
+	int slave = open_terminal(plan, sync);
 	pid_t cmd = fork();
 	if (cmd < 0)
 		_exit(125);
@@ -138,8 +162,10 @@ void init_run(const struct sbx_plan *plan, int sync)
 		close(sync);
 		close(sfd);
 		close(pipefd[0]);
-		command_exec(plan, pipefd[1]);
+		command_exec(plan, pipefd[1], slave);
 	}
+	if (slave >= 0)
+		close(slave);
 	close(pipefd[1]);
 	ssize_t n;
 	do

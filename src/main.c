@@ -16,6 +16,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "run", cmd_run, "run one command in a fresh sandbox" },
+	{ "shell", cmd_shell, "interactive login shell in a fresh sandbox" },
 	{ "image", cmd_image, "build, import, list, inspect and remove rootfs images" },
 	{ "profile", cmd_profile, "list profiles, show one fully resolved" },
 };

@@ -28,23 +28,35 @@ static void report(const struct sbx_config *cfg, const struct sbx_result *res)
 	}
 }
 
-int cmd_run(int argc, char **argv, struct sbx_err *err)
+static const char shell_usage[] =
+	"usage: sbxrun shell [options]\n"
+	"Opens an interactive login shell in a fresh sandbox, on a terminal of its\n"
+	"own when stdin is a terminal; otherwise the shell reads commands from stdin.\n";
+
+/* run and shell differ only in where the command comes from. */
+static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
 {
 	struct sbx_config cfg;
 	struct sbx_plan plan;
 	struct sbx_result res;
 	int rest, r;
 
-	r = cli_sandbox_config(argc, argv, SBX_CMD_RUN, usage, &cfg, &rest, err);
+	r = cli_sandbox_config(argc, argv, cmd, cmd == SBX_CMD_RUN ? usage : shell_usage, &cfg,
+			       &rest, err);
 	if (r != 0) {
 		config_free(&cfg);
 		return r < 0 ? -1 : 0;
 	}
-	if (rest >= argc) {
+	if (cmd == SBX_CMD_RUN && rest >= argc) {
 		config_free(&cfg);
 		return err_set(err, 0, "run: no command given (usage: sbxrun run [options] [--] CMD [ARG...])");
 	}
-	r = sandbox_plan(&cfg, argv + rest, &plan, err);
+	if (cmd == SBX_CMD_SHELL && rest < argc) {
+		config_free(&cfg);
+		return err_set(err, 0, "shell: unexpected argument '%s' (use 'sbxrun run' for a command)",
+			       argv[rest]);
+	}
+	r = sandbox_plan(&cfg, cmd == SBX_CMD_RUN ? argv + rest : NULL, &plan, err);
 	if (r == 0)
 		r = sandbox_run(&plan, &res, err);
 	sandbox_plan_free(&plan);
@@ -52,4 +64,14 @@ int cmd_run(int argc, char **argv, struct sbx_err *err)
 		report(&cfg, &res);
 	config_free(&cfg);
 	return r < 0 ? -1 : res.exit_status;
+}
+
+int cmd_run(int argc, char **argv, struct sbx_err *err)
+{
+	return run_sandbox(argc, argv, SBX_CMD_RUN, err);
+}
+
+int cmd_shell(int argc, char **argv, struct sbx_err *err)
+{
+	return run_sandbox(argc, argv, SBX_CMD_SHELL, err);
 }

@@ -9,12 +9,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -95,6 +97,20 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 	return 0;
 }
 
+/* `shell`: the image's bash if it has one, as a login shell. */
+static void plan_shell(struct sbx_plan *plan)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	int fd = (int)syscall(SYS_openat2, plan->img.rootfs_fd, "/bin/bash", &how, sizeof(how));
+
+	plan->shell_argv[0] = xstrdup(fd >= 0 ? "/bin/bash" : "/bin/sh");
+	plan->shell_argv[1] = xstrdup("-l");
+	plan->argv = plan->shell_argv;
+	plan->tty = plan->stdin_tty;
+	if (fd >= 0)
+		close(fd);
+}
+
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
 		 struct sbx_err *err)
 {
@@ -115,6 +131,11 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->host_gid = geteuid() == 0 ? (gid_t)SBX_ROOT_HOST_UID : getegid();
 	plan->workdir = xstrdup(cfg->workdir ? cfg->workdir : cfg->workspace ? cfg->workspace : plan->home);
 	plan->stdin_tty = isatty(0);
+	plan->tty = cfg->tty;
+	if (plan->stdin_tty)
+		ioctl(0, TIOCGWINSZ, &plan->ws);
+	if (!argv)
+		plan_shell(plan);
 	if (env_build(cfg, &plan->img, plan->home, &plan->envp, err) < 0)
 		return -1;
 	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
@@ -141,6 +162,8 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	free(plan->run_dir);
 	free(plan->home);
 	free(plan->workdir);
+	free(plan->shell_argv[0]);
+	free(plan->shell_argv[1]);
 	util_strvfreep(&plan->envp);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -4,6 +4,7 @@
 #define SBX_SANDBOX_H
 
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -27,13 +28,16 @@ struct sbx_plan {
 	char *home;          /* inside */
 	char *workdir;       /* inside */
 	char **envp;
-	char *const *argv;   /* the command; NULL for a login shell */
+	char *const *argv;   /* the command */
+	char *shell_argv[3]; /* the login shell, when no command was given */
 	char *lower;         /* the image's rootfs directory on the host */
 	int storage;         /* effective enum sbx_storage */
 	char *run_dir;       /* storage = disk: host dir holding upper, work, ws */
 	struct sbx_plan_bind *binds;
 	size_t nbinds;
 	int stdin_tty;       /* the caller's stdin is a terminal */
+	int tty;             /* give the command a pseudo-terminal */
+	struct winsize ws;   /* the caller's terminal size, if any */
 };
 
 struct sbx_result {

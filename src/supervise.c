@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "pty.h"
 #include "syncmsg.h"
 #include "util.h"
 
@@ -63,13 +64,23 @@ static int make_timer(uint64_t ms)
 }
 
 /* Returns 0 after a message, 1 at the end of the stream. */
-static int handle_msg(int sync, struct sbx_result *res)
+static int handle_msg(int sync, struct sbx_result *res, struct sbx_pty_relay *relay)
 {
 	struct sbx_msg m;
+	int fds[SBX_MSG_MAX_FDS];
+	size_t nfds = 0;
 
-	if (msg_recv(sync, &m, NULL, NULL) != 0)
+	if (msg_recv(sync, &m, fds, &nfds) != 0)
 		return 1;
-	if (m.type == SBX_MSG_EXIT) {
+	for (size_t i = (m.type == SBX_MSG_PTY && relay->master < 0); i < nfds; i++)
+		close(fds[i]);
+	if (m.type == SBX_MSG_PTY && relay->master < 0 && nfds > 0) {
+		pty_relay_start(relay, fds[0]);
+	} else if (m.type == SBX_MSG_ERROR) {
+		res->exit_status = 125;
+		snprintf(res->message, sizeof(res->message), "%s%s%s", m.text, m.errnum ? ": " : "",
+			 m.errnum ? strerror(m.errnum) : "");
+	} else if (m.type == SBX_MSG_EXIT) {
 		res->kind = m.kind;
 		res->code = m.code;
 	} else if (m.type == SBX_MSG_EXEC_FAILED) {
@@ -104,23 +115,33 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	uint64_t start = now_ms();
 	siginfo_t info = { 0 };
 	int sync_open = 1;
+	struct sbx_pty_relay relay = { .master = -1 };
 
 	if (sfd < 0 || (plan->cfg->timeout_ms && tfd < 0)) {
 		supervise_kill(pid, pidfd);
 		return err_sys(err, "supervisor set-up");
 	}
 	for (;;) {
-		struct pollfd p[4] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
+		struct pollfd p[6] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
 				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 } };
-		if (poll(p, tfd >= 0 ? 4 : 3, -1) < 0 && errno != EINTR)
+		int np = 4 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 4) : 0);
+		if (poll(p, (nfds_t)np, -1) < 0 && errno != EINTR) {
+			pty_relay_end(&relay);
 			return err_sys(err, "poll");
+		}
 		if (p[1].revents & (POLLIN | POLLHUP))
-			sync_open = handle_msg(sync, res) == 0;
+			sync_open = handle_msg(sync, res, &relay) == 0;
 		if (p[2].revents & POLLIN) {
 			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGWINCH && relay.master >= 0)
+				pty_relay_winch(&relay);
+			else
 				send_signal(pidfd, (int)si.ssi_signo);
 		}
+		if (relay.master >= 0)
+			pty_relay_handle(&relay, p + 4, np - 4);
 		if (tfd >= 0 && (p[3].revents & POLLIN)) {
 			res->timed_out = 1;
 			send_signal(pidfd, SIGKILL);
@@ -134,7 +155,8 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		;
 	struct pollfd last = { sync, POLLIN, 0 };
 	while (sync_open && poll(&last, 1, 0) > 0 && (last.revents & (POLLIN | POLLHUP)))
-		sync_open = handle_msg(sync, res) == 0;
+		sync_open = handle_msg(sync, res, &relay) == 0;
+	pty_relay_end(&relay);
 	res->duration_ms = now_ms() - start;
 	finish(&info, res);
 	return 0;

@@ -5,7 +5,7 @@ set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
 libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev mmdebstrap uidmap
 fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
-util-linux passwd procps psmisc curl ca-certificates"
+util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
