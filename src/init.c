@@ -17,6 +17,7 @@
 
 #include "confine.h"
 #include "pty.h"
+#include "session_init.h"
 #include "syncmsg.h"
 #include "util.h"
 
@@ -152,7 +153,11 @@ void init_run(const struct sbx_plan *plan, int sync)
 	int pipefd[2];
 	struct exec_report r;
 
-	if (sfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0)
+	if (sfd < 0)
+		_exit(125);
+	if (plan->session)
+		session_init_loop(plan, sync, sfd);
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		_exit(125);
 	int slave = open_terminal(plan, sync);
 	pid_t cmd = fork();

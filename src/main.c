@@ -17,6 +17,7 @@ static const struct {
 } commands[] = {
 	{ "run", cmd_run, "run one command in a fresh sandbox" },
 	{ "shell", cmd_shell, "interactive login shell in a fresh sandbox" },
+	{ "session", cmd_session, "long-lived sandboxes that several commands share" },
 	{ "image", cmd_image, "build, import, list, inspect and remove rootfs images" },
 	{ "profile", cmd_profile, "list profiles, show one fully resolved" },
 };

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "log.h"
 #include "sandbox.h"
+#include "session_client.h"
 #include "syncmsg.h"
 #include "util.h"
 
@@ -55,6 +56,11 @@ static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
 		config_free(&cfg);
 		return err_set(err, 0, "shell: unexpected argument '%s' (use 'sbxrun run' for a command)",
 			       argv[rest]);
+	}
+	if (cfg.session) {
+		r = session_client_run(&cfg, cmd == SBX_CMD_RUN ? argv + rest : NULL, err);
+		config_free(&cfg);
+		return r;
 	}
 	r = sandbox_plan(&cfg, cmd == SBX_CMD_RUN ? argv + rest : NULL, &plan, err);
 	if (r == 0)

@@ -179,8 +179,10 @@ static void close_inherited(int sync)
 static int send_ready(int sync, struct sbx_err *err)
 {
 	static const char *const ns[] = { "/proc/self/ns/user", "/proc/self/ns/mnt",
-					  "/proc/self/ns/net", "/proc/self/ns/pid" };
-	int fds[5];
+					  "/proc/self/ns/net", "/proc/self/ns/pid",
+					  "/proc/self/ns/ipc", "/proc/self/ns/uts",
+					  "/proc/self/ns/cgroup" };
+	int fds[SBX_MSG_MAX_FDS];
 	size_t n = 0;
 	struct sbx_msg m = { .type = SBX_MSG_READY };
 
@@ -275,35 +277,56 @@ static int start_child(const struct sbx_plan *plan, pid_t pid, int sync, struct 
 	return 0;
 }
 
-int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)
+int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
 {
-	int sv[2], pidfd = -1;
-	struct sbx_run_fds fds = { 0 };
-	sigset_t set;
+	int sv[2];
 
-	memset(res, 0, sizeof(*res));
-	supervise_block_signals(&set);
+	memset(sb, 0, sizeof(*sb));
+	sb->pidfd = sb->sync = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, "socketpair");
-	pid_t pid = clone_sandbox(plan, &pidfd, err);
-	if (pid < 0) {
+	sb->pid = clone_sandbox(plan, &sb->pidfd, err);
+	if (sb->pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
 	}
-	if (pid == 0) {
+	if (sb->pid == 0) {
 		close(sv[0]);
 		child_main(plan, sv[1]);
 	}
 	close(sv[1]);
-	int r = start_child(plan, pid, sv[0], &fds, err);
-	if (r == 0)
-		r = supervise(plan, pid, pidfd, sv[0], &set, res, err);
-	else
-		supervise_kill(pid, pidfd);
-	for (size_t i = 0; i < fds.n; i++)
-		close(fds.fd[i]);
-	close(sv[0]);
-	close(pidfd);
+	sb->sync = sv[0];
+	if (start_child(plan, sb->pid, sb->sync, &sb->fds, err) < 0) {
+		supervise_kill(sb->pid, sb->pidfd);
+		sandbox_release(sb);
+		return -1;
+	}
+	return 0;
+}
+
+void sandbox_release(struct sbx_sandbox *sb)
+{
+	for (size_t i = 0; i < sb->fds.n; i++)
+		close(sb->fds.fd[i]);
+	sb->fds.n = 0;
+	if (sb->sync >= 0)
+		close(sb->sync);
+	if (sb->pidfd >= 0)
+		close(sb->pidfd);
+	sb->sync = sb->pidfd = -1;
+}
+
+int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)
+{
+	struct sbx_sandbox sb;
+	sigset_t set;
+
+	memset(res, 0, sizeof(*res));
+	supervise_block_signals(&set);
+	if (sandbox_start(plan, &sb, err) < 0)
+		return -1;
+	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, res, err);
+	sandbox_release(&sb);
 	return r;
 }

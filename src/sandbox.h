@@ -37,6 +37,7 @@ struct sbx_plan {
 	size_t nbinds;
 	int stdin_tty;       /* the caller's stdin is a terminal */
 	int tty;             /* give the command a pseudo-terminal */
+	int session;         /* init starts no command: a session's commands join later */
 	struct winsize ws;   /* the caller's terminal size, if any */
 };
 
@@ -50,9 +51,19 @@ struct sbx_result {
 };
 
 /* Host-side handles the child sent before it became non-dumpable. */
+enum sbx_run_fd { SBX_FD_USER, SBX_FD_MNT, SBX_FD_NET, SBX_FD_PID, SBX_FD_IPC, SBX_FD_UTS,
+		  SBX_FD_CGROUP, SBX_FD_ROOT, SBX_FD__COUNT };
 struct sbx_run_fds {
-	int fd[8];           /* user, mnt, net, pid namespaces, root */
+	int fd[SBX_FD__COUNT]; /* enum sbx_run_fd */
 	size_t n;
+};
+
+/* A started sandbox: its pid 1 on the host side. */
+struct sbx_sandbox {
+	pid_t pid;
+	int pidfd;
+	int sync;
+	struct sbx_run_fds fds;
 };
 
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
@@ -60,5 +71,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 void sandbox_plan_free(struct sbx_plan *plan);
 /* Creates the sandbox, runs the command, supervises it to the end. */
 int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err);
+/* Creates the sandbox up to its init (sessions supervise it themselves). */
+int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err);
+void sandbox_release(struct sbx_sandbox *sb);
 
 #endif

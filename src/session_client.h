@@ -1,0 +1,12 @@
+/* session_client.h - running a command in a live session from the CLI. */
+#ifndef SBX_SESSION_CLIENT_H
+#define SBX_SESSION_CLIENT_H
+
+#include "config.h"
+
+int session_connect(const char *name, struct sbx_err *err);
+/* Runs argv (or a login shell when NULL) in cfg->session; returns the exit
+ * status to use. Only per-command options may be given with --session. */
+int session_client_run(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err);
+
+#endif
