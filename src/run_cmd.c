@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
+#include "record.h"
 #include "sandbox.h"
 #include "session_client.h"
 #include "syncmsg.h"
@@ -65,9 +66,12 @@ static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
 	r = sandbox_plan(&cfg, cmd == SBX_CMD_RUN ? argv + rest : NULL, &plan, err);
 	if (r == 0)
 		r = sandbox_run(&plan, &res, err);
-	sandbox_plan_free(&plan);
-	if (r == 0)
+	if (r == 0) {
 		report(&cfg, &res);
+		if (record_write(&cfg, &plan, &res, err) < 0)
+			r = -1;
+	}
+	sandbox_plan_free(&plan);
 	config_free(&cfg);
 	return r < 0 ? -1 : res.exit_status;
 }

@@ -323,6 +323,8 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	sigset_t set;
 
 	memset(res, 0, sizeof(*res));
+	res->mechanism[SBX_K_TIMEOUT] = plan->cfg->timeout_ms ? "wall-clock" : "none";
+	res->mechanism[SBX_K_DISK] = plan->storage == SBX_STORAGE_TMPFS ? "tmpfs" : "disk";
 	supervise_block_signals(&set);
 	if (sandbox_start(plan, &sb, err) < 0)
 		return -1;

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -158,6 +159,9 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		sync_open = handle_msg(sync, res, &relay) == 0;
 	pty_relay_end(&relay);
 	res->duration_ms = now_ms() - start;
+	struct rusage ru;
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		res->peak_memory = (uint64_t)ru.ru_maxrss * 1024;
 	finish(&info, res);
 	return 0;
 }
