@@ -7,6 +7,7 @@
  *      or none: then stdin is empty and stdout/stderr come back in the reply
  *   {"op":"signal","signal":N}      forwards a signal to the running command
  *   {"op":"info"}                   {"name":..,"image":..,"profile":..,"pid":..,"started":..}
+ *   {"op":"root"}                   {"workspace":"/w","image":..} with the root's O_PATH fd
  *   {"op":"stop"}                   ends the session
  * Replies (session → client):
  *   {"event":"pty"}                 with the terminal's master fd (tty requests)

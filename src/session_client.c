@@ -151,3 +151,29 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 		fprintf(stderr, "sbxrun: %s%s\n", strncmp(msg, "timeout", 7) ? "error: " : "", msg);
 	return status;
 }
+
+int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err)
+{
+	_cleanup_close_ int s = session_connect(name, err);
+	struct json_object *o, *reply = NULL, *v;
+	int fds[4];
+	size_t n = 0;
+
+	if (s < 0)
+		return -1;
+	o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("root"));
+	int r = control_send(s, o, NULL, 0);
+	json_object_put(o);
+	if (r < 0 || control_recv(s, &reply, fds, &n, 4) != 0 || n != 1) {
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		if (reply)
+			json_object_put(reply);
+		return err_set(err, EPROTO, "session '%s': no answer for its root", name);
+	}
+	*rootfd = fds[0];
+	*workspace = xstrdup(json_object_object_get_ex(reply, "workspace", &v) ? json_object_get_string(v) : "");
+	json_object_put(reply);
+	return 0;
+}

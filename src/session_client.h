@@ -5,6 +5,9 @@
 #include "config.h"
 
 int session_connect(const char *name, struct sbx_err *err);
+/* An O_PATH fd of a live session's root and its workspace path (owned by
+ * the caller); resolve only below it. */
+int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err);
 /* Runs argv (or a login shell when NULL) in cfg->session; returns the exit
  * status to use. Only per-command options may be given with --session. */
 int session_client_run(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err);

@@ -117,6 +117,17 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 	return 0;
 }
 
+/* For cp, download and export: an O_PATH fd of the session's root, which
+ * the host-side tools only ever resolve below (openat2 RESOLVE_IN_ROOT). */
+static void reply_root(const struct sbx_session *s, int client)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "workspace", json_object_new_string(s->cfg->workspace ? s->cfg->workspace : ""));
+	json_object_object_add(o, "image", json_object_new_string(s->cfg->image));
+	control_send(client, o, &s->sb.fds.fd[SBX_FD_ROOT], 1);
+	json_object_put(o);
+}
+
 static void handle_request(struct sbx_session *s, int client)
 {
 	struct json_object *req = NULL, *op;
@@ -133,6 +144,8 @@ static void handle_request(struct sbx_session *s, int client)
 	if (strcmp(o, "stop") == 0) {
 		s->stopping = 1;
 		reply_error(client, "stopping");
+	} else if (strcmp(o, "root") == 0) {
+		reply_root(s, client);
 	} else if (strcmp(o, "exec") == 0) {
 		struct sbx_session_cmd *c = free_slot(s);
 		if (!c)

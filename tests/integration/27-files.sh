@@ -1,0 +1,68 @@
+# also-as-root
+# Moving files in and out: cp and image export (issue 8).
+
+sess() { "$SBX" session start --image "${2:-tiny}" "$1" >/dev/null || fail "session start"; trap "'$SBX' session stop '$1' >/dev/null 2>&1 || true" EXIT; }
+
+test_cp_both_ways() {
+	local n=f$$a
+	sess "$n"
+	mkdir -p src/sub; echo a > src/a; echo b > src/sub/b
+	run "$SBX" cp "$TESTDIR/src" "$n:/workspace/"
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'cat /workspace/src/a /workspace/src/sub/b'
+	assert_eq "a
+b" "$out"
+	"$SBX" run --session "$n" -- sh -c 'echo made-inside > /workspace/src/new'
+	run "$SBX" cp "$n:/workspace/src" "$TESTDIR/back"
+	assert_status 0
+	assert_eq made-inside "$(cat back/new)"
+	assert_eq b "$(cat back/sub/b)"
+	run "$SBX" cp "$TESTDIR/src/a" "$TESTDIR/b"
+	assert_bad_input "exactly one side"
+}
+
+test_cp_does_not_follow_planted_symlinks() {
+	local n=f$$b
+	sess "$n"
+	echo host-secret > secret
+	echo payload > payload
+	"$SBX" run --session "$n" -- sh -c "ln -s '$TESTDIR' /workspace/out; ln -s '$TESTDIR/secret' /workspace/s"
+	run "$SBX" cp "$TESTDIR/payload" "$n:/workspace/out/x"
+	assert_bad_input "/workspace/out"
+	[ ! -e "$TESTDIR/x" ] || fail "wrote through a planted symlink"
+	run "$SBX" cp "$TESTDIR/payload" "$n:/workspace/s"
+	assert_status 0
+	assert_eq host-secret "$(cat secret)" "host file behind the planted symlink"
+	run "$SBX" run --session "$n" -- cat /workspace/s
+	assert_eq payload "$out"
+	run "$SBX" cp "$n:/workspace/out/secret" "$TESTDIR/got"
+	assert_bad_input "symlink"
+}
+
+test_export_session_and_workspace() {
+	local n=f$$c
+	sess "$n"
+	echo host-secret > secret
+	"$SBX" run --session "$n" -- sh -c "echo work > /workspace/w; echo sys > /root/r; ln -s '$TESTDIR/secret' /workspace/leak; mkfifo /workspace/fifo; cp /bin/busybox /workspace/suid; chmod 4755 /workspace/suid"
+	run "$SBX" image export "$n" -o "$TESTDIR/all.tar.gz"
+	assert_status 0
+	run tar -tzvf all.tar.gz
+	assert_contains "$out" "./root/r"
+	assert_contains "$out" "./workspace/w"
+	assert_not_contains "$out" "./proc/"
+	assert_not_contains "$out" "fifo"
+	run "$SBX" image export "$n" --workspace -o "$TESTDIR/ws.tar" --mtime 0
+	assert_status 0
+	run tar -tvf ws.tar
+	assert_contains "$out" "./leak -> $TESTDIR/secret"
+	assert_contains "$out" "-rwxr-xr-x"
+	assert_not_contains "$out" "rws"
+	mkdir x && tar -C x -xf ws.tar
+	assert_not_contains "$(cat x/w)" "host-secret"
+	[ -L x/leak ] || fail "symlink not stored as a symlink"
+	run "$SBX" image export "$n" --workspace -o "$TESTDIR/ws2.tar" --mtime 0
+	cmp ws.tar ws2.tar || fail "two exports with --mtime differ"
+	run "$SBX" image export "$n" -o "$TESTDIR/bad.zip"
+	assert_bad_input "unknown archive type"
+	[ -z "$(ls "$TESTDIR" | grep tmp)" ] || fail "temporary files left: $(ls "$TESTDIR")"
+}
