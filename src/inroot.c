@@ -20,7 +20,7 @@ int inroot_open(int rootfd, const char *path, int flags, mode_t mode, struct sbx
 				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 	if (fd < 0)
-		return err_sys(err, "'%s'%s", path, errno == ELOOP ? " (a symlink is in the way)" : "");
+		return err_sys(err, "'%s'%s", path, errno == ELOOP || errno == ENOTDIR ? " (a symlink or a non-directory is in the way)" : "");
 	return fd;
 }
 
