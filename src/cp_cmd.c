@@ -27,10 +27,10 @@ static const char usage[] =
 
 #define MAX_DEPTH 128
 
-static int copy_tree(int sdir, const char *sname, int ddir, const char *dname, uid_t owner,
+static int copy_tree(int sdir, const char *sname, int ddir, const char *dname, int into,
 		     int depth, struct sbx_err *err);
 
-static int copy_entries(int sfd, int dfd, uid_t owner, int depth, struct sbx_err *err)
+static int copy_entries(int sfd, int dfd, int into, int depth, struct sbx_err *err)
 {
 	int fd = dup(sfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -41,13 +41,14 @@ static int copy_entries(int sfd, int dfd, uid_t owner, int depth, struct sbx_err
 		return err_sys(err, "read directory");
 	while (r == 0 && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			r = copy_tree(sfd, e->d_name, dfd, e->d_name, owner, depth + 1, err);
+			r = copy_tree(sfd, e->d_name, dfd, e->d_name, into, depth + 1, err);
 	closedir(d);
 	return r;
 }
 
-/* Copies sdir/sname to ddir/dname, without following symlinks on either side. */
-static int copy_tree(int sdir, const char *sname, int ddir, const char *dname, uid_t owner,
+/* Copies sdir/sname to ddir/dname, without following symlinks on either
+ * side; into: the destination is the sandbox (written as its owner). */
+static int copy_tree(int sdir, const char *sname, int ddir, const char *dname, int into,
 		     int depth, struct sbx_err *err)
 {
 	struct stat st;
@@ -62,32 +63,35 @@ static int copy_tree(int sdir, const char *sname, int ddir, const char *dname, u
 		struct stat now;
 		if (in < 0 || fstat(in, &now) < 0 || !S_ISREG(now.st_mode))
 			return err_sys(err, "'%s'", sname);
-		return inroot_write_from(ddir, dname, in, st.st_mode & 0777, owner, err) < 0 ? -1 : 0;
+		paths_as_sandbox_owner(into);
+		long long n = inroot_write_from(ddir, dname, in, st.st_mode & 0777, err);
+		paths_as_sandbox_owner(0);
+		return n < 0 ? -1 : 0;
 	}
 	if (S_ISLNK(st.st_mode)) {
 		ssize_t n = readlinkat(sdir, sname, link, sizeof(link) - 1);
 		if (n < 0)
 			return err_sys(err, "readlink '%s'", sname);
 		link[n] = '\0';
-		if (symlinkat(link, ddir, dname) < 0 && errno != EEXIST)
-			return err_sys(err, "symlink '%s'", dname);
-		if (geteuid() == 0)
-			(void)!fchownat(ddir, dname, owner, owner, AT_SYMLINK_NOFOLLOW);
-		return 0;
+		paths_as_sandbox_owner(into);
+		int r = symlinkat(link, ddir, dname);
+		paths_as_sandbox_owner(0);
+		return r < 0 && errno != EEXIST ? err_sys(err, "symlink '%s'", dname) : 0;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		log_warn("cp: skipped '%s' (not a file, directory or symlink)", sname);
 		return 0;
 	}
-	if (mkdirat(ddir, dname, 0755) < 0 && errno != EEXIST)
+	paths_as_sandbox_owner(into);
+	int made = mkdirat(ddir, dname, 0755);
+	paths_as_sandbox_owner(0);
+	if (made < 0 && errno != EEXIST)
 		return err_sys(err, "mkdir '%s'", dname);
 	_cleanup_close_ int sfd = openat(sdir, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int dfd = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0 || dfd < 0)
 		return err_sys(err, "'%s'", sfd < 0 ? sname : dname);
-	if (geteuid() == 0 && fchown(dfd, owner, owner) < 0)
-		return err_sys(err, "chown '%s'", dname);
-	return copy_entries(sfd, dfd, owner, depth, err);
+	return copy_entries(sfd, dfd, into, depth, err);
 }
 
 /* The destination directory and name: into DST when it is a directory. */
@@ -120,7 +124,7 @@ static int to_session(const char *src, const char *sess, const char *path, struc
 	_cleanup_close_ int sfd = open(dirname(sdir), O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (sfd < 0)
 		return err_sys(err, "cp: '%s'", src);
-	return copy_tree(sfd, basename(copy), dir, name, paths_sandbox_host_uid(), 0, err);
+	return copy_tree(sfd, basename(copy), dir, name, 1, 0, err);
 }
 
 static int from_session(const char *sess, const char *path, const char *dst, struct sbx_err *err)
@@ -144,7 +148,7 @@ static int from_session(const char *sess, const char *path, const char *dst, str
 	}
 	if (ddir < 0)
 		return err_sys(err, "cp: '%s'", dst);
-	return copy_tree(sdir, sname, ddir, dname, geteuid(), 0, err);
+	return copy_tree(sdir, sname, ddir, dname, 0, 0, err);
 }
 
 /* SESSION:PATH, where SESSION is a plain name and PATH absolute. */

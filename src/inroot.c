@@ -36,8 +36,7 @@ int inroot_parent(int rootfd, const char *path, const char **name, struct sbx_er
 	return inroot_open(rootfd, dir[0] ? dir : "/", O_PATH | O_DIRECTORY, 0, err);
 }
 
-long long inroot_write_from(int dirfd, const char *name, int src, mode_t mode, uid_t owner,
-			    struct sbx_err *err)
+long long inroot_write_from(int dirfd, const char *name, int src, mode_t mode, struct sbx_err *err)
 {
 	char tmp[300];
 	long long total = 0;
@@ -60,11 +59,6 @@ long long inroot_write_from(int dirfd, const char *name, int src, mode_t mode, u
 		if (n == 0)
 			break;
 		total += n;
-	}
-	if (geteuid() == 0 && fchown(out, owner, owner) < 0) {
-		err_sys(err, "chown '%s'", name);
-		unlinkat(dirfd, tmp, 0);
-		return -1;
 	}
 	if (renameat(dirfd, tmp, dirfd, name) < 0) {
 		err_sys(err, "rename to '%s'", name);

@@ -14,7 +14,6 @@ int inroot_open(int rootfd, const char *path, int flags, mode_t mode, struct sbx
 int inroot_parent(int rootfd, const char *path, const char **name, struct sbx_err *err);
 /* Copies all of src into a new file NAME in dirfd: a temporary name made
  * with O_EXCL|O_NOFOLLOW, then renamed over NAME. Returns bytes or -1. */
-long long inroot_write_from(int dirfd, const char *name, int src, mode_t mode, uid_t owner,
-			    struct sbx_err *err);
+long long inroot_write_from(int dirfd, const char *name, int src, mode_t mode, struct sbx_err *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,4 +108,13 @@ const char *paths_stock_dir(void)
 unsigned paths_sandbox_host_uid(void)
 {
 	return geteuid() == 0 ? SBX_ROOT_HOST_UID : (unsigned)geteuid();
+}
+
+void paths_as_sandbox_owner(int enter)
+{
+	if (geteuid() != 0)
+		return;
+	unsigned id = enter ? SBX_ROOT_HOST_UID : 0;
+	setfsgid(id);
+	setfsuid(id);
 }

@@ -21,5 +21,8 @@ const char *paths_stock_dir(void);
 #define SBX_ROOT_HOST_UID 2147000000u
 /* The host uid the sandbox's files belong to: the caller, or the above. */
 unsigned paths_sandbox_host_uid(void);
+/* Called as root, host-side writes into a sandbox are made as that uid (so
+ * they belong to the sandbox's root); enter=0 goes back. No-op otherwise. */
+void paths_as_sandbox_owner(int enter);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <sched.h>
@@ -211,6 +212,11 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 		return -1;
 	if (userns_become(plan->uid_in, plan->gid_in, err) < 0)
 		return -1;
+	/* a change of credentials clears the parent-death signal: set it again */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	struct pollfd hup = { sync, POLLHUP, 0 };
+	if (poll(&hup, 1, 0) > 0 && (hup.revents & POLLHUP))
+		_exit(125); /* the host side died before that */
 	if (cfg->egress != SBX_EGRESS_FULL && netns_loopback_up(err) < 0)
 		return -1;
 	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)

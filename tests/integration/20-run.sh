@@ -98,6 +98,7 @@ test_dpkg_install_with_maintainer_scripts() {
 	printf '#!/bin/sh\nset -e\nchown 1234:1234 /usr/share/sbxtest/file\nchgrp 5 /usr/share/sbxtest/file\necho ran > /usr/share/sbxtest/ran\n' > pkg/DEBIAN/postinst
 	chmod 755 pkg/DEBIAN/postinst
 	dpkg-deb --root-owner-group --build pkg t.deb >/dev/null
+	chmod a+rx "$TESTDIR"; chmod a+r t.deb  # as root the sandbox is another uid
 	run "$SBX" run --bind "$TESTDIR:/pkgs" -- sh -c 'dpkg -i /pkgs/t.deb >/dev/null && cat /usr/share/sbxtest/ran && dpkg --audit && echo audit-clean'
 	assert_status 0
 	assert_eq "ran
@@ -106,6 +107,7 @@ audit-clean" "$out"
 
 test_readonly_bind_stays_readonly() {
 	mkdir -p src; echo data > src/f
+	chmod a+rx "$TESTDIR"; chmod a+rwx src  # as root the sandbox is another uid
 	run "$SBX" run --image tiny --bind "$TESTDIR/src:/data" -- sh -c 'cat /data/f; echo x > /data/g'
 	assert_ne 0 "$status"
 	assert_eq data "$out"
