@@ -14,7 +14,11 @@ struct sbx_envv {
 
 void envv_set(struct sbx_envv *e, const char *kv);
 void envv_setf(struct sbx_envv *e, const char *key, const char *value);
+/* Where the host's CA bundle appears inside with ca = host. */
+#define SBX_CA_INSIDE "/run/sbxrun/host-ca.crt"
+
+/* ca: the CA bundle's path inside, or NULL. */
 int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const char *home,
-	      char ***out, struct sbx_err *err);
+	      const char *ca, char ***out, struct sbx_err *err);
 
 #endif

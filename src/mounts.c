@@ -20,6 +20,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "env.h"
+#include "netns.h"
 #include "util.h"
 
 #define STAGING "/tmp"
@@ -257,17 +259,27 @@ static int setup_binds(const struct sbx_plan *plan, const struct sbx_mount_src *
 	return 0;
 }
 
-/* apt cannot drop to _apt in a one-uid namespace: tell it to stay root. */
+/* apt cannot drop to _apt in a one-uid namespace: tell it to stay root;
+ * with packages egress, send it through the proxy. */
 static int write_apt_conf(const struct sbx_plan *plan, int rootfd, struct sbx_err *err)
 {
-	static const char text[] = "// written by sbxrun at run time\n"
-				   "APT::Sandbox::User \"root\";\n";
+	char text[1024];
+	int n = snprintf(text, sizeof(text), "// written by sbxrun at run time\n%s",
+			 plan->uid_in == 0 ? "APT::Sandbox::User \"root\";\n" : "");
 	_cleanup_close_ int dir = openat2_in_root(rootfd, "/etc/apt/apt.conf.d", O_PATH | O_DIRECTORY);
-	if (dir < 0 || plan->uid_in != 0)
+
+	if (dir < 0)
 		return 0;
+	if (plan->cfg->egress == SBX_EGRESS_PACKAGES)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      "Acquire::http::Proxy \"%s/\";\nAcquire::https::Proxy \"%s/\";\n",
+			      SBX_PROXY_URL, SBX_PROXY_URL);
+	if (plan->ca_file)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "Acquire::https::CaInfo \"%s\";\n",
+			      SBX_CA_INSIDE);
 	_cleanup_close_ int fd = openat(dir, "00sbxrun-sandbox",
 					O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || write_all(fd, text, sizeof(text) - 1) < 0)
+	if (fd < 0 || write_all(fd, text, (size_t)n) < 0)
 		return err_sys(err, "write /etc/apt/apt.conf.d/00sbxrun-sandbox");
 	return 0;
 }
@@ -290,6 +302,13 @@ static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src 
 	}
 	if (setup_binds(plan, ms, rootfd, err) < 0 || write_apt_conf(plan, rootfd, err) < 0)
 		return -1;
+	if (ms->ca >= 0) {
+		char path[64];
+		fdpath(path, sizeof(path), ms->ca);
+		if (mount_on(rootfd, SBX_CA_INSIDE, 0, path, NULL, MS_BIND, NULL, err) < 0 ||
+		    make_readonly(rootfd, SBX_CA_INSIDE, 0, err) < 0)
+			return err_wrap(err, "the host's CA bundle");
+	}
 	_cleanup_close_ int wd = mounts_mkpath(rootfd, plan->workdir, 1, err);
 	return wd < 0 ? err_wrap(err, "workdir") : 0;
 }
@@ -303,13 +322,15 @@ static int open_source(const char *path, struct sbx_err *err)
 int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 			struct sbx_err *err)
 {
-	ms->lower = ms->run_dir = -1;
+	ms->lower = ms->run_dir = ms->ca = -1;
 	ms->binds = xcalloc(plan->nbinds, sizeof(int));
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return err_sys(err, "make mounts private");
 	if ((ms->lower = open_source(plan->lower, err)) < 0)
 		return -1;
 	if (plan->run_dir && (ms->run_dir = open_source(plan->run_dir, err)) < 0)
+		return -1;
+	if (plan->ca_file && (ms->ca = open_source(plan->ca_file, err)) < 0)
 		return -1;
 	for (size_t i = 0; i < plan->nbinds; i++)
 		if ((ms->binds[i] = open_source(plan->binds[i].src, err)) < 0)

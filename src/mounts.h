@@ -11,6 +11,7 @@
 struct sbx_mount_src {
 	int lower;
 	int run_dir;
+	int ca;
 	int *binds;
 };
 

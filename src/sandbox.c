@@ -98,6 +98,22 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 	return 0;
 }
 
+/* The host's CA bundle: on networks that intercept TLS, package managers
+ * inside must trust what the host trusts (DESIGN.md, measured facts). */
+static char *host_ca_bundle(void)
+{
+	static const char *const known[] = { "/etc/ssl/certs/ca-certificates.crt",
+					     "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem" };
+	const char *env = getenv("SSL_CERT_FILE");
+
+	if (env && env[0] == '/' && access(env, R_OK) == 0)
+		return xstrdup(env);
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (access(known[i], R_OK) == 0)
+			return xstrdup(known[i]);
+	return NULL;
+}
+
 /* `shell`: the image's bash if it has one, as a login shell. */
 static void plan_shell(struct sbx_plan *plan)
 {
@@ -137,7 +153,9 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		ioctl(0, TIOCGWINSZ, &plan->ws);
 	if (!argv)
 		plan_shell(plan);
-	if (env_build(cfg, &plan->img, plan->home, &plan->envp, err) < 0)
+	if (cfg->egress == SBX_EGRESS_PACKAGES && cfg->ca == SBX_CA_HOST)
+		plan->ca_file = host_ca_bundle();
+	if (env_build(cfg, &plan->img, plan->home, plan->ca_file ? SBX_CA_INSIDE : NULL, &plan->envp, err) < 0)
 		return -1;
 	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
 		return -1;
@@ -158,6 +176,7 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	}
 	free(plan->binds);
 	free(plan->lower);
+	free(plan->ca_file);
 	if (plan->run_dir)
 		rm_rf_at(AT_FDCWD, plan->run_dir, &err);
 	free(plan->run_dir);
@@ -219,6 +238,15 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 		_exit(125); /* the host side died before that */
 	if (cfg->egress != SBX_EGRESS_FULL && netns_loopback_up(err) < 0)
 		return -1;
+	if (cfg->egress == SBX_EGRESS_PACKAGES) {
+		int door = netns_proxy_door(err);
+		if (door < 0)
+			return -1;
+		int r = msg_send(sync, &(struct sbx_msg){ .type = SBX_MSG_PROXY }, &door, 1);
+		close(door);
+		if (r < 0)
+			return err_sys(err, "hand the proxy's socket over");
+	}
 	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
 		return err_sys(err, "sethostname");
 	if (mounts_setup(plan, &ms, err) < 0)
@@ -262,18 +290,25 @@ static pid_t clone_sandbox(const struct sbx_plan *plan, int *pidfd, struct sbx_e
 }
 
 /* Host side, after clone: id maps, then wait for the child's fds. */
-static int start_child(const struct sbx_plan *plan, pid_t pid, int sync, struct sbx_run_fds *fds,
-		       struct sbx_err *err)
+static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
 {
 	struct sbx_msg m = { .type = SBX_MSG_GO };
 	size_t n = 0;
+	int r;
 
-	if (userns_write_maps(pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0)
+	if (userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0)
 		return -1;
-	if (msg_send(sync, &m, NULL, 0) < 0)
+	if (msg_send(sb->sync, &m, NULL, 0) < 0)
 		return err_sys(err, "start the sandbox");
-	int r = msg_recv(sync, &m, fds->fd, &n);
-	fds->n = n;
+	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 && m.type == SBX_MSG_PROXY) {
+		for (size_t i = 0; i < n; i++)
+			if (sb->proxy_fd < 0)
+				sb->proxy_fd = sb->fds.fd[i];
+			else
+				close(sb->fds.fd[i]);
+		n = 0;
+	}
+	sb->fds.n = n;
 	if (r != 0)
 		return err_set(err, 0, "the sandbox died while being set up");
 	if (m.type == SBX_MSG_ERROR)
@@ -288,7 +323,7 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 	int sv[2];
 
 	memset(sb, 0, sizeof(*sb));
-	sb->pidfd = sb->sync = -1;
+	sb->pidfd = sb->sync = sb->proxy_fd = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, "socketpair");
 	sb->pid = clone_sandbox(plan, &sb->pidfd, err);
@@ -303,7 +338,7 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 	}
 	close(sv[1]);
 	sb->sync = sv[0];
-	if (start_child(plan, sb->pid, sb->sync, &sb->fds, err) < 0) {
+	if (start_child(plan, sb, err) < 0) {
 		supervise_kill(sb->pid, sb->pidfd);
 		sandbox_release(sb);
 		return -1;
@@ -320,7 +355,9 @@ void sandbox_release(struct sbx_sandbox *sb)
 		close(sb->sync);
 	if (sb->pidfd >= 0)
 		close(sb->pidfd);
-	sb->sync = sb->pidfd = -1;
+	if (sb->proxy_fd >= 0)
+		close(sb->proxy_fd);
+	sb->sync = sb->pidfd = sb->proxy_fd = -1;
 }
 
 int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)

@@ -38,6 +38,7 @@ struct sbx_plan {
 	int stdin_tty;       /* the caller's stdin is a terminal */
 	int tty;             /* give the command a pseudo-terminal */
 	int session;         /* init starts no command: a session's commands join later */
+	char *ca_file;       /* the host's CA bundle, bound in for packages egress */
 	struct winsize ws;   /* the caller's terminal size, if any */
 };
 
@@ -67,6 +68,7 @@ struct sbx_sandbox {
 	pid_t pid;
 	int pidfd;
 	int sync;
+	int proxy_fd;        /* packages egress: the door the sandbox made, or -1 */
 	struct sbx_run_fds fds;
 };
 
