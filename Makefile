@@ -6,10 +6,13 @@ DATADIR = $(PREFIX)/share/sbxrun
 MANDIR = $(PREFIX)/share/man/man1
 VERSION = 0.1
 
-PKGS = libseccomp libcap-ng libarchive libcurl inih libcrypto json-c
+# libarchive, libcurl and libcrypto are loaded on first use (src/lazylib.c):
+# only their headers are needed at build time.
+PKGS = libseccomp libcap-ng inih json-c
+LAZY_PKGS = libarchive libcurl libcrypto
 CC ?= cc
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(LAZY_PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldl
 
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-missing-field-initializers -Wno-format-truncation
 HARDEN = -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
