@@ -9,6 +9,7 @@ int cmd_run(int argc, char **argv, struct sbx_err *err);
 int cmd_shell(int argc, char **argv, struct sbx_err *err);
 int cmd_session(int argc, char **argv, struct sbx_err *err);
 int cmd_cp(int argc, char **argv, struct sbx_err *err);
+int cmd_download(int argc, char **argv, struct sbx_err *err);
 int cmd_image(int argc, char **argv, struct sbx_err *err);
 int cmd_profile(int argc, char **argv, struct sbx_err *err);
 

@@ -321,6 +321,8 @@ static int set_string(struct sbx_config *cfg, const struct sbx_option *o, const 
 		r = check_user(s, err);
 	else if (o->key == SBX_K_HOSTNAME)
 		r = check_hostname(s, err);
+	else if (o->key == SBX_K_SHA256 && (strlen(s) != 64 || strspn(s, "0123456789abcdefABCDEF") != 64))
+		r = err_set(err, 0, "'%s' is not a SHA-256 digest (64 hex digits)", s);
 	else if (s[0] == '\0')
 		r = err_set(err, 0, "empty value");
 	if (r < 0)

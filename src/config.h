@@ -77,7 +77,7 @@ struct sbx_config {
 	uint64_t json_fd; /* 0: none (stdin is never a record target) */
 	char *events_file;
 	char *session;
-	char **argv; /* the command; NULL for a shell */
+	char *sha256;
 	/* where each value came from: "default", "FILE:LINE", "command line" */
 	char *origin[SBX_K__COUNT];
 	/* set by config_check from the two above */

@@ -83,3 +83,64 @@ LAZY_VOID(A, archive_entry_set_mtime, (ae *e, time_t t, long ns), (e, t, ns))
 LAZY_VOID(A, archive_entry_set_size, (ae *e, la_int64_t s), (e, s))
 LAZY_VOID(A, archive_entry_set_symlink, (ae *e, const char *l), (e, l))
 #undef A
+
+/* libcurl: its two variadic entry points take one argument whose type the
+ * option or info number encodes (as libcurl itself decodes it). */
+#define CURL_DISABLE_TYPECHECK
+#include <curl/curl.h>
+#include <stdarg.h>
+#define C "libcurl.so.4"
+LAZY(C, CURL *, curl_easy_init, (void), ())
+LAZY_VOID(C, curl_easy_cleanup, (CURL *c), (c))
+LAZY(C, CURLcode, curl_easy_perform, (CURL *c), (c))
+LAZY(C, const char *, curl_easy_strerror, (CURLcode e), (e))
+LAZY(C, CURLU *, curl_url, (void), ())
+LAZY_VOID(C, curl_url_cleanup, (CURLU *u), (u))
+LAZY(C, CURLUcode, curl_url_set, (CURLU *u, CURLUPart p, const char *s, unsigned int f), (u, p, s, f))
+LAZY(C, CURLUcode, curl_url_get, (CURLU *u, CURLUPart p, char **s, unsigned int f), (u, p, s, f))
+LAZY_VOID(C, curl_free, (void *p), (p))
+
+CURLcode curl_easy_setopt(CURL *c, CURLoption o, ...)
+{
+	static CURLcode (*fn)(CURL *, CURLoption, ...);
+	va_list ap;
+	CURLcode r;
+
+	if (!fn)
+		fn = (CURLcode(*)(CURL *, CURLoption, ...))lazy_sym(C, "curl_easy_setopt");
+	va_start(ap, o);
+	if (o < CURLOPTTYPE_OBJECTPOINT)
+		r = fn(c, o, va_arg(ap, long));
+	else if (o >= CURLOPTTYPE_OFF_T && o < CURLOPTTYPE_BLOB)
+		r = fn(c, o, va_arg(ap, curl_off_t));
+	else
+		r = fn(c, o, va_arg(ap, void *));
+	va_end(ap);
+	return r;
+}
+
+CURLcode curl_easy_getinfo(CURL *c, CURLINFO i, ...)
+{
+	static CURLcode (*fn)(CURL *, CURLINFO, ...);
+	va_list ap;
+	CURLcode r;
+
+	if (!fn)
+		fn = (CURLcode(*)(CURL *, CURLINFO, ...))lazy_sym(C, "curl_easy_getinfo");
+	va_start(ap, i);
+	r = fn(c, i, va_arg(ap, void *)); /* every info takes a pointer */
+	va_end(ap);
+	return r;
+}
+#undef C
+
+/* libcrypto: SHA-256 for image digests and download checks */
+#include <openssl/evp.h>
+#define O "libcrypto.so.3"
+LAZY(O, EVP_MD_CTX *, EVP_MD_CTX_new, (void), ())
+LAZY_VOID(O, EVP_MD_CTX_free, (EVP_MD_CTX *c), (c))
+LAZY(O, const EVP_MD *, EVP_sha256, (void), ())
+LAZY(O, int, EVP_DigestInit_ex, (EVP_MD_CTX *c, const EVP_MD *t, ENGINE *e), (c, t, e))
+LAZY(O, int, EVP_DigestUpdate, (EVP_MD_CTX *c, const void *d, size_t n), (c, d, n))
+LAZY(O, int, EVP_DigestFinal_ex, (EVP_MD_CTX *c, unsigned char *md, unsigned int *n), (c, md, n))
+#undef O

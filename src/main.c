@@ -18,6 +18,7 @@ static const struct {
 	{ "run", cmd_run, "run one command in a fresh sandbox" },
 	{ "shell", cmd_shell, "interactive login shell in a fresh sandbox" },
 	{ "session", cmd_session, "long-lived sandboxes that several commands share" },
+	{ "download", cmd_download, "fetch a URL on the host side into a session's workspace" },
 	{ "cp", cmd_cp, "copy files between the host and a session (SESSION:PATH)" },
 	{ "image", cmd_image, "build, import, list, inspect and remove rootfs images" },
 	{ "profile", cmd_profile, "list profiles, show one fully resolved" },

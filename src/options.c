@@ -79,6 +79,8 @@ const struct sbx_option sbx_options[] = {
   "write events (JSON lines) to FILE" },
 { SBX_K_SESSION,    "session",  0,   NULL, NULL, SBX_ARG_NAME, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_DOWNLOAD, F(session), "NAME",
   "run in the live session NAME" },
+{ SBX_K_SHA256,     "sha256",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_DOWNLOAD, F(sha256), "HEX",
+  "verify the download's SHA-256 digest" },
 };
 /* clang-format on */
 
