@@ -271,10 +271,13 @@ static int download(const struct sbx_config *cfg, const char *url, const char *d
 	if (d.fd < 0)
 		return err_sys(err, "create a temporary file for '%s'", dest);
 	d.md = EVP_MD_CTX_new();
-	if (fetch(&d, url, err) == 0 && verify(&d, cfg->sha256, err) == 0 && fsync(d.fd) == 0)
+	int ok = fetch(&d, url, err) == 0 && verify(&d, cfg->sha256, err) == 0 && fsync(d.fd) == 0;
+	paths_as_sandbox_owner(in_sandbox);
+	if (ok)
 		r = renameat(dir, tmp, dir, name) < 0 ? err_sys(err, "rename to '%s'", dest) : 0;
 	if (r < 0)
 		unlinkat(dir, tmp, 0);
+	paths_as_sandbox_owner(0);
 	close(d.fd);
 	EVP_MD_CTX_free(d.md);
 	if (r == 0)
