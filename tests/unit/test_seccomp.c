@@ -143,6 +143,10 @@ static int t_pers_high(void) { return res(syscall(SYS_personality, 0x100000000UL
 static int t_pers_query(void) { return res(personality(0xffffffff)); }
 static int t_pers_norand(void) { return res(personality(ADDR_NO_RANDOMIZE)); }
 static int t_pers_linux32(void) { return res(personality(PER_LINUX32)); }
+static int t_pers_all_ok(void) { return res(personality(PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE)); }
+static int t_pers_page_zero(void) { return res(personality(MMAP_PAGE_ZERO)); }
+static int t_pers_bit31(void) { return res(syscall(SYS_personality, 0x80000000UL)); }
+static int t_pers_query_high(void) { return res(syscall(SYS_personality, 0x1ffffffffUL)); }
 
 static int ioctl_null(unsigned long req)
 {
@@ -166,6 +170,18 @@ static int t_unix_high(void) { return sock(AF_UNIX | (1UL << 32), SOCK_STREAM); 
 static int t_unix(void) { return sock(AF_UNIX, SOCK_STREAM); }
 static int t_inet(void) { return sock(AF_INET, SOCK_DGRAM); }
 static int t_netlink(void) { return sock(AF_NETLINK, SOCK_RAW); }
+/* Every family but the four allowed ones is refused by the filter; returns
+ * the first family (+1) that is not. */
+static int t_all_other_families(void)
+{
+	for (unsigned long f = 0; f < 64; f++) {
+		if (f == AF_UNIX || f == AF_INET || f == AF_INET6 || f == AF_NETLINK)
+			continue;
+		if (sock(f, SOCK_DGRAM) != EAFNOSUPPORT || sock(f, SOCK_STREAM) != EAFNOSUPPORT)
+			return (int)f + 1;
+	}
+	return 0;
+}
 static int t_pair_tipc(void)
 {
 	int sv[2];
@@ -252,6 +268,10 @@ static void check_personality_ioctl(void)
 	expect("personality query", &dflt, t_pers_query, 0);
 	expect("personality ADDR_NO_RANDOMIZE", &dflt, t_pers_norand, 0);
 	expect("personality PER_LINUX32", &dflt, t_pers_linux32, 0);
+	expect("personality LINUX32|UNAME26|ADDR_NO_RANDOMIZE", &dflt, t_pers_all_ok, 0);
+	expect("personality MMAP_PAGE_ZERO", &dflt, t_pers_page_zero, EPERM);
+	expect("personality 0x80000000", &dflt, t_pers_bit31, EPERM);
+	expect("personality query with high bits", &dflt, t_pers_query_high, EPERM);
 	expect("TIOCSTI", &dflt, t_tiocsti, EPERM);
 	expect("TIOCSTI with high bits", &dflt, t_tiocsti_high, EPERM);
 	expect("TIOCLINUX", &dflt, t_tioclinux, EPERM);
@@ -261,6 +281,7 @@ static void check_personality_ioctl(void)
 static void check_sockets(void)
 {
 	expect("socket AF_VSOCK", &dflt, t_vsock, EAFNOSUPPORT);
+	expect("socket, every other family below 64", &dflt, t_all_other_families, 0);
 	expect("socket AF_PACKET", &dflt, t_packet, EAFNOSUPPORT);
 	expect("socket AF_ALG", &dflt, t_alg, EAFNOSUPPORT);
 	expect("socket AF_UNIX with high bits", &dflt, t_unix_high, EAFNOSUPPORT);
