@@ -182,8 +182,10 @@ static int p_pidfd_getfd(char **a)
 {
 	(void)a;
 	long pidfd = syscall(SYS_pidfd_open, getpid(), 0);
-	if (pidfd < 0)
-		return verdict(pidfd, V_NOSYS_NA);
+	if (pidfd < 0) {
+		note("pidfd_open", errno);
+		return P_NA;
+	}
 	return verdict(syscall(SYS_pidfd_getfd, pidfd, pidfd, 0), V_NOSYS_NA);
 }
 
@@ -193,8 +195,10 @@ static int p_mount(char **a)
 {
 	(void)a;
 	char dir[] = "/tmp/sbxrun-probe-XXXXXX";
-	if (!mkdtemp(dir))
-		return verdict(-1, V_EXACT);
+	if (!mkdtemp(dir)) { /* a failed preparation is no verdict on mount */
+		note("cannot make a mount point in /tmp", errno);
+		return P_NA;
+	}
 	int rc = verdict(mount("none", dir, "tmpfs", 0, "size=4k"), V_EXACT);
 	if (rc == P_OK)
 		umount2(dir, MNT_DETACH);
