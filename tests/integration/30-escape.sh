@@ -186,10 +186,10 @@ test_signals_to_init_and_host() {
 	assert_contains "$out" alive
 	sleep 60 &
 	local pid=$!
+	trap 'kill $pid 2>/dev/null' EXIT
 	control host kill "$pid" 0
 	denied -- kill "$pid" 0
 	assert_contains "$err" ESRCH "host pid $pid"
-	kill "$pid"
 }
 
 test_host_files_proc_and_devices() {
@@ -229,7 +229,9 @@ listener() { # addr
 test_host_abstract_socket_and_loopback_unreachable() {
 	local name="@sbxrun-test-$$-$RANDOM" port=$((20000 + RANDOM % 20000)) l1 l2
 	l1=$(listener "$name")
+	trap 'kill $l1 2>/dev/null' EXIT
 	l2=$(listener "127.0.0.1:$port")
+	trap 'kill $l1 $l2 2>/dev/null' EXIT
 	control host connect "$name"
 	control host connect "127.0.0.1:$port"
 	inside -- connect "$name"
@@ -238,7 +240,6 @@ test_host_abstract_socket_and_loopback_unreachable() {
 	local s2=$status e2=$err
 	inside -- connect 192.0.2.1:80
 	local s3=$status e3=$err
-	kill "$l1" "$l2"
 	assert_eq 1 "$s1" "connect to the host's abstract socket"
 	assert_eq 1 "$s2" "connect to the host's loopback"
 	assert_contains "$e2" ECONNREFUSED "loopback inside is the sandbox's own"
