@@ -186,7 +186,7 @@ test_signals_to_init_and_host() {
 	assert_contains "$out" alive
 	sleep 60 &
 	local pid=$!
-	trap 'kill $pid 2>/dev/null' EXIT
+	trap "kill $pid 2>/dev/null" EXIT
 	control host kill "$pid" 0
 	denied -- kill "$pid" 0
 	assert_contains "$err" ESRCH "host pid $pid"
@@ -229,9 +229,9 @@ listener() { # addr
 test_host_abstract_socket_and_loopback_unreachable() {
 	local name="@sbxrun-test-$$-$RANDOM" port=$((20000 + RANDOM % 20000)) l1 l2
 	l1=$(listener "$name")
-	trap 'kill $l1 2>/dev/null' EXIT
+	trap "kill $l1 2>/dev/null" EXIT
 	l2=$(listener "127.0.0.1:$port")
-	trap 'kill $l1 $l2 2>/dev/null' EXIT
+	trap "kill $l1 $l2 2>/dev/null" EXIT
 	control host connect "$name"
 	control host connect "127.0.0.1:$port"
 	inside -- connect "$name"
