@@ -8,6 +8,7 @@
 #include "mounts.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/mount.h>
@@ -336,6 +337,15 @@ int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 		if ((ms->binds[i] = open_source(plan->binds[i].src, err)) < 0)
 			return err_wrap(err, "--bind");
 	return 0;
+}
+
+int mounts_new_proc(struct sbx_err *err)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return err_sys(err, "a mount namespace for the command");
+	/* opened after unshare, so that it names this namespace's mounts */
+	_cleanup_close_ int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return rootfd < 0 ? err_sys(err, "open /") : setup_proc(rootfd, err);
 }
 
 int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, struct sbx_err *err)

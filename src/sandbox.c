@@ -159,6 +159,9 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		return -1;
 	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
 		return -1;
+	if (cfg->seccomp == SBX_OFF)
+		log_warn("seccomp = off: the sandbox may use every system call, the kernel's whole "
+			 "attack surface (keyring, bpf, io_uring, ...)");
 	if (cfg->egress == SBX_EGRESS_FULL)
 		log_verbose("network: full: the host's network, including its loopback services "
 			    "and abstract unix sockets, is reachable");

@@ -209,6 +209,13 @@ static void send_reply(struct sbx_session_cmd *c)
 	json_object_put(o);
 }
 
+static void msg_text(struct sbx_session_cmd *c, const struct sbx_msg *m)
+{
+	int with_errno = m->type == SBX_MSG_ERROR && m->errnum;
+	snprintf(c->res.message, sizeof(c->res.message), "%s%s%s", m->text, with_errno ? ": " : "",
+		 with_errno ? strerror(m->errnum) : "");
+}
+
 static void capture_read(struct sbx_session_cmd *c, int i)
 {
 	char buf[16384];
@@ -244,7 +251,7 @@ static void finish_command(struct sbx_session *s, struct sbx_session_cmd *c)
 			c->res.code = m.code;
 		} else if (m.type == SBX_MSG_EXEC_FAILED || m.type == SBX_MSG_ERROR) {
 			c->res.exit_status = m.type == SBX_MSG_ERROR ? 125 : m.code;
-			snprintf(c->res.message, sizeof(c->res.message), "%s", m.text);
+			msg_text(c, &m);
 		}
 	}
 	for (int i = 0; i < 2; i++)
@@ -295,7 +302,7 @@ static void command_msg(struct sbx_session_cmd *c)
 		c->res.code = m.code;
 	} else if (m.type == SBX_MSG_EXEC_FAILED || m.type == SBX_MSG_ERROR) {
 		c->res.exit_status = m.type == SBX_MSG_ERROR ? 125 : m.code;
-		snprintf(c->res.message, sizeof(c->res.message), "%s", m.text);
+		msg_text(c, &m);
 	}
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);

@@ -8,6 +8,7 @@
 #include "session_init.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -22,6 +23,7 @@
 #include "control.h"
 #include "env.h"
 #include "init.h"
+#include "mounts.h"
 #include "syncmsg.h"
 #include "util.h"
 
@@ -109,13 +111,27 @@ static void spawn(const struct sbx_plan *plan, struct json_object *req, const in
 	}
 	struct clone_args args = { .flags = CLONE_NEWPID | CLONE_PIDFD,
 				   .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
+	int gate[2];
+	if (pipe2(gate, O_CLOEXEC) < 0) {
+		err_sys(&err, "pipe");
+		msg_send_error(report, &err);
+		return;
+	}
 	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 	if (pid < 0) {
 		err_sys(&err, "create the command's pid namespace");
 		msg_send_error(report, &err);
+		close(gate[0]);
+		close(gate[1]);
 		return;
 	}
 	if (pid == 0) {
+		char c;
+		/* READY goes first on the shared report socket: wait for it */
+		close(gate[1]);
+		if (read(gate[0], &c, 1) != 1)
+			_exit(125);
+		close(gate[0]);
 		for (int i = 0; i < 3; i++)
 			dup2(fds[i], i);
 		close(sync);
@@ -123,11 +139,18 @@ static void spawn(const struct sbx_plan *plan, struct json_object *req, const in
 		if (report > 3)
 			syscall(SYS_close_range, 3, report - 1, 0);
 		syscall(SYS_close_range, report + 1, ~0U, 0);
+		if (mounts_new_proc(&err) < 0) {
+			msg_send_error(report, &err);
+			_exit(125);
+		}
 		init_run(&cp, report);
 	}
 	struct sbx_msg m = { .type = SBX_MSG_READY, .code = pid };
 	msg_send(report, &m, &pidfd, 1);
 	close(pidfd);
+	close(gate[0]);
+	(void)!write(gate[1], "", 1);
+	close(gate[1]);
 }
 
 void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
