@@ -18,6 +18,7 @@ static const struct {
 	{ "run", cmd_run, "run one command in a fresh sandbox" },
 	{ "image", cmd_image, "build, import, list, inspect and remove rootfs images" },
 	{ "profile", cmd_profile, "list profiles, show one fully resolved" },
+	{ "doctor", cmd_doctor, "which kernel features this machine offers and what falls back" },
 };
 
 static void usage(FILE *f)
