@@ -57,8 +57,8 @@ int cgroup_parse_self(const char *text, const char *ctl, char *out, size_t size)
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2)
 			continue;
+		int is_v2 = c1 == line + 1 && line[0] == '0' && c2 == c1 + 1; /* "0::PATH" */
 		*c2 = '\0';
-		int is_v2 = !strcmp(line, "0") && c1[1] == '\0';
 		if (ctl ? (!is_v2 && cgroup_list_has(c1 + 1, ctl)) : is_v2) {
 			snprintf(out, size, "%s", c2 + 1);
 			return 0;
