@@ -226,7 +226,7 @@ int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct 
 	return 0;
 }
 
-int limits_attach(struct sbx_limits *lim, pid_t pid, struct sbx_err *err)
+int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err)
 {
 	if (lim->v2.path && cgroup_attach(&lim->v2, pid, err) < 0)
 		return err_wrap(err, "move the sandbox into its cgroup");

@@ -64,7 +64,7 @@ struct sbx_limits_outcome {
 /* Host side, before clone: chooses and creates. Strict: -1 naming the limit. */
 int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct sbx_err *err);
 /* Host side, right after clone: moves the sandbox's pid 1 into the cgroups. */
-int limits_attach(struct sbx_limits *lim, pid_t pid, struct sbx_err *err);
+int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err);
 /* In the sandbox, before exec: rlimits (RLIMIT_CORE 0 always) and affinity. */
 int limits_apply_child(const struct sbx_config *cfg, const struct sbx_limits *lim,
 		       struct sbx_err *err);
