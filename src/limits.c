@@ -183,16 +183,26 @@ static void log_mechanisms(const struct sbx_config *cfg, const struct sbx_limits
 {
 	const uint64_t val[SBX_LIM__COUNT] = { cfg->memory, cfg->pids, cfg->cpus_milli,
 					       lim->file_size, lim->open_files };
+	char v[32];
+
 	for (int l = 0; l < SBX_LIM__COUNT; l++) {
 		const char *where = "";
+		if (lim->mech[l] == SBX_MECH_NONE)
+			continue;
 		if (lim->mech[l] == SBX_MECH_CGROUP2)
 			where = lim->v2.path;
 		else if (lim->mech[l] == SBX_MECH_CGROUP1)
 			where = lim->v1[l].path;
-		else if (l < SBX_CTL__COUNT && lim->mech[l] != SBX_MECH_NONE)
+		else if (l < SBX_CTL__COUNT)
 			where = fallback_what[l];
-		log_verbose("limit %s %" PRIu64 ": %s%s%s%s", lim_names[l], val[l],
-			    limits_mech_name(lim->mech[l]), *where ? " (" : "", where, *where ? ")" : "");
+		if (l == SBX_LIM_MEMORY || l == SBX_LIM_FILE_SIZE)
+			format_size(val[l], v, sizeof(v));
+		else if (l == SBX_LIM_CPUS)
+			snprintf(v, sizeof(v), "%" PRIu64 ".%03" PRIu64, val[l] / 1000, val[l] % 1000);
+		else
+			snprintf(v, sizeof(v), "%" PRIu64, val[l]);
+		log_verbose("limit %s %s: %s%s%s%s", lim_names[l], v, limits_mech_name(lim->mech[l]),
+			    *where ? " (" : "", where, *where ? ")" : "");
 	}
 }
 
