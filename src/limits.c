@@ -228,6 +228,8 @@ int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct 
 		}
 		log_verbose("limit %s: %s failed (%s), falling back", lim_names[c],
 			    limits_mech_name(lim->mech[c]), err->msg);
+		if (lim->mech[c] == SBX_MECH_CGROUP1)
+			cgroup_destroy(&lim->v1[c]); /* the v2 one may serve the others */
 		lim->mech[c] = fallback[c];
 	}
 	lim->file_size = cfg->file_size < av.fsize_hard ? cfg->file_size : av.fsize_hard;
