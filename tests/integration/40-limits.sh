@@ -1,25 +1,49 @@
 # also-as-root
 # Resource limits (issue 5): each bomb ends its own sandbox and nothing else.
-# Afterwards the host's process count for the sandbox's host uid, its free
-# memory and its free disk are as before. As an unprivileged user this machine
-# has only the fallbacks (RLIMIT_DATA, RLIMIT_NPROC, affinity); as root it has
-# cgroup v1; `sbxrun doctor` says which, and the --json record must agree.
+# Afterwards no process of the sandbox is left, and the host's process count
+# for the sandbox's host uid, its free memory and its free disk are as before.
+# As an unprivileged user this machine has only the fallbacks (RLIMIT_DATA,
+# RLIMIT_NPROC, affinity); as root it has cgroup v1; `sbxrun doctor` says
+# which, and the --json record must agree.
 
 # The host uid the sandbox's processes run as (paths.h: SBX_ROOT_HOST_UID).
 sbx_uid() { if [ "$AS_ROOT" = 1 ]; then echo 2147000000; else id -u; fi; }
 
-# Processes of the sandbox's host uid (for root: only sandboxes have that uid).
-host_procs() { local n; n=$(pgrep -u "$(sbx_uid)" -c 2>/dev/null); echo "${n:-0}"; }
-zombies() { ps -u "$(sbx_uid)" -o stat= 2>/dev/null | grep -c '^Z' || true; }
+# Live processes of the sandbox's host uid (for root: only sandboxes have that
+# uid). Zombies are left out: one whose parent is alive elsewhere is not ours,
+# and ours would show through their parent (below).
+host_procs() { ps -u "$(sbx_uid)" -o stat= 2>/dev/null | grep -vc '^Z' || true; }
 
-# Waits up to 5 s for the count to come back to what it was.
-assert_procs_back() { # before
-	local now
+# Each sandboxed command prints its user namespace first: it names the
+# sandbox's processes on the host precisely, even while other sandboxes of the
+# same uid run (the test suite runs files in parallel with other work).
+NS='readlink /proc/self/ns/user; '
+take_ns() { ns=$(printf '%s\n' "$out" | head -1); out=$(printf '%s\n' "$out" | tail -n +2); }
+in_ns() { # ns: host pids in that user namespace
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/user" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+	done
+	return 0
+}
+
+# Nothing of the sandbox is left (zombies included: their parent would be),
+# and, when no other sandbox of this uid ran meanwhile, the count is as before.
+assert_host_back() { # before ns
+	local now left
+	case "$2" in user:*) ;; *) fail "the command did not print its user namespace: '$2'" ;; esac
+	for _ in $(seq 1 50); do
+		left=$(in_ns "$2")
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	[ -z "$left" ] || fail "processes of the sandbox survived: $(ps -o pid=,stat=,args= -p "$(echo $left | tr ' ' ,)")"
 	for _ in $(seq 1 50); do
 		now=$(host_procs)
 		[ "$now" -le "$1" ] && return 0
 		sleep 0.1
 	done
+	pgrep -u "$(id -u)" -x sbxrun >/dev/null && return 0 # another sandbox is running
 	fail "host processes of uid $(sbx_uid): $1 before, $now after: $(ps -u "$(sbx_uid)" -o pid=,stat=,args= | head -20)"
 }
 
@@ -44,10 +68,11 @@ test_fork_bomb_ends_its_sandbox() {
 	before=$(host_procs)
 	start=$(date +%s)
 	# Ends by a failed fork in the first shell (exit 2) or by the timeout (124).
-	run timeout 60 "$SBX" run --image tiny --pids 50 --timeout 5s -- /bin/sh -c 'b() { b | b & }; b; sleep 100'
+	run timeout 60 "$SBX" run --image tiny --pids 50 --timeout 5s -- /bin/sh -c "$NS"'b() { b | b & }; b; sleep 100'
+	take_ns
 	assert_ne 0 "$status" "fork bomb exit status"
 	[ $(($(date +%s) - start)) -lt 30 ] || fail "the fork bomb ran for $(($(date +%s) - start))s"
-	assert_procs_back "$before"
+	assert_host_back "$before" "$ns"
 	# The host still forks.
 	run "$SBX" run --image tiny -- sh -c 'for i in 1 2 3 4 5; do sleep 0 & done; wait; echo forked'
 	assert_status 0
@@ -60,15 +85,18 @@ test_pids_limit_counts_only_the_sandbox() {
 	# 40 sleepers of this uid on the host must not eat into the sandbox's 30.
 	for _ in $(seq 1 40); do sleep 20 & done
 	run "$SBX" run --image tiny --pids 30 --timeout 20s -- sh -c \
-		'n=0; for i in $(seq 1 10); do sleep 3 & n=$((n+1)); done; echo $n'
+		"$NS"'n=0; for i in $(seq 1 10); do sleep 3 & n=$((n+1)); done; echo $n'
 	kill $(jobs -p) 2>/dev/null; wait 2>/dev/null
+	take_ns
+	assert_host_back "$before" "$ns"
 	assert_status 0
 	assert_eq 10 "$out"
 	# ...while more than the limit inside fails.
 	run "$SBX" run --image tiny --pids 30 --timeout 20s -- sh -c \
-		'for i in $(seq 1 60); do sleep 3 & done 2>/dev/null; echo done'
+		"$NS"'for i in $(seq 1 60); do sleep 3 & done 2>/dev/null; echo done'
+	take_ns
 	assert_not_contains "$out" "done" "stdout (60 processes under --pids 30)"
-	assert_procs_back "$before"
+	assert_host_back "$before" "$ns"
 }
 
 test_memory_bomb_python() {
@@ -76,6 +104,8 @@ test_memory_bomb_python() {
 	before=$(host_procs)
 	mem=$(mem_avail_kb)
 	run timeout 60 "$SBX" run --memory 64M --timeout 30s -- python3 -c '
+import os
+print(os.readlink("/proc/self/ns/user"), flush=True)
 x = []
 while True:
     x.append(bytearray(1 << 20))'
@@ -84,7 +114,8 @@ while True:
 	1) assert_contains "$err" "MemoryError" ;;
 	*) fail "memory bomb: expected 137 (cgroup) or 1 (RLIMIT_DATA), got $status: $err" ;;
 	esac
-	assert_procs_back "$before"
+	take_ns
+	assert_host_back "$before" "$ns"
 	[ "$(mem_avail_kb)" -ge $((mem - 262144)) ] || fail "host memory: ${mem}K before, $(mem_avail_kb)K after"
 	# Below the limit, memory is there to use.
 	run "$SBX" run --memory 64M -- python3 -c 'x = bytearray(16 << 20); print(len(x))'
@@ -96,10 +127,11 @@ test_memory_bomb_busybox() {
 	local before
 	before=$(host_procs)
 	# The string doubles until the shell cannot allocate (or is killed).
-	run timeout 60 "$SBX" run --image tiny --memory 32M --timeout 20s -- sh -c 'x=aaaaaaaa; while :; do x="$x$x"; done'
+	run timeout 60 "$SBX" run --image tiny --memory 32M --timeout 20s -- sh -c "$NS"'x=aaaaaaaa; while :; do x="$x$x"; done'
+	take_ns
 	assert_ne 0 "$status" "memory bomb"
 	assert_not_contains "$err" "timeout" "memory bomb (ended by the timeout, not the limit)"
-	assert_procs_back "$before"
+	assert_host_back "$before" "$ns"
 }
 
 test_memory_bomb_through_dev_shm() {
@@ -107,7 +139,8 @@ test_memory_bomb_through_dev_shm() {
 	before=$(host_procs)
 	shm=$(avail_kb /dev/shm)
 	run timeout 60 "$SBX" run --image tiny --memory 64M --disk 32M --timeout 20s -- sh -c \
-		'dd if=/dev/zero of=/dev/shm/fill bs=1M count=256 2>&1; echo "dd=$?"; ls -l /dev/shm/fill'
+		"$NS"'dd if=/dev/zero of=/dev/shm/fill bs=1M count=256 2>&1; echo "dd=$?"; ls -l /dev/shm/fill'
+	take_ns
 	# Either the quota (ENOSPC) or the memory cgroup (a kill) stops it.
 	if [ "$status" = 0 ]; then
 		assert_contains "$out" "No space left on device"
@@ -115,7 +148,7 @@ test_memory_bomb_through_dev_shm() {
 	else
 		assert_eq 137 "$status" "dd through /dev/shm"
 	fi
-	assert_procs_back "$before"
+	assert_host_back "$before" "$ns"
 	assert_free_back /dev/shm "$shm"
 }
 
@@ -150,34 +183,38 @@ test_timeout_dodged_with_setsid_double_fork_and_ignored_term() {
 	local before start
 	before=$(host_procs)
 	start=$(date +%s)
-	run timeout 60 "$SBX" run --image tiny --timeout 2s -- sh -c '
+	run timeout 60 "$SBX" run --image tiny --timeout 2s -- sh -c "$NS"'
 		trap "" TERM HUP INT
 		( setsid sh -c "trap \"\" TERM HUP; ( sleep 411 & ) ; sleep 412" & )
 		( sleep 413 & )
 		sleep 414'
+	take_ns
 	assert_status 124
 	assert_contains "$err" "timeout"
 	[ $(($(date +%s) - start)) -lt 15 ] || fail "the timeout took $(($(date +%s) - start))s"
-	assert_procs_back "$before"
+	assert_host_back "$before" "$ns"
 	! pgrep -f '^sleep 41[1234]' >/dev/null || fail "survivors: $(pgrep -af '^sleep 41[1234]')"
 }
 
 test_zombie_flood() {
-	local before z
+	local before
 	before=$(host_procs)
-	z=$(zombies)
-	# sh forks, then becomes sleep, which never reaps: 200 zombies until it ends,
-	# then sbxrun's init must reap them all.
-	run timeout 60 "$SBX" run --image tiny --timeout 20s -- sh -c \
-		'for i in $(seq 1 200); do sleep 0 & done; exec sleep 2'
+	# sh starts 200 children that exit after it has become sleep, which never
+	# reaps: 200 zombies until it ends; then sbxrun's init must reap them all.
+	run timeout 60 "$SBX" run --image tiny --timeout 20s -- sh -c "$NS"'
+		for i in $(seq 1 200); do (sleep 1; exit 0) & done
+		(sleep 2; grep -l "^State:.*Z" /proc/[0-9]*/status | wc -l) &
+		exec sleep 3'
+	take_ns
 	assert_status 0
-	assert_procs_back "$before"
-	[ "$(zombies)" -le "$z" ] || fail "zombies of uid $(sbx_uid): $z before, $(zombies) after"
+	[ "$out" -ge 150 ] || fail "the zombies were not made: $out"
+	assert_host_back "$before" "$ns"
 	# Under a pids limit, zombies count: the flood stops there and ends.
 	run timeout 60 "$SBX" run --image tiny --pids 40 --timeout 10s -- sh -c \
-		'for i in $(seq 1 200); do sleep 0 & done 2>/dev/null; exec sleep 1'
+		"$NS"'for i in $(seq 1 200); do sleep 0 & done 2>/dev/null; exec sleep 1'
+	take_ns
 	assert_not_contains "$err" "timeout" "zombie flood under --pids"
-	assert_procs_back "$before"
+	assert_host_back "$before" "$ns"
 }
 
 test_mechanism_in_record_matches_doctor() {
