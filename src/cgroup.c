@@ -201,7 +201,8 @@ int cgroup_create(enum sbx_cg_version v, const char *parent, struct sbx_cgroup *
 		free(path);
 		return -1;
 	}
-	cg->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* not O_PATH: clone3's CLONE_INTO_CGROUP takes this fd (v2) */
+	cg->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg->fd < 0) {
 		err_sys(err, "open cgroup '%s'", path);
 		rmdir(path);

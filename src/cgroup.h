@@ -34,7 +34,7 @@ int cgroup_find_parent(enum sbx_cg_version v, const char *ctl, const char *const
 /* A cgroup sbxrun made for one sandbox. */
 struct sbx_cgroup {
 	enum sbx_cg_version version;
-	int fd;       /* O_PATH|O_DIRECTORY of the cgroup, or -1 */
+	int fd;       /* O_RDONLY|O_DIRECTORY of the cgroup, or -1 */
 	char *path;
 };
 

@@ -248,6 +248,14 @@ int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err)
 	return 0;
 }
 
+int limits_clone_cgroup_fd(const struct sbx_limits *lim)
+{
+	for (int c = 0; c < SBX_CTL__COUNT; c++)
+		if (lim->v1[c].path)
+			return -1;
+	return lim->v2.path ? lim->v2.fd : -1;
+}
+
 static int set_rlimit(int res, const char *name, uint64_t v, struct sbx_err *err)
 {
 	struct rlimit rl = { (rlim_t)v, (rlim_t)v };

@@ -70,6 +70,9 @@ int limits_apply_child(const struct sbx_config *cfg, const struct sbx_limits *li
 		       struct sbx_err *err);
 /* After the sandbox ended. Returns 0 (fields stay 0 where unknown). */
 int limits_outcome(const struct sbx_limits *lim, struct sbx_limits_outcome *out);
+/* The cgroup v2 directory fd for clone3's CLONE_INTO_CGROUP when it is the
+ * only cgroup in use (then limits_attach has nothing left to do), else -1. */
+int limits_clone_cgroup_fd(const struct sbx_limits *lim);
 /* Kills leftovers in the cgroups and removes them; safe to call twice. */
 void limits_cleanup(struct sbx_limits *lim);
 /* "cgroup2", "cgroup1", "rlimit", "affinity" or "none" for a limit's key. */
