@@ -196,6 +196,8 @@ int cgroup_create(enum sbx_cg_version v, const char *parent, struct sbx_cgroup *
 	static unsigned seq;
 	char *path = xasprintf("%s/sbxrun-%d-%u", parent, (int)getpid(), seq++);
 
+	if (!path) /* never (xasprintf aborts), but the sanitizer build cannot know */
+		return err_set(err, ENOMEM, "create a cgroup");
 	if (mkdir(path, 0755) < 0) {
 		err_sys(err, "create cgroup '%s'", path);
 		free(path);
