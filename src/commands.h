@@ -12,5 +12,6 @@ int cmd_cp(int argc, char **argv, struct sbx_err *err);
 int cmd_download(int argc, char **argv, struct sbx_err *err);
 int cmd_image(int argc, char **argv, struct sbx_err *err);
 int cmd_profile(int argc, char **argv, struct sbx_err *err);
+int cmd_doctor(int argc, char **argv, struct sbx_err *err);
 
 #endif

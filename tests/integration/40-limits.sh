@@ -1,0 +1,276 @@
+# also-as-root
+# Resource limits (issue 5): each bomb ends its own sandbox and nothing else.
+# Afterwards no process of the sandbox is left, and the host's process count
+# for the sandbox's host uid, its free memory and its free disk are as before.
+# As an unprivileged user this machine has only the fallbacks (RLIMIT_DATA,
+# RLIMIT_NPROC, affinity); as root it has cgroup v1; `sbxrun doctor` says
+# which, and the --json record must agree.
+
+# The host uid the sandbox's processes run as (paths.h: SBX_ROOT_HOST_UID).
+sbx_uid() { if [ "$AS_ROOT" = 1 ]; then echo 2147000000; else id -u; fi; }
+
+# Live processes of the sandbox's host uid (for root: only sandboxes have that
+# uid). Zombies are left out: one whose parent is alive elsewhere is not ours,
+# and ours would show through their parent (below).
+host_procs() { ps -u "$(sbx_uid)" -o stat= 2>/dev/null | grep -vc '^Z' || true; }
+
+# Each sandboxed command prints its user namespace first: it names the
+# sandbox's processes on the host precisely, even while other sandboxes of the
+# same uid run (the test suite runs files in parallel with other work).
+NS='readlink /proc/self/ns/user; '
+take_ns() { ns=$(printf '%s\n' "$out" | head -1); out=$(printf '%s\n' "$out" | tail -n +2); }
+in_ns() { # ns: host pids in that user namespace
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/user" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+	done
+	return 0
+}
+
+# Nothing of the sandbox is left (zombies included: their parent would be),
+# and, when no other sandbox of this uid ran meanwhile, the count is as before.
+assert_host_back() { # before ns
+	local now left
+	case "$2" in user:*) ;; *) fail "the command did not print its user namespace: '$2'" ;; esac
+	for _ in $(seq 1 50); do
+		left=$(in_ns "$2")
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	[ -z "$left" ] || fail "processes of the sandbox survived: $(ps -o pid=,stat=,args= -p "$(echo $left | tr ' ' ,)")"
+	for _ in $(seq 1 50); do
+		now=$(host_procs)
+		[ "$now" -le "$1" ] && return 0
+		sleep 0.1
+	done
+	pgrep -u "$(id -u)" -x sbxrun >/dev/null && return 0 # another sandbox is running
+	fail "host processes of uid $(sbx_uid): $1 before, $now after: $(ps -u "$(sbx_uid)" -o pid=,stat=,args= | head -20)"
+}
+
+avail_kb() { df -Pk "$1" | awk 'NR==2 {print $4}'; }
+mem_avail_kb() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
+
+# Free space may drift with other work on the machine, but not by what the
+# sandbox wrote (tens of MB).
+assert_free_back() { # path before_kb
+	local now
+	now=$(avail_kb "$1")
+	[ "$now" -ge $(($2 - 8192)) ] || fail "free space on $1: ${2}K before, ${now}K after"
+}
+
+# The mechanism doctor announces for a limit: cgroup2, cgroup1, rlimit, affinity.
+doctor_mech() { # limit
+	"$SBX" doctor 2>/dev/null | awk -v l="limit $1" 'index($0, l) == 1 {print $4}'
+}
+
+test_fork_bomb_ends_its_sandbox() {
+	local before start
+	before=$(host_procs)
+	start=$(date +%s)
+	# Ends by a failed fork in the first shell (exit 2) or by the timeout (124).
+	run timeout 60 "$SBX" run --image tiny --pids 50 --timeout 5s -- /bin/sh -c "$NS"'b() { b | b & }; b; sleep 100'
+	take_ns
+	assert_ne 0 "$status" "fork bomb exit status"
+	[ $(($(date +%s) - start)) -lt 30 ] || fail "the fork bomb ran for $(($(date +%s) - start))s"
+	assert_host_back "$before" "$ns"
+	# The host still forks.
+	run "$SBX" run --image tiny -- sh -c 'for i in 1 2 3 4 5; do sleep 0 & done; wait; echo forked'
+	assert_status 0
+	assert_eq forked "$out"
+}
+
+test_pids_limit_counts_only_the_sandbox() {
+	local before
+	before=$(host_procs)
+	# 40 sleepers of this uid on the host must not eat into the sandbox's 30.
+	for _ in $(seq 1 40); do sleep 20 & done
+	run "$SBX" run --image tiny --pids 30 --timeout 20s -- sh -c \
+		"$NS"'n=0; for i in $(seq 1 10); do sleep 3 & n=$((n+1)); done; echo $n'
+	kill $(jobs -p) 2>/dev/null; wait 2>/dev/null
+	take_ns
+	assert_host_back "$before" "$ns"
+	assert_status 0
+	assert_eq 10 "$out"
+	# ...while more than the limit inside fails.
+	run "$SBX" run --image tiny --pids 30 --timeout 20s -- sh -c \
+		"$NS"'for i in $(seq 1 60); do sleep 3 & done 2>/dev/null; echo done'
+	take_ns
+	assert_not_contains "$out" "done" "stdout (60 processes under --pids 30)"
+	assert_host_back "$before" "$ns"
+}
+
+test_memory_bomb_python() {
+	local before mem
+	before=$(host_procs)
+	mem=$(mem_avail_kb)
+	run timeout 60 "$SBX" run --memory 64M --timeout 30s -- python3 -c '
+import os
+print(os.readlink("/proc/self/ns/user"), flush=True)
+x = []
+while True:
+    x.append(bytearray(1 << 20))'
+	case "$status" in
+	137) assert_contains "$err" "out of memory" ;;
+	1) assert_contains "$err" "MemoryError" ;;
+	*) fail "memory bomb: expected 137 (cgroup) or 1 (RLIMIT_DATA), got $status: $err" ;;
+	esac
+	take_ns
+	assert_host_back "$before" "$ns"
+	[ "$(mem_avail_kb)" -ge $((mem - 262144)) ] || fail "host memory: ${mem}K before, $(mem_avail_kb)K after"
+	# Below the limit, memory is there to use.
+	run "$SBX" run --memory 64M -- python3 -c 'x = bytearray(16 << 20); print(len(x))'
+	assert_status 0
+	assert_eq 16777216 "$out"
+}
+
+test_memory_bomb_busybox() {
+	local before
+	before=$(host_procs)
+	# The string doubles until the shell cannot allocate (or is killed).
+	run timeout 60 "$SBX" run --image tiny --memory 32M --timeout 20s -- sh -c "$NS"'x=aaaaaaaa; while :; do x="$x$x"; done'
+	take_ns
+	assert_ne 0 "$status" "memory bomb"
+	assert_not_contains "$err" "timeout" "memory bomb (ended by the timeout, not the limit)"
+	assert_host_back "$before" "$ns"
+}
+
+test_memory_bomb_through_dev_shm() {
+	local before shm
+	before=$(host_procs)
+	shm=$(avail_kb /dev/shm)
+	run timeout 60 "$SBX" run --image tiny --memory 64M --disk 32M --timeout 20s -- sh -c \
+		"$NS"'dd if=/dev/zero of=/dev/shm/fill bs=1M count=256 2>&1; echo "dd=$?"; ls -l /dev/shm/fill'
+	take_ns
+	# Either the quota (ENOSPC) or the memory cgroup (a kill) stops it.
+	if [ "$status" = 0 ]; then
+		assert_contains "$out" "No space left on device"
+		assert_not_contains "$out" "dd=0"
+	else
+		assert_eq 137 "$status" "dd through /dev/shm"
+	fi
+	assert_host_back "$before" "$ns"
+	assert_free_back /dev/shm "$shm"
+}
+
+test_disk_fill_ends_in_enospc() {
+	local tmp home
+	tmp=$(avail_kb /tmp)
+	home=$(avail_kb "$HOME")
+	for dir in /tmp /workspace /root; do
+		run "$SBX" run --image tiny --disk 16M -- sh -c \
+			"dd if=/dev/zero of=$dir/big bs=1M count=64 2>&1; echo dd=\$?; df -k $dir | tail -1"
+		assert_status 0
+		assert_contains "$out" "No space left on device" "dd into $dir"
+		assert_not_contains "$out" "dd=0" "dd into $dir"
+	done
+	assert_free_back /tmp "$tmp"
+	assert_free_back "$HOME" "$home"
+}
+
+test_inode_fill_ends_in_enospc() {
+	# Builtins only (echo, not the special builtin ":" whose failed redirection
+	# would end the shell), no fork per file: fast even for many inodes.
+	run timeout 120 "$SBX" run --image tiny --disk 16M --timeout 60s -- sh -c \
+		'mkdir /tmp/i; i=0; while echo -n > /tmp/i/f$i; do i=$((i+1)); [ $i -lt 1000000 ] || break; done; echo "files=$i"'
+	assert_status 0
+	assert_contains "$err" "No space left on device"
+	local n=${out#files=}
+	[ "$n" -lt 1000000 ] || fail "no inode cap: $n files"
+	[ "$n" -gt 100 ] || fail "only $n files"
+}
+
+test_timeout_dodged_with_setsid_double_fork_and_ignored_term() {
+	local before start
+	before=$(host_procs)
+	start=$(date +%s)
+	run timeout 60 "$SBX" run --image tiny --timeout 2s -- sh -c "$NS"'
+		trap "" TERM HUP INT
+		( setsid sh -c "trap \"\" TERM HUP; ( sleep 411 & ) ; sleep 412" & )
+		( sleep 413 & )
+		sleep 414'
+	take_ns
+	assert_status 124
+	assert_contains "$err" "timeout"
+	[ $(($(date +%s) - start)) -lt 15 ] || fail "the timeout took $(($(date +%s) - start))s"
+	assert_host_back "$before" "$ns"
+	! pgrep -f '^sleep 41[1234]' >/dev/null || fail "survivors: $(pgrep -af '^sleep 41[1234]')"
+}
+
+test_zombie_flood() {
+	local before
+	before=$(host_procs)
+	# sh starts 200 children that exit after it has become sleep, which never
+	# reaps: 200 zombies until it ends; then sbxrun's init must reap them all.
+	run timeout 60 "$SBX" run --image tiny --timeout 20s -- sh -c "$NS"'
+		for i in $(seq 1 200); do (sleep 1; exit 0) & done
+		(sleep 2; grep -l "^State:.*Z" /proc/[0-9]*/status | wc -l) &
+		exec sleep 3'
+	take_ns
+	assert_status 0
+	[ "$out" -ge 150 ] || fail "the zombies were not made: $out"
+	assert_host_back "$before" "$ns"
+	# Under a pids limit, zombies count: the flood stops there and ends.
+	run timeout 60 "$SBX" run --image tiny --pids 40 --timeout 10s -- sh -c \
+		"$NS"'for i in $(seq 1 200); do sleep 0 & done 2>/dev/null; exec sleep 1'
+	take_ns
+	assert_not_contains "$err" "timeout" "zombie flood under --pids"
+	assert_host_back "$before" "$ns"
+}
+
+test_mechanism_in_record_matches_doctor() {
+	local mem pids
+	mem=$(doctor_mech memory)
+	pids=$(doctor_mech pids)
+	[ -n "$mem" ] && [ -n "$pids" ] || fail "doctor shows no limit lines"
+	run "$SBX" -v run --image tiny --memory 64M --pids 50 --json "$TESTDIR/r.json" -- true
+	assert_status 0
+	assert_contains "$err" "limit memory"
+	python3 - "$TESTDIR/r.json" "$mem" "$pids" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert r["limits"]["memory"]["mechanism"] == sys.argv[2], (r["limits"], sys.argv[2])
+assert r["limits"]["pids"]["mechanism"] == sys.argv[3], (r["limits"], sys.argv[3])
+PY
+	# On this machine (hybrid, v1 writable by root only) the answer is known.
+	if [ -w /sys/fs/cgroup/memory ] && [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
+		assert_eq cgroup1 "$mem"
+	elif [ ! -e /sys/fs/cgroup/cgroup.controllers ] && [ ! -w /sys/fs/cgroup/memory ]; then
+		assert_eq rlimit "$mem"
+		assert_eq rlimit "$pids"
+	fi
+}
+
+test_strict_refuses_a_fallback() {
+	printf '[limits]\nenforce = strict\nmemory = 64M\n' > "$TESTDIR/strict.ini"
+	run "$SBX" run --image tiny -p "$TESTDIR/strict.ini" -- true
+	if [ "$(doctor_mech memory)" = rlimit ]; then
+		assert_status 125
+		assert_contains "$err" "'memory'"
+	else
+		assert_status 0
+	fi
+}
+
+test_no_cgroup_left_behind() {
+	[ "$AS_ROOT" = 1 ] || return 0
+	run "$SBX" run --image tiny --memory 64M --pids 50 --cpus 1 -- true
+	assert_status 0
+	# Cgroups are named sbxrun-PID-N after the host process that made them;
+	# others may run sbxrun meanwhile, but a cgroup of a dead one is a leak.
+	local d pid
+	for d in $(find /sys/fs/cgroup -maxdepth 4 -type d -name 'sbxrun-*' 2>/dev/null); do
+		pid=$(basename "$d" | cut -d- -f2)
+		kill -0 "$pid" 2>/dev/null || fail "cgroup left behind: $d"
+	done
+}
+
+test_file_size_and_open_files() {
+	run "$SBX" run --image tiny -- sh -c 'ulimit -c'
+	assert_eq 0 "$out" "core size"
+	printf '[limits]\nfile_size = 1M\nopen_files = 64\n' > "$TESTDIR/f.ini"
+	run "$SBX" run --image tiny -p "$TESTDIR/f.ini" -- sh -c \
+		'trap "" XFSZ; ulimit -n; dd if=/dev/zero of=/tmp/f bs=1M count=4 2>/dev/null; echo "dd=$?"; wc -c < /tmp/f'
+	assert_eq "64
+dd=1
+1048576" "$out" "open files, then a write past file_size"
+}
