@@ -54,7 +54,7 @@ $(BUILD):
 	mkdir -p $(BUILD)/tests
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS) | $(BUILD)
-	$(CC) $(CFLAGS) -Isrc -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -iquote src -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
 
 deps:
 	sh tests/deps.sh

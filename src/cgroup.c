@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -190,10 +191,36 @@ int cgroup_find_parent(enum sbx_cg_version v, const char *ctl, const char *const
 	}
 }
 
+/* A cgroup of an sbxrun that was killed (kill -9 leaves no time to clean
+ * up) is removed by the next one: empty ones only, whose process is gone. */
+static void sweep_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+	int pid;
+	unsigned n;
+	char end;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (sscanf(e->d_name, "sbxrun-%d-%u%c", &pid, &n, &end) != 2 || pid <= 0)
+			continue;
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			char *p = xasprintf("%s/%s", parent, e->d_name);
+			rmdir(p);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
 int cgroup_create(enum sbx_cg_version v, const char *parent, struct sbx_cgroup *cg,
 		  struct sbx_err *err)
 {
 	static unsigned seq;
+
+	sweep_stale(parent);
 	char *path = xasprintf("%s/sbxrun-%d-%u", parent, (int)getpid(), seq++);
 
 	if (!path) /* never (xasprintf aborts), but the sanitizer build cannot know */

@@ -5,10 +5,13 @@
 #include "confine.h"
 
 #include "caps.h"
+#include "limits.h"
 #include "seccomp.h"
 
 int confine_command(const struct sbx_plan *plan, struct sbx_err *err)
 {
+	if (limits_apply_child(plan->cfg, &plan->lim, err) < 0)
+		return -1;
 	if (caps_drop_all(err) < 0)
 		return -1;
 	/* one uid is mapped (the setuid-free default): chown reports success */

@@ -1,5 +1,6 @@
 /* run_cmd.c - `sbxrun run [options] [--] CMD [ARG...]`. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -25,6 +26,10 @@ static void report(const struct sbx_config *cfg, const struct sbx_result *res)
 	if (res->timed_out) {
 		format_duration(cfg->timeout_ms, when, sizeof(when));
 		fprintf(stderr, "sbxrun: timeout: the command ran longer than %s and was killed\n", when);
+	} else if (strcmp(res->reason, "oom") == 0) {
+		fprintf(stderr, "sbxrun: out of memory: the sandbox reached its memory limit and was killed\n");
+	} else if (strcmp(res->reason, "pids") == 0) {
+		fprintf(stderr, "sbxrun: the sandbox reached its process limit (--pids)\n");
 	} else if (res->kind == SBX_EXIT_SIGNAL) {
 		log_verbose("the command was killed by signal %d", res->code);
 	}

@@ -159,6 +159,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		return -1;
 	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
 		return -1;
+	if (limits_prepare(cfg, &plan->lim, err) < 0)
+		return -1;
 	if (cfg->seccomp == SBX_OFF)
 		log_warn("seccomp = off: the sandbox may use every system call, the kernel's whole "
 			 "attack surface (keyring, bpf, io_uring, ...)");
@@ -172,6 +174,7 @@ void sandbox_plan_free(struct sbx_plan *plan)
 {
 	struct sbx_err err;
 
+	limits_cleanup(&plan->lim);
 	store_image_close(&plan->img);
 	for (size_t i = 0; i < plan->nbinds; i++) {
 		free(plan->binds[i].src);
@@ -234,6 +237,9 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 		return -1;
 	if (userns_become(plan->uid_in, plan->gid_in, err) < 0)
 		return -1;
+	/* after the host side moved us into our cgroup: it becomes our "/" */
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		return err_sys(err, "a cgroup namespace");
 	/* a change of credentials clears the parent-death signal: set it again */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	struct pollfd hup = { sync, POLLHUP, 0 };
@@ -277,7 +283,7 @@ static pid_t clone_sandbox(const struct sbx_plan *plan, int *pidfd, struct sbx_e
 {
 	struct clone_args args = {
 		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-			 CLONE_NEWCGROUP | CLONE_PIDFD |
+			 CLONE_PIDFD |
 			 (plan->cfg->egress == SBX_EGRESS_FULL ? 0 : CLONE_NEWNET),
 		.pidfd = (uint64_t)(uintptr_t)pidfd,
 		.exit_signal = SIGCHLD,
@@ -341,7 +347,7 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 	}
 	close(sv[1]);
 	sb->sync = sv[0];
-	if (start_child(plan, sb, err) < 0) {
+	if (limits_attach(&plan->lim, sb->pid, err) < 0 || start_child(plan, sb, err) < 0) {
 		supervise_kill(sb->pid, sb->pidfd);
 		sandbox_release(sb);
 		return -1;
@@ -363,6 +369,24 @@ void sandbox_release(struct sbx_sandbox *sb)
 	sb->sync = sb->pidfd = sb->proxy_fd = -1;
 }
 
+/* How the limits were enforced and whether one of them ended the run. */
+static void limits_result(const struct sbx_plan *plan, struct sbx_result *res)
+{
+	static const enum sbx_key keys[] = { SBX_K_MEMORY, SBX_K_PIDS, SBX_K_CPUS, SBX_K_FILE_SIZE,
+					     SBX_K_OPEN_FILES };
+	struct sbx_limits_outcome out = { 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		res->mechanism[keys[i]] = limits_mechanism(&plan->lim, keys[i]);
+	limits_outcome(&plan->lim, &out);
+	if (out.peak_memory)
+		res->peak_memory = out.peak_memory;
+	if (out.oom && !res->timed_out)
+		snprintf(res->reason, sizeof(res->reason), "oom");
+	else if (out.pids_hit && !res->timed_out && res->exit_status)
+		snprintf(res->reason, sizeof(res->reason), "pids");
+}
+
 int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)
 {
 	struct sbx_sandbox sb;
@@ -376,5 +400,7 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 		return -1;
 	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, res, err);
 	sandbox_release(&sb);
+	if (r == 0)
+		limits_result(plan, res);
 	return r;
 }

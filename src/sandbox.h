@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "limits.h"
 #include "store.h"
 
 struct sbx_plan_bind {
@@ -39,6 +40,7 @@ struct sbx_plan {
 	int tty;             /* give the command a pseudo-terminal */
 	int session;         /* init starts no command: a session's commands join later */
 	char *ca_file;       /* the host's CA bundle, bound in for packages egress */
+	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
 	struct winsize ws;   /* the caller's terminal size, if any */
 };
 
