@@ -28,6 +28,10 @@ static void report(const struct sbx_config *cfg, const struct sbx_result *res)
 		fprintf(stderr, "sbxrun: timeout: the command ran longer than %s and was killed\n", when);
 	} else if (strcmp(res->reason, "oom") == 0) {
 		fprintf(stderr, "sbxrun: out of memory: the sandbox reached its memory limit and was killed\n");
+	} else if (strcmp(res->reason, "disk") == 0) {
+		char q[32];
+		format_size(cfg->disk, q, sizeof(q));
+		fprintf(stderr, "sbxrun: disk quota: the sandbox wrote more than %s on disk and was killed\n", q);
 	} else if (strcmp(res->reason, "pids") == 0) {
 		fprintf(stderr, "sbxrun: the sandbox reached its process limit (--pids)\n");
 	} else if (res->kind == SBX_EXIT_SIGNAL) {

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diskuse.h"
 #include "log.h"
 #include "pty.h"
 #include "syncmsg.h"
@@ -52,10 +53,12 @@ void supervise_kill(pid_t pid, int pidfd)
 		;
 }
 
-static int make_timer(uint64_t ms)
+static int make_timer(uint64_t ms, int repeat)
 {
-	struct itimerspec its = { .it_value = { .tv_sec = (time_t)(ms / 1000),
-						 .tv_nsec = (long)(ms % 1000) * 1000000 } };
+	struct timespec t = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000 };
+	struct itimerspec its = { .it_value = t };
+	if (repeat)
+		its.it_interval = t;
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (fd >= 0 && timerfd_settime(fd, 0, &its, NULL) < 0) {
 		close(fd);
@@ -102,17 +105,29 @@ static void finish(const siginfo_t *info, struct sbx_result *res)
 	else if (res->kind == SBX_EXIT_SIGNAL)
 		res->exit_status = 128 + res->code;
 	else if (!res->message[0]) {
-		/* init ended without a word: killed from outside, or crashed */
+		/* init ended without a word: a limit killed it, or it crashed */
 		res->exit_status = info->si_code == CLD_EXITED ? info->si_status : 128 + info->si_status;
-		snprintf(res->message, sizeof(res->message), "the sandbox's init ended unexpectedly");
+		if (!res->reason[0])
+			snprintf(res->message, sizeof(res->message), "the sandbox's init ended unexpectedly");
 	}
+}
+
+/* storage = disk: sbxrun's own accounting of the writable layer. */
+static int over_quota(const struct sbx_plan *plan, int dfd)
+{
+	uint64_t ticks, used;
+	if (read(dfd, &ticks, sizeof(ticks)) < 0 || diskuse_bytes(plan->run_dir, &used) < 0)
+		return 0;
+	return used > plan->cfg->disk;
 }
 
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
 	      struct sbx_result *res, struct sbx_err *err)
 {
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
-	_cleanup_close_ int tfd = plan->cfg->timeout_ms ? make_timer(plan->cfg->timeout_ms) : -1;
+	_cleanup_close_ int tfd = plan->cfg->timeout_ms ? make_timer(plan->cfg->timeout_ms, 0) : -1;
+	_cleanup_close_ int dfd = plan->storage == SBX_STORAGE_DISK && plan->cfg->disk && plan->run_dir
+		? make_timer(500, 1) : -1;
 	uint64_t start = now_ms();
 	siginfo_t info = { 0 };
 	int sync_open = 1;
@@ -123,9 +138,9 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		return err_sys(err, "supervisor set-up");
 	}
 	for (;;) {
-		struct pollfd p[6] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
-				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 } };
-		int np = 4 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 4) : 0);
+		struct pollfd p[7] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
+				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 }, { dfd, POLLIN, 0 } };
+		int np = 5 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 5) : 0);
 		if (poll(p, (nfds_t)np, -1) < 0 && errno != EINTR) {
 			pty_relay_end(&relay);
 			return err_sys(err, "poll");
@@ -142,7 +157,13 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 				send_signal(pidfd, (int)si.ssi_signo);
 		}
 		if (relay.master >= 0)
-			pty_relay_handle(&relay, p + 4, np - 4);
+			pty_relay_handle(&relay, p + 5, np - 5);
+		if (dfd >= 0 && (p[4].revents & POLLIN) && over_quota(plan, dfd)) {
+			snprintf(res->reason, sizeof(res->reason), "disk");
+			send_signal(pidfd, SIGKILL);
+			close(dfd);
+			dfd = -1;
+		}
 		if (tfd >= 0 && (p[3].revents & POLLIN)) {
 			res->timed_out = 1;
 			send_signal(pidfd, SIGKILL);

@@ -274,3 +274,15 @@ test_file_size_and_open_files() {
 dd=1
 1048576" "$out" "open files, then a write past file_size"
 }
+
+test_disk_quota_with_storage_disk() {
+	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
+	run "$SBX" run --image tiny -p "$TESTDIR/d.ini" --json "$TESTDIR/r.json" -- sh -c \
+		'for i in $(seq 200); do dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>/dev/null; sleep 0.02; done; echo wrote-all'
+	assert_status 137
+	assert_not_contains "$out" "wrote-all"
+	assert_contains "$err" "disk quota"
+	assert_contains "$(cat "$TESTDIR/r.json")" '"reason":"disk"'
+	run "$SBX" run --image tiny -p "$TESTDIR/d.ini" -- sh -c 'echo small > /workspace/f; cat /workspace/f'
+	assert_eq small "$out"
+}
