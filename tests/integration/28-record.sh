@@ -14,7 +14,7 @@ for k, t in schema.items():
     assert isinstance(r.get(k), t), (k, r.get(k))
 assert r["exit_code"] == int(sys.argv[2]), r
 assert r["reason"] == sys.argv[3], r
-assert r["reason"] in ("exit", "signal", "timeout", "oom", "pids", "error")
+assert r["reason"] in ("exit", "signal", "timeout", "oom", "pids", "disk", "error")
 for k in ("timeout", "memory", "disk", "pids", "cpus"):
     assert set(r["limits"][k]) == {"value", "mechanism"}, r["limits"][k]
 for k in ("allowed", "refused", "bytes_up", "bytes_down"):
