@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "diskuse.h"
 #include "log.h"
 #include "syncmsg.h"
 #include "util.h"
@@ -191,7 +192,8 @@ static void accept_client(struct sbx_session *s)
 static void send_reply(struct sbx_session_cmd *c)
 {
 	struct json_object *o = json_object_new_object();
-	const char *reason = c->timed_out ? "timeout" : c->res.kind == SBX_EXIT_SIGNAL ? "signal"
+	const char *reason = c->timed_out ? "timeout" : c->res.reason[0] ? c->res.reason
+			     : c->res.kind == SBX_EXIT_SIGNAL ? "signal"
 			     : c->res.kind == SBX_EXIT_CODE ? "exit" : "error";
 
 	json_object_object_add(o, "exit_code", json_object_new_int(c->res.exit_status));
@@ -340,6 +342,8 @@ static int next_timeout(const struct sbx_session *s, uint64_t now)
 		deadline = s->last_active + s->cfg->idle_ms;
 	if (s->cfg->lifetime_ms && s->started + s->cfg->lifetime_ms < deadline)
 		deadline = s->started + s->cfg->lifetime_ms;
+	if (busy && s->plan.storage == SBX_STORAGE_DISK && s->cfg->disk && now + 500 < deadline)
+		deadline = now + 500; /* sbxrun's own disk accounting */
 	if (deadline == UINT64_MAX)
 		return -1;
 	return deadline <= now ? 0 : (int)(deadline - now > 86400000 ? 86400000 : deadline - now);
@@ -356,6 +360,16 @@ static void check_deadlines(struct sbx_session *s, uint64_t now)
 			c->timed_out = 1;
 			kill_command(c);
 		}
+	}
+	uint64_t used;
+	if (busy && s->plan.storage == SBX_STORAGE_DISK && s->cfg->disk && s->plan.run_dir &&
+	    diskuse_bytes(s->plan.run_dir, &used) == 0 && used > s->cfg->disk) {
+		log_warn("session '%s': over its disk quota: its commands are ended", s->name);
+		for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+			if (s->cmds[i].used) {
+				snprintf(s->cmds[i].res.reason, sizeof(s->cmds[i].res.reason), "disk");
+				kill_command(&s->cmds[i]);
+			}
 	}
 	if ((!busy && s->cfg->idle_ms && now >= s->last_active + s->cfg->idle_ms) ||
 	    (s->cfg->lifetime_ms && now >= s->started + s->cfg->lifetime_ms)) {
