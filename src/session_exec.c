@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -265,6 +266,8 @@ static void finish_command(struct sbx_session *s, struct sbx_session_cmd *c)
 		c->res.exit_status = c->res.code;
 	else if (c->res.kind == SBX_EXIT_SIGNAL)
 		c->res.exit_status = 128 + c->res.code;
+	else if (c->res.reason[0])
+		c->res.exit_status = 128 + SIGKILL;
 	else if (!c->res.message[0])
 		c->res.exit_status = 125, snprintf(c->res.message, sizeof(c->res.message), "the command's init ended unexpectedly");
 	send_reply(c);
