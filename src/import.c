@@ -121,9 +121,12 @@ static int vet_entry(struct archive_entry *e, int destfd, const struct sbx_impor
 			return -1;
 		if (!*rel_path(link) || check_on_disk(destfd, rel_path(link), "hardlink target", true, err) < 0)
 			return err_wrap(err, "entry '%s'", raw);
-		archive_entry_set_hardlink(e, rel_path(link));
+		/* Copied first: the names point into the entry's own storage. */
+		_cleanup_free_ char *l = xstrdup(rel_path(link));
+		archive_entry_set_hardlink(e, l);
 	}
-	archive_entry_set_pathname(e, path);
+	_cleanup_free_ char *p = xstrdup(path);
+	archive_entry_set_pathname(e, p);
 	mode_t mode = archive_entry_perm(e);
 	if (mode & (S_ISUID | S_ISGID)) {
 		st->suid_stripped++;
@@ -132,6 +135,12 @@ static int vet_entry(struct archive_entry *e, int destfd, const struct sbx_impor
 	if (++st->entries > lim->max_entries)
 		return err_set(err, 0, "more than %llu entries", (unsigned long long)lim->max_entries);
 	return 1;
+}
+
+/* libarchive's own codes are negative; only a real errno is worth showing. */
+static int write_errno(struct archive *a)
+{
+	return archive_errno(a) > 0 ? archive_errno(a) : 0;
 }
 
 static int copy_data(struct archive *in, struct archive *out, const char *path,
@@ -149,12 +158,11 @@ static int copy_data(struct archive *in, struct archive *out, const char *path,
 			return err_set(err, 0, "more than %llu bytes of content",
 				       (unsigned long long)lim->max_bytes);
 		if (archive_write_data_block(out, buf, size, off) < ARCHIVE_OK)
-			return err_set(err, archive_errno(out), "write '%s': %s", path,
+			return err_set(err, write_errno(out), "write '%s': %s", path,
 				       archive_error_string(out));
 	}
 	if (r != ARCHIVE_EOF)
-		return err_set(err, archive_errno(in), "read '%s': %s", path,
-			       archive_error_string(in));
+		return err_set(err, 0, "read '%s': %s", path, archive_error_string(in));
 	return 0;
 }
 
@@ -165,13 +173,13 @@ static int extract_one(struct archive *in, struct archive *out, struct archive_e
 	const char *path = archive_entry_pathname(e);
 
 	if (archive_write_header(out, e) != ARCHIVE_OK)
-		return err_set(err, archive_errno(out), "entry '%s': %s", path,
+		return err_set(err, write_errno(out), "entry '%s': %s", path,
 			       archive_error_string(out));
 	if (archive_entry_filetype(e) == AE_IFREG && archive_entry_size(e) > 0 &&
 	    copy_data(in, out, path, lim, st, err) < 0)
 		return -1;
 	if (archive_write_finish_entry(out) != ARCHIVE_OK)
-		return err_set(err, archive_errno(out), "entry '%s': %s", path,
+		return err_set(err, write_errno(out), "entry '%s': %s", path,
 			       archive_error_string(out));
 	return 0;
 }
@@ -191,11 +199,10 @@ static int extract_loop(struct archive *in, struct archive *out, int destfd,
 			return -1;
 	}
 	if (r != ARCHIVE_EOF)
-		return err_set(err, archive_errno(in), "not a readable tarball: %s",
-			       archive_error_string(in));
+		return err_set(err, 0, "not a readable tarball: %s", archive_error_string(in));
 	/* Applies the deferred directory modes and times. */
 	if (archive_write_close(out) != ARCHIVE_OK)
-		return err_set(err, archive_errno(out), "finishing: %s", archive_error_string(out));
+		return err_set(err, write_errno(out), "finishing: %s", archive_error_string(out));
 	return 0;
 }
 
@@ -213,7 +220,7 @@ static struct archive *open_reader(int archive_fd, struct sbx_err *err)
 	archive_read_support_filter_xz(in);
 	archive_read_support_filter_zstd(in);
 	if (archive_read_open_fd(in, archive_fd, 1 << 16) != ARCHIVE_OK) {
-		err_set(err, archive_errno(in), "not a tarball: %s", archive_error_string(in));
+		err_set(err, 0, "not a tarball: %s", archive_error_string(in));
 		archive_read_free(in);
 		return NULL;
 	}
@@ -277,6 +284,12 @@ static void child_extract(int archive_fd, int stagingfd, int report_fd)
 	uid_t uid = SBX_ROOT_HOST_UID;
 
 	umask(022);
+	/* Entered while still root: the caller's working directory may be closed
+	 * to the uid we become, and import_extract_fd returns to it. */
+	if (fchdir(stagingfd) < 0) {
+		err_sys(&rep.err, "enter the staging directory");
+		goto out;
+	}
 	if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
 			       setresuid(uid, uid, uid) < 0)) {
 		err_sys(&rep.err, "switch to uid %u", (unsigned)uid);
