@@ -102,6 +102,31 @@ static void clean_stale(int dirfd)
 	closedir(d);
 }
 
+static bool digest_named(const struct sbx_store *s, const char *digest);
+static int remove_digest(const struct sbx_store *s, const char *digest, struct sbx_err *err);
+
+/* Images no name points at any more (replaced by a newer import under the
+ * same name, or left while a sandbox used them) go once no sandbox does. */
+static void gc_orphans(const struct sbx_store *s)
+{
+	DIR *d = open_dir_at(s->fd, ".");
+	struct sbx_err ignore = { 0 };
+
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!digest_valid(e->d_name) || digest_named(s, e->d_name))
+			continue;
+		_cleanup_close_ int fd = openat(s->fd, e->d_name, O_RDONLY | O_DIRECTORY |
+						O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+			continue;
+		log_verbose("removing image %.12s: no name points at it", e->d_name);
+		(void)remove_digest(s, e->d_name, &ignore);
+	}
+	closedir(d);
+}
+
 static char *user_store_path(struct sbx_err *err)
 {
 	_cleanup_free_ char *data = NULL;
@@ -159,6 +184,7 @@ static int store_setup(struct sbx_store *s, struct sbx_err *err)
 	if (names >= 0)
 		clean_stale(names);
 	clean_stale(s->cache_fd);
+	gc_orphans(s);
 	return 0;
 }
 

@@ -209,3 +209,19 @@ test_ls_and_rm() {
 	run "$SBX" image inspect nosuch
 	assert_bad_input "no image 'nosuch'"
 }
+
+test_reimport_under_same_name_replaces() {
+	craft setuid "$TESTDIR/v1.tar" "$TESTDIR"
+	cp "$TESTDIR/v1.tar" "$TESTDIR/v2.tar"
+	echo "v2 $TESTDIR" > "$TESTDIR/unique"
+	tar -rf "$TESTDIR/v2.tar" -C "$TESTDIR" unique
+	"$SBX" -q image import "$TESTDIR/v1.tar" --name replaced
+	local d1; d1=$(cut -c1-64 "$(store)/names/replaced")
+	"$SBX" -q image import "$TESTDIR/v2.tar" --name replaced
+	local d2; d2=$(cut -c1-64 "$(store)/names/replaced")
+	assert_ne "$d1" "$d2" "digest after re-import"
+	# The old image, named by nothing now, is gone at the next store change.
+	"$SBX" -q image import "$TESTDIR/v2.tar" --name replaced
+	[ ! -e "$(store)/$d1" ] || grep -q "$d1" "$(store)"/names/* || fail "unnamed image $d1 was kept"
+	"$SBX" image rm replaced
+}
