@@ -228,7 +228,8 @@ static int image_build(const char *recipe, const char *name, struct sbx_err *err
 			WIFEXITED(status) ? "exit status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	}
-	int r = err->msg[0] ? -1 : import_file(out, name ? name : recipe, err);
+	_cleanup_free_ char *source = xasprintf("recipe %s from %s/rootfs", recipe, stock);
+	int r = err->msg[0] ? -1 : import_file(out, name ? name : recipe, source, err);
 	unlink(out);
 	if (logpath)
 		unlink(logpath);
@@ -241,9 +242,11 @@ int cmd_image(int argc, char **argv, struct sbx_err *err)
 	const char *sub = argc > 1 ? argv[1] : NULL;
 	int r;
 
-	if (!sub || !strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		fputs(usage, sub ? stdout : stderr);
-		return sub ? 0 : err_set(err, 0, "image: which subcommand? (build, import, ls, rm, inspect)");
+	if (!sub)
+		return err_set(err, 0, "image: which subcommand? (build, import, ls, rm, inspect)");
+	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		fputs(usage, stdout);
+		return 0;
 	}
 	if (parse_args(argc, argv, 1, &a, err) < 0)
 		return -1;
@@ -254,7 +257,7 @@ int cmd_image(int argc, char **argv, struct sbx_err *err)
 	if (!strcmp(sub, "build"))
 		r = image_build(a.nops ? a.ops[0] : "minimal", a.name, err);
 	else if (!strcmp(sub, "import"))
-		r = a.nops ? import_file(a.ops[0], a.name, err)
+		r = a.nops ? import_file(a.ops[0], a.name, NULL, err)
 			   : err_set(err, 0, "image import: which FILE?");
 	else if (!strcmp(sub, "ls"))
 		r = a.nops ? err_set(err, 0, "image ls: unexpected argument '%s'", a.ops[0])

@@ -347,8 +347,8 @@ static int extract_forked(int archive_fd, int stagingfd, struct sbx_import_stats
 }
 
 /* Reads the image's own files and writes meta.json into the staging dir. */
-static int write_meta(int stagingfd, const char *file, const char *name, const char *digest,
-		      const struct sbx_import_stats *st, struct sbx_err *err)
+static int write_meta(int stagingfd, const char *file, const char *source, const char *name,
+		      const char *digest, const struct sbx_import_stats *st, struct sbx_err *err)
 {
 	struct sbx_list env = { 0 }, hosts = { 0 };
 	char abs[4096];
@@ -361,7 +361,9 @@ static int write_meta(int stagingfd, const char *file, const char *name, const c
 					    O_NOFOLLOW | O_CLOEXEC);
 	int r = -1;
 
-	if (realpath(file, abs))
+	if (source)
+		m.source = (char *)source;
+	else if (realpath(file, abs))
 		m.source = abs;
 	if (rootfd < 0)
 		return err_sys(err, "open 'rootfs'");
@@ -376,8 +378,8 @@ out:
 	return r;
 }
 
-static int import_new(const struct sbx_store *s, int fd, const char *file, const char *name,
-		      const char *digest, struct sbx_err *err)
+static int import_new(const struct sbx_store *s, int fd, const char *file, const char *source,
+		      const char *name, const char *digest, struct sbx_err *err)
 {
 	_cleanup_free_ char *staging = NULL;
 	_cleanup_close_ int sfd = -1;
@@ -389,7 +391,7 @@ static int import_new(const struct sbx_store *s, int fd, const char *file, const
 	if (store_staging_new(s, paths_sandbox_host_uid(), &staging, &sfd, err) < 0)
 		return -1;
 	if (extract_forked(fd, sfd, &st, err) < 0 ||
-	    write_meta(sfd, file, name, digest, &st, err) < 0 ||
+	    write_meta(sfd, file, source, name, digest, &st, err) < 0 ||
 	    store_staging_commit(s, staging, digest, err) < 0) {
 		if (rm_rf_at(s->fd, staging, &ignore) < 0)
 			log_warn("could not remove '%s/%s': %s", s->path, staging, ignore.msg);
@@ -402,8 +404,8 @@ static int import_new(const struct sbx_store *s, int fd, const char *file, const
 	return 0;
 }
 
-static int import_locked(const struct sbx_store *s, int fd, const char *file, const char *name,
-			 struct sbx_err *err)
+static int import_locked(const struct sbx_store *s, int fd, const char *file, const char *source,
+			 const char *name, struct sbx_err *err)
 {
 	char digest[SBX_DIGEST_HEX + 1];
 	bool hit;
@@ -413,11 +415,14 @@ static int import_locked(const struct sbx_store *s, int fd, const char *file, co
 	log_verbose("sha256 of '%s': %s (%s)", file, digest, hit ? "digest cache hit" : "computed");
 	if (store_has_digest(s, digest))
 		log_verbose("image %.12s is already in the store", digest);
-	else if (import_new(s, fd, file, name, digest, err) < 0)
+	else if (import_new(s, fd, file, source, name, digest, err) < 0)
 		return err_wrap(err, "import '%s'", file);
 	if (store_name_set(s, name, digest, err) < 0)
 		return -1;
-	log_info("imported '%s' as %s (%.12s)", file, name, digest);
+	if (source)
+		log_info("imported %s as %s (%.12s)", source, name, digest);
+	else
+		log_info("imported '%s' as %s (%.12s)", file, name, digest);
 	return 0;
 }
 
@@ -439,7 +444,7 @@ static char *name_from_file(const char *file)
 	return n;
 }
 
-int import_file(const char *file, const char *name, struct sbx_err *err)
+int import_file(const char *file, const char *name, const char *source, struct sbx_err *err)
 {
 	_cleanup_free_ char *derived = NULL;
 	_cleanup_close_ int fd = -1;
@@ -459,7 +464,7 @@ int import_file(const char *file, const char *name, struct sbx_err *err)
 		return err_set(err, 0, "'%s' is not a regular file", file);
 	if (store_open_locked(&s, err) < 0)
 		return -1;
-	int r = import_locked(&s, fd, file, name, err);
+	int r = import_locked(&s, fd, file, source, name, err);
 	store_close(&s);
 	return r;
 }

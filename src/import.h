@@ -29,7 +29,8 @@ extern const struct sbx_import_limits import_default_limits;
 int import_extract_fd(int archive_fd, int destfd, const struct sbx_import_limits *lim,
 		      struct sbx_import_stats *stats, struct sbx_err *err);
 /* `sbxrun image import FILE [--name NAME]`: the whole import into the user's
- * store under its lock; name NULL derives one from FILE. */
-int import_file(const char *file, const char *name, struct sbx_err *err);
+ * store under its lock; name NULL derives one from FILE; source is what
+ * meta.json records as the origin (NULL: FILE's absolute path). */
+int import_file(const char *file, const char *name, const char *source, struct sbx_err *err);
 
 #endif

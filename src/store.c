@@ -571,8 +571,8 @@ int store_remove(const char *name, struct sbx_err *err)
 		r = sys ? err_set(err, 0, "image '%s' is in the system store %s (read-only)", name,
 				  SBX_SYSTEM_STORE)
 			: err_set(err, 0, "no image '%s' (see 'sbxrun image ls')", name);
-	} else if (r > 0) {
-		r = remove_locked(&s, name, digest, err);
+	} else if (r > 0 && (r = remove_locked(&s, name, digest, err)) == 0) {
+		log_info("removed image '%s'", name);
 	}
 	store_close(&s);
 	return r;
