@@ -1,0 +1,227 @@
+# also-as-root
+# tests/integration/10-image.sh - the image store: import of the real minimal
+# image, the digest cache, inspect/ls/rm, and crafted hostile tarballs that
+# must be refused whole with nothing left behind.
+
+store() { echo "${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/images"; }
+
+# craft CASE OUT OUTSIDE: writes a tarball for one case with python3's tarfile.
+craft() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import io, sys, tarfile
+case, out, outside = sys.argv[1:4]
+t = tarfile.open(out, "w")
+def add(name, data=b"x", mode=0o644, **kw):
+    i = tarfile.TarInfo(name)
+    for k, v in kw.items():
+        setattr(i, k, v)
+    i.mode = mode
+    if i.type in (tarfile.REGTYPE, tarfile.AREGTYPE):
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+    else:
+        t.addfile(i)
+def d(name, mode=0o755):
+    add(name, mode=mode, type=tarfile.DIRTYPE)
+d("./"); d("./etc"); add("./etc/ok", b"fine\n")
+if case == "abs":
+    add(outside + "/pwned")
+elif case == "dotdot":
+    add("./etc/../../pwned")
+elif case == "symlink":
+    add("./link", type=tarfile.SYMTYPE, linkname=outside)
+    add("./link/pwned")
+elif case == "symlink-rel":
+    add("./etc/up", type=tarfile.SYMTYPE, linkname="../../../../../../../../" + outside)
+    add("./etc/up/pwned")
+elif case == "symlink-file":
+    add("./etc/s", type=tarfile.SYMTYPE, linkname=outside + "/sentinel")
+    add("./etc/s", b"overwritten\n")
+elif case == "hardlink":
+    add("./etc/h", type=tarfile.LNKTYPE, linkname=outside + "/sentinel")
+elif case == "hardlink-dotdot":
+    add("./etc/h", type=tarfile.LNKTYPE, linkname="../" * 12 + outside.lstrip("/") + "/sentinel")
+elif case == "hardlink-via-symlink":
+    add("./etc/s", type=tarfile.SYMTYPE, linkname=outside + "/sentinel")
+    add("./etc/h", type=tarfile.LNKTYPE, linkname="./etc/s")
+elif case == "device":
+    d("./dev")
+    add("./dev/null", type=tarfile.CHRTYPE, devmajor=1, devminor=3, mode=0o666)
+    add("./dev/fifo", type=tarfile.FIFOTYPE)
+    add("./etc/after", b"after\n")
+elif case == "setuid":
+    add("./etc/su", b"#!/bin/sh\n", mode=0o6755)
+elif case == "modes":
+    d("./locked"); add("./locked/inner", b"in\n", mode=0o400)
+    d("./locked/sub"); add("./locked/sub/deep", b"deep\n")
+    add("./locked/sub", mode=0o000, type=tarfile.DIRTYPE)
+    add("./locked", mode=0o500, type=tarfile.DIRTYPE)
+elif case == "truncated":
+    pass
+t.close()
+if case == "truncated":
+    data = open(out, "rb").read()
+    big = tarfile.TarInfo("./etc/big"); big.size = 100000
+    open(out, "wb").write(data[:1024] + big.tobuf() + b"y" * 5000)
+PY
+}
+
+# The store must look as before: same digest directories, no staging left.
+store_snapshot() { ls -a "$(store)" | grep -v '^\.lock$'; ls "$(store)/names"; }
+
+expect_refused() { # case needle
+	local outside=$TESTDIR/outside
+	mkdir -p "$outside"
+	echo original > "$outside/sentinel"
+	craft "$1" "$TESTDIR/$1.tar" "$outside"
+	local before; before=$(store_snapshot)
+	run "$SBX" image import "$TESTDIR/$1.tar" --name "bad-$1"
+	assert_bad_input "$2"
+	assert_contains "$err" "$TESTDIR/$1.tar" "stderr names the tarball"
+	assert_eq "$before" "$(store_snapshot)" "store after refused '$1'"
+	assert_eq "original" "$(cat "$outside/sentinel")" "sentinel"
+	assert_eq "sentinel" "$(ls "$outside")" "files outside"
+	[ ! -e "$TESTDIR/pwned" ] && [ ! -e "/pwned" ] || fail "a file escaped"
+}
+
+test_refuses_absolute_path() { expect_refused abs "absolute path"; }
+test_refuses_dotdot() { expect_refused dotdot "'..'"; }
+test_refuses_write_through_symlink() { expect_refused symlink "symlink"; }
+test_refuses_write_through_relative_symlink() { expect_refused symlink-rel "symlink"; }
+test_refuses_replacing_symlink() { expect_refused symlink-file "symlink"; }
+test_refuses_hardlink_out() { expect_refused hardlink "absolute path"; }
+test_refuses_hardlink_dotdot() { expect_refused hardlink-dotdot "'..'"; }
+test_refuses_hardlink_to_symlink() { expect_refused hardlink-via-symlink "symlink"; }
+test_refuses_truncated_tarball() { expect_refused truncated "etc/big"; }
+
+test_refuses_non_tar() {
+	echo "not an archive" > "$TESTDIR/junk.tar"
+	run "$SBX" image import "$TESTDIR/junk.tar"
+	assert_bad_input "junk.tar"
+	run "$SBX" image import "$TESTDIR/missing.tar"
+	assert_bad_input "missing.tar"
+	run "$SBX" image import "$TESTDIR/junk.tar" --name "no/slash"
+	assert_bad_input "no/slash"
+}
+
+test_device_nodes_skipped() {
+	craft device "$TESTDIR/dev.tar" "$TESTDIR"
+	run "$SBX" image import "$TESTDIR/dev.tar" --name devtest
+	assert_status 0
+	local d; d=$(cut -c1-64 "$(store)/names/devtest")
+	[ -f "$(store)/$d/rootfs/etc/after" ] || fail "entry after the device node is missing"
+	[ ! -e "$(store)/$d/rootfs/dev/null" ] || fail "device node was created"
+	"$SBX" image rm devtest
+}
+
+test_setuid_stripped_and_owner() {
+	craft setuid "$TESTDIR/su.tar" "$TESTDIR"
+	run "$SBX" image import "$TESTDIR/su.tar" --name suidtest
+	assert_status 0
+	local d; d=$(cut -c1-64 "$(store)/names/suidtest")
+	assert_eq 755 "$(stat -c %a "$(store)/$d/rootfs/etc/su")" "mode of a setuid file"
+	local want; want=$([ "$AS_ROOT" = 1 ] && echo 2147000000 || id -u)
+	assert_eq "$want" "$(stat -c %u "$(store)/$d/rootfs/etc/su")" "owner"
+	assert_eq "$want" "$(stat -c %u "$(store)/$d/rootfs")" "owner of rootfs"
+	"$SBX" image rm suidtest
+}
+
+test_restrictive_modes_extract_and_remove() {
+	craft modes "$TESTDIR/modes.tar" "$TESTDIR"
+	gzip -k "$TESTDIR/modes.tar"
+	run "$SBX" image import "$TESTDIR/modes.tar.gz"
+	assert_status 0
+	local d; d=$(cut -c1-64 "$(store)/names/modes")
+	assert_eq 500 "$(stat -c %a "$(store)/$d/rootfs/locked")" "mode of locked/"
+	assert_eq 0 "$(stat -c %a "$(store)/$d/rootfs/locked/sub")" "mode of locked/sub"
+	run "$SBX" image rm modes
+	assert_status 0
+	[ ! -e "$(store)/$d" ] || fail "image directory left after rm"
+}
+
+test_filters_xz_zstd() {
+	craft setuid "$TESTDIR/f.tar" "$TESTDIR"
+	xz -k "$TESTDIR/f.tar"
+	zstd -q "$TESTDIR/f.tar" -o "$TESTDIR/f.tar.zst"
+	run "$SBX" image import "$TESTDIR/f.tar.xz" --name fxz
+	assert_status 0
+	run "$SBX" image import "$TESTDIR/f.tar.zst" --name fzst
+	assert_status 0
+	"$SBX" image rm fxz
+	"$SBX" image rm fzst
+}
+
+test_minimal_inspect_shows_image_sources() {
+	run "$SBX" image inspect minimal
+	assert_status 0
+	assert_contains "$out" "sha256:$(sha256sum "$IMAGES/minimal.tar.zst" | cut -c1-64)"
+	assert_contains "$out" "PATH=/opt/venv/bin"
+	# The hosts come from the image's own apt sources; read them here the same way.
+	local src hosts
+	src=$(tar --zstd -xOf "$IMAGES/minimal.tar.zst" ./etc/apt/sources.list 2>/dev/null || true)
+	src="$src$(tar --zstd -xOf "$IMAGES/minimal.tar.zst" --wildcards './etc/apt/sources.list.d/*' 2>/dev/null || true)"
+	assert_contains "$src" "bookworm" "the image's apt sources"
+	hosts=$(printf '%s\n' "$src" | grep -oE '[a-z]+://[^/ :]+' | sed 's|.*://||' | sort -u)
+	[ -n "$hosts" ] || fail "no hosts in the image's apt sources"
+	for h in $hosts; do assert_contains "$out" "$h" "inspect"; done
+}
+
+test_second_import_is_instant() {
+	run "$SBX" -v image import "$IMAGES/minimal.tar.zst" --name minimal
+	assert_status 0
+	assert_contains "$err" "digest cache hit"
+	assert_contains "$err" "already in the store"
+	local t0 t1
+	t0=$(date +%s%N)
+	"$SBX" image import "$IMAGES/minimal.tar.zst" --name minimal-again
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -lt 1000 ] || fail "second import took $(((t1 - t0) / 1000000)) ms"
+	"$SBX" image rm minimal-again
+	run "$SBX" image inspect minimal
+	assert_status 0
+}
+
+test_ls_and_rm() {
+	craft setuid "$TESTDIR/solo.tar" "$TESTDIR"
+	echo "unique $TESTDIR" > "$TESTDIR/unique"
+	tar -rf "$TESTDIR/solo.tar" -C "$TESTDIR" unique
+	"$SBX" image import "$TESTDIR/solo.tar" -q
+	run "$SBX" image ls
+	assert_status 0
+	assert_contains "$out" "minimal"
+	assert_contains "$out" "solo"
+	local d; d=$(cut -c1-64 "$(store)/names/solo")
+	assert_contains "$out" "${d:0:12}"
+	# A sandbox holds a shared lock on the image directory while it runs.
+	bash -c 'exec 9<"$1"; flock -s 9; exec sleep 10' _ "$(store)/$d" &
+	local holder=$!
+	sleep 0.3
+	run "$SBX" image rm solo
+	assert_bad_input "in use"
+	kill "$holder"; wait "$holder" 2>/dev/null || true
+	run "$SBX" image rm solo
+	assert_status 0
+	[ ! -e "$(store)/$d" ] || fail "image directory left after rm"
+	run "$SBX" image ls
+	assert_not_contains "$out" "solo"
+	run "$SBX" image rm solo
+	assert_bad_input "no image 'solo'"
+	run "$SBX" image inspect nosuch
+	assert_bad_input "no image 'nosuch'"
+}
+
+test_reimport_under_same_name_replaces() {
+	craft setuid "$TESTDIR/v1.tar" "$TESTDIR"
+	cp "$TESTDIR/v1.tar" "$TESTDIR/v2.tar"
+	echo "v2 $TESTDIR" > "$TESTDIR/unique"
+	tar -rf "$TESTDIR/v2.tar" -C "$TESTDIR" unique
+	"$SBX" -q image import "$TESTDIR/v1.tar" --name replaced
+	local d1; d1=$(cut -c1-64 "$(store)/names/replaced")
+	"$SBX" -q image import "$TESTDIR/v2.tar" --name replaced
+	local d2; d2=$(cut -c1-64 "$(store)/names/replaced")
+	assert_ne "$d1" "$d2" "digest after re-import"
+	# The old image, named by nothing now, is gone at the next store change.
+	"$SBX" -q image import "$TESTDIR/v2.tar" --name replaced
+	[ ! -e "$(store)/$d1" ] || grep -q "$d1" "$(store)"/names/* || fail "unnamed image $d1 was kept"
+	"$SBX" image rm replaced
+}
