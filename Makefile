@@ -88,4 +88,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-san sbxrun tests/helper/probe
+	rm -rf build build-san build-fuzz sbxrun tests/helper/probe

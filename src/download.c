@@ -19,7 +19,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "dlpolicy.h"
+#include "hostmatch.h"
 #include "log.h"
 #include "paths.h"
 #include "session_client.h"
@@ -34,6 +34,7 @@ static const char usage[] =
 
 struct dl {
 	const struct sbx_config *cfg;
+	struct sbx_allow allow; /* [download] allow, compiled */
 	int fd;                 /* the temporary file */
 	uint64_t got, max;
 	int too_big;
@@ -67,7 +68,7 @@ static curl_socket_t on_socket(void *arg, curlsocktype purpose, struct curl_sock
 	const char *why = "refused";
 
 	(void)purpose;
-	if (!dlpolicy_addr_allowed(&a->addr, d->exact, d->internal, &why)) {
+	if (!addr_allowed(&a->addr, d->exact, d->internal, &why)) {
 		d->refused = why;
 		return CURL_SOCKET_BAD;
 	}
@@ -87,11 +88,22 @@ static int on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t u
 	return 0;
 }
 
+/* curl gives IPv6 hosts as [addr]: the matcher takes them bare. */
+static char *unbracket(char *host)
+{
+	size_t n = strlen(host);
+	if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
+		host[n - 1] = '\0';
+		return host + 1;
+	}
+	return host;
+}
+
 /* Scheme and host of one hop, checked against the profile. */
 static int check_url(struct dl *d, CURL *c, const char *url, struct sbx_err *err)
 {
 	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *port = NULL;
+	char *scheme = NULL, *host = NULL, *port = NULL, canon[256];
 	int r = -1;
 
 	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
@@ -102,11 +114,12 @@ static int check_url(struct dl *d, CURL *c, const char *url, struct sbx_err *err
 	} else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 		   curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
 		err_set(err, 0, "'%s' is not a URL with a host", url);
-	} else if (!dlpolicy_host_allowed(&d->cfg->dl_allow, host, atoi(port), &d->exact)) {
+	} else if (host_canon(unbracket(host), canon, sizeof(canon), err) < 0) {
+		err_wrap(err, "'%s'", url);
+	} else if (!allow_match(&d->allow, canon, atoi(port), &d->exact, &d->internal)) {
 		err_set(err, 0, "'%s': host '%s' port %s is not in [download] allow of profile '%s'",
-			url, host, port, d->cfg->profile ? d->cfg->profile : "default");
+			url, canon, port, d->cfg->profile ? d->cfg->profile : "default");
 	} else {
-		d->internal = strcasecmp(host, SBX_HOST_INTERNAL) == 0;
 		snprintf(d->resolve, sizeof(d->resolve), "%s:%s:127.0.0.1", SBX_HOST_INTERNAL, port);
 		d->resolve_list = (struct curl_slist){ d->resolve, NULL };
 		curl_easy_setopt(c, CURLOPT_RESOLVE, d->internal ? &d->resolve_list : NULL);
@@ -280,6 +293,7 @@ static int download(const struct sbx_config *cfg, const char *url, const char *d
 	paths_as_sandbox_owner(0);
 	close(d.fd);
 	EVP_MD_CTX_free(d.md);
+	allow_free(&d.allow);
 	if (r == 0)
 		log_info("downloaded %" PRIu64 " bytes to %s%s%s", d.got, cfg->session ? cfg->session : "",
 			 cfg->session ? ":" : "", dest);

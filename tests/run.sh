@@ -7,7 +7,17 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 results=$(mktemp)
-trap 'rm -f "$results"' EXIT
+# A world-readable copy of what the test user needs (a CI clone may sit
+# below a directory the test user cannot enter); one per run, so that two
+# runs on one machine do not clobber each other.
+T=$(mktemp -d /tmp/sbxrun-check.XXXXXX)
+chmod 0755 "$T"
+cleanup() {
+	for u in "$TEST_USER" root; do runuser -u "$u" -- true 2>/dev/null; done
+	pkill -u "${TEST_USER:-nobody}" -f "$T/sbxrun" 2>/dev/null
+	rm -rf "$T" "$results"
+}
+trap cleanup EXIT
 TEST_USER=${SBX_TEST_USER:-sbxtest}
 
 echo "== unit tests"
@@ -26,12 +36,6 @@ if [ -x tests/fuzz/run.sh ]; then
 fi
 
 echo "== test images"
-# A world-readable copy of what the test user needs (a CI clone may sit
-# below a directory the test user cannot enter).
-T=/tmp/sbxrun-check
-rm -rf "$T" 2>/dev/null
-mkdir -p "$T"
-chmod 0755 "$T"
 cp -R sbxrun profiles rootfs tests "$T/"
 [ -d completions ] && cp -R completions "$T/"
 chmod -R a+rX "$T"

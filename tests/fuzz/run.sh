@@ -11,7 +11,7 @@ out=build-fuzz
 pkgs="libseccomp libcap-ng libarchive libcurl inih libcrypto json-c"
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (make deps)" >&2; exit 1; }
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-cflags="-g -O1 -std=gnu11 $san -fsanitize=fuzzer-no-link $(pkg-config --cflags $pkgs) -Isrc"
+cflags="-g -O1 -std=gnu11 $san -fsanitize=fuzzer-no-link $(pkg-config --cflags $pkgs) -iquote src"
 cflags="$cflags -DSBX_DATADIR=\"/usr/local/share/sbxrun\" -DSBX_VERSION=\"fuzz\""
 libs=$(pkg-config --libs $pkgs)
 mkdir -p "$out"
