@@ -147,9 +147,9 @@ int store_build_path(const char *recipe, const char *ext, char **out, struct sbx
 	return 0;
 }
 
-static int mkdir_at(int dirfd, const char *name, struct sbx_err *err)
+static int mkdir_at(int dirfd, const char *name, mode_t mode, struct sbx_err *err)
 {
-	if (mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
+	if (mkdirat(dirfd, name, mode) < 0 && errno != EEXIST)
 		return err_sys(err, "mkdir '%s'", name);
 	return 0;
 }
@@ -174,7 +174,7 @@ static int store_setup(struct sbx_store *s, struct sbx_err *err)
 			if (errno != EINTR)
 				return err_sys(err, "lock '%s'", s->path);
 	}
-	if (mkdir_at(s->fd, "names", err) < 0 || mkdir_at(s->fd, "digests", err) < 0)
+	if (mkdir_at(s->fd, "names", 0755, err) < 0 || mkdir_at(s->fd, "digests", 0700, err) < 0)
 		return -1;
 	s->cache_fd = openat(s->fd, "digests", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->cache_fd < 0)
@@ -247,6 +247,11 @@ fail:
 int store_staging_commit(const struct sbx_store *s, const char *staging, const char *digest,
 			 struct sbx_err *err)
 {
+	/* Private while it fills; readable once complete, so that a system store
+	 * (a store made by root and opened up to all) serves every user. The
+	 * user's own store stays private through its 0700 parent. */
+	if (fchmodat(s->fd, staging, 0755, 0) < 0)
+		return err_sys(err, "chmod '%s' in '%s'", staging, s->path);
 	if (renameat2(s->fd, staging, s->fd, digest, RENAME_NOREPLACE) < 0)
 		return err_sys(err, "rename '%s' to '%s' in '%s'", staging, digest, s->path);
 	return 0;

@@ -225,3 +225,27 @@ test_reimport_under_same_name_replaces() {
 	[ ! -e "$(store)/$d1" ] || grep -q "$d1" "$(store)"/names/* || fail "unnamed image $d1 was kept"
 	"$SBX" image rm replaced
 }
+
+# A lab fills the system store as root (XDG_DATA_HOME=/var/lib puts the store
+# at /var/lib/sbxrun/images); it is searched after the user's and read-only.
+test_system_store_searched_after_user_store() {
+	run "$SBX" image ls
+	assert_status 0
+	[ "$AS_ROOT" = 1 ] || return 0 # only root can fill it; the user run checks ls copes without one
+	[ ! -e /var/lib/sbxrun ] || skip "/var/lib/sbxrun exists already; not touching a real system store"
+	trap 'rm -rf /var/lib/sbxrun' EXIT
+	craft setuid "$TESTDIR/sys.tar" "$TESTDIR"
+	echo "system $TESTDIR" > "$TESTDIR/unique"
+	tar -rf "$TESTDIR/sys.tar" -C "$TESTDIR" unique
+	XDG_DATA_HOME=/var/lib "$SBX" -q image import "$TESTDIR/sys.tar" --name labimg
+	run "$SBX" image ls
+	assert_contains "$out" "labimg"
+	assert_contains "$(printf '%s\n' "$out" | grep labimg)" "system"
+	run "$SBX" image inspect labimg
+	assert_status 0
+	assert_contains "$out" "system"
+	run "$SBX" image rm labimg
+	assert_bad_input "system store"
+	assert_eq 755 "$(stat -c %a /var/lib/sbxrun/images/"$(cut -c1-64 /var/lib/sbxrun/images/names/labimg)")" \
+		"mode of a finished image directory"
+}
