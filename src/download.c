@@ -284,6 +284,13 @@ static int download(const struct sbx_config *cfg, const char *url, const char *d
 	if (d.fd < 0)
 		return err_sys(err, "create a temporary file for '%s'", dest);
 	d.md = EVP_MD_CTX_new();
+	struct sbx_sets none = { 0 };
+	if (allow_compile(&cfg->dl_allow, &none, &d.allow, err) < 0) {
+		unlinkat(dir, tmp, 0);
+		close(d.fd);
+		EVP_MD_CTX_free(d.md);
+		return -1;
+	}
 	int ok = fetch(&d, url, err) == 0 && verify(&d, cfg->sha256, err) == 0 && fsync(d.fd) == 0;
 	paths_as_sandbox_owner(in_sandbox);
 	if (ok)
