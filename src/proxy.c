@@ -309,6 +309,7 @@ static void connected(struct sbx_proxy *p, struct conn *c)
 		size_t body = nrest < c->req.body ? nrest : (size_t)c->req.body;
 		buf_put(&c->up, c->req.head, c->req.head_len);
 		buf_put(&c->up, rest, body);
+		c->bytes_up += c->req.head_len + body;
 		c->body_left = c->req.body - body;
 	}
 	c->state = C_RELAY;
@@ -529,6 +530,11 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	struct sbx_proxy *p = xcalloc(1, sizeof(*p));
 	_cleanup_strv_ char **npm = split(conf->npm_registry), **pypi = split(conf->pypi_index);
 	struct sbx_sets sets = { conf->apt_hosts, npm, pypi };
+	/* packages egress without an allow list: the image's package sources */
+	static char *set_names[] = { "@apt", "@pypi", "@npm", NULL };
+	static char *set_origins[] = { "default", "default", "default", NULL };
+	const struct sbx_strlist sets_only = { set_names, set_origins, 3 };
+	const struct sbx_strlist *allow = conf->allow && conf->allow->n ? conf->allow : &sets_only;
 
 	p->profile = xstrdup(conf->profile ? conf->profile : "default");
 	p->events_fd = conf->events_fd;
@@ -538,7 +544,7 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 		p->c[i].cfd = p->c[i].ufd = -1;
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
 	p->res = resolver_new();
-	if (p->ep < 0 || !p->res || allow_compile(conf->allow, &sets, &p->allow, err) < 0) {
+	if (p->ep < 0 || !p->res || allow_compile(allow, &sets, &p->allow, err) < 0) {
 		if (!err->msg[0])
 			err_sys(err, "start the egress proxy");
 		p->listen = -1;

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "mounts.h"
 #include "netns.h"
+#include "proxy.h"
 #include "paths.h"
 #include "supervise.h"
 #include "syncmsg.h"
@@ -134,6 +135,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	memset(plan, 0, sizeof(*plan));
 	plan->cfg = cfg;
 	plan->argv = argv;
+	plan->events_fd = -1;
 	if (store_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
 	plan->lower = xasprintf("%s/rootfs", plan->img.dir);
@@ -161,6 +163,11 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		return -1;
 	if (limits_prepare(cfg, &plan->lim, err) < 0)
 		return -1;
+	if (cfg->events_file) {
+		plan->events_fd = open(cfg->events_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+		if (plan->events_fd < 0)
+			return err_sys(err, "--events '%s'", cfg->events_file);
+	}
 	if (cfg->seccomp == SBX_OFF)
 		log_warn("seccomp = off: the sandbox may use every system call, the kernel's whole "
 			 "attack surface (keyring, bpf, io_uring, ...)");
@@ -175,6 +182,8 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	struct sbx_err err;
 
 	limits_cleanup(&plan->lim);
+	if (plan->events_fd >= 0)
+		close(plan->events_fd);
 	store_image_close(&plan->img);
 	for (size_t i = 0; i < plan->nbinds; i++) {
 		free(plan->binds[i].src);
@@ -369,6 +378,16 @@ void sandbox_release(struct sbx_sandbox *sb)
 	sb->sync = sb->pidfd = sb->proxy_fd = -1;
 }
 
+int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
+{
+	struct sbx_proxy_conf conf = {
+		.profile = plan->cfg->profile, .allow = &plan->cfg->allow,
+		.apt_hosts = plan->img.apt_hosts, .npm_registry = plan->img.npm_registry,
+		.pypi_index = plan->img.pypi_index, .events_fd = plan->events_fd,
+	};
+	return proxy_new(&conf, door, px, err);
+}
+
 /* How the limits were enforced and whether one of them ended the run. */
 static void limits_result(const struct sbx_plan *plan, struct sbx_result *res)
 {
@@ -398,7 +417,22 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	supervise_block_signals(&set);
 	if (sandbox_start(plan, &sb, err) < 0)
 		return -1;
-	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, res, err);
+	struct sbx_proxy *px = NULL;
+	if (sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) {
+		supervise_kill(sb.pid, sb.pidfd);
+		sandbox_release(&sb);
+		return -1;
+	}
+	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, res, err);
+	if (px) {
+		struct sbx_proxy_stats st;
+		proxy_stats(px, &st);
+		res->egress_allowed = st.allowed;
+		res->egress_refused = st.refused;
+		res->egress_bytes_up = st.bytes_up;
+		res->egress_bytes_down = st.bytes_down;
+		proxy_free(px);
+	}
 	sandbox_release(&sb);
 	if (r == 0)
 		limits_result(plan, res);

@@ -41,6 +41,7 @@ struct sbx_plan {
 	int session;         /* init starts no command: a session's commands join later */
 	char *ca_file;       /* the host's CA bundle, bound in for packages egress */
 	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
+	int events_fd;       /* --events FILE, or -1 */
 	struct winsize ws;   /* the caller's terminal size, if any */
 };
 
@@ -81,6 +82,9 @@ void sandbox_plan_free(struct sbx_plan *plan);
 int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err);
 /* Creates the sandbox up to its init (sessions supervise it themselves). */
 int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err);
+struct sbx_proxy;
+/* packages egress: the proxy behind the door the sandbox handed over. */
+int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err);
 void sandbox_release(struct sbx_sandbox *sb);
 
 #endif

@@ -121,6 +121,7 @@ static __attribute__((noreturn)) void supervisor_main(const struct sbx_config *c
 		s.plan.session = 1;
 	}
 	if (err.msg[0] || sandbox_start(&s.plan, &s.sb, &err) < 0 ||
+	    (s.sb.proxy_fd >= 0 && sandbox_proxy(&s.plan, s.sb.proxy_fd, &s.px, &err) < 0) ||
 	    (s.listen = listen_control(dir, &err)) < 0 || write_info(cfg, dir, name, &err) < 0) {
 		(void)!write(ready_fd, err.msg, strlen(err.msg) + 1);
 		_exit(125);
@@ -130,6 +131,7 @@ static __attribute__((noreturn)) void supervisor_main(const struct sbx_config *c
 	s.started = s.last_active = now_ms();
 	int code = session_serve(&s, &set);
 	supervise_kill(s.sb.pid, s.sb.pidfd);
+	proxy_free(s.px);
 	sandbox_release(&s.sb);
 	sandbox_plan_free(&s.plan);
 	struct sbx_err e2;

@@ -391,6 +391,7 @@ static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map,
 	p[n++] = (struct pollfd){ s->listen, POLLIN, 0 };
 	p[n++] = (struct pollfd){ sfd, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->sb.pidfd, POLLIN, 0 };
+	p[n++] = (struct pollfd){ s->px ? proxy_pollfd(s->px) : -1, POLLIN, 0 };
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
 		struct sbx_session_cmd *c = &s->cmds[i];
 		if (!c->used)
@@ -406,7 +407,7 @@ static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map,
 
 static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, int n)
 {
-	for (int i = 3; i < n; i++) {
+	for (int i = 4; i < n; i++) {
 		struct sbx_session_cmd *c = map[i].c;
 		if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)) || !c->used)
 			continue;
@@ -417,7 +418,7 @@ static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, 
 		case 4: capture_read(c, 1); break;
 		}
 	}
-	for (int i = 3; i < n; i++)
+	for (int i = 4; i < n; i++)
 		if (map[i].what == 0 && (p[i].revents & POLLIN) && map[i].c->used)
 			finish_command(s, map[i].c);
 }
@@ -425,13 +426,16 @@ static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, 
 int session_serve(struct sbx_session *s, const sigset_t *set)
 {
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
-	struct pollfd p[3 + 5 * SBX_SESSION_MAX_CMDS];
-	struct slot map[3 + 5 * SBX_SESSION_MAX_CMDS];
+	struct pollfd p[4 + 5 * SBX_SESSION_MAX_CMDS];
+	struct slot map[4 + 5 * SBX_SESSION_MAX_CMDS];
 
 	while (!s->stopping) {
 		int n = build_poll(s, p, map, sfd);
-		if (poll(p, (nfds_t)n, next_timeout(s, now_ms())) < 0 && errno != EINTR)
+		int t = next_timeout(s, now_ms()), pt = s->px ? proxy_timeout_ms(s->px) : -1;
+		if (poll(p, (nfds_t)n, t < 0 || (pt >= 0 && pt < t) ? pt : t) < 0 && errno != EINTR)
 			break;
+		if (s->px)
+			proxy_dispatch(s->px);
 		if (p[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD &&

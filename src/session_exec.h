@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "proxy.h"
 #include "sandbox.h"
 
 #define SBX_SESSION_MAX_CMDS 32
@@ -35,6 +36,7 @@ struct sbx_session {
 	const char *dir;
 	struct sbx_plan plan;
 	struct sbx_sandbox sb;
+	struct sbx_proxy *px;  /* packages egress, or NULL */
 	int listen;
 	int stopping;
 	uint64_t started, last_active;

@@ -19,6 +19,7 @@
 
 #include "diskuse.h"
 #include "log.h"
+#include "proxy.h"
 #include "pty.h"
 #include "syncmsg.h"
 #include "util.h"
@@ -122,7 +123,7 @@ static int over_quota(const struct sbx_plan *plan, int dfd)
 }
 
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
-	      struct sbx_result *res, struct sbx_err *err)
+	      struct sbx_proxy *px, struct sbx_result *res, struct sbx_err *err)
 {
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
 	_cleanup_close_ int tfd = plan->cfg->timeout_ms ? make_timer(plan->cfg->timeout_ms, 0) : -1;
@@ -138,10 +139,11 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		return err_sys(err, "supervisor set-up");
 	}
 	for (;;) {
-		struct pollfd p[7] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
-				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 }, { dfd, POLLIN, 0 } };
-		int np = 5 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 5) : 0);
-		if (poll(p, (nfds_t)np, -1) < 0 && errno != EINTR) {
+		struct pollfd p[8] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
+				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 }, { dfd, POLLIN, 0 },
+				       { px ? proxy_pollfd(px) : -1, POLLIN, 0 } };
+		int np = 6 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 6) : 0);
+		if (poll(p, (nfds_t)np, px ? proxy_timeout_ms(px) : -1) < 0 && errno != EINTR) {
 			pty_relay_end(&relay);
 			return err_sys(err, "poll");
 		}
@@ -157,7 +159,9 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 				send_signal(pidfd, (int)si.ssi_signo);
 		}
 		if (relay.master >= 0)
-			pty_relay_handle(&relay, p + 5, np - 5);
+			pty_relay_handle(&relay, p + 6, np - 6);
+		if (px)
+			proxy_dispatch(px);
 		if (dfd >= 0 && (p[4].revents & POLLIN) && over_quota(plan, dfd)) {
 			snprintf(res->reason, sizeof(res->reason), "disk");
 			send_signal(pidfd, SIGKILL);
