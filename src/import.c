@@ -3,6 +3,7 @@
  * directory that becomes the image only when every entry went in. */
 #define _GNU_SOURCE
 #include "import.h"
+#include "discover.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -466,5 +467,7 @@ int import_file(const char *file, const char *name, const char *source, struct s
 		return -1;
 	int r = import_locked(&s, fd, file, source, name, err);
 	store_close(&s);
+	if (r == 0 && discover_sources(name, err) < 0)
+		log_warn("image '%s': could not ask its npm and pip for their sources: %s", name, err->msg);
 	return r;
 }
