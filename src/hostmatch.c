@@ -63,7 +63,7 @@ int host_canon(const char *in, char *out, size_t size, struct sbx_err *err)
 	if (looks_numeric(out) && !dotted_quad(out))
 		return err_set(err, 0, "'%s': numeric host forms other than a dotted quad are refused", out);
 	if (strspn(out, "abcdefghijklmnopqrstuvwxyz0123456789.-_") != n || strstr(out, "..") ||
-	    out[0] == '.' || out[0] == '-')
+	    out[0] == '.' || out[0] == '-' || out[n - 1] == '.')
 		return err_set(err, 0, "'%s' is not a host name", out);
 	return 0;
 }
