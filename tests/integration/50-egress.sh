@@ -1,0 +1,105 @@
+# also-as-root
+# Packages-only egress (issue 6): apt, pip and npm install through the
+# host-side proxy; everything else is refused. No registry host is written
+# here: the tests read them from the image (its apt sources, its pip).
+
+test_apt_install_through_the_proxy_and_user_code_unreachable() {
+	run "$SBX" run -p packages --events "$TESTDIR/ev" -- sh -c '
+		apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends sl >/dev/null 2>&1 && ls /usr/games/sl
+		python3 -c "import urllib.request; urllib.request.urlopen(\"http://192.0.2.10/\", timeout=5)" 2>&1 | tail -1
+		curl -sS --noproxy "*" http://192.0.2.10/ 2>&1; echo "curl=$?"
+		echo "SBXRUN_NETWORK=$SBXRUN_NETWORK SBXRUN_PROXY=$SBXRUN_PROXY"'
+	assert_status 0
+	assert_contains "$out" "/usr/games/sl"
+	assert_contains "$out" "Network is unreachable"
+	assert_contains "$out" "curl=7"
+	assert_contains "$out" "SBXRUN_NETWORK=packages SBXRUN_PROXY=http://127.0.0.1:3128"
+	assert_contains "$(cat ev)" '"decision":"allow"'
+}
+
+# Raw requests straight at the proxy, from inside; prints one status a line.
+RAW='
+import os, socket, sys
+host = sys.argv[1]
+reqs = [
+  "GET http://evil.example.test/ HTTP/1.1\r\n\r\n",
+  "GET http://127.0.0.1/ HTTP/1.1\r\n\r\n",
+  "GET http://10.0.0.1/ HTTP/1.1\r\n\r\n",
+  "GET http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\n\r\n",
+  "GET http://2130706433/ HTTP/1.1\r\n\r\n",
+  "GET http://0x7f.1/ HTTP/1.1\r\n\r\n",
+  "GET http://%s:8080/ HTTP/1.1\r\n\r\n" % host,
+  "CONNECT %s:22 HTTP/1.1\r\n\r\n" % host,
+  "GET http://%s.evil.test/ HTTP/1.1\r\n\r\n" % host,
+  "GET / HTTP/1.1\r\nHost: %s\r\n\r\n" % host,
+  "\x16\x03\x01garbage\r\n\r\n",
+]
+for r in reqs:
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(r.encode("latin-1"))
+    print(s.recv(4096).split(b"\r\n")[0].decode(), flush=True)
+'
+
+test_proxy_refuses_what_is_not_a_package_source() {
+	run "$SBX" run -p packages --events "$TESTDIR/ev" -- sh -c "
+		h=\$(sed -n 's#.*http://\\([^/ ]*\\).*#\\1#p' /etc/apt/sources.list | head -1)
+		python3 -c '$RAW' \"\$h\""
+	assert_status 0
+	assert_eq "HTTP/1.1 403 Forbidden
+HTTP/1.1 403 Forbidden
+HTTP/1.1 403 Forbidden
+HTTP/1.1 403 Forbidden
+HTTP/1.1 403 Forbidden
+HTTP/1.1 403 Forbidden
+HTTP/1.1 403 Forbidden
+HTTP/1.1 403 Forbidden
+HTTP/1.1 403 Forbidden
+HTTP/1.1 400 Bad Request
+HTTP/1.1 400 Bad Request" "$out"
+	assert_contains "$err" "egress: refused 'evil.example.test'"
+	assert_eq 1 "$(grep -c "refused 'evil.example.test'" <<<"$err")" "one stderr line per refused host"
+	[ "$(grep -c '"decision":"refuse"' ev)" -ge 11 ] || fail "events: $(cat ev)"
+	run "$SBX" run -p packages -- sh -c 'curl -s -D - -o /dev/null -x "$SBXRUN_PROXY" http://evil.example.test/'
+	assert_contains "$out" "X-Sbxrun-Refused: profile=packages; host=evil.example.test"
+}
+
+test_pip_install_from_a_local_index_as_host_internal() {
+	mkdir -p idx/simple/sbxdemo
+	python3 - <<'PY'
+import base64, hashlib, zipfile
+files = {"sbxdemo/__init__.py": b"VALUE = 42\n",
+         "sbxdemo-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: sbxdemo\nVersion: 1.0\n",
+         "sbxdemo-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+rec = []
+for n, d in files.items():
+    h = base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode()
+    rec.append("%s,sha256=%s,%d" % (n, h, len(d)))
+rec.append("sbxdemo-1.0.dist-info/RECORD,,")
+with zipfile.ZipFile("idx/sbxdemo-1.0-py3-none-any.whl", "w") as z:
+    for n, d in files.items():
+        z.writestr(n, d)
+    z.writestr("sbxdemo-1.0.dist-info/RECORD", "\n".join(rec) + "\n")
+open("idx/simple/sbxdemo/index.html", "w").write(
+    '<a href="../../sbxdemo-1.0-py3-none-any.whl">sbxdemo-1.0-py3-none-any.whl</a>\n')
+PY
+	python3 -u -m http.server --bind 127.0.0.1 --directory idx 0 > srv.log 2>&1 &
+	local srv=$! port=""
+	for _ in $(seq 50); do port=$(sed -nE 's/.*port ([0-9]+).*/\1/p' srv.log | head -1); [ -n "$port" ] && break; sleep 0.1; done
+	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$port" > lab.ini
+	run "$SBX" run -p "$TESTDIR/lab.ini" -- sh -c "pip install -q --index-url http://host.sbxrun.internal:$port/simple/ --trusted-host host.sbxrun.internal sbxdemo 2>&1 | tail -2; python3 -c 'import sbxdemo; print(sbxdemo.VALUE)'"
+	kill "$srv"
+	assert_eq 42 "$(tail -1 <<<"$out")" "$err"
+	run "$SBX" run -p packages -- sh -c "curl -s -o /dev/null -w '%{http_code}' -x \"\$SBXRUN_PROXY\" http://host.sbxrun.internal:$port/"
+	assert_eq 403 "$out" "host.sbxrun.internal when the profile does not name it"
+}
+
+test_image_sources_are_read_from_the_image() {
+	run "$SBX" image inspect minimal
+	assert_status 0
+	local apt_host
+	apt_host=$("$SBX" run -- sh -c "sed -n 's#.*http://\\([^/ ]*\\).*#\\1#p' /etc/apt/sources.list | head -1")
+	assert_contains "$out" "$apt_host"
+	local pypi
+	pypi=$("$SBX" run -- python3 -c 'from pip._internal.models.index import PyPI; print(PyPI.simple_url)')
+	assert_contains "$out" "$pypi"
+}
