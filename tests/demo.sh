@@ -35,3 +35,10 @@ say "a hang ends at the timeout with exit 124"
 set +e
 $SBX run --timeout 2s -- sleep 60
 echo "exit status: $?"
+
+say "packages egress: apt installs through sbxrun's proxy (profile 'packages')"
+$SBX run -p packages -- sh -c 'apt-get update -qq 2>&1 | tail -1; apt-get install -y -qq --no-install-recommends cowsay >/dev/null 2>&1; /usr/games/cowsay "installed through the proxy"'
+
+say "... while user code still gets 'Network is unreachable', and the proxy refuses other hosts"
+$SBX run -p packages -- sh -c 'curl -sS --noproxy "*" http://192.0.2.10/ 2>&1 | head -1
+curl -s -o /dev/null -w "through the proxy: HTTP %{http_code}\n" -x "$SBXRUN_PROXY" http://not-a-package-source.example.test/'
