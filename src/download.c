@@ -312,6 +312,20 @@ int cmd_download(int argc, char **argv, struct sbx_err *err)
 	struct sbx_config cfg;
 	int rest, r = cli_sandbox_config(argc, argv, SBX_CMD_DOWNLOAD, usage, &cfg, &rest, err);
 
+	/* into a session, its own profile's [download] applies unless -p says */
+	if (r == 0 && cfg.session && strcmp(cfg.origin[SBX_K_PROFILE], "default") == 0) {
+		_cleanup_free_ char *prof = session_profile(cfg.session);
+		if (prof) {
+			_cleanup_free_ char **av = xcalloc((size_t)argc + 3, sizeof(char *));
+			av[0] = argv[0];
+			av[1] = "-p";
+			av[2] = prof;
+			memcpy(av + 3, argv + 1, (size_t)(argc - 1) * sizeof(char *));
+			config_free(&cfg);
+			r = cli_sandbox_config(argc + 2, av, SBX_CMD_DOWNLOAD, usage, &cfg, &rest, err);
+			rest -= 2;
+		}
+	}
 	if (r == 0 && argc - rest != 2)
 		r = err_set(err, 0, "usage: sbxrun download [--session NAME] URL DEST");
 	if (r == 0)

@@ -16,6 +16,7 @@
 
 #include "control.h"
 #include "pty.h"
+#include "session.h"
 #include "supervise.h"
 #include "util.h"
 
@@ -176,4 +177,22 @@ int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err
 	*workspace = xstrdup(json_object_object_get_ex(reply, "workspace", &v) ? json_object_get_string(v) : "");
 	json_object_put(reply);
 	return 0;
+}
+
+char *session_profile(const char *name)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct sbx_err err;
+	struct json_object *o, *v;
+	char *p = NULL;
+
+	if (session_dir(name, &dir, &err) < 0)
+		return NULL;
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	o = json_object_from_file(info);
+	if (o && json_object_object_get_ex(o, "profile", &v) && json_object_is_type(v, json_type_string))
+		p = xstrdup(json_object_get_string(v));
+	if (o)
+		json_object_put(o);
+	return p;
 }

@@ -10,6 +10,8 @@ int session_connect(const char *name, struct sbx_err *err);
 int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err);
 /* Runs argv (or a login shell when NULL) in cfg->session; returns the exit
  * status to use. Only per-command options may be given with --session. */
+/* The profile a session was started with (NULL if unknown). */
+char *session_profile(const char *name);
 int session_client_run(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err);
 
 #endif

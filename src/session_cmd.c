@@ -8,9 +8,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,13 +77,48 @@ static int do_start(int argc, char **argv, struct sbx_err *err)
 	return r < 0 ? -1 : 0;
 }
 
+/* Resident memory of the processes in a user namespace (inode ns). */
+static void memory_in_use(int64_t ns, char *buf, size_t size)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	uint64_t kb = 0;
+
+	snprintf(buf, size, "-");
+	if (!d || ns <= 0) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char path[300], line[256];
+		struct stat st;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/user", e->d_name);
+		if (stat(path, &st) < 0 || (int64_t)st.st_ino != ns)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		FILE *f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "VmRSS:", 6))
+				kb += strtoull(line + 6, NULL, 10);
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	format_size(kb ? kb * 1024 : 0, buf, size);
+	if (!kb)
+		snprintf(buf, size, "-");
+}
+
 static void list_one(const char *sessions, const char *name)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/%s", sessions, name);
 	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
 	struct json_object *o = json_object_from_file(info), *v;
 	const char *image = "-", *profile = "-";
-	char age[32] = "-";
+	char age[32] = "-", mem[32] = "-";
 
 	if (o && json_object_object_get_ex(o, "image", &v))
 		image = json_object_get_string(v);
@@ -89,8 +126,11 @@ static void list_one(const char *sessions, const char *name)
 		profile = json_object_get_string(v);
 	if (o && json_object_object_get_ex(o, "started", &v))
 		format_duration((uint64_t)(time(NULL) - json_object_get_int64(v)) * 1000, age, sizeof(age));
-	printf("%-16s %-12s %-10s %-8s %s\n", name, image, profile, age,
-	       session_alive(dir) ? "running" : "dead (sbxrun session rm)");
+	int alive = session_alive(dir);
+	if (alive && o && json_object_object_get_ex(o, "userns", &v))
+		memory_in_use(json_object_get_int64(v), mem, sizeof(mem));
+	printf("%-16s %-12s %-10s %-8s %-8s %s\n", name, image, profile, age, mem,
+	       alive ? "running" : "dead (sbxrun session rm)");
 	if (o)
 		json_object_put(o);
 }
@@ -104,7 +144,7 @@ static int do_ls(struct sbx_err *err)
 	if (paths_state_dir(&state, err) < 0)
 		return -1;
 	sessions = xasprintf("%s/sessions", state);
-	printf("%-16s %-12s %-10s %-8s %s\n", "NAME", "IMAGE", "PROFILE", "AGE", "STATE");
+	printf("%-16s %-12s %-10s %-8s %-8s %s\n", "NAME", "IMAGE", "PROFILE", "AGE", "MEMORY", "STATE");
 	if (!(d = opendir(sessions)))
 		return 0;
 	while ((e = readdir(d)))
