@@ -77,6 +77,10 @@ demo: deps all
 fuzz:
 	bash tests/fuzz/run.sh
 
+# Benchmarks against peers (hyperfine): see bench/README.md.
+bench: all
+	bash bench/run.sh
+
 install: sbxrun
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/rootfs
 	install -m 0755 sbxrun $(DESTDIR)$(BINDIR)/sbxrun

@@ -17,8 +17,9 @@ $SBX run -- sh -c '. /etc/os-release; echo "$PRETTY_NAME"; uname -sr; id'
 say "python3 inside"
 $SBX run -- python3 -c 'import sys, platform; print("Python", platform.python_version(), "at", sys.executable)'
 
-say "the host's home ($HOME) is not there"
-$SBX run -- sh -c "ls -d '$HOME' 2>&1 || true; ls /home"
+say "nothing of the host is there: your home ($HOME) as the sandbox sees it"
+echo "outside: $(ls -A "$HOME" | wc -l) entries in $HOME"
+$SBX run -- sh -c "echo \"inside:  \$(ls -A '$HOME' 2>/dev/null | wc -l) entries in $HOME\""
 
 say "the network is unreachable (--net none is the default)"
 $SBX run -- python3 -c 'import socket
@@ -40,5 +41,5 @@ say "packages egress: apt installs through sbxrun's proxy (profile 'packages')"
 $SBX run -p packages -- sh -c 'apt-get update -qq 2>&1 | tail -1; apt-get install -y -qq --no-install-recommends cowsay >/dev/null 2>&1; /usr/games/cowsay "installed through the proxy"'
 
 say "... while user code still gets 'Network is unreachable', and the proxy refuses other hosts"
-$SBX run -p packages -- sh -c 'curl -sS --noproxy "*" http://192.0.2.10/ 2>&1 | head -1
+$SBX run -p packages -- sh -c 'curl -sSv --noproxy "*" http://192.0.2.10/ 2>&1 | grep -m1 -i unreachable
 curl -s -o /dev/null -w "through the proxy: HTTP %{http_code}\n" -x "$SBXRUN_PROXY" http://not-a-package-source.example.test/'
