@@ -27,8 +27,10 @@ ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 BUILD = build-san
+BIN = sbxrun-san
 else
 BUILD = build
+BIN = sbxrun
 endif
 
 SRCS := $(wildcard src/*.c)
@@ -39,9 +41,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all deps check unit integration demo install uninstall clean fuzz images bench
 
-all: sbxrun
+all: $(BIN)
 
-sbxrun: $(BUILD)/sbxrun
+$(BIN): $(BUILD)/sbxrun
 	cp $< $@
 
 $(BUILD)/sbxrun: $(OBJS)
@@ -92,4 +94,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-san build-fuzz sbxrun tests/helper/probe
+	rm -rf build build-san build-fuzz sbxrun sbxrun-san tests/helper/probe

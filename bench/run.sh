@@ -31,7 +31,7 @@ echo
 hyperfine -N --warmup 10 --runs 100 --export-markdown "$tmp/start.md" \
 	-n "sbxrun run" "$SBX run --image tiny -- /bin/true" \
 	-n "bwrap --unshare-all" "bwrap --unshare-all --die-with-parent --ro-bind $R / --proc /proc --dev /dev --tmpfs /tmp /bin/true" \
-	-n "unshare -Urmpf chroot (floor)" "unshare -Urmpf --mount-proc chroot $R /bin/true" >&2
+	-n "unshare -Urmpf chroot (floor)" "unshare -Urmpf --mount-proc $(command -v chroot || echo /usr/sbin/chroot) $R /bin/true" >&2
 cat "$tmp/start.md" >> "$out"
 
 # Import against GNU tar extracting the same tarball.
