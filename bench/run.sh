@@ -43,7 +43,7 @@ if [ -f "$T" ]; then
 	hyperfine --warmup 1 --runs 5 --export-markdown "$tmp/imp.md" \
 		--prepare "rm -rf $tmp/x; mkdir $tmp/x; $SBX image rm bench-import >/dev/null 2>&1; rm -rf \${XDG_DATA_HOME:-\$HOME/.local/share}/sbxrun/images/digests" \
 		-n "sbxrun image import (first)" "$SBX image import $tmp/m.tar --name bench-import" \
-		-n "tar -x" "tar -C $tmp/x -xf $tmp/m.tar" >&2
+		-n "tar -x" "tar -C $tmp/x --exclude=./dev/* -xf $tmp/m.tar" >&2
 	cat "$tmp/imp.md" >> "$out"
 	"$SBX" image import "$tmp/m.tar" --name bench-import >/dev/null
 	printf '\n## Unchanged re-import\n\n' >> "$out"
