@@ -5,7 +5,10 @@ set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
 libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev mmdebstrap uidmap
 fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
-util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev"
+util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
+libclang-rt-dev"
+# only for `make bench`; not every release has them
+optional="hyperfine bubblewrap"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -18,3 +21,5 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
 $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $optional >/dev/null 2>&1 || true
