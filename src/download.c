@@ -34,11 +34,11 @@ static const char usage[] =
 
 struct dl {
 	const struct sbx_config *cfg;
-	struct sbx_allow allow; /* [download] allow, compiled */
+	struct hostmatch_list allow; /* [download] allow, compiled */
 	int fd;                 /* the temporary file */
 	uint64_t got, max;
 	int too_big;
-	int exact, internal;    /* of the current hop's host */
+	struct hostmatch_grant grant; /* of the current hop's host */
 	const char *refused;    /* address guard's reason */
 	EVP_MD_CTX *md;
 	int progress;
@@ -65,10 +65,10 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 static curl_socket_t on_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 {
 	struct dl *d = arg;
-	const char *why = "refused";
+	const char *why = hostmatch_addr_refusal(&a->addr, &d->grant);
 
 	(void)purpose;
-	if (!addr_allowed(&a->addr, d->exact, d->internal, &why)) {
+	if (why) {
 		d->refused = why;
 		return CURL_SOCKET_BAD;
 	}
@@ -114,15 +114,15 @@ static int check_url(struct dl *d, CURL *c, const char *url, struct sbx_err *err
 	} else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 		   curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
 		err_set(err, 0, "'%s' is not a URL with a host", url);
-	} else if (host_canon(unbracket(host), canon, sizeof(canon), err) < 0) {
-		err_wrap(err, "'%s'", url);
-	} else if (!allow_match(&d->allow, canon, atoi(port), &d->exact, &d->internal)) {
+	} else if (hostmatch_canon(unbracket(host), canon, sizeof(canon)) < 0) {
+		err_set(err, 0, "'%s': '%s' is neither a host name nor a plain IP address", url, host);
+	} else if (hostmatch_check(&d->allow, canon, atoi(port), &d->grant) != HOSTMATCH_OK) {
 		err_set(err, 0, "'%s': host '%s' port %s is not in [download] allow of profile '%s'",
 			url, canon, port, d->cfg->profile ? d->cfg->profile : "default");
 	} else {
-		snprintf(d->resolve, sizeof(d->resolve), "%s:%s:127.0.0.1", SBX_HOST_INTERNAL, port);
+		snprintf(d->resolve, sizeof(d->resolve), "%s:%s:127.0.0.1", HOSTMATCH_INTERNAL, port);
 		d->resolve_list = (struct curl_slist){ d->resolve, NULL };
-		curl_easy_setopt(c, CURLOPT_RESOLVE, d->internal ? &d->resolve_list : NULL);
+		curl_easy_setopt(c, CURLOPT_RESOLVE, d->grant.internal ? &d->resolve_list : NULL);
 		curl_easy_setopt(c, CURLOPT_URL, url);
 		r = 0;
 	}
@@ -284,8 +284,8 @@ static int download(const struct sbx_config *cfg, const char *url, const char *d
 	if (d.fd < 0)
 		return err_sys(err, "create a temporary file for '%s'", dest);
 	d.md = EVP_MD_CTX_new();
-	struct sbx_sets none = { 0 };
-	if (allow_compile(&cfg->dl_allow, &none, &d.allow, err) < 0) {
+	struct hostmatch_sets none = { 0 };
+	if (hostmatch_compile(&cfg->dl_allow, &none, &d.allow, err) < 0) {
 		unlinkat(dir, tmp, 0);
 		close(d.fd);
 		EVP_MD_CTX_free(d.md);
@@ -300,7 +300,7 @@ static int download(const struct sbx_config *cfg, const char *url, const char *d
 	paths_as_sandbox_owner(0);
 	close(d.fd);
 	EVP_MD_CTX_free(d.md);
-	allow_free(&d.allow);
+	hostmatch_free(&d.allow);
 	if (r == 0)
 		log_info("downloaded %" PRIu64 " bytes to %s%s%s", d.got, cfg->session ? cfg->session : "",
 			 cfg->session ? ":" : "", dest);

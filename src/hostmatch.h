@@ -1,47 +1,65 @@
-/* hostmatch.h - egress policy: host names canonicalised and matched against
- * an allow list, and addresses classified after resolution. Used by the
- * packages proxy and by `sbxrun download`. */
+/* hostmatch.h - host names, the egress allow list and address vetting. */
 #ifndef SBX_HOSTMATCH_H
 #define SBX_HOSTMATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
 #include "config.h"
+#include "err.h"
 
-#define SBX_HOST_INTERNAL "host.sbxrun.internal"
+#define HOSTMATCH_INTERNAL "host.sbxrun.internal"
+#define HOSTMATCH_MAX 256
 
-/* One compiled entry: a host or *.suffix, a port (0: 80 and 443). */
-struct sbx_allow_entry {
-	char host[256];
-	int suffix;   /* *.host: subdomains only */
-	int port;
-	int exact;    /* named in the profile itself (not through a set or suffix) */
+/* The image's package sources, expanding @apt, @npm and @pypi. */
+struct hostmatch_sets {
+	const char *const *apt_hosts; /* NULL-terminated HOST or HOST:PORT */
+	const char *npm_registry;     /* a URL or NULL */
+	const char *pypi_index;       /* a URL or NULL */
 };
 
-struct sbx_allow {
-	struct sbx_allow_entry *e;
+struct hostmatch_entry {
+	char *host;   /* canonical, without "*." */
+	int port;     /* 0: 80 and 443 */
+	bool suffix;  /* "*.host": subdomains only */
+	bool exact;   /* named exactly in the profile (private addresses ok) */
+};
+
+struct hostmatch_list {
+	struct hostmatch_entry *v;
 	size_t n;
 };
 
-/* Package sources of the image, for @apt, @npm and @pypi. */
-struct sbx_sets {
-	char *const *apt;      /* host names */
-	char *const *npm;      /* URLs or hosts */
-	char *const *pypi;     /* URLs or hosts */
+enum hostmatch_result {
+	HOSTMATCH_OK,
+	HOSTMATCH_BAD_NAME,    /* not a name, nor a plain IP literal */
+	HOSTMATCH_NOT_LISTED,
+	HOSTMATCH_BAD_PORT,    /* listed, but not on this port */
 };
 
-/* Lowercases, drops one trailing dot; refuses numeric forms that are not a
- * plain dotted quad (decimal, hex, octal and short IPv4 forms), empty
- * labels and bad characters. IPv6 literals come without brackets. */
-int host_canon(const char *in, char *out, size_t size, struct sbx_err *err);
-int allow_compile(const struct sbx_strlist *list, const struct sbx_sets *sets, struct sbx_allow *out,
-		  struct sbx_err *err);
-void allow_free(struct sbx_allow *a);
-/* Returns 1 if host (canonical) and port are allowed; *exact is set when an
- * entry names the host exactly, *internal for host.sbxrun.internal. */
-int allow_match(const struct sbx_allow *a, const char *host, int port, int *exact, int *internal);
-/* Returns 1 if a connection to sa may be made; *why says why not. */
-int addr_allowed(const struct sockaddr *sa, int exact, int internal, const char **why);
+/* What a match allows after resolution. */
+struct hostmatch_grant {
+	bool private_ok;  /* named exactly: a lab mirror may be private */
+	bool internal;    /* host.sbxrun.internal: the host's loopback */
+};
+
+/* Canonicalises a host from a request: lowercase, one trailing dot dropped,
+ * "[v6]" to its compressed form without brackets. Numeric IPv4 forms other
+ * than a plain dotted quad (2130706433, 0x7f.1, 0177.0.0.1, 127.1) are
+ * neither names nor addresses and are refused. Returns 0 or -1. */
+int hostmatch_canon(const char *in, char *out, size_t size);
+/* Whether a canonical host is an IP literal (AF_INET, AF_INET6) or 0. */
+int hostmatch_literal(const char *canon);
+
+int hostmatch_compile(const struct sbx_strlist *allow, const struct hostmatch_sets *sets,
+		      struct hostmatch_list *out, struct sbx_err *err);
+void hostmatch_free(struct hostmatch_list *l);
+enum hostmatch_result hostmatch_check(const struct hostmatch_list *l, const char *canon, int port,
+				      struct hostmatch_grant *grant);
+const char *hostmatch_result_str(enum hostmatch_result r);
+
+/* Vets a resolved address: NULL if it may be dialled, else why not. */
+const char *hostmatch_addr_refusal(const struct sockaddr *sa, const struct hostmatch_grant *g);
 
 #endif

@@ -1,182 +1,223 @@
-/* httpreq.c - see httpreq.h. Strict on purpose: what the proxy cannot
- * parse exactly, it refuses with 400, so that the host it checked is the
- * host the request goes to. */
+/* httpreq.c - parses the request head the sandbox sends to the proxy:
+ * CONNECT host:port, or absolute-form plain HTTP, which is rewritten to
+ * origin-form with a matching Host header and "Connection: close" so each
+ * connection carries exactly one checked request. */
 #define _GNU_SOURCE
-#include "httpreq.h"
-
 #include <ctype.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
+#include "httpreq.h"
 #include "util.h"
 
-#define BAD(code, text) (*status = (code), *why = (text), -1)
-
-/* host[:port] or [v6][:port]; no userinfo. */
-static int parse_authority(const char *a, size_t n, int need_port, int def_port,
-			   struct sbx_http_req *r)
+static int bad(int *status, const char **why, int code, const char *msg)
 {
-	const char *end = a + n, *colon;
-	size_t hl;
+	*status = code;
+	*why = msg;
+	return -1;
+}
 
-	if (memchr(a, '@', n) || n == 0)
-		return -1;
-	if (*a == '[') {
-		const char *rb = memchr(a, ']', n);
-		if (!rb)
-			return -1;
-		hl = (size_t)(rb - a - 1);
-		memcpy(r->host, a + 1, hl < sizeof(r->host) ? hl : 0);
-		colon = rb + 1 < end ? rb + 1 : NULL;
+static bool parse_port(const char *s, size_t n, int *port)
+{
+	int v = 0;
+	if (n == 0 || n > 5)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v < 1 || v > 65535)
+		return false;
+	*port = v;
+	return true;
+}
+
+/* "host[:port]" or "[v6][:port]"; defport < 0 makes the port mandatory. */
+static const char *parse_authority(const char *a, size_t n, int defport, struct httpreq *req)
+{
+	size_t hl;
+	const char *colon;
+
+	if (n == 0)
+		return "empty host";
+	if (memchr(a, '@', n))
+		return "userinfo in the authority";
+	if (a[0] == '[') {
+		const char *end = memchr(a, ']', n);
+		if (!end)
+			return "unterminated IPv6 literal";
+		hl = (size_t)(end - a) + 1;
+		colon = hl < n ? a + hl : NULL;
 		if (colon && *colon != ':')
-			return -1;
+			return "junk after IPv6 literal";
 	} else {
 		colon = memchr(a, ':', n);
-		hl = (size_t)((colon ? colon : end) - a);
-		if (hl >= sizeof(r->host))
-			return -1;
-		memcpy(r->host, a, hl);
+		hl = colon ? (size_t)(colon - a) : n;
 	}
-	if (hl == 0 || hl >= sizeof(r->host))
-		return -1;
-	r->host[hl] = '\0';
-	if (!colon) {
-		r->port = def_port;
-		return need_port ? -1 : 0;
+	if (hl == 0 || hl >= sizeof(req->host))
+		return "bad host length";
+	for (size_t i = 0; i < hl; i++)
+		if (!isgraph((unsigned char)a[i]) || strchr("/?#%\\\"<>", a[i]))
+			return "bad character in host";
+	memcpy(req->host, a, hl);
+	req->host[hl] = 0;
+	if (colon) {
+		if (!parse_port(colon + 1, n - hl - 1, &req->port))
+			return "bad port";
+	} else if (defport < 0) {
+		return "CONNECT needs host:port";
+	} else {
+		req->port = defport;
 	}
-	const char *p = colon + 1;
-	if (p == end || end - p > 5)
-		return -1;
-	int port = 0;
-	for (; p < end; p++) {
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		port = port * 10 + (*p - '0');
-	}
-	if (port < 1 || port > 65535)
-		return -1;
-	r->port = port;
-	return 0;
+	return NULL;
 }
 
-/* Headers we drop: the proxy decides the connection's fate, and the
- * credentials of a proxy are nobody else's business. */
-static int dropped(const char *name, size_t n)
+/* Headers the proxy owns: the hop-by-hop ones and Host, set from the URI. */
+static bool drop_header(const char *line, size_t n)
 {
-	static const char *const drop[] = { "host", "connection", "proxy-connection", "keep-alive",
-					    "proxy-authorization", "upgrade", "te", "trailer" };
-	for (size_t i = 0; i < ARRAY_SIZE(drop); i++)
-		if (strlen(drop[i]) == n && !strncasecmp(name, drop[i], n))
-			return 1;
-	return 0;
+	static const char *const names[] = { "host", "connection", "proxy-connection",
+		"proxy-authorization", "keep-alive", "upgrade", "te" };
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t k = strlen(names[i]);
+		if (n > k && line[k] == ':' && strncasecmp(line, names[i], k) == 0)
+			return true;
+	}
+	return false;
 }
 
-static int copy_headers(const char *h, const char *end, struct sbx_http_req *r, FILE *out,
-			int *status, const char **why)
+static bool valid_header(const char *line, size_t n)
 {
-	int have_len = 0;
+	const char *colon = memchr(line, ':', n);
+	if (!colon || colon == line)
+		return false;
+	for (const char *p = line; p < colon; p++)
+		if (!isgraph((unsigned char)*p))
+			return false;
+	for (size_t i = 0; i < n; i++)
+		if (line[i] == '\r' || line[i] == '\n' || line[i] == 0)
+			return false;
+	return true;
+}
 
-	while (h < end) {
-		const char *eol = memmem(h, (size_t)(end - h), "\r\n", 2);
-		if (!eol)
-			eol = end;
-		if (*h == ' ' || *h == '\t')
-			return BAD(400, "folded header lines are not accepted");
-		const char *colon = memchr(h, ':', (size_t)(eol - h));
-		if (!colon || colon == h)
-			return BAD(400, "malformed header line");
-		size_t n = (size_t)(colon - h);
-		for (size_t i = 0; i < n; i++)
-			if (!isalnum((unsigned char)h[i]) && !strchr("!#$%&'*+-.^_`|~", h[i]))
-				return BAD(400, "bad header name");
-		if (n == 17 && !strncasecmp(h, "transfer-encoding", n))
-			return BAD(501, "request bodies in chunked encoding are not supported");
-		if (n == 14 && !strncasecmp(h, "content-length", n)) {
-			char *e;
-			const char *v = colon + 1 + strspn(colon + 1, " \t");
-			unsigned long long len = strtoull(v, &e, 10);
-			if (!isdigit((unsigned char)*v) || (e != eol && strspn(e, " \t") != (size_t)(eol - e)) ||
-			    (have_len && len != r->body))
-				return BAD(400, "bad Content-Length");
-			r->body = len;
-			have_len = 1;
+static void append(struct httpreq *req, size_t *cap, const char *s, size_t n)
+{
+	if (req->upstream_len + n + 1 > *cap) {
+		*cap = (req->upstream_len + n + 1) * 2;
+		req->upstream = xrealloc(req->upstream, *cap);
+	}
+	memcpy(req->upstream + req->upstream_len, s, n);
+	req->upstream_len += n;
+	req->upstream[req->upstream_len] = 0;
+}
+
+/* Walks the header lines after the request line; rewrites when asked. */
+static const char *headers(const char *p, const char *end, struct httpreq *req, size_t *cap, bool keep)
+{
+	while (p < end) {
+		const char *eol = memmem(p, (size_t)(end - p), "\r\n", 2);
+		size_t n = (size_t)(eol - p);
+		if (!valid_header(p, n))
+			return "malformed header line";
+		if (keep && !drop_header(p, n)) {
+			append(req, cap, p, n);
+			append(req, cap, "\r\n", 2);
 		}
-		if (!dropped(h, n))
-			fprintf(out, "%.*s\r\n", (int)(eol - h), h);
-		h = eol + 2;
+		p = eol + 2;
 	}
-	return 0;
+	return NULL;
 }
 
-static int plain_head(const char *method, const char *target, size_t tlen, const char *headers,
-		      const char *end, struct sbx_http_req *r, int *status, const char **why)
+static const char *absolute(const char *method, size_t ml, const char *target, size_t tl,
+			    struct httpreq *req, size_t *cap)
 {
-	size_t alen = strcspn(target + 7, "/?# ");
-	if (alen > tlen - 7)
-		alen = tlen - 7;
-	if (parse_authority(target + 7, alen, 0, 80, r) < 0)
-		return BAD(400, "bad authority in the request target");
-	const char *path = target + 7 + alen;
-	size_t plen = tlen - 7 - alen;
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&buf, &size);
-	int v6 = strchr(r->host, ':') != NULL;
-	fprintf(out, "%s %s%.*s HTTP/1.1\r\nHost: %s%s%s", method, plen && *path == '/' ? "" : "/",
-		(int)plen, path, v6 ? "[" : "", r->host, v6 ? "]" : "");
-	if (r->port != 80)
-		fprintf(out, ":%d", r->port);
-	fprintf(out, "\r\n");
-	int rc = copy_headers(headers, end, r, out, status, why);
-	fprintf(out, "Connection: close\r\n\r\n");
-	fclose(out);
-	if (rc < 0) {
-		free(buf);
+	const char *auth = target + 7, *path;
+	size_t al, pl;
+	const char *why;
+
+	if (tl < 7 || strncasecmp(target, "http://", 7) != 0)
+		return tl > 0 && target[0] == '/' ? "origin-form request (not a proxy request)" :
+			"unsupported request target";
+	al = strcspn(auth, "/? ");
+	if ((size_t)(auth - target) + al > tl)
+		al = tl - 7;
+	if ((why = parse_authority(auth, al, 80, req)))
+		return why;
+	path = auth + al;
+	pl = tl - 7 - al;
+	req->kind = HTTPREQ_ABSOLUTE;
+	append(req, cap, method, ml);
+	append(req, cap, " ", 1);
+	if (pl == 0 || path[0] != '/')
+		append(req, cap, "/", 1);
+	append(req, cap, path, pl);
+	append(req, cap, " HTTP/1.1\r\nHost: ", 17);
+	append(req, cap, auth, al);
+	append(req, cap, "\r\n", 2);
+	return NULL;
+}
+
+static bool token(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isalpha((unsigned char)s[i]) && s[i] != '-' && s[i] != '_')
+			return false;
+	return n > 0 && n < 24;
+}
+
+static const char *request_line(const char *buf, const char *eol, struct httpreq *req, size_t *cap)
+{
+	const char *sp1 = memchr(buf, ' ', (size_t)(eol - buf)), *sp2;
+
+	if (!sp1 || !token(buf, (size_t)(sp1 - buf)))
+		return "malformed request line";
+	sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1));
+	if (!sp2 || (size_t)(eol - sp2 - 1) != 8 || strncmp(sp2 + 1, "HTTP/1.", 7) != 0 ||
+	    (sp2[8] != '0' && sp2[8] != '1'))
+		return "malformed request line";
+	for (const char *p = sp1 + 1; p < sp2; p++)
+		if (!isgraph((unsigned char)*p))
+			return "bad character in request target";
+	if ((size_t)(sp1 - buf) == 7 && strncmp(buf, "CONNECT", 7) == 0) {
+		req->kind = HTTPREQ_CONNECT;
+		return parse_authority(sp1 + 1, (size_t)(sp2 - sp1 - 1), -1, req);
+	}
+	return absolute(buf, (size_t)(sp1 - buf), sp1 + 1, (size_t)(sp2 - sp1 - 1), req, cap);
+}
+
+int httpreq_parse(const char *buf, size_t len, struct httpreq *req, int *status, const char **why)
+{
+	size_t scan = len < HTTPREQ_MAX_HEAD ? len : HTTPREQ_MAX_HEAD, cap = 0;
+	const char *end = memmem(buf, scan, "\r\n\r\n", 4), *eol;
+
+	memset(req, 0, sizeof(*req));
+	/* Garbage (a TLS hello sent straight at the proxy) fails at once. */
+	for (size_t i = 0; i < len && buf[i] != ' '; i++)
+		if (i >= 24 || (!isalpha((unsigned char)buf[i]) && buf[i] != '-' && buf[i] != '_'))
+			return bad(status, why, 400, "malformed request line");
+	if (memchr(buf, 0, scan))
+		return bad(status, why, 400, "NUL byte in request head");
+	if (!end)
+		return len >= HTTPREQ_MAX_HEAD ? bad(status, why, 431, "request head too large") : 0;
+	eol = memmem(buf, (size_t)(end - buf) + 2, "\r\n", 2);
+	*why = request_line(buf, eol, req, &cap);
+	if (!*why)
+		*why = headers(eol + 2, end + 2, req, &cap, req->kind == HTTPREQ_ABSOLUTE);
+	if (*why) {
+		httpreq_free(req);
+		*status = 400;
 		return -1;
 	}
-	r->head = buf;
-	r->head_len = size;
-	return 0;
+	if (req->kind == HTTPREQ_ABSOLUTE)
+		append(req, &cap, "Connection: close\r\n\r\n", 21);
+	req->head_len = (size_t)(end - buf) + 4;
+	return 1;
 }
 
-int httpreq_parse(const char *buf, size_t len, struct sbx_http_req *r, int *status, const char **why)
+void httpreq_free(struct httpreq *req)
 {
-	const char *end = memmem(buf, len, "\r\n\r\n", 4);
-	char method[16];
-
-	memset(r, 0, sizeof(*r));
-	if (!end)
-		return len >= SBX_HTTP_HEAD_MAX ? BAD(431, "request head too large") : 0;
-	r->consumed = (size_t)(end - buf) + 4;
-	const char *eol = memmem(buf, (size_t)(end - buf) + 2, "\r\n", 2);
-	const char *sp1 = memchr(buf, ' ', (size_t)(eol - buf));
-	const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
-	if (!sp1 || !sp2 || sp1 == buf || (size_t)(sp1 - buf) >= sizeof(method) ||
-	    (eol - sp2 - 1 != 8) || (strncmp(sp2 + 1, "HTTP/1.1", 8) && strncmp(sp2 + 1, "HTTP/1.0", 8)))
-		return BAD(400, "not an HTTP/1.x request line");
-	memcpy(method, buf, (size_t)(sp1 - buf));
-	method[sp1 - buf] = '\0';
-	for (char *m = method; *m; m++)
-		if (!isupper((unsigned char)*m))
-			return BAD(400, "bad method");
-	const char *target = sp1 + 1;
-	size_t tlen = (size_t)(sp2 - target);
-	if (!strcmp(method, "CONNECT")) {
-		r->connect = 1;
-		return parse_authority(target, tlen, 1, 0, r) < 0
-			? BAD(400, "CONNECT needs host:port") : 1;
-	}
-	if (tlen > 0 && target[0] == '/')
-		return BAD(400, "origin-form request: this is a proxy, send an absolute URL");
-	if (tlen < 8 || strncasecmp(target, "http://", 7))
-		return BAD(400, "only http:// URLs (and CONNECT for https)");
-	return plain_head(method, target, tlen, eol + 2, end + 2, r, status, why) < 0 ? -1 : 1;
-}
-
-void httpreq_free(struct sbx_http_req *r)
-{
-	free(r->head);
-	r->head = NULL;
+	free(req->upstream);
+	req->upstream = NULL;
+	req->upstream_len = 0;
 }

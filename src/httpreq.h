@@ -1,28 +1,26 @@
-/* httpreq.h - the request head a package manager sends to the proxy:
- * CONNECT host:port (HTTPS) or an absolute-form plain HTTP request, which is
- * rewritten to origin-form with a Host header that matches its authority. */
+/* httpreq.h - the request head a sandbox sends to the egress proxy. */
 #ifndef SBX_HTTPREQ_H
 #define SBX_HTTPREQ_H
 
 #include <stddef.h>
-#include <stdint.h>
 
-#define SBX_HTTP_HEAD_MAX 16384
+#define HTTPREQ_MAX_HEAD 16384
 
-struct sbx_http_req {
-	int connect;             /* CONNECT: a tunnel; else one plain request */
-	char host[256];          /* as in the request (IPv6 without brackets) */
+enum httpreq_kind { HTTPREQ_CONNECT, HTTPREQ_ABSOLUTE };
+
+struct httpreq {
+	enum httpreq_kind kind;
+	char host[272];   /* as written, "[v6]" kept; canonicalise with hostmatch */
 	int port;
-	char *head;              /* plain HTTP: the head to send upstream */
-	size_t head_len;
-	size_t consumed;         /* bytes of the input that made the head */
-	uint64_t body;           /* plain HTTP: Content-Length to pass on */
+	char *upstream;   /* ABSOLUTE: the rewritten head to send upstream */
+	size_t upstream_len;
+	size_t head_len;  /* bytes of the input the head used */
 };
 
-/* 1: a head was parsed; 0: more bytes needed; -1: bad (*status is 400,
- * 431 or 501 and *why says why). */
-int httpreq_parse(const char *buf, size_t len, struct sbx_http_req *req, int *status,
-		  const char **why);
-void httpreq_free(struct sbx_http_req *req);
+/* Parses buf[0..len). Returns 1 with *req filled (free with httpreq_free),
+ * 0 when the head is not complete yet, or -1 with *status (400, 431) and
+ * *why set when the request is refused as malformed. */
+int httpreq_parse(const char *buf, size_t len, struct httpreq *req, int *status, const char **why);
+void httpreq_free(struct httpreq *req);
 
 #endif

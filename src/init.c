@@ -56,6 +56,7 @@ static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, 
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
 		signal(forwarded[i], SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL); /* the host side may ignore it (the proxy does) */
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (setsid() < 0)
 		exec_fail(report, 125, errno, "setsid");

@@ -164,4 +164,5 @@ LAZY(O, const EVP_MD *, EVP_sha256, (void), ())
 LAZY(O, int, EVP_DigestInit_ex, (EVP_MD_CTX *c, const EVP_MD *t, ENGINE *e), (c, t, e))
 LAZY(O, int, EVP_DigestUpdate, (EVP_MD_CTX *c, const void *d, size_t n), (c, d, n))
 LAZY(O, int, EVP_DigestFinal_ex, (EVP_MD_CTX *c, unsigned char *md, unsigned int *n), (c, md, n))
+LAZY(O, int, EVP_EncodeBlock, (unsigned char *t, const unsigned char *f, int n), (t, f, n))
 #undef O

@@ -1,577 +1,616 @@
-/* proxy.c - the packages egress proxy (see proxy.h). One loop, no threads
- * but the resolver's: each connection reads a request head, is checked
- * (name before any lookup, every address after it), connects out from the
- * host's namespace, and then relays bytes both ways. A plain HTTP request is
- * sent upstream with "Connection: close" and only its declared body, so
- * every request on a connection is checked; CONNECT is a tunnel (no TLS
- * interception). Whatever comes from inside is untrusted: heads are capped,
- * parsed strictly, and garbage gets a 400, never a crash. */
+/* proxy.c - the egress proxy's event loop: accepts the sandbox's connections
+ * on its door, reads one request head, checks the host against the allow
+ * list, resolves it off the loop, vets the addresses, connects upstream
+ * without blocking and relays both ways with half-close. One request per
+ * connection for plain HTTP ("Connection: close"), so every request is
+ * checked. Nothing a sandbox sends may crash or stall the host side. */
 #define _GNU_SOURCE
-#include "proxy.h"
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
+#include <netdb.h>
 #include <netinet/in.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "hostmatch.h"
 #include "httpreq.h"
 #include "log.h"
+#include "proxy.h"
+#include "proxy_chain.h"
+#include "proxy_event.h"
+#include "relay.h"
 #include "resolver.h"
 #include "util.h"
 
+/* Each relayed connection holds two sockets and two pipes. */
 #define MAX_CONNS 128
-#define RELAY_BUF 65536
-#define MAX_ADDRS 8
-#define ID_LISTEN (~0ULL)
-#define ID_RESOLVER (~1ULL)
+#define HEAD_TIMEOUT_MS 30000
+#define RESOLVE_TIMEOUT_MS 20000
+#define CONNECT_TIMEOUT_MS 10000
+#define IDLE_TIMEOUT_MS 300000
+#define DRAIN_TIMEOUT_MS 2000
 
-enum { C_FREE, C_HEAD, C_RESOLVE, C_CONNECT, C_RELAY };
+/* epoll tags: a conn pointer with the low bits naming the side. */
+enum { TAG_CLIENT = 0, TAG_UPSTREAM = 1 };
+#define TAG_LISTEN 1ULL
+#define TAG_RESOLVER 2ULL
+#define TAG_TIMER 3ULL
 
-struct buf {
-	char d[RELAY_BUF];
-	size_t off, len;
-};
+enum conn_state { C_HEAD, C_RESOLVE, C_CONNECT, C_CHAIN, C_RELAY, C_DRAIN, C_DEAD };
+
+#define CHAIN_ANSWER_MAX 4096
 
 struct conn {
-	int state;
+	struct conn *next;
+	uint64_t id;
+	enum conn_state state;
 	int cfd, ufd;
-	char in[SBX_HTTP_HEAD_MAX];
-	size_t inlen;
-	struct sbx_http_req req;
-	char host[256];
-	int port, exact, internal;
-	struct sockaddr_storage addr[MAX_ADDRS];
-	int naddr, next;
-	struct buf up, dn;
-	int c_eof, u_eof, u_shut;
-	uint64_t body_left;
+	char *head;
+	size_t head_len;
+	struct httpreq req;
+	char host[HOSTMATCH_MAX + 8];
+	struct hostmatch_grant grant;
+	struct resolver_result res;   /* the vetted addresses */
+	struct resolver_result dial;  /* what to connect to: those, or the upstream proxy */
+	int dial_port;
+	size_t next_addr;
+	char target[300];             /* chained: the CONNECT target, else "" */
+	char *answer;                 /* chained: the upstream proxy's answer */
+	size_t answer_len;
+	struct relay_dir up, down;
 	uint64_t bytes_up, bytes_down;
-	uint64_t deadline;
+	int64_t deadline;
 };
 
 struct sbx_proxy {
-	char *profile;
-	int events_fd;
-	struct sbx_allow allow;
-	int listen, ep;
-	struct sbx_resolver *res;
-	struct conn *c;
-	char **logged; /* refused hosts already said on stderr */
-	size_t nlogged;
-	struct sbx_proxy_stats st;
+	struct proxy_events ev;
+	struct hostmatch_list allow;
+	struct sbx_resolver *resolver;
+	struct proxy_chain chain;
+	int epfd, lfd, tfd;
+	struct conn *conns;
+	size_t nconns;
+	uint64_t next_id;
+	struct sbx_proxy_counters count;
 };
 
-static uint64_t now_ms(void)
+static int64_t now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void event(struct sbx_proxy *p, const char *host, int port, const char *decision,
-		  const char *reason, const struct conn *c)
+static int ep_add(struct sbx_proxy *p, int fd, uint32_t events, uint64_t tag)
 {
-	if (p->events_fd < 0)
+	struct epoll_event ev = { .events = events, .data.u64 = tag };
+	return epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static uint64_t conn_tag(struct conn *c, int side)
+{
+	return (uint64_t)(uintptr_t)c | (uint64_t)side;
+}
+
+static void conn_kill(struct sbx_proxy *p, struct conn *c)
+{
+	if (c->state == C_DEAD)
 		return;
-	char when[40];
-	time_t t = time(NULL);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "time", json_object_new_string(when));
-	json_object_object_add(o, "event", json_object_new_string("egress"));
-	json_object_object_add(o, "host", json_object_new_string(host));
-	json_object_object_add(o, "port", json_object_new_int(port));
-	json_object_object_add(o, "decision", json_object_new_string(decision));
-	json_object_object_add(o, "reason", json_object_new_string(reason));
-	json_object_object_add(o, "bytes_up", json_object_new_int64(c ? (int64_t)c->bytes_up : 0));
-	json_object_object_add(o, "bytes_down", json_object_new_int64(c ? (int64_t)c->bytes_down : 0));
-	_cleanup_free_ char *line = xasprintf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	(void)!write(p->events_fd, line, strlen(line));
-}
-
-static void ep_set(struct sbx_proxy *p, int fd, uint64_t id, uint32_t ev)
-{
-	struct epoll_event e = { .events = ev, .data.u64 = id };
-	if (epoll_ctl(p->ep, EPOLL_CTL_MOD, fd, &e) < 0 && errno == ENOENT)
-		epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &e);
-}
-
-static void conn_close(struct sbx_proxy *p, struct conn *c)
-{
 	if (c->state == C_RELAY)
-		event(p, c->host, c->port, "allow", "closed", c);
+		proxy_event_close(&p->ev, c->host, c->req.port, c->bytes_up, c->bytes_down);
+	c->state = C_DEAD;
 	if (c->cfd >= 0)
-		close(c->cfd);
+		close(steal_fd(c->cfd));
 	if (c->ufd >= 0)
-		close(c->ufd);
-	p->st.bytes_up += c->bytes_up;
-	p->st.bytes_down += c->bytes_down;
-	httpreq_free(&c->req);
-	c->state = C_FREE;
-	c->cfd = c->ufd = -1;
+		close(steal_fd(c->ufd));
 }
 
-static const char *status_text(int code)
+/* Dead conns are freed after a batch of events, which may still name them. */
+static void reap(struct sbx_proxy *p)
 {
-	switch (code) {
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 431: return "Request Header Fields Too Large";
-	case 501: return "Not Implemented";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	default: return "Gateway Timeout";
-	}
-}
-
-/* Answers with an error and closes; a refusal by policy is also said on
- * stderr, once per host, since package managers seldom show the body. */
-static void refuse(struct sbx_proxy *p, struct conn *c, int code, const char *why)
-{
-	const char *host = c->host[0] ? c->host : "?";
-	_cleanup_free_ char *body = xasprintf("sbxrun: egress to '%s:%d' refused by profile '%s': %s\n",
-					      host, c->port, p->profile, why);
-	_cleanup_free_ char *resp = xasprintf(
-		"HTTP/1.1 %d %s\r\nX-Sbxrun-Refused: profile=%s; host=%s\r\nContent-Type: text/plain\r\n"
-		"Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-		code, status_text(code), p->profile, host, strlen(body), body);
-	(void)!write(c->cfd, resp, strlen(resp));
-	if (code == 403) {
-		p->st.refused++;
-		int seen = 0;
-		for (size_t i = 0; i < p->nlogged; i++)
-			seen |= !strcmp(p->logged[i], host);
-		if (!seen && p->nlogged < 256) {
-			p->logged = xrealloc(p->logged, (p->nlogged + 1) * sizeof(char *));
-			p->logged[p->nlogged++] = xstrdup(host);
-			log_warn("egress: refused '%s' port %d (%s; profile '%s')", host, c->port, why,
-				 p->profile);
+	for (struct conn **pp = &p->conns; *pp;) {
+		struct conn *c = *pp;
+		if (c->state != C_DEAD) {
+			pp = &c->next;
+			continue;
 		}
+		*pp = c->next;
+		httpreq_free(&c->req);
+		free(c->head);
+		free(c->answer);
+		relay_dir_free(&c->up);
+		relay_dir_free(&c->down);
+		free(c);
+		p->nconns--;
 	}
-	event(p, host, c->port, "refuse", why, NULL);
-	c->state = C_HEAD; /* not relaying: no "allow" event on close */
-	conn_close(p, c);
 }
 
-static void try_connect(struct sbx_proxy *p, struct conn *c, uint64_t id);
-
-/* Keeps the addresses the guard allows; refuses if none is left. */
-static void got_addresses(struct sbx_proxy *p, struct conn *c, const struct addrinfo *ai,
-			  uint64_t id)
+static void drain(struct sbx_proxy *p, struct conn *c)
 {
-	const char *why = "no address";
-
-	c->naddr = c->next = 0;
-	for (; ai && c->naddr < MAX_ADDRS; ai = ai->ai_next) {
-		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+	char junk[4096];
+	for (;;) {
+		ssize_t n = read(c->cfd, junk, sizeof(junk));
+		if (n > 0)
 			continue;
-		if (!addr_allowed(ai->ai_addr, c->exact, c->internal, &why))
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		conn_kill(p, c);
+		return;
+	}
+}
+
+/* Answers with an error and lingers for the client's EOF, so that closing
+ * with unread input does not reset the connection before it reads this. */
+static void conn_reply(struct sbx_proxy *p, struct conn *c, int status, const char *host, const char *why)
+{
+	char msg[2048];
+	int n = proxy_event_response(&p->ev, msg, sizeof(msg), status, host, why);
+
+	p->count.refused++;
+	if (c->ufd >= 0)
+		close(steal_fd(c->ufd));
+	if (n > 0 && send(c->cfd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		conn_kill(p, c);
+		return;
+	}
+	shutdown(c->cfd, SHUT_WR);
+	c->state = C_DRAIN;
+	c->deadline = now_ms() + DRAIN_TIMEOUT_MS;
+	drain(p, c);  /* input already queued brings no new edge */
+}
+
+static void refuse(struct sbx_proxy *p, struct conn *c, int status, const char *why)
+{
+	proxy_event_decision(&p->ev, c->host, c->req.port, "refused", why);
+	conn_reply(p, c, status, c->host, why);
+}
+
+static void relay(struct sbx_proxy *p, struct conn *c)
+{
+	bool err = false;
+	uint64_t up0 = c->bytes_up, down0 = c->bytes_down;
+
+	/* Both directions every round (no short-circuit), until neither moves. */
+	for (bool moved = true; moved && !err;) {
+		moved = relay_pump(c->cfd, c->ufd, &c->up, &c->bytes_up, &err);
+		moved |= relay_pump(c->ufd, c->cfd, &c->down, &c->bytes_down, &err);
+	}
+	p->count.bytes_up += c->bytes_up - up0;
+	p->count.bytes_down += c->bytes_down - down0;
+	if (c->bytes_up != up0 || c->bytes_down != down0)
+		c->deadline = now_ms() + IDLE_TIMEOUT_MS;
+	if (err || (c->up.shut && c->down.shut))
+		conn_kill(p, c);
+}
+
+/* down_extra: bytes an upstream proxy sent after its answer. */
+static void start_relay(struct sbx_proxy *p, struct conn *c, const char *down_extra, size_t extra_len)
+{
+	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+	struct sbx_err err;
+
+	if (relay_dir_init(&c->up, &err) < 0 || relay_dir_init(&c->down, &err) < 0) {
+		refuse(p, c, 502, "out of file descriptors");
+		return;
+	}
+	if (c->req.kind == HTTPREQ_CONNECT)
+		relay_dir_prefix(&c->down, ok, sizeof(ok) - 1);
+	else
+		relay_dir_prefix(&c->up, c->req.upstream, c->req.upstream_len);
+	relay_dir_prefix(&c->up, c->head + c->req.head_len, c->head_len - c->req.head_len);
+	relay_dir_prefix(&c->down, down_extra, extra_len);
+	free(steal_ptr(c->head));
+	c->state = C_RELAY;
+	c->deadline = now_ms() + IDLE_TIMEOUT_MS;
+	p->count.allowed++;
+	relay(p, c);
+}
+
+/* Tries the vetted addresses in order; the first that connects wins. */
+static void connect_next(struct sbx_proxy *p, struct conn *c)
+{
+	if (c->ufd >= 0)
+		close(steal_fd(c->ufd));
+	while (c->next_addr < c->dial.n) {
+		struct sockaddr_storage *ss = &c->dial.addr[c->next_addr++];
+		socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
 			continue;
-		memcpy(&c->addr[c->naddr], ai->ai_addr, ai->ai_addrlen);
-		((struct sockaddr_in *)&c->addr[c->naddr])->sin_port = htons((uint16_t)c->port);
-		c->naddr++;
+		if (c->dial_port)
+			((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)c->dial_port);
+		if ((connect(fd, (struct sockaddr *)ss, len) == 0 || errno == EINPROGRESS) &&
+		    ep_add(p, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn_tag(c, TAG_UPSTREAM)) == 0) {
+			c->ufd = fd;
+			c->state = C_CONNECT;
+			c->deadline = now_ms() + CONNECT_TIMEOUT_MS;
+			return;
+		}
+		close(fd);
 	}
-	if (c->naddr == 0) {
-		char reason[200];
-		snprintf(reason, sizeof(reason), "its address is %s", why);
-		refuse(p, c, 403, reason);
-		return;
-	}
-	try_connect(p, c, id);
+	refuse(p, c, 502, "cannot connect to any of its addresses");
 }
 
-/* IP literals and host.sbxrun.internal need no lookup. */
-static int literal(struct conn *c, struct addrinfo *ai, struct sockaddr_storage *ss)
+static void chain_ask(struct sbx_proxy *p, struct conn *c)
 {
-	struct sockaddr_in *in = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	char req[1024];
+	int n = proxy_chain_request(&p->chain, c->target, req, sizeof(req));
 
-	memset(ai, 0, sizeof(*ai));
-	memset(ss, 0, sizeof(*ss));
-	ai->ai_addr = (struct sockaddr *)ss;
-	if (c->internal || inet_pton(AF_INET, c->host, &in->sin_addr) == 1) {
-		if (c->internal)
-			inet_pton(AF_INET, "127.0.0.1", &in->sin_addr);
-		in->sin_family = ai->ai_family = AF_INET;
-		ai->ai_addrlen = sizeof(*in);
-		return 1;
+	if (n < 0 || send(c->ufd, req, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n) {
+		refuse(p, c, 502, "cannot talk to the upstream proxy");
+		return;
 	}
-	if (inet_pton(AF_INET6, c->host, &in6->sin6_addr) == 1) {
-		in6->sin6_family = ai->ai_family = AF_INET6;
-		ai->ai_addrlen = sizeof(*in6);
-		return 1;
-	}
-	return 0;
+	c->answer = xmalloc(CHAIN_ANSWER_MAX);
+	c->state = C_CHAIN;
 }
 
-static void resolve(struct sbx_proxy *p, struct conn *c, uint64_t id)
+/* Reads the upstream proxy's answer to CONNECT; a 200 starts the relay and
+ * whatever followed its head goes down to the sandbox. */
+static void chain_answer(struct sbx_proxy *p, struct conn *c)
 {
-	struct addrinfo ai;
-	struct sockaddr_storage ss;
-	int failed;
+	size_t head;
+	int r = 0;
+	ssize_t n;
 
-	if (literal(c, &ai, &ss)) {
-		got_addresses(p, c, &ai, id);
+	while (r == 0 && (n = read(c->ufd, c->answer + c->answer_len, CHAIN_ANSWER_MAX - c->answer_len)) > 0) {
+		c->answer_len += (size_t)n;
+		r = proxy_chain_answer(c->answer, c->answer_len, &head);
+		if (r == 0 && c->answer_len == CHAIN_ANSWER_MAX)
+			r = -1;
+	}
+	if (r == 0 && (n == 0 || (errno != EAGAIN && errno != EINTR)))
+		r = -1;
+	if (r < 0)
+		refuse(p, c, 502, "the upstream proxy refused the connection");
+	if (r <= 0)
+		return;
+	proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "in allow list (via upstream proxy)");
+	start_relay(p, c, c->answer + head, c->answer_len - head);
+}
+
+/* Through an upstream proxy, CONNECT to the vetted address, or to the
+ * name when only the upstream proxy can resolve it. */
+static void chain_plan(struct sbx_proxy *p, struct conn *c, const struct sockaddr_storage *vetted)
+{
+	char ip[INET6_ADDRSTRLEN] = "";
+
+	if (vetted && vetted->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)vetted)->sin_addr, ip, sizeof(ip));
+	else if (vetted)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)vetted)->sin6_addr, ip, sizeof(ip));
+	if (vetted && vetted->ss_family == AF_INET6)
+		snprintf(c->target, sizeof(c->target), "[%s]:%d", ip, c->req.port);
+	else
+		snprintf(c->target, sizeof(c->target), "%s:%d", vetted ? ip : c->host, c->req.port);
+	c->dial = p->chain.addrs;
+	c->dial_port = 0;
+}
+
+static void connected(struct sbx_proxy *p, struct conn *c)
+{
+	int soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+		connect_next(p, c);
 		return;
 	}
-	const struct addrinfo *r = resolver_lookup(p->res, c->host, &failed);
-	if (failed) {
-		refuse(p, c, 502, "the name does not resolve");
+	if (c->target[0]) {
+		chain_ask(p, c);
 		return;
 	}
-	if (r) {
-		got_addresses(p, c, r, id);
+	proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "in allow list");
+	start_relay(p, c, "", 0);
+}
+
+/* Keeps only the addresses the grant allows, then connects. */
+static void vet_and_connect(struct sbx_proxy *p, struct conn *c)
+{
+	const char *why = NULL;
+	size_t kept = 0;
+
+	bool chained = p->chain.on && !c->grant.internal;
+
+	if (c->res.error && chained) {
+		chain_plan(p, c, NULL);
+		c->next_addr = 0;
+		connect_next(p, c);
+		return;
+	}
+	if (c->res.error) {
+		refuse(p, c, 502, gai_strerror(c->res.error));
+		return;
+	}
+	for (size_t i = 0; i < c->res.n; i++) {
+		const char *w = hostmatch_addr_refusal((struct sockaddr *)&c->res.addr[i], &c->grant);
+		if (w)
+			why = w;
+		else
+			c->res.addr[kept++] = c->res.addr[i];
+	}
+	c->res.n = kept;
+	if (kept == 0) {
+		refuse(p, c, 403, why ? why : "no address");
+		return;
+	}
+	if (chained) {
+		chain_plan(p, c, &c->res.addr[0]);
+	} else {
+		c->dial = c->res;
+		c->dial_port = c->req.port;
+	}
+	c->next_addr = 0;
+	connect_next(p, c);
+}
+
+/* IP literals and the reserved loopback name need no lookup. */
+static bool fixed_address(struct conn *c)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&c->res.addr[0];
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->res.addr[0];
+
+	memset(&c->res, 0, sizeof(c->res));
+	if (c->grant.internal) {
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else if (inet_pton(AF_INET, c->host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+	} else if (inet_pton(AF_INET6, c->host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+	} else {
+		return false;
+	}
+	c->res.n = 1;
+	return true;
+}
+
+static void check_request(struct sbx_proxy *p, struct conn *c)
+{
+	enum hostmatch_result r;
+	char why[256];
+
+	if (hostmatch_canon(c->req.host, c->host, sizeof(c->host)) < 0) {
+		log_sanitize(c->host, sizeof(c->host), c->req.host);
+		refuse(p, c, 403, "not a valid host name (numeric IPv4 forms are refused)");
+		return;
+	}
+	r = hostmatch_check(&p->allow, c->host, c->req.port, &c->grant);
+	if (r != HOSTMATCH_OK) {
+		snprintf(why, sizeof(why), "%s profile '%s' allow list", hostmatch_result_str(r),
+			 p->ev.profile);
+		refuse(p, c, 403, why);
+		return;
+	}
+	if (fixed_address(c)) {
+		vet_and_connect(p, c);
 		return;
 	}
 	c->state = C_RESOLVE;
-	c->deadline = now_ms() + 30000;
-	ep_set(p, c->cfd, id, 0);
+	c->deadline = now_ms() + RESOLVE_TIMEOUT_MS;
+	if (resolver_lookup(p->resolver, c->host, c->id, &c->res) == 1)
+		vet_and_connect(p, c);
 }
 
-/* A complete head: the policy decides before any lookup. */
-static void on_head(struct sbx_proxy *p, struct conn *c, uint64_t id)
+static void read_head(struct sbx_proxy *p, struct conn *c)
 {
-	struct sbx_err err;
 	int status;
 	const char *why;
-	int r = httpreq_parse(c->in, c->inlen, &c->req, &status, &why);
 
-	if (r == 0)
-		return;
-	if (r < 0) {
-		refuse(p, c, status, why);
-		return;
-	}
-	c->port = c->req.port;
-	if (host_canon(c->req.host, c->host, sizeof(c->host), &err) < 0) {
-		snprintf(c->host, sizeof(c->host), "?");
-		refuse(p, c, 403, err.msg);
-		return;
-	}
-	if (!allow_match(&p->allow, c->host, c->port, &c->exact, &c->internal)) {
-		refuse(p, c, 403, "not in the allow list");
-		return;
-	}
-	resolve(p, c, id);
-}
+	bool eof = false;
 
-static void try_connect(struct sbx_proxy *p, struct conn *c, uint64_t id)
-{
-	while (c->next < c->naddr) {
-		struct sockaddr_storage *a = &c->addr[c->next++];
-		socklen_t len = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-		if (c->ufd >= 0)
-			close(c->ufd);
-		c->ufd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (c->ufd < 0)
+	while (c->head_len < HTTPREQ_MAX_HEAD) {
+		ssize_t n = read(c->cfd, c->head + c->head_len, HTTPREQ_MAX_HEAD - c->head_len);
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (connect(c->ufd, (struct sockaddr *)a, len) == 0 || errno == EINPROGRESS) {
-			c->state = C_CONNECT;
-			c->deadline = now_ms() + 15000;
-			ep_set(p, c->cfd, id, 0);
-			ep_set(p, c->ufd, id | 1, EPOLLOUT);
+		if (n < 0 && errno != EAGAIN) {
+			conn_kill(p, c);
 			return;
 		}
+		/* A client may send its request and half-close at once. */
+		eof = n == 0;
+		if (n <= 0)
+			break;
+		c->head_len += (size_t)n;
 	}
-	refuse(p, c, 502, "cannot connect");
-}
-
-static void buf_put(struct buf *b, const void *d, size_t n)
-{
-	memcpy(b->d + b->off + b->len, d, n);
-	b->len += n;
-}
-
-/* Connected: the tunnel's 200, or the rewritten plain request. */
-static void connected(struct sbx_proxy *p, struct conn *c)
-{
-	const char *rest = c->in + c->req.consumed;
-	size_t nrest = c->inlen - c->req.consumed;
-
-	p->st.allowed++;
-	event(p, c->host, c->port, "allow", c->req.connect ? "CONNECT" : "HTTP", NULL);
-	if (c->req.connect) {
-		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-		buf_put(&c->dn, ok, sizeof(ok) - 1);
-		buf_put(&c->up, rest, nrest);
-		c->body_left = UINT64_MAX;
-	} else {
-		size_t body = nrest < c->req.body ? nrest : (size_t)c->req.body;
-		buf_put(&c->up, c->req.head, c->req.head_len);
-		buf_put(&c->up, rest, body);
-		c->bytes_up += c->req.head_len + body;
-		c->body_left = c->req.body - body;
-	}
-	c->state = C_RELAY;
-	c->deadline = now_ms() + 300000;
-}
-
-/* Moves what one side gave into the other's buffer; returns -1 on error. */
-static int pull(int fd, struct buf *b, uint64_t limit, int *eof, uint64_t *count)
-{
-	if (b->off + b->len == RELAY_BUF && b->off) {
-		memmove(b->d, b->d + b->off, b->len);
-		b->off = 0;
-	}
-	size_t room = RELAY_BUF - b->off - b->len;
-	if (room > limit)
-		room = (size_t)limit;
-	if (room == 0)
-		return 0;
-	ssize_t n = read(fd, b->d + b->off + b->len, room);
-	if (n > 0) {
-		b->len += (size_t)n;
-		*count += (uint64_t)n;
-	} else if (n == 0) {
-		*eof = 1;
-	} else if (errno != EAGAIN && errno != EINTR) {
-		return -1;
-	}
-	return 0;
-}
-
-static int push(int fd, struct buf *b)
-{
-	if (!b->len)
-		return 0;
-	ssize_t n = send(fd, b->d + b->off, b->len, MSG_NOSIGNAL);
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	b->off += (size_t)n;
-	b->len -= (size_t)n;
-	if (!b->len)
-		b->off = 0;
-	return 0;
-}
-
-static void relay(struct sbx_proxy *p, struct conn *c, uint64_t id, uint32_t ev, int upstream)
-{
-	int err = 0;
-
-	if (!upstream && (ev & EPOLLIN) && !c->c_eof && c->body_left) {
-		uint64_t before = c->up.len;
-		err |= pull(c->cfd, &c->up, c->body_left, &c->c_eof, &c->bytes_up);
-		if (c->body_left != UINT64_MAX)
-			c->body_left -= c->up.len - before;
-	}
-	if (upstream && (ev & (EPOLLIN | EPOLLHUP)) && !c->u_eof)
-		err |= pull(c->ufd, &c->dn, UINT64_MAX, &c->u_eof, &c->bytes_down);
-	err |= push(c->ufd, &c->up) | push(c->cfd, &c->dn);
-	if (ev & EPOLLERR)
-		err = -1;
-	if (err || (c->u_eof && !c->dn.len)) {
-		conn_close(p, c); /* the server is done (or gone): nothing more to deliver */
+	int r = httpreq_parse(c->head, c->head_len, &c->req, &status, &why);
+	if (r == 0) {
+		if (eof)
+			conn_kill(p, c);
 		return;
 	}
-	if ((c->c_eof || !c->body_left) && !c->up.len && !c->u_shut && c->c_eof) {
-		shutdown(c->ufd, SHUT_WR); /* half-close: the client has said all */
-		c->u_shut = 1;
-	}
-	c->deadline = now_ms() + 300000;
-	uint32_t cev = (c->dn.len ? EPOLLOUT : 0) |
-		       (!c->c_eof && c->body_left && c->up.off + c->up.len < RELAY_BUF ? EPOLLIN : 0);
-	uint32_t uev = (c->up.len ? EPOLLOUT : 0) | (!c->u_eof && c->dn.off + c->dn.len < RELAY_BUF ? EPOLLIN : 0);
-	ep_set(p, c->cfd, id & ~1ULL, cev);
-	ep_set(p, c->ufd, id | 1, uev);
-}
-
-static void on_connect(struct sbx_proxy *p, struct conn *c, uint64_t id)
-{
-	int e = 0;
-	socklen_t len = sizeof(e);
-
-	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e) {
-		try_connect(p, c, id & ~1ULL);
+	if (r < 0) {
+		proxy_event_decision(&p->ev, "", 0, "refused", why);
+		conn_reply(p, c, status, "", why);
 		return;
 	}
-	connected(p, c);
-	relay(p, c, id, 0, 1);
-}
-
-static void on_client(struct sbx_proxy *p, struct conn *c, uint64_t id)
-{
-	ssize_t n = read(c->cfd, c->in + c->inlen, sizeof(c->in) - c->inlen);
-
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		conn_close(p, c);
-		return;
-	}
-	if (n > 0)
-		c->inlen += (size_t)n;
-	on_head(p, c, id);
+	check_request(p, c);
 }
 
 static void accept_all(struct sbx_proxy *p)
 {
 	for (;;) {
-		int fd = accept4(p->listen, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
-			return;
-		size_t i = 0;
-		while (i < MAX_CONNS && p->c[i].state != C_FREE)
-			i++;
-		if (i == MAX_CONNS) {
-			static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n";
-			(void)!write(fd, busy, sizeof(busy) - 1);
+			return;  /* EAGAIN, or a transient error: try on the next event */
+		if (p->nconns >= MAX_CONNS) {
 			close(fd);
 			continue;
 		}
-		struct conn *c = &p->c[i];
-		memset(c, 0, sizeof(*c));
+		struct conn *c = xcalloc(1, sizeof(*c));
+		c->id = ++p->next_id;
 		c->cfd = fd;
 		c->ufd = -1;
-		c->state = C_HEAD;
-		c->deadline = now_ms() + 30000;
-		ep_set(p, fd, (uint64_t)i << 1, EPOLLIN);
+		c->head = xmalloc(HTTPREQ_MAX_HEAD);
+		c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
+		c->deadline = now_ms() + HEAD_TIMEOUT_MS;
+		if (ep_add(p, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn_tag(c, TAG_CLIENT)) < 0) {
+			close(fd);
+			free(c->head);
+			free(c);
+			continue;
+		}
+		c->next = p->conns;
+		p->conns = c;
+		p->nconns++;
+		read_head(p, c);
 	}
 }
 
-/* Connections waiting for a name get it (or their refusal). */
-static void answers(struct sbx_proxy *p)
+static void resolved(struct sbx_proxy *p)
 {
-	resolver_collect(p->res);
-	for (size_t i = 0; i < MAX_CONNS; i++)
-		if (p->c[i].state == C_RESOLVE)
-			resolve(p, &p->c[i], (uint64_t)i << 1);
+	uint64_t tag;
+	struct resolver_result res;
+
+	while (resolver_next(p->resolver, &tag, &res)) {
+		for (struct conn *c = p->conns; c; c = c->next) {
+			if (c->id != tag || c->state != C_RESOLVE)
+				continue;
+			c->res = res;
+			vet_and_connect(p, c);
+		}
+	}
 }
 
-static void expire(struct sbx_proxy *p)
+static void timers(struct sbx_proxy *p)
 {
-	uint64_t now = now_ms();
-	for (size_t i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &p->c[i];
-		if (c->state == C_FREE || now < c->deadline)
+	uint64_t ticks;
+	int64_t now = now_ms();
+
+	if (read(p->tfd, &ticks, sizeof(ticks)) < 0) {
+		/* EAGAIN: a spurious wake-up; the sweep is harmless. */
+	}
+	for (struct conn *c = p->conns; c; c = c->next) {
+		if (c->state == C_DEAD || c->deadline > now)
 			continue;
-		if (c->state == C_RELAY)
-			conn_close(p, c);
+		if (c->state == C_RESOLVE)
+			refuse(p, c, 504, "name lookup timed out");
+		else if (c->state == C_CONNECT)
+			connect_next(p, c);
+		else if (c->state == C_CHAIN)
+			refuse(p, c, 504, "the upstream proxy did not answer");
 		else
-			refuse(p, c, 504, "timed out");
+			conn_kill(p, c);
 	}
 }
 
-void proxy_dispatch(struct sbx_proxy *p)
+static void conn_event(struct sbx_proxy *p, struct conn *c, int side, uint32_t events)
 {
-	struct epoll_event ev[64];
-	int n = epoll_wait(p->ep, ev, 64, 0);
+	switch (c->state) {
+	case C_HEAD: read_head(p, c); break;
+	case C_CONNECT:
+		/* Only the upstream socket turning writable ends a connect. */
+		if (side == TAG_UPSTREAM && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+			connected(p, c);
+		break;
+	case C_CHAIN: chain_answer(p, c); break;
+	case C_RELAY: relay(p, c); break;
+	case C_DRAIN: drain(p, c); break;
+	default: break;  /* input waits in the socket until the relay starts */
+	}
+}
 
+int proxy_dispatch(struct sbx_proxy *p)
+{
+	struct epoll_event evs[64];
+	int n = epoll_wait(p->epfd, evs, ARRAY_SIZE(evs), 0);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
 	for (int i = 0; i < n; i++) {
-		uint64_t id = ev[i].data.u64;
-		if (id == ID_LISTEN) {
+		uint64_t tag = evs[i].data.u64;
+		if (tag == TAG_LISTEN)
 			accept_all(p);
-			continue;
-		}
-		if (id == ID_RESOLVER) {
-			answers(p);
-			continue;
-		}
-		struct conn *c = &p->c[id >> 1];
-		if (c->state == C_HEAD && !(id & 1))
-			on_client(p, c, id);
-		else if (c->state == C_CONNECT && (id & 1))
-			on_connect(p, c, id);
-		else if (c->state == C_RELAY)
-			relay(p, c, id, ev[i].events, (int)(id & 1));
+		else if (tag == TAG_RESOLVER)
+			resolved(p);
+		else if (tag == TAG_TIMER)
+			timers(p);
+		else
+			conn_event(p, (struct conn *)(uintptr_t)(tag & ~3ULL), (int)(tag & 3), evs[i].events);
 	}
-	expire(p);
+	reap(p);
+	return 0;
 }
 
-int proxy_timeout_ms(const struct sbx_proxy *p)
+static int setup_fds(struct sbx_proxy *p, int listen_fd, struct sbx_err *err)
 {
-	uint64_t now = now_ms(), next = UINT64_MAX;
-	for (size_t i = 0; i < MAX_CONNS; i++)
-		if (p->c[i].state != C_FREE && p->c[i].deadline < next)
-			next = p->c[i].deadline;
-	if (next == UINT64_MAX)
-		return -1;
-	return next <= now ? 0 : (int)(next - now);
-}
+	struct itimerspec its = { { 1, 0 }, { 1, 0 } };
+	int fl = fcntl(listen_fd, F_GETFL);
 
-int proxy_pollfd(const struct sbx_proxy *p)
-{
-	return p->ep;
-}
-
-void proxy_stats(const struct sbx_proxy *p, struct sbx_proxy_stats *s)
-{
-	*s = p->st;
-	for (size_t i = 0; i < MAX_CONNS; i++) {
-		s->bytes_up += p->c[i].state != C_FREE ? p->c[i].bytes_up : 0;
-		s->bytes_down += p->c[i].state != C_FREE ? p->c[i].bytes_down : 0;
-	}
-}
-
-/* "a b c" → {"a", "b", "c", NULL} */
-static char **split(const char *s)
-{
-	char **v = xcalloc(1, sizeof(char *));
-	size_t n = 0;
-	_cleanup_free_ char *copy = xstrdup(s ? s : "");
-	for (char *save = NULL, *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
-		v = xrealloc(v, (n + 2) * sizeof(char *));
-		v[n++] = xstrdup(t);
-		v[n] = NULL;
-	}
-	return v;
+	if (fl < 0 || fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return err_sys(err, "proxy: listening socket");
+	p->lfd = listen_fd;
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (p->epfd < 0)
+		return err_sys(err, "proxy: epoll_create1");
+	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (p->tfd < 0 || timerfd_settime(p->tfd, 0, &its, NULL) < 0)
+		return err_sys(err, "proxy: timerfd");
+	if (ep_add(p, p->lfd, EPOLLIN, TAG_LISTEN) < 0 ||
+	    ep_add(p, resolver_fd(p->resolver), EPOLLIN, TAG_RESOLVER) < 0 ||
+	    ep_add(p, p->tfd, EPOLLIN, TAG_TIMER) < 0)
+		return err_sys(err, "proxy: epoll_ctl");
+	return 0;
 }
 
 int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy **out,
 	      struct sbx_err *err)
 {
 	struct sbx_proxy *p = xcalloc(1, sizeof(*p));
-	_cleanup_strv_ char **npm = split(conf->npm_registry), **pypi = split(conf->pypi_index);
-	struct sbx_sets sets = { conf->apt_hosts, npm, pypi };
-	/* packages egress without an allow list: the image's package sources */
-	static char *set_names[] = { "@apt", "@pypi", "@npm", NULL };
-	static char *set_origins[] = { "default", "default", "default", NULL };
-	const struct sbx_strlist sets_only = { set_names, set_origins, 3 };
-	const struct sbx_strlist *allow = conf->allow && conf->allow->n ? conf->allow : &sets_only;
+	struct hostmatch_sets sets = { conf->apt_hosts, conf->npm_registry, conf->pypi_index };
 
-	p->profile = xstrdup(conf->profile ? conf->profile : "default");
-	p->events_fd = conf->events_fd;
-	p->listen = listen_fd;
-	p->c = xcalloc(MAX_CONNS, sizeof(*p->c));
-	for (size_t i = 0; i < MAX_CONNS; i++)
-		p->c[i].cfd = p->c[i].ufd = -1;
-	p->ep = epoll_create1(EPOLL_CLOEXEC);
-	p->res = resolver_new();
-	if (p->ep < 0 || !p->res || allow_compile(allow, &sets, &p->allow, err) < 0) {
-		if (!err->msg[0])
-			err_sys(err, "start the egress proxy");
-		p->listen = -1;
-		proxy_free(p);
-		return -1;
+	p->epfd = p->tfd = p->lfd = -1;
+	/* splice has no MSG_NOSIGNAL: a sandbox hanging up mid-transfer would
+	 * kill the supervisor. Children must reset SIGPIPE before exec. */
+	signal(SIGPIPE, SIG_IGN);
+	proxy_event_init(&p->ev, conf->profile_name, conf->events_fd);
+	if (hostmatch_compile(conf->allow, &sets, &p->allow, err) < 0) {
+		err_wrap(err, "profile '%s'", conf->profile_name ? conf->profile_name : "?");
+		goto fail;
 	}
-	ep_set(p, listen_fd, ID_LISTEN, EPOLLIN);
-	ep_set(p, resolver_fd(p->res), ID_RESOLVER, EPOLLIN);
+	if (proxy_chain_from_env(&p->chain, err) < 0 || resolver_new(&p->resolver, err) < 0 ||
+	    setup_fds(p, listen_fd, err) < 0)
+		goto fail;
 	*out = p;
 	return 0;
+fail:
+	if (p->lfd < 0)
+		close(listen_fd);
+	proxy_free(p);
+	return -1;
+}
+
+int proxy_pollfd(struct sbx_proxy *p)
+{
+	return p->epfd;
+}
+
+void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out)
+{
+	*out = p->count;
 }
 
 void proxy_free(struct sbx_proxy *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < MAX_CONNS; i++)
-		if (p->c[i].state != C_FREE)
-			conn_close(p, &p->c[i]);
-	resolver_free(p->res);
-	allow_free(&p->allow);
-	if (p->ep >= 0)
-		close(p->ep);
-	for (size_t i = 0; i < p->nlogged; i++)
-		free(p->logged[i]);
-	free(p->logged);
-	free(p->c);
-	free(p->profile);
+	for (struct conn *c = p->conns; c; c = c->next)
+		conn_kill(p, c);
+	reap(p);
+	resolver_free(p->resolver);
+	hostmatch_free(&p->allow);
+	proxy_chain_free(&p->chain);
+	proxy_event_fini(&p->ev);
+	if (p->epfd >= 0)
+		close(p->epfd);
+	if (p->tfd >= 0)
+		close(p->tfd);
+	if (p->lfd >= 0)
+		close(p->lfd);
 	free(p);
 }

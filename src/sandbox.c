@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -381,11 +382,27 @@ void sandbox_release(struct sbx_sandbox *sb)
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
 {
 	struct sbx_proxy_conf conf = {
-		.profile = plan->cfg->profile, .allow = &plan->cfg->allow,
-		.apt_hosts = plan->img.apt_hosts, .npm_registry = plan->img.npm_registry,
-		.pypi_index = plan->img.pypi_index, .events_fd = plan->events_fd,
+		.profile_name = plan->cfg->profile, .allow = &plan->cfg->allow,
+		.apt_hosts = (const char *const *)plan->img.apt_hosts,
+		.npm_registry = plan->img.npm_registry, .pypi_index = plan->img.pypi_index,
+		.events_fd = plan->events_fd,
 	};
-	return proxy_new(&conf, door, px, err);
+	/* packages egress without an allow list: the image's package sources */
+	static char *sets[] = { "@apt", "@pypi", "@npm", NULL };
+	static char *origins[] = { "default", "default", "default", NULL };
+	static const struct sbx_strlist sets_only = { sets, origins, 3 };
+	struct rlimit rl;
+
+	if (!plan->cfg->allow.n)
+		conf.allow = &sets_only;
+	/* each relayed connection holds six fds (two sockets, two pipes) */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* the door is the proxy's now: it closes it */
+	int fd = dup(door);
+	return fd < 0 ? err_sys(err, "dup") : proxy_new(&conf, fd, px, err);
 }
 
 /* How the limits were enforced and whether one of them ended the run. */
@@ -425,8 +442,8 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	}
 	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, res, err);
 	if (px) {
-		struct sbx_proxy_stats st;
-		proxy_stats(px, &st);
+		struct sbx_proxy_counters st;
+		proxy_counters(px, &st);
 		res->egress_allowed = st.allowed;
 		res->egress_refused = st.refused;
 		res->egress_bytes_up = st.bytes_up;

@@ -431,10 +431,9 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 
 	while (!s->stopping) {
 		int n = build_poll(s, p, map, sfd);
-		int t = next_timeout(s, now_ms()), pt = s->px ? proxy_timeout_ms(s->px) : -1;
-		if (poll(p, (nfds_t)n, t < 0 || (pt >= 0 && pt < t) ? pt : t) < 0 && errno != EINTR)
+		if (poll(p, (nfds_t)n, next_timeout(s, now_ms())) < 0 && errno != EINTR)
 			break;
-		if (s->px)
+		if (s->px && (p[3].revents & POLLIN))
 			proxy_dispatch(s->px);
 		if (p[1].revents & POLLIN) {
 			struct signalfd_siginfo si;

@@ -143,7 +143,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 }, { dfd, POLLIN, 0 },
 				       { px ? proxy_pollfd(px) : -1, POLLIN, 0 } };
 		int np = 6 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 6) : 0);
-		if (poll(p, (nfds_t)np, px ? proxy_timeout_ms(px) : -1) < 0 && errno != EINTR) {
+		if (poll(p, (nfds_t)np, -1) < 0 && errno != EINTR) {
 			pty_relay_end(&relay);
 			return err_sys(err, "poll");
 		}
@@ -160,7 +160,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		}
 		if (relay.master >= 0)
 			pty_relay_handle(&relay, p + 6, np - 6);
-		if (px)
+		if (px && (p[5].revents & POLLIN))
 			proxy_dispatch(px);
 		if (dfd >= 0 && (p[4].revents & POLLIN) && over_quota(plan, dfd)) {
 			snprintf(res->reason, sizeof(res->reason), "disk");

@@ -14,7 +14,7 @@ test_apt_install_through_the_proxy_and_user_code_unreachable() {
 	assert_contains "$out" "Network is unreachable"
 	assert_contains "$out" "curl=7"
 	assert_contains "$out" "SBXRUN_NETWORK=packages SBXRUN_PROXY=http://127.0.0.1:3128"
-	assert_contains "$(cat ev)" '"decision":"allow"'
+	assert_contains "$(cat ev)" '"decision":"allowed"'
 }
 
 # Raw requests straight at the proxy, from inside; prints one status a line.
@@ -58,7 +58,7 @@ HTTP/1.1 400 Bad Request
 HTTP/1.1 400 Bad Request" "$out"
 	assert_contains "$err" "egress: refused 'evil.example.test'"
 	assert_eq 1 "$(grep -c "refused 'evil.example.test'" <<<"$err")" "one stderr line per refused host"
-	[ "$(grep -c '"decision":"refuse"' ev)" -ge 11 ] || fail "events: $(cat ev)"
+	[ "$(grep -c '"decision":"refused"' ev)" -ge 11 ] || fail "events: $(cat ev)"
 	run "$SBX" run -p packages -- sh -c 'curl -s -D - -o /dev/null -x "$SBXRUN_PROXY" http://evil.example.test/'
 	assert_contains "$out" "X-Sbxrun-Refused: profile=packages; host=evil.example.test"
 }

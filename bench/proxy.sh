@@ -1,0 +1,11 @@
+#!/bin/sh
+# proxy.sh - benchmark of the egress proxy on loopback (not a timed test):
+# throughput against direct and the time added per connection.
+set -eu
+cd "$(dirname "$0")/.."
+make -s all >/dev/null
+objs=$(ls build/*.o | grep -v '/main\.o$')
+# shellcheck disable=SC2046,SC2086
+cc -O2 -std=gnu11 -Isrc $(pkg-config --cflags json-c) -o build/proxy_bench bench/proxy_bench.c \
+	$objs $(pkg-config --libs libseccomp libcap-ng libarchive libcurl inih libcrypto json-c) -lpthread
+exec build/proxy_bench

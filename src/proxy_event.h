@@ -1,0 +1,27 @@
+/* proxy_event.h - what the egress proxy tells: JSON-lines events, one
+ * stderr line per refused host, and the text of its refusals. */
+#ifndef SBX_PROXY_EVENT_H
+#define SBX_PROXY_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct proxy_events {
+	char *profile;
+	int fd;             /* -1: no events file */
+	char **refused;     /* hosts already named on stderr */
+	size_t nrefused;
+};
+
+void proxy_event_init(struct proxy_events *ev, const char *profile, int fd);
+void proxy_event_fini(struct proxy_events *ev);
+/* decision: "allowed" or "refused"; a refusal is also told on stderr once
+ * per host. host "" stands for a request too malformed to name one. */
+void proxy_event_decision(struct proxy_events *ev, const char *host, int port, const char *decision,
+			  const char *reason);
+void proxy_event_close(struct proxy_events *ev, const char *host, int port, uint64_t up, uint64_t down);
+/* Formats the HTTP error response; returns its length. */
+int proxy_event_response(const struct proxy_events *ev, char *buf, size_t size, int status,
+			 const char *host, const char *why);
+
+#endif

@@ -1,0 +1,149 @@
+/* test_hostmatch.c - canonicalisation, allow-list matching and address
+ * vetting for the egress proxy, table-driven with the tricky forms. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "hostmatch.h"
+#include "unit.h"
+#include "util.h"
+
+static void test_canon(void)
+{
+	static const struct { const char *in, *out; } t[] = {
+		{ "Example.TEST", "example.test" }, { "example.test.", "example.test" },
+		{ "example.test..", NULL }, { ".", NULL }, { "", NULL }, { "a..b", NULL },
+		{ "10.0.0.1", "10.0.0.1" }, { "127.0.0.1.", "127.0.0.1" },
+		{ "2130706433", NULL }, { "0x7f000001", NULL }, { "0x7f.1", NULL },
+		{ "0177.0.0.1", NULL }, { "127.1", NULL }, { "127.0.1", NULL },
+		{ "010.0.0.1", NULL }, { "256.0.0.1", NULL }, { "1.2.3.4.5", NULL },
+		{ "foo.0x10", NULL }, { "foo.123", NULL }, { "123.foo", "123.foo" },
+		{ "[::1]", "::1" }, { "[0:0:0:0:0:0:0:1]", "::1" }, { "[::ffff:127.0.0.1]", "::ffff:127.0.0.1" },
+		{ "[fe80::1%eth0]", NULL }, { "[::1", NULL }, { "::1", NULL },
+		{ "ex ample.test", NULL }, { "ex/ample", NULL }, { "-a.test", NULL }, { "a-.test", NULL },
+		{ "HOST.SBXRUN.INTERNAL.", "host.sbxrun.internal" },
+	};
+	char out[300];
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		int r = hostmatch_canon(t[i].in, out, sizeof(out));
+		if (t[i].out) {
+			CHECK(r == 0);
+			if (r == 0)
+				CHECK_STR(out, t[i].out);
+		} else if (r == 0) {
+			fprintf(stderr, "accepted '%s' as '%s'\n", t[i].in, out);
+			CHECK(r < 0);
+		} else {
+			CHECK(r < 0);
+		}
+	}
+}
+
+static void test_match(void)
+{
+	char *pats[] = { "allowed.example", "*.cdn.test", "mirror.lab.test:8080", "Exact.Test.",
+			 "host.sbxrun.internal:9000", "10.1.2.3", "[2001:db8::1]:443", "@apt", "@npm", "@pypi" };
+	struct sbx_strlist allow = { pats, NULL, ARRAY_SIZE(pats) };
+	const char *apt[] = { "deb.example.test", "sec.example.test:8081", "http://url.example.test/debian", NULL };
+	struct hostmatch_sets sets = { apt, "https://npm.example.test/", "http://u@pypi.example.test:3141/simple" };
+	struct hostmatch_list l;
+	struct sbx_err err;
+	static const struct { const char *host; int port; enum hostmatch_result r; int priv, internal; } t[] = {
+		{ "allowed.example", 443, HOSTMATCH_OK, 1, 0 },
+		{ "allowed.example", 80, HOSTMATCH_OK, 1, 0 },
+		{ "allowed.example", 8443, HOSTMATCH_BAD_PORT, 0, 0 },
+		{ "allowed.example.evil.test", 443, HOSTMATCH_NOT_LISTED, 0, 0 },
+		{ "evilallowed.example", 443, HOSTMATCH_NOT_LISTED, 0, 0 },
+		{ "x.allowed.example", 443, HOSTMATCH_NOT_LISTED, 0, 0 },
+		{ "cdn.test", 443, HOSTMATCH_NOT_LISTED, 0, 0 },
+		{ "a.cdn.test", 443, HOSTMATCH_OK, 0, 0 },
+		{ "b.a.cdn.test", 80, HOSTMATCH_OK, 0, 0 },
+		{ "xcdn.test", 443, HOSTMATCH_NOT_LISTED, 0, 0 },
+		{ "mirror.lab.test", 8080, HOSTMATCH_OK, 1, 0 },
+		{ "mirror.lab.test", 80, HOSTMATCH_BAD_PORT, 0, 0 },
+		{ "exact.test", 443, HOSTMATCH_OK, 1, 0 },
+		{ "host.sbxrun.internal", 9000, HOSTMATCH_OK, 1, 1 },
+		{ "host.sbxrun.internal", 80, HOSTMATCH_BAD_PORT, 0, 0 },
+		{ "10.1.2.3", 443, HOSTMATCH_OK, 1, 0 },
+		{ "10.1.2.4", 443, HOSTMATCH_NOT_LISTED, 0, 0 },
+		{ "2001:db8::1", 443, HOSTMATCH_OK, 1, 0 },
+		{ "2001:db8::1", 80, HOSTMATCH_BAD_PORT, 0, 0 },
+		{ "deb.example.test", 80, HOSTMATCH_OK, 0, 0 },
+		{ "sec.example.test", 8081, HOSTMATCH_OK, 0, 0 },
+		{ "url.example.test", 80, HOSTMATCH_OK, 0, 0 },
+		{ "npm.example.test", 443, HOSTMATCH_OK, 0, 0 },
+		{ "pypi.example.test", 3141, HOSTMATCH_OK, 0, 0 },
+		{ "pypi.example.test", 443, HOSTMATCH_BAD_PORT, 0, 0 },
+	};
+
+	CHECK(hostmatch_compile(&allow, &sets, &l, &err) == 0);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct hostmatch_grant g;
+		enum hostmatch_result r = hostmatch_check(&l, t[i].host, t[i].port, &g);
+		if (r != t[i].r)
+			fprintf(stderr, "%s:%d -> %d\n", t[i].host, t[i].port, r);
+		CHECK(r == t[i].r);
+		if (r == HOSTMATCH_OK) {
+			CHECK(g.private_ok == !!t[i].priv);
+			CHECK(g.internal == !!t[i].internal);
+		}
+	}
+	hostmatch_free(&l);
+
+	char *wild_internal[] = { "*.sbxrun.internal:9000", "host.sbxrun.internal" };
+	struct sbx_strlist a2 = { wild_internal, NULL, 2 };
+	struct hostmatch_grant g;
+	CHECK(hostmatch_compile(&a2, NULL, &l, &err) == 0);
+	CHECK(hostmatch_check(&l, "host.sbxrun.internal", 9000, &g) != HOSTMATCH_OK);
+	CHECK(hostmatch_check(&l, "host.sbxrun.internal", 443, &g) != HOSTMATCH_OK);
+	hostmatch_free(&l);
+
+	char *badp[] = { "*.10.0.0.1" };
+	struct sbx_strlist a3 = { badp, NULL, 1 };
+	CHECK(hostmatch_compile(&a3, NULL, &l, &err) < 0);
+}
+
+static const char *refusal(const char *addr, int priv, int internal)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct hostmatch_grant g = { priv, internal };
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1)
+		s4->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1)
+		s6->sin6_family = AF_INET6;
+	return hostmatch_addr_refusal((struct sockaddr *)&ss, &g);
+}
+
+static void test_addr(void)
+{
+	static const struct { const char *a; int priv, internal, ok; } t[] = {
+		{ "93.184.216.34", 0, 0, 1 }, { "127.0.0.1", 0, 0, 0 }, { "127.0.0.1", 1, 0, 0 },
+		{ "127.0.0.1", 1, 1, 1 }, { "93.184.216.34", 1, 1, 0 }, { "::1", 1, 1, 1 },
+		{ "169.254.169.254", 1, 0, 0 }, { "169.254.1.1", 1, 0, 0 }, { "0.0.0.0", 1, 0, 0 },
+		{ "100.64.0.1", 1, 0, 0 }, { "100.127.255.255", 1, 0, 0 }, { "100.128.0.1", 0, 0, 1 },
+		{ "224.0.0.1", 1, 0, 0 }, { "255.255.255.255", 1, 0, 0 },
+		{ "10.0.0.1", 0, 0, 0 }, { "10.0.0.1", 1, 0, 1 }, { "172.16.0.1", 0, 0, 0 },
+		{ "172.32.0.1", 0, 0, 1 }, { "192.168.1.1", 0, 0, 0 }, { "192.168.1.1", 1, 0, 1 },
+		{ "::", 1, 0, 0 }, { "::1", 1, 0, 0 }, { "fe80::1", 1, 0, 0 }, { "ff02::1", 1, 0, 0 },
+		{ "fd00:ec2::254", 1, 0, 0 }, { "fd00::1", 0, 0, 0 }, { "fd00::1", 1, 0, 1 },
+		{ "::ffff:127.0.0.1", 1, 0, 0 }, { "::ffff:169.254.169.254", 1, 0, 0 },
+		{ "::ffff:10.0.0.1", 0, 0, 0 }, { "::ffff:93.184.216.34", 0, 0, 1 },
+		{ "64:ff9b::7f00:1", 1, 0, 0 }, { "2002:7f00:1::", 1, 0, 0 }, { "2001:db8::1", 0, 0, 1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		const char *why = refusal(t[i].a, t[i].priv, t[i].internal);
+		if ((why == NULL) != !!t[i].ok)
+			fprintf(stderr, "%s priv=%d internal=%d: %s\n", t[i].a, t[i].priv, t[i].internal,
+				why ? why : "allowed");
+		CHECK((why == NULL) == !!t[i].ok);
+	}
+}
+
+int main(void)
+{
+	test_canon();
+	test_match();
+	test_addr();
+	return unit_done("hostmatch");
+}
