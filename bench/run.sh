@@ -62,3 +62,6 @@ pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "
 rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
 printf '\n## Idle session\n\nHost-side supervisor resident memory: %s KiB.\n' "$rss" >> "$out"
 echo "bench: results in $out" >&2
+
+# The egress proxy on loopback: throughput against direct, cost per connection.
+printf '\n## Egress proxy (loopback)\n\n```\n%s\n```\n' "$(sh "$top/bench/proxy.sh" 2>&1 | tail -2)" >> "$out"
