@@ -39,7 +39,7 @@ LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check unit integration demo install uninstall clean fuzz images bench
+.PHONY: all deps check unit integration demo install uninstall clean fuzz images bench docs
 
 all: $(BIN)
 
@@ -58,6 +58,19 @@ $(BUILD):
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS) | $(BUILD)
 	$(CC) $(CFLAGS) -iquote src -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
 
+DOCS = man/sbxrun.1 completions/sbxrun.bash completions/_sbxrun completions/sbxrun.fish
+
+$(BUILD)/gen-docs: tools/gen-docs.c $(LIB_OBJS) | $(BUILD)
+	$(CC) $(CFLAGS) -iquote src -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+
+# The man page and completions come from the option table: regenerate them
+# after changing it (make check fails while a committed one differs).
+docs: $(BUILD)/gen-docs
+	$(BUILD)/gen-docs man > man/sbxrun.1
+	$(BUILD)/gen-docs bash > completions/sbxrun.bash
+	$(BUILD)/gen-docs zsh > completions/_sbxrun
+	$(BUILD)/gen-docs fish > completions/sbxrun.fish
+
 deps:
 	sh tests/deps.sh
 
@@ -67,7 +80,7 @@ unit: $(UNIT_BINS)
 # The full suite: dependencies, build, test images, unit and integration
 # tests as an unprivileged user (and some as root). Ends "N passed, N failed".
 check: deps
-	$(MAKE) all $(UNIT_BINS) tests/helper/probe
+	$(MAKE) all $(UNIT_BINS) tests/helper/probe $(BUILD)/gen-docs
 	bash tests/run.sh
 
 tests/helper/probe: tests/helper/probe.c
@@ -83,14 +96,25 @@ fuzz:
 bench: all
 	bash bench/run.sh
 
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
+
 install: sbxrun
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/rootfs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/rootfs \
+		$(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 sbxrun $(DESTDIR)$(BINDIR)/sbxrun
 	install -m 0644 profiles/*.ini $(DESTDIR)$(DATADIR)/profiles/
-	cp -R rootfs/. $(DESTDIR)$(DATADIR)/rootfs/
+	install -m 0644 rootfs/*.packages $(DESTDIR)$(DATADIR)/rootfs/
+	install -m 0755 rootfs/build.sh $(DESTDIR)$(DATADIR)/rootfs/
+	install -m 0644 man/sbxrun.1 $(DESTDIR)$(MANDIR)/sbxrun.1
+	install -m 0644 completions/sbxrun.bash $(DESTDIR)$(BASHCOMPDIR)/sbxrun
+	install -m 0644 completions/_sbxrun $(DESTDIR)$(ZSHCOMPDIR)/_sbxrun
+	install -m 0644 completions/sbxrun.fish $(DESTDIR)$(FISHCOMPDIR)/sbxrun.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sbxrun
+	rm -f $(DESTDIR)$(BINDIR)/sbxrun $(DESTDIR)$(MANDIR)/sbxrun.1 $(DESTDIR)$(BASHCOMPDIR)/sbxrun \
+		$(DESTDIR)$(ZSHCOMPDIR)/_sbxrun $(DESTDIR)$(FISHCOMPDIR)/sbxrun.fish
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:

@@ -30,6 +30,23 @@ for t in build/tests/test_*; do
 	for _ in $(seq 1 "$f"); do echo "fail unit $(basename "$t")" >> "$results"; done
 done
 
+echo "== man page and completions against the option table"
+for pair in man:man/sbxrun.1 bash:completions/sbxrun.bash zsh:completions/_sbxrun fish:completions/sbxrun.fish; do
+	kind=${pair%%:*} file=${pair#*:}
+	if build/gen-docs "$kind" | cmp -s - "$file"; then
+		echo "pass docs $file" >> "$results"
+	else
+		echo "FAIL $file differs from the option table (run 'make docs')"; echo "fail docs $file" >> "$results"
+	fi
+done
+got=$(PATH="$top:$PATH" bash -c 'source completions/sbxrun.bash; COMP_WORDS=(sbxrun run --ne); COMP_CWORD=2; _sbxrun; echo "${COMPREPLY[*]}"; COMP_WORDS=(sbxrun run --net ""); COMP_CWORD=3; _sbxrun; echo "${COMPREPLY[*]}"; COMP_WORDS=(sbxrun shell -p ""); COMP_CWORD=3; _sbxrun; echo "${COMPREPLY[*]}"')
+if [ "$(echo "$got" | sed -n 1p)" = "--net" ] && [ "$(echo "$got" | sed -n 2p)" = "none packages full" ] &&
+   echo "$got" | sed -n 3p | grep -qw packages; then
+	echo "pass bash completion" >> "$results"
+else
+	echo "FAIL bash completion: $got"; echo "fail bash completion" >> "$results"
+fi
+
 if [ -x tests/fuzz/run.sh ]; then
 	echo "== fuzz smoke"
 	if bash tests/fuzz/run.sh smoke; then echo "pass fuzz smoke" >> "$results"; else echo "fail fuzz smoke" >> "$results"; fi
