@@ -47,6 +47,13 @@ else
 	echo "FAIL bash completion: $got"; echo "fail bash completion" >> "$results"
 fi
 
+for sh in zsh fish; do
+	f=completions/_sbxrun; [ "$sh" = fish ] && f=completions/sbxrun.fish
+	if ! command -v "$sh" >/dev/null; then echo "skip $sh completion syntax: $sh is not installed" >> "$results"
+	elif "$sh" -n "$f"; then echo "pass $sh completion syntax" >> "$results"
+	else echo "fail $sh completion syntax" >> "$results"; fi
+done
+
 if [ -x tests/fuzz/run.sh ]; then
 	echo "== fuzz smoke"
 	if bash tests/fuzz/run.sh smoke; then echo "pass fuzz smoke" >> "$results"; else echo "fail fuzz smoke" >> "$results"; fi

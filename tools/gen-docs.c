@@ -172,17 +172,36 @@ static void bash(void)
 	printf("\tesac\n\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n}\ncomplete -F _sbxrun sbxrun\n");
 }
 
+/* Text inside a single-quoted shell word (bash, zsh and fish all read
+ * '\'' as a quote); in a zsh _arguments spec also : [ ] and \ escaped. */
+static void sq(const char *s, int spec)
+{
+	for (; *s; s++) {
+		if (*s == '\'')
+			printf("'\\''");
+		else if (spec && strchr(":[]\\", *s))
+			printf("\\%c", *s);
+		else
+			putchar(*s);
+	}
+}
+
 static void zsh_spec(const struct sbx_option *o)
 {
 	const char *fn = o->key == SBX_K_PROFILE ? "_sbxrun_profiles" : o->key == SBX_K_IMAGE ? "_sbxrun_images"
 			 : o->key == SBX_K_SESSION ? "_sbxrun_sessions" : NULL;
 	printf(" \\\n\t\t'(%s--%s)%s--%s", o->sname ? (char[]){ '-', o->sname, ' ', 0 } : "", o->lname,
 	       o->flags & SBX_OPT_REPEAT ? "*" : "", o->lname);
+	printf("%s[", o->kind == SBX_ARG_NONE ? "" : "=");
+	sq(o->help, 1);
+	printf("]");
 	if (o->kind == SBX_ARG_NONE) {
-		printf("[%s]'", o->help);
+		printf("'");
 		return;
 	}
-	printf("=[%s]:%s:", o->help, o->metavar);
+	printf(":");
+	sq(o->metavar, 1);
+	printf(":");
 	if (fn)
 		printf("%s", fn);
 	else if (o->choices) {
@@ -202,8 +221,11 @@ static void zsh(void)
 	printf("_sbxrun_images() { compadd -- ${(f)\"$(sbxrun image ls 2>/dev/null | awk 'NR>1 {print $1}')\"} }\n");
 	printf("_sbxrun_sessions() { compadd -- ${(f)\"$(sbxrun session ls 2>/dev/null | awk 'NR>1 {print $1}')\"} }\n");
 	printf("_sbxrun() {\n\tlocal -a cmds\n\tcmds=(");
-	for (size_t c = 0; c < NCMDS; c++)
-		printf("%s'%s:%s'", c ? " " : "", cmds[c].name, cmds[c].summary);
+	for (size_t c = 0; c < NCMDS; c++) {
+		printf("%s'%s:", c ? " " : "", cmds[c].name);
+		sq(cmds[c].summary, 0);
+		printf("'");
+	}
 	printf(")\n\tif (( CURRENT == 2 )); then _describe command cmds; return; fi\n\tcase $words[2] in\n");
 	for (size_t c = 0; c < NCMDS; c++) {
 		printf("\t%s)\n", cmds[c].name);
@@ -230,12 +252,21 @@ static void fish(void)
 {
 	printf("# fish completion for sbxrun, generated from its option table (tools/gen-docs.c)\n");
 	printf("complete -c sbxrun -f\n");
-	for (size_t c = 0; c < NCMDS; c++)
-		printf("complete -c sbxrun -n __fish_use_subcommand -a %s -d '%s'\n", cmds[c].name, cmds[c].summary);
+	for (size_t c = 0; c < NCMDS; c++) {
+		printf("complete -c sbxrun -n __fish_use_subcommand -a %s -d '", cmds[c].name);
+		sq(cmds[c].summary, 0);
+		printf("'\n");
+	}
 	for (size_t c = 0; c < NCMDS; c++)
 		if (cmds[c].verbs[0])
 			printf("complete -c sbxrun -n '__fish_seen_subcommand_from %s' -a '%s'\n", cmds[c].name, cmds[c].verbs);
-	printf("complete -c sbxrun -n '__fish_seen_subcommand_from stop rm inspect export show' -a '(sbxrun session ls 2>/dev/null | awk \"NR>1 {print \\$1}\"; sbxrun image ls 2>/dev/null | awk \"NR>1 {print \\$1}\"; sbxrun profile ls 2>/dev/null | awk \"{print \\$1}\")'\n");
+	printf("complete -c sbxrun -n '__fish_seen_subcommand_from stop rm' -a '(");
+	sq(values_cmd(options_by_key(SBX_K_SESSION)), 0);
+	printf(")'\ncomplete -c sbxrun -n '__fish_seen_subcommand_from inspect export' -a '(");
+	sq(values_cmd(options_by_key(SBX_K_IMAGE)), 0);
+	printf(")'\ncomplete -c sbxrun -n '__fish_seen_subcommand_from show' -a '(");
+	sq(values_cmd(options_by_key(SBX_K_PROFILE)), 0);
+	printf(")'\n");
 	for (size_t i = 0; i < sbx_options_count; i++) {
 		const struct sbx_option *o = &sbx_options[i];
 		if (!o->lname)
@@ -249,16 +280,20 @@ static void fish(void)
 			printf(" -s %c", o->sname);
 		if (o->kind != SBX_ARG_NONE)
 			printf(" -r");
-		if (values_cmd(o))
-			printf(" -a '(%s)'", values_cmd(o));
-		else if (o->choices) {
+		if (values_cmd(o)) {
+			printf(" -a '(");
+			sq(values_cmd(o), 0);
+			printf(")'");
+		} else if (o->choices) {
 			printf(" -a '");
 			for (int k = 0; o->choices[k]; k++)
 				printf("%s%s", k ? " " : "", o->choices[k]);
 			printf("'");
 		} else if (takes_file(o))
 			printf(" -F");
-		printf(" -d '%s'\n", o->help);
+		printf(" -d '");
+		sq(o->help, 0);
+		printf("'\n");
 	}
 }
 
