@@ -3,7 +3,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 SBX=./sbxrun
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+say() {
+	if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then printf '\n\033[1m== %s\033[0m\n' "$*"; else printf '\n== %s\n' "$*"; fi
+}
 
 if ! $SBX image inspect minimal >/dev/null 2>&1; then
 	say "building the minimal Debian image from Debian's archive (mmdebstrap, about a minute)"
