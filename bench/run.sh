@@ -34,6 +34,23 @@ hyperfine -N --warmup 10 --runs 100 --export-markdown "$tmp/start.md" \
 	-n "unshare -Urmpf chroot (floor)" "unshare -Urmpf --mount-proc $(command -v chroot || echo /usr/sbin/chroot) $R /bin/true" >&2
 cat "$tmp/start.md" >> "$out"
 
+# Rootless podman on the same image, where it installs and runs.
+if command -v podman >/dev/null && bash "$top/tests/images.sh" "$tmp/img" >/dev/null 2>&1 &&
+   podman import "$tmp/img/tiny.tar" sbxrun-bench-tiny >/dev/null 2>&1; then
+	if why=$(podman run --rm --network none sbxrun-bench-tiny /bin/true 2>&1); then
+		printf '\n## Against rootless podman (same image)\n\n' >> "$out"
+		hyperfine -N --warmup 3 --runs 20 --export-markdown "$tmp/podman.md" \
+			-n "sbxrun run" "$SBX run --image tiny -- /bin/true" \
+			-n "podman run" "podman run --rm --network none sbxrun-bench-tiny /bin/true" >&2
+		cat "$tmp/podman.md" >> "$out"
+	else
+		printf '\n## Against rootless podman\n\npodman is installed but cannot run here: %s\n' "$why" >> "$out"
+	fi
+	podman rmi -f sbxrun-bench-tiny >/dev/null 2>&1 || true
+else
+	printf '\n## Against rootless podman\n\nNot measured: podman is not installed.\n' >> "$out"
+fi
+
 # Import against GNU tar extracting the same tarball.
 bash "$top/tests/images.sh" "$tmp/img" >/dev/null 2>&1 || true
 T=$tmp/img/minimal.tar.zst
