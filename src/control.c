@@ -9,65 +9,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "syncmsg.h"
 #include "util.h"
 
 int control_send(int sock, struct json_object *obj, const int *fds, size_t nfds)
 {
 	const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN);
-	char cbuf[CMSG_SPACE(sizeof(int) * 4)] = { 0 };
-	struct iovec iov = { .iov_base = (void *)text, .iov_len = strlen(text) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	size_t len = strlen(text);
 
-	if (nfds > 4 || iov.iov_len > SBX_CONTROL_MAX)
+	if (nfds > 4 || len > SBX_CONTROL_MAX)
 		return errno = EMSGSIZE, -1;
-	if (nfds) {
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-	}
-	ssize_t n;
-	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)iov.iov_len ? 0 : -1;
+	return fdsock_send(sock, text, len, fds, nfds) == (ssize_t)len ? 0 : -1;
 }
 
 int control_recv(int sock, struct json_object **obj, int *fds, size_t *nfds, size_t maxfds)
 {
 	_cleanup_free_ char *buf = xmalloc(SBX_CONTROL_MAX + 1);
-	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
-	struct iovec iov = { .iov_base = buf, .iov_len = SBX_CONTROL_MAX };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	ssize_t n;
+	ssize_t n = fdsock_recv(sock, buf, SBX_CONTROL_MAX, fds, nfds, maxfds);
 
 	*obj = NULL;
-	if (nfds)
-		*nfds = 0;
-	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n >= 0 && c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		int tmp[4];
-		memcpy(tmp, CMSG_DATA(c), k * sizeof(int));
-		for (size_t i = 0; i < k; i++) {
-			if (fds && nfds && *nfds < maxfds)
-				fds[(*nfds)++] = tmp[i];
-			else
-				close(tmp[i]);
-		}
-	}
 	if (n <= 0)
 		return n == 0 ? 1 : -1;
-	if (mh.msg_flags & MSG_TRUNC)
-		return errno = EMSGSIZE, -1;
 	buf[n] = '\0';
 	*obj = json_tokener_parse(buf);
 	if (!*obj || !json_object_is_type(*obj, json_type_object)) {

@@ -5,6 +5,7 @@
 #define SBX_SYNCMSG_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -29,6 +30,11 @@ struct sbx_msg {
 };
 
 #define SBX_MSG_MAX_FDS 8
+
+/* One datagram with fds attached (SCM_RIGHTS); received fds are CLOEXEC and
+ * any beyond maxfds are closed. Return bytes, 0 at EOF, or -1. */
+ssize_t fdsock_send(int sock, const void *buf, size_t len, const int *fds, size_t nfds);
+ssize_t fdsock_recv(int sock, void *buf, size_t size, int *fds, size_t *nfds, size_t maxfds);
 
 int msg_send(int sock, const struct sbx_msg *m, const int *fds, size_t nfds);
 /* Returns 0 on a message, 1 on EOF, -1 on error. */
