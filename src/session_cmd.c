@@ -77,12 +77,31 @@ static int do_start(int argc, char **argv, struct sbx_err *err)
 	return r < 0 ? -1 : 0;
 }
 
-/* Resident memory of the processes in a user namespace (inode ns). */
-static void memory_in_use(int64_t ns, char *buf, size_t size)
+static uint64_t rss_kb(const char *pid)
+{
+	char path[300], line[256];
+	uint64_t kb = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb += strtoull(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* Resident memory of the processes in a user namespace (inode ns): its
+ * init (whose namespace links are not readable: it is non-dumpable) and
+ * every other process found there. */
+static void memory_in_use(int64_t ns, int init, char *buf, size_t size)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	uint64_t kb = 0;
+	char ipid[32];
+	snprintf(ipid, sizeof(ipid), "%d", init);
+	uint64_t kb = init > 0 ? rss_kb(ipid) : 0;
 
 	snprintf(buf, size, "-");
 	if (!d || ns <= 0) {
@@ -91,20 +110,13 @@ static void memory_in_use(int64_t ns, char *buf, size_t size)
 		return;
 	}
 	while ((e = readdir(d))) {
-		char path[300], line[256];
+		char path[300];
 		struct stat st;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || !strcmp(e->d_name, ipid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/ns/user", e->d_name);
-		if (stat(path, &st) < 0 || (int64_t)st.st_ino != ns)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
-		FILE *f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, "VmRSS:", 6))
-				kb += strtoull(line + 6, NULL, 10);
-		if (f)
-			fclose(f);
+		if (stat(path, &st) == 0 && (int64_t)st.st_ino == ns)
+			kb += rss_kb(e->d_name);
 	}
 	closedir(d);
 	format_size(kb ? kb * 1024 : 0, buf, size);
@@ -127,8 +139,11 @@ static void list_one(const char *sessions, const char *name)
 	if (o && json_object_object_get_ex(o, "started", &v))
 		format_duration((uint64_t)(time(NULL) - json_object_get_int64(v)) * 1000, age, sizeof(age));
 	int alive = session_alive(dir);
+	struct json_object *ip;
 	if (alive && o && json_object_object_get_ex(o, "userns", &v))
-		memory_in_use(json_object_get_int64(v), mem, sizeof(mem));
+		memory_in_use(json_object_get_int64(v),
+			      json_object_object_get_ex(o, "init_pid", &ip) ? json_object_get_int(ip) : 0,
+			      mem, sizeof(mem));
 	printf("%-16s %-12s %-10s %-8s %-8s %s\n", name, image, profile, age, mem,
 	       alive ? "running" : "dead (sbxrun session rm)");
 	if (o)

@@ -15,6 +15,7 @@ test_lifecycle_and_persistence() {
 	run "$SBX" session ls
 	assert_contains "$out" "$n"
 	assert_contains "$out" "running"
+	grep "$n" <<<"$out" | grep -qE ' [0-9]+[KMG] +running' || fail "no memory in use shown: $out"
 	run "$SBX" run --session "$n" -- sh -c 'echo kept > /workspace/f; echo pkg > /etc/marker'
 	assert_status 0
 	run "$SBX" run --session "$n" -- sh -c 'cat /workspace/f /etc/marker'
