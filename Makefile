@@ -6,7 +6,7 @@ DATADIR = $(PREFIX)/share/sbxrun
 MANDIR = $(PREFIX)/share/man/man1
 VERSION = 0.1
 
-# libarchive, libcurl and libcrypto are loaded on first use (src/lazylib.c):
+# libarchive, libcurl and libcrypto are loaded on first use (src/base/lazylib.c):
 # only their headers are needed at build time.
 PKGS = libseccomp libcap-ng inih json-c
 LAZY_PKGS = libarchive libcurl libcrypto
@@ -17,7 +17,7 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldl
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-missing-field-initializers -Wno-format-truncation
 HARDEN = -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 $(WARN) $(HARDEN) $(PKG_CFLAGS) \
+CFLAGS += -std=gnu11 $(WARN) $(HARDEN) $(PKG_CFLAGS) -iquote src \
 	  -DSBX_DATADIR='"$(DATADIR)"' -DSBX_VERSION='"$(VERSION)"'
 LDFLAGS += -pie -Wl,-z,relro,-z,now
 ifeq ($(WERROR),1)
@@ -33,9 +33,12 @@ BUILD = build
 BIN = sbxrun
 endif
 
-SRCS := $(wildcard src/*.c)
+# src/ by layer (HACKING.md): cmd -> session -> sandbox -> net, store -> base.
+LAYERS = cmd session sandbox net store base
+SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
+HDRS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h))
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
-LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
@@ -49,19 +52,19 @@ $(BIN): $(BUILD)/sbxrun
 $(BUILD)/sbxrun: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+$(BUILD)/%.o: src/%.c $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD):
-	mkdir -p $(BUILD)/tests
+	mkdir -p $(BUILD)/tests $(addprefix $(BUILD)/,$(LAYERS))
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS) | $(BUILD)
-	$(CC) $(CFLAGS) -iquote src -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
 
 DOCS = man/sbxrun.1 completions/sbxrun.bash completions/_sbxrun completions/sbxrun.fish
 
 $(BUILD)/gen-docs: tools/gen-docs.c $(LIB_OBJS) | $(BUILD)
-	$(CC) $(CFLAGS) -iquote src -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(PKG_LIBS)
 
 # The man page and completions come from the option table: regenerate them
 # after changing it (make check fails while a committed one differs).

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proxy.h"
-#include "util.h"
+#include "net/proxy.h"
+#include "base/util.h"
 
 #define BIG (512UL << 20)
 

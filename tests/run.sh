@@ -30,6 +30,9 @@ for t in build/tests/test_*; do
 	for _ in $(seq 1 "$f"); do echo "fail unit $(basename "$t")" >> "$results"; done
 done
 
+echo "== layers: no #include points up (HACKING.md)"
+if sh tools/check-layers.sh; then echo "pass layers" >> "$results"; else echo "fail layers: an #include points up" >> "$results"; fi
+
 echo "== man page and completions against the option table"
 for pair in man:man/sbxrun.1 bash:completions/sbxrun.bash zsh:completions/_sbxrun fish:completions/sbxrun.fish; do
 	kind=${pair%%:*} file=${pair#*:}

@@ -1,12 +1,12 @@
 /* gen-docs.c - writes the man page and the bash, zsh and fish completions
- * from the option table (src/options.c), so that none of them can drift
+ * from the option table (src/base/options.c), so that none of them can drift
  * from what the parser accepts. `make docs` regenerates them; `make check`
  * fails when a committed one differs from what this prints. */
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
-#include "options.h"
+#include "base/config.h"
+#include "base/options.h"
 
 static const struct { const char *name, *verbs, *summary; unsigned mask; } cmds[] = {
 	{ "run", "", "run one command in a fresh sandbox", SBX_CMD_RUN },

@@ -1,4 +1,4 @@
-/* limits_try.c - drives src/limits.c around a real fork + user namespace, in
+/* limits_try.c - drives src/sandbox/limits.c around a real fork + user namespace, in
  * the order sandbox.c will (prepare, clone, attach, maps, apply_child, exec,
  * outcome, cleanup), so the module can be checked before `sbxrun run` uses it.
  *   make && cc -Isrc -o /tmp/limits_try tests/experiments/limits_try.c \
@@ -15,9 +15,9 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "config.h"
-#include "limits.h"
-#include "log.h"
+#include "base/config.h"
+#include "sandbox/limits.h"
+#include "base/log.h"
 
 static void put(pid_t pid, const char *file, const char *s)
 {

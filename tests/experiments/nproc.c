@@ -1,4 +1,4 @@
-/* nproc.c - how RLIMIT_NPROC counts on this kernel (the fact src/limits.c
+/* nproc.c - how RLIMIT_NPROC counts on this kernel (the fact src/sandbox/limits.c
  * relies on). Run as an unprivileged user and as root:
  *   cc -o nproc nproc.c && ./nproc
  * Holds HOST sleeping processes of the caller's uid on the host, then in a

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostmatch.h"
-#include "httpreq.h"
+#include "net/hostmatch.h"
+#include "net/httpreq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

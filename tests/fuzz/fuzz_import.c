@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "import.h"
-#include "util.h"
+#include "store/import.h"
+#include "base/util.h"
 
 static const struct sbx_import_limits limits = {
 	.max_entries = 2000, .max_bytes = 16 << 20, .max_depth = 32,

@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
-#include "profile.h"
+#include "base/config.h"
+#include "base/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

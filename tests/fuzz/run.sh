@@ -17,8 +17,8 @@ libs=$(pkg-config --libs $pkgs)
 mkdir -p "$out"
 
 objs=()
-for src in src/*.c; do
-	[ "$src" = src/main.c ] && continue
+for src in src/*/*.c; do
+	[ "$src" = src/cmd/main.c ] && continue
 	obj=$out/$(basename "$src" .c).o
 	if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find src -name '*.h' -newer "$obj")" ]; then
 		$CC $cflags -c -o "$obj" "$src"

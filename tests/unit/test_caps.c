@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "sandbox/caps.h"
 #include "unit.h"
 
 /* The hex value of a "CapXxx:" line of /proc/self/status, or ~0 if absent. */

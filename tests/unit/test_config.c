@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "config.h"
-#include "profile.h"
+#include "cmd/cli.h"
+#include "base/config.h"
+#include "base/profile.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 static void test_numbers(void)
 {

@@ -3,9 +3,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "hostmatch.h"
+#include "net/hostmatch.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 static void test_canon(void)
 {

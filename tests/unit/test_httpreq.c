@@ -1,7 +1,7 @@
 /* test_httpreq.c - the proxy's request-head parser, table-driven. */
-#include "httpreq.h"
+#include "net/httpreq.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 struct tcase {
 	const char *in;

@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cgroup.h"
-#include "config.h"
-#include "limits.h"
+#include "sandbox/cgroup.h"
+#include "base/config.h"
+#include "sandbox/limits.h"
 #include "unit.h"
 
 static void test_parse_self(void)

@@ -10,9 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proxy.h"
+#include "net/proxy.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 static int origin_port, door_port;
 static volatile int stop;

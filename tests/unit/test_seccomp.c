@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "seccomp.h"
+#include "base/config.h"
+#include "sandbox/seccomp.h"
 #include "unit.h"
 
 #ifndef CLONE_NEWTIME

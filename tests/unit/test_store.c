@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "imgmeta.h"
-#include "import.h"
-#include "store.h"
-#include "util.h"
+#include "store/digest.h"
+#include "store/imgmeta.h"
+#include "store/import.h"
+#include "store/store.h"
+#include "base/util.h"
 #include "unit.h"
 
 static void test_sources_list(void)

@@ -1,0 +1,447 @@
+/* config.c - filling, checking and showing the one struct sbx_config. */
+#define _GNU_SOURCE
+#include "base/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+const char *const sbx_storage_names[] = { "tmpfs", "disk", NULL };
+const char *const sbx_seccomp_names[] = { "off", "default", NULL };
+const char *const sbx_yesno_names[] = { "no", "yes", NULL };
+const char *const sbx_enforce_names[] = { "best", "strict", NULL };
+const char *const sbx_egress_names[] = { "none", "packages", "full", NULL };
+const char *const sbx_ca_names[] = { "host", "image", NULL };
+const char *const sbx_proxy_env_names[] = { "tools", "all", NULL };
+
+#define FIELD(cfg, opt, type) ((type *)((char *)(cfg) + (opt)->offset))
+
+static const struct { enum sbx_key key; const char *value; } defaults[] = {
+	{ SBX_K_IMAGE, "minimal" },      { SBX_K_HOSTNAME, "sbxrun" },
+	{ SBX_K_WORKSPACE, "/workspace" }, { SBX_K_STORAGE, "tmpfs" },
+	{ SBX_K_SECCOMP, "default" },    { SBX_K_PTRACE, "yes" },
+	{ SBX_K_TIMEOUT, "none" },       { SBX_K_MEMORY, "unlimited" },
+	{ SBX_K_DISK, "1G" },            { SBX_K_PIDS, "unlimited" },
+	{ SBX_K_FILE_SIZE, "unlimited" }, { SBX_K_OPEN_FILES, "unlimited" },
+	{ SBX_K_IDLE, "none" },          { SBX_K_LIFETIME, "none" },
+	{ SBX_K_ENFORCE, "best" },       { SBX_K_EGRESS, "none" },
+	{ SBX_K_CA, "host" },            { SBX_K_PROXY_ENV, "tools" },
+	{ SBX_K_DL_MAX_SIZE, "1G" },
+};
+
+void config_init(struct sbx_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < ARRAY_SIZE(defaults); i++) {
+		struct sbx_err err;
+		if (config_set(cfg, options_by_key(defaults[i].key), defaults[i].value, "default",
+			       0, &err) < 0)
+			abort(); /* the table above is wrong */
+	}
+}
+
+static void strlist_free(struct sbx_strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i]);
+		free(l->origin[i]);
+	}
+	free(l->v);
+	free(l->origin);
+	memset(l, 0, sizeof(*l));
+}
+
+static void strlist_add(struct sbx_strlist *l, char *value, const char *origin)
+{
+	l->v = xrealloc(l->v, (l->n + 2) * sizeof(char *));
+	l->origin = xrealloc(l->origin, (l->n + 2) * sizeof(char *));
+	l->v[l->n] = value;
+	l->origin[l->n] = xstrdup(origin);
+	l->n++;
+	l->v[l->n] = NULL;
+	l->origin[l->n] = NULL;
+}
+
+void config_free(struct sbx_config *cfg)
+{
+	for (size_t i = 0; i < sbx_options_count; i++) {
+		const struct sbx_option *o = &sbx_options[i];
+		if (o->flags & SBX_OPT_REPEAT)
+			strlist_free(FIELD(cfg, o, struct sbx_strlist));
+		else if (o->kind == SBX_ARG_STRING || o->kind == SBX_ARG_NAME ||
+			 o->kind == SBX_ARG_PATH)
+			free(*FIELD(cfg, o, char *));
+	}
+	for (size_t i = 0; i < SBX_K__COUNT; i++)
+		free(cfg->origin[i]);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static int check_path(const char *s, struct sbx_err *err)
+{
+	if (s[0] != '/')
+		return err_set(err, 0, "'%s' is not an absolute path", s);
+	if (strlen(s) >= PATH_MAX)
+		return err_set(err, 0, "path is too long");
+	for (const char *p = s; (p = strstr(p, "..")); p += 2)
+		if (p[-1] == '/' && (p[2] == '/' || p[2] == '\0'))
+			return err_set(err, 0, "'%s' contains '..'", s);
+	return 0;
+}
+
+static int check_name(const char *s, struct sbx_err *err)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 64 || s[0] == '.' || s[0] == '-')
+		goto bad;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			goto bad;
+	return 0;
+bad:
+	return err_set(err, 0, "invalid name '%s' (letters, digits, '.', '_', '-'; at most 64)", s);
+}
+
+static int check_user(const char *s, struct sbx_err *err)
+{
+	uint64_t uid;
+	if (isdigit((unsigned char)s[0]))
+		return parse_count(s, 0, 4294967294U, &uid, err);
+	if (!islower((unsigned char)s[0]) && s[0] != '_')
+		goto bad;
+	for (const char *p = s; *p; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && !strchr("_-.", *p))
+			goto bad;
+	if (strlen(s) > 32)
+		goto bad;
+	return 0;
+bad:
+	return err_set(err, 0, "invalid user '%s' (a user name or a numeric uid)", s);
+}
+
+static int check_hostname(const char *s, struct sbx_err *err)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 64 || s[0] == '-' || s[0] == '.')
+		goto bad;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.')
+			goto bad;
+	return 0;
+bad:
+	return err_set(err, 0, "invalid host name '%s'", s);
+}
+
+static int env_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || isdigit((unsigned char)s[0]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+/* K=V, or on the command line NAME to pass the caller's value. */
+static int parse_env(const char *s, int cli, char **out, struct sbx_err *err)
+{
+	const char *eq = strchr(s, '=');
+
+	if (!eq) {
+		if (!cli)
+			return err_set(err, 0, "'%s' is not KEY=VALUE", s);
+		if (!env_name_ok(s, strlen(s)))
+			return err_set(err, 0, "invalid variable name '%s'", s);
+		const char *v = getenv(s);
+		if (!v)
+			return err_set(err, 0, "'%s' is not set in the caller's environment", s);
+		*out = xasprintf("%s=%s", s, v);
+		return 0;
+	}
+	if (!env_name_ok(s, (size_t)(eq - s)))
+		return err_set(err, 0, "invalid variable name in '%s'", s);
+	*out = xstrdup(s);
+	return 0;
+}
+
+int host_pattern_check(const char *s, struct sbx_err *err)
+{
+	static const char *const sets[] = { "@apt", "@npm", "@pypi", NULL };
+	const char *p = s, *colon;
+	uint64_t port;
+	struct sbx_err perr;
+
+	if (s[0] == '@') {
+		for (size_t i = 0; sets[i]; i++)
+			if (strcmp(s, sets[i]) == 0)
+				return 0;
+		return err_set(err, 0, "unknown host set '%s' (known: @apt, @npm, @pypi)", s);
+	}
+	if (str_has_prefix(p, "*."))
+		p += 2;
+	if (*p == '[') { /* [IPv6] or [IPv6]:port */
+		const char *end = strchr(p, ']');
+		if (!end || strspn(p + 1, "0123456789abcdefABCDEF:.") != (size_t)(end - p - 1))
+			goto bad;
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] && !colon)
+			goto bad;
+	} else {
+		size_t n = strcspn(p, ":");
+		if (n == 0 || n > 253 || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != n)
+			goto bad;
+		colon = p[n] == ':' ? p + n : NULL;
+	}
+	if (colon && parse_count(colon + 1, 1, 65535, &port, &perr) < 0)
+		return err_set(err, 0, "invalid port in '%s'", s);
+	return 0;
+bad:
+	return err_set(err, 0, "invalid host '%s' (HOST, *.DOMAIN, HOST:PORT, [IPv6], or @apt/@npm/@pypi)", s);
+}
+
+void bind_free(struct sbx_bind *b)
+{
+	free(b->src);
+	free(b->dst);
+	memset(b, 0, sizeof(*b));
+}
+
+int bind_parse(const char *spec, struct sbx_bind *out, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = xstrdup(spec);
+	char *src = copy, *dst, *mode;
+
+	memset(out, 0, sizeof(*out));
+	dst = strchr(src, ':');
+	if (!dst || dst == src)
+		return err_set(err, 0, "'%s' is not SRC:DST[:rw]", spec);
+	*dst++ = '\0';
+	mode = strchr(dst, ':');
+	if (mode) {
+		*mode++ = '\0';
+		if (strcmp(mode, "rw") == 0)
+			out->rw = 1;
+		else if (strcmp(mode, "ro") != 0)
+			return err_set(err, 0, "'%s': mode must be rw or ro", spec);
+	}
+	if (check_path(dst, err) < 0 || strcmp(dst, "/") == 0)
+		return err_set(err, 0, "'%s': destination must be an absolute path below /, without '..'", spec);
+	if (src[0] != '/')
+		return err_set(err, 0, "'%s': source must be an absolute path", spec);
+	out->src = xstrdup(src);
+	out->dst = xstrdup(dst);
+	return 0;
+}
+
+/* On the command line a relative SRC is taken from the current directory
+ * and must exist then; profiles must name absolute sources. */
+static int parse_bind_value(const char *s, int cli, char **out, struct sbx_err *err)
+{
+	struct sbx_bind b;
+	const char *colon = strchr(s, ':');
+
+	if (cli && colon && s[0] != '/' && colon != s) {
+		_cleanup_free_ char *rel = strndup(s, (size_t)(colon - s));
+		_cleanup_free_ char *abs = realpath(rel, NULL);
+		if (!abs)
+			return err_sys(err, "'%s': source '%s'", s, rel);
+		_cleanup_free_ char *full = xasprintf("%s%s", abs, colon);
+		if (bind_parse(full, &b, err) < 0)
+			return -1;
+		bind_free(&b);
+		*out = steal_ptr(full);
+		return 0;
+	}
+	if (bind_parse(s, &b, err) < 0)
+		return -1;
+	bind_free(&b);
+	*out = xstrdup(s);
+	return 0;
+}
+
+static int parse_enum(const struct sbx_option *o, const char *s, int *out, struct sbx_err *err)
+{
+	char list[256] = "";
+
+	for (int i = 0; o->choices[i]; i++) {
+		if (strcmp(o->choices[i], s) == 0) {
+			*out = i;
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 o->choices[i]);
+	}
+	return err_set(err, 0, "invalid value '%s' (one of: %s)", s, list);
+}
+
+static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const char *s,
+		    const char *origin, int cli, struct sbx_err *err)
+{
+	char *v = NULL;
+	int r = 0;
+
+	switch (o->kind) {
+	case SBX_ARG_ENV:
+		r = parse_env(s, cli, &v, err);
+		break;
+	case SBX_ARG_BIND:
+		r = parse_bind_value(s, cli, &v, err);
+		break;
+	case SBX_ARG_HOST:
+		r = host_pattern_check(s, err);
+		v = r < 0 ? NULL : xstrdup(s);
+		break;
+	default:
+		abort();
+	}
+	if (r < 0)
+		return -1;
+	strlist_add(FIELD(cfg, o, struct sbx_strlist), v, origin);
+	return 0;
+}
+
+static int set_string(struct sbx_config *cfg, const struct sbx_option *o, const char *s,
+		      struct sbx_err *err)
+{
+	int r = 0;
+
+	if (o->kind == SBX_ARG_PATH)
+		r = check_path(s, err);
+	else if (o->kind == SBX_ARG_NAME && !(o->key == SBX_K_PROFILE || o->key == SBX_K_INHERIT))
+		r = check_name(s, err);
+	else if (o->kind == SBX_ARG_NAME && !strchr(s, '/'))
+		r = check_name(s, err);
+	else if (o->key == SBX_K_USER)
+		r = check_user(s, err);
+	else if (o->key == SBX_K_HOSTNAME)
+		r = check_hostname(s, err);
+	else if (o->key == SBX_K_SHA256 && (strlen(s) != 64 || strspn(s, "0123456789abcdefABCDEF") != 64))
+		r = err_set(err, 0, "'%s' is not a SHA-256 digest (64 hex digits)", s);
+	else if (s[0] == '\0')
+		r = err_set(err, 0, "empty value");
+	if (r < 0)
+		return -1;
+	char **field = FIELD(cfg, o, char *);
+	free(*field);
+	*field = xstrdup(s);
+	return 0;
+}
+
+int config_set(struct sbx_config *cfg, const struct sbx_option *o, const char *s,
+	       const char *origin, int cli, struct sbx_err *err)
+{
+	uint64_t *num = FIELD(cfg, o, uint64_t);
+	int r;
+
+	if (o->flags & SBX_OPT_REPEAT)
+		r = set_list(cfg, o, s, origin, cli, err);
+	else switch (o->kind) {
+	case SBX_ARG_NONE:
+		*FIELD(cfg, o, int) = 1;
+		r = 0;
+		break;
+	case SBX_ARG_DURATION:
+		r = parse_duration_ms(s, num, err);
+		break;
+	case SBX_ARG_SIZE:
+		r = parse_size(s, num, err);
+		break;
+	case SBX_ARG_COUNT:
+		r = parse_count(s, 0, 1u << 30, num, err);
+		break;
+	case SBX_ARG_FD:
+		r = parse_count(s, 3, 1u << 20, num, err);
+		break;
+	case SBX_ARG_CPUS:
+		r = parse_cpus_milli(s, num, err);
+		break;
+	case SBX_ARG_ENUM:
+		r = parse_enum(o, s, FIELD(cfg, o, int), err);
+		break;
+	default:
+		r = set_string(cfg, o, s, err);
+		break;
+	}
+	if (r < 0)
+		return -1;
+	free(cfg->origin[o->key]);
+	cfg->origin[o->key] = xstrdup(origin);
+	return 0;
+}
+
+const struct sbx_strlist *config_list(const struct sbx_config *cfg, const struct sbx_option *o)
+{
+	return (o->flags & SBX_OPT_REPEAT) ? FIELD(cfg, o, const struct sbx_strlist) : NULL;
+}
+
+void config_format(const struct sbx_config *cfg, const struct sbx_option *o, char *buf,
+		   size_t size)
+{
+	uint64_t num = *FIELD(cfg, o, const uint64_t);
+
+	switch (o->kind) {
+	case SBX_ARG_NONE:
+		snprintf(buf, size, "%s", *FIELD(cfg, o, const int) ? "yes" : "no");
+		break;
+	case SBX_ARG_DURATION:
+		format_duration(num, buf, size);
+		break;
+	case SBX_ARG_SIZE:
+		format_size(num, buf, size);
+		break;
+	case SBX_ARG_COUNT:
+	case SBX_ARG_FD:
+		if (num == 0)
+			snprintf(buf, size, o->kind == SBX_ARG_FD ? "" : "unlimited");
+		else
+			snprintf(buf, size, "%" PRIu64, num);
+		break;
+	case SBX_ARG_CPUS:
+		if (num == 0)
+			snprintf(buf, size, "unlimited");
+		else
+			snprintf(buf, size, "%" PRIu64 ".%03" PRIu64, num / 1000, num % 1000);
+		break;
+	case SBX_ARG_ENUM:
+		snprintf(buf, size, "%s", o->choices[*FIELD(cfg, o, const int)]);
+		break;
+	default: {
+		const char *s = *FIELD(cfg, o, char *const);
+		snprintf(buf, size, "%s", s ? s : "");
+	}
+	}
+}
+
+int config_check(const struct sbx_config *cfg, struct sbx_err *err)
+{
+	if (cfg->json_file && cfg->json_fd)
+		return err_set(err, 0, "--json and --json-fd: give one of them");
+	if (cfg->disk && cfg->disk < (1u << 20))
+		return err_set(err, 0, "disk: %" PRIu64 " bytes is too small (at least 1M)", cfg->disk);
+	if (cfg->memory && cfg->memory < (8u << 20))
+		return err_set(err, 0, "memory: too small (at least 8M)");
+	if (cfg->pids && cfg->pids < 2)
+		return err_set(err, 0, "pids: at least 2 (the sandbox's init and the command)");
+	if (cfg->workspace && strcmp(cfg->workspace, "/") == 0)
+		return err_set(err, 0, "workspace: '/' cannot be the workspace");
+	if (cfg->egress != SBX_EGRESS_PACKAGES && cfg->allow.n > 0 &&
+	    strcmp(cfg->allow.origin[cfg->allow.n - 1], "command line") == 0)
+		return err_set(err, 0, "--allow needs --net packages (the network is '%s')",
+			       sbx_egress_names[cfg->egress]);
+	for (size_t i = 0; i < cfg->binds.n; i++) {
+		struct sbx_bind b;
+		if (bind_parse(cfg->binds.v[i], &b, err) < 0)
+			return -1;
+		int bad = cfg->workspace && strcmp(b.dst, cfg->workspace) == 0;
+		bind_free(&b);
+		if (bad)
+			return err_set(err, 0, "bind '%s': cannot replace the workspace", cfg->binds.v[i]);
+	}
+	return 0;
+}

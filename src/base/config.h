@@ -1,0 +1,105 @@
+/* config.h - the one configuration a sandbox is built from: built-in
+ * defaults, then the profile chain, then the command line; checked once and
+ * passed down as const. */
+#ifndef SBX_CONFIG_H
+#define SBX_CONFIG_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/options.h"
+
+enum sbx_storage { SBX_STORAGE_TMPFS, SBX_STORAGE_DISK };
+enum sbx_onoff { SBX_OFF, SBX_ON };
+enum sbx_enforce { SBX_ENFORCE_BEST, SBX_ENFORCE_STRICT };
+enum sbx_egress { SBX_EGRESS_NONE, SBX_EGRESS_PACKAGES, SBX_EGRESS_FULL };
+enum sbx_ca { SBX_CA_HOST, SBX_CA_IMAGE };
+enum sbx_proxy_env { SBX_PROXY_ENV_TOOLS, SBX_PROXY_ENV_ALL };
+
+extern const char *const sbx_storage_names[];
+extern const char *const sbx_seccomp_names[];
+extern const char *const sbx_yesno_names[];
+extern const char *const sbx_enforce_names[];
+extern const char *const sbx_egress_names[];
+extern const char *const sbx_ca_names[];
+extern const char *const sbx_proxy_env_names[];
+
+/* A repeatable value: the items in order, with where each came from. */
+struct sbx_strlist {
+	char **v;
+	char **origin;
+	size_t n;
+};
+
+struct sbx_bind {
+	char *src;   /* absolute host path */
+	char *dst;   /* absolute path inside */
+	int rw;
+};
+
+struct sbx_config {
+	/* [sandbox] */
+	char *profile;
+	char *inherit; /* only while loading; the resolved chain is in origins */
+	char *image;
+	char *user;
+	char *hostname;
+	char *workdir;
+	struct sbx_strlist env;
+	char *workspace;
+	int storage;
+	int seccomp;
+	int ptrace;
+	/* [limits] */
+	uint64_t timeout_ms;
+	uint64_t memory;
+	uint64_t disk;
+	uint64_t pids;
+	uint64_t cpus_milli;
+	uint64_t file_size;
+	uint64_t open_files;
+	uint64_t idle_ms;
+	uint64_t lifetime_ms;
+	int enforce;
+	/* [network] */
+	int egress;
+	struct sbx_strlist allow;
+	int ca;
+	int proxy_env;
+	/* [download] */
+	struct sbx_strlist dl_allow;
+	uint64_t dl_max_size;
+	/* [mounts] */
+	struct sbx_strlist binds;
+	/* command line only */
+	int tty;
+	char *json_file;
+	uint64_t json_fd; /* 0: none (stdin is never a record target) */
+	char *events_file;
+	char *session;
+	char *sha256;
+	/* where each value came from: "default", "FILE:LINE", "command line" */
+	char *origin[SBX_K__COUNT];
+	/* set by config_check from the two above */
+	int ca_set_explicitly;
+};
+
+void config_init(struct sbx_config *cfg);
+void config_free(struct sbx_config *cfg);
+/* Parses value for opt and stores it; the origin is copied. On the command
+ * line (cli != 0) `--env NAME` takes the caller's value. */
+int config_set(struct sbx_config *cfg, const struct sbx_option *opt, const char *value,
+	       const char *origin, int cli, struct sbx_err *err);
+/* Option combinations and values that depend on each other; after loading. */
+int config_check(const struct sbx_config *cfg, struct sbx_err *err);
+/* The value formatted as a profile would write it (lists: one per call). */
+void config_format(const struct sbx_config *cfg, const struct sbx_option *opt,
+		   char *buf, size_t size);
+const struct sbx_strlist *config_list(const struct sbx_config *cfg, const struct sbx_option *opt);
+
+int bind_parse(const char *spec, struct sbx_bind *out, struct sbx_err *err);
+void bind_free(struct sbx_bind *b);
+/* Validates a host pattern (allow lists). */
+int host_pattern_check(const char *s, struct sbx_err *err);
+
+#endif

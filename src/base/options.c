@@ -1,0 +1,113 @@
+/* options.c - the option table itself: every CLI option and profile key once. */
+#include "base/options.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "base/config.h"
+
+#define F(field) offsetof(struct sbx_config, field)
+#define R SBX_OPT_REPEAT
+#define SB SBX_CMD_SANDBOX
+#define SBD (SBX_CMD_SANDBOX | SBX_CMD_DOWNLOAD)
+
+/* clang-format off */
+const struct sbx_option sbx_options[] = {
+{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD, F(profile), "NAME",
+  "profile to apply (a name, or a path when it holds a '/')" },
+{ SBX_K_INHERIT,    NULL, 0, "sandbox", "inherit", SBX_ARG_NAME, NULL, 0, 0, F(inherit), "NAME",
+  "profile this one is layered on" },
+{ SBX_K_IMAGE,      "image",    'i', "sandbox", "image", SBX_ARG_NAME, NULL, 0, SB, F(image), "NAME",
+  "image to run (see 'sbxrun image ls')" },
+{ SBX_K_USER,       "user",     'u', "sandbox", "user", SBX_ARG_STRING, NULL, 0, SB, F(user), "USER",
+  "user inside the sandbox (name from the image, or uid)" },
+{ SBX_K_HOSTNAME,   "hostname", 0,   "sandbox", "hostname", SBX_ARG_STRING, NULL, 0, SB, F(hostname), "NAME",
+  "host name inside the sandbox" },
+{ SBX_K_WORKDIR,    "workdir",  'w', "sandbox", "workdir", SBX_ARG_PATH, NULL, 0, SB, F(workdir), "DIR",
+  "working directory inside the sandbox" },
+{ SBX_K_ENV,        "env",      'e', "sandbox", "env", SBX_ARG_ENV, NULL, R, SB, F(env), "K=V",
+  "set a variable (or pass the caller's NAME)" },
+{ SBX_K_WORKSPACE,  NULL, 0, "sandbox", "workspace", SBX_ARG_PATH, NULL, 0, 0, F(workspace), "DIR",
+  "where the quota'd workspace is mounted inside" },
+{ SBX_K_STORAGE,    NULL, 0, "sandbox", "storage", SBX_ARG_ENUM, sbx_storage_names, 0, 0, F(storage), "KIND",
+  "writable layer and workspace in memory (tmpfs) or on disk" },
+{ SBX_K_SECCOMP,    NULL, 0, "sandbox", "seccomp", SBX_ARG_ENUM, sbx_seccomp_names, 0, 0, F(seccomp), "MODE",
+  "system call filter (default, or off)" },
+{ SBX_K_PTRACE,     NULL, 0, "sandbox", "ptrace", SBX_ARG_ENUM, sbx_yesno_names, 0, 0, F(ptrace), "yes|no",
+  "allow ptrace among the sandbox's own processes" },
+{ SBX_K_TIMEOUT,    "timeout",  0,   "limits", "timeout", SBX_ARG_DURATION, NULL, 0, SB, F(timeout_ms), "DURATION",
+  "wall-clock limit per command (exit 124)" },
+{ SBX_K_MEMORY,     "memory",   0,   "limits", "memory", SBX_ARG_SIZE, NULL, 0, SB, F(memory), "SIZE",
+  "memory limit" },
+{ SBX_K_DISK,       "disk",     0,   "limits", "disk", SBX_ARG_SIZE, NULL, 0, SB, F(disk), "SIZE",
+  "quota of the writable layer and workspace" },
+{ SBX_K_PIDS,       "pids",     0,   "limits", "pids", SBX_ARG_COUNT, NULL, 0, SB, F(pids), "N",
+  "process limit" },
+{ SBX_K_CPUS,       "cpus",     0,   "limits", "cpus", SBX_ARG_CPUS, NULL, 0, SB, F(cpus_milli), "N",
+  "CPU limit" },
+{ SBX_K_FILE_SIZE,  NULL, 0, "limits", "file_size", SBX_ARG_SIZE, NULL, 0, 0, F(file_size), "SIZE",
+  "largest file a process may write" },
+{ SBX_K_OPEN_FILES, NULL, 0, "limits", "open_files", SBX_ARG_COUNT, NULL, 0, 0, F(open_files), "N",
+  "open files per process" },
+{ SBX_K_IDLE,       NULL, 0, "limits", "idle", SBX_ARG_DURATION, NULL, 0, 0, F(idle_ms), "DURATION",
+  "a session ends after this long without commands" },
+{ SBX_K_LIFETIME,   NULL, 0, "limits", "lifetime", SBX_ARG_DURATION, NULL, 0, 0, F(lifetime_ms), "DURATION",
+  "a session ends after this long" },
+{ SBX_K_ENFORCE,    NULL, 0, "limits", "enforce", SBX_ARG_ENUM, sbx_enforce_names, 0, 0, F(enforce), "MODE",
+  "best: fall back where a limit cannot be exact; strict: refuse" },
+{ SBX_K_EGRESS,     "net",      0,   "network", "egress", SBX_ARG_ENUM, sbx_egress_names, 0, SB, F(egress), "MODE",
+  "network: none, packages, or full" },
+{ SBX_K_ALLOW,      "allow",    0,   "network", "allow", SBX_ARG_HOST, NULL, R, SB, F(allow), "HOST",
+  "also allow HOST through the packages proxy" },
+{ SBX_K_CA,         NULL, 0, "network", "ca", SBX_ARG_ENUM, sbx_ca_names, 0, 0, F(ca), "FROM",
+  "CA bundle the sandbox trusts: host (also) or image (only)" },
+{ SBX_K_PROXY_ENV,  NULL, 0, "network", "proxy_env", SBX_ARG_ENUM, sbx_proxy_env_names, 0, 0, F(proxy_env), "WHO",
+  "point package tools (tools) or everything (all) at the proxy" },
+{ SBX_K_DL_ALLOW,   NULL, 0, "download", "allow", SBX_ARG_HOST, NULL, R, 0, F(dl_allow), "HOST",
+  "hosts 'sbxrun download' may fetch from" },
+{ SBX_K_DL_MAX_SIZE, NULL, 0, "download", "max_size", SBX_ARG_SIZE, NULL, 0, 0, F(dl_max_size), "SIZE",
+  "largest download" },
+{ SBX_K_BIND,       "bind",     0,   "mounts", "bind", SBX_ARG_BIND, NULL, R, SB, F(binds), "SRC:DST[:rw]",
+  "bind a host path (read-only unless :rw)" },
+{ SBX_K_TTY,        "tty",      't', NULL, NULL, SBX_ARG_NONE, NULL, 0, SBX_CMD_RUN, F(tty), NULL,
+  "give the command a terminal" },
+{ SBX_K_JSON,       "json",     0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(json_file), "FILE",
+  "write a one-line result record to FILE" },
+{ SBX_K_JSON_FD,    "json-fd",  0,   NULL, NULL, SBX_ARG_FD, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(json_fd), "N",
+  "write the result record to fd N" },
+{ SBX_K_EVENTS,     "events",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SB, F(events_file), "FILE",
+  "write events (JSON lines) to FILE" },
+{ SBX_K_SESSION,    "session",  0,   NULL, NULL, SBX_ARG_NAME, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_DOWNLOAD, F(session), "NAME",
+  "run in the live session NAME" },
+{ SBX_K_SHA256,     "sha256",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_DOWNLOAD, F(sha256), "HEX",
+  "verify the download's SHA-256 digest" },
+};
+/* clang-format on */
+
+const size_t sbx_options_count = sizeof(sbx_options) / sizeof(sbx_options[0]);
+
+const struct sbx_option *options_by_key(enum sbx_key key)
+{
+	for (size_t i = 0; i < sbx_options_count; i++)
+		if (sbx_options[i].key == key)
+			return &sbx_options[i];
+	return NULL;
+}
+
+const struct sbx_option *options_by_profile_key(const char *section, const char *key)
+{
+	for (size_t i = 0; i < sbx_options_count; i++) {
+		const struct sbx_option *o = &sbx_options[i];
+		if (o->section && strcmp(o->section, section) == 0 && strcmp(o->pkey, key) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+int options_section_known(const char *section)
+{
+	for (size_t i = 0; i < sbx_options_count; i++)
+		if (sbx_options[i].section && strcmp(sbx_options[i].section, section) == 0)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* syncmsg.h - messages between the host side and the sandbox over the sync
+ * socket (SOCK_SEQPACKET): one struct per message, fds by SCM_RIGHTS. The
+ * sandbox reports its first failure this way, so the user sees one message. */
+#ifndef SBX_SYNCMSG_H
+#define SBX_SYNCMSG_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+
+enum sbx_msg_type {
+	SBX_MSG_GO = 1,      /* host → child: maps written, carry on */
+	SBX_MSG_ERROR,       /* child → host: setup failed (errnum, text) */
+	SBX_MSG_READY,       /* child → host: namespace and root fds attached */
+	SBX_MSG_EXEC_FAILED, /* init → host: the command could not start (code 126/127) */
+	SBX_MSG_EXIT,        /* init → host: how the command ended */
+	SBX_MSG_PTY,         /* init → host: the terminal's master fd */
+	SBX_MSG_PROXY,       /* child → host: the egress proxy's listening socket */
+};
+
+enum sbx_exit_kind { SBX_EXIT_CODE = 1, SBX_EXIT_SIGNAL };
+
+struct sbx_msg {
+	int type;
+	int errnum;
+	int kind; /* SBX_MSG_EXIT: enum sbx_exit_kind */
+	int code; /* exit code, signal number, or 126/127 */
+	char text[900];
+};
+
+#define SBX_MSG_MAX_FDS 8
+
+/* One datagram with fds attached (SCM_RIGHTS); received fds are CLOEXEC and
+ * any beyond maxfds are closed. Return bytes, 0 at EOF, or -1. */
+ssize_t fdsock_send(int sock, const void *buf, size_t len, const int *fds, size_t nfds);
+ssize_t fdsock_recv(int sock, void *buf, size_t size, int *fds, size_t *nfds, size_t maxfds);
+
+int msg_send(int sock, const struct sbx_msg *m, const int *fds, size_t nfds);
+/* Returns 0 on a message, 1 on EOF, -1 on error. */
+int msg_recv(int sock, struct sbx_msg *m, int *fds, size_t *nfds);
+/* Child side: sends err as SBX_MSG_ERROR. */
+void msg_send_error(int sock, const struct sbx_err *err);
+
+#endif

@@ -1,0 +1,352 @@
+/* util.c - helpers shared by every module: memory, numbers, files. */
+#define _GNU_SOURCE
+#include "base/util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+void util_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+void util_closep(int *fd)
+{
+	if (*fd >= 0) {
+		int e = errno;
+		close(*fd);
+		errno = e;
+	}
+}
+
+void util_fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+void util_strvfreep(char ***v)
+{
+	if (!*v)
+		return;
+	for (char **p = *v; *p; p++)
+		free(*p);
+	free(*v);
+}
+
+static void oom(void)
+{
+	fputs("sbxrun: error: out of memory\n", stderr);
+	_exit(125);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	char *p;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	return p;
+}
+
+bool str_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Splits "123unit" into a number and a unit; digits only, no sign, no space. */
+static int split_number(const char *s, uint64_t *num, const char **unit)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*num = v;
+	*unit = p;
+	return 0;
+}
+
+struct unit { const char *name; uint64_t mult; };
+
+static int apply_unit(const char *s, const struct unit *units, size_t n, uint64_t *out)
+{
+	uint64_t num;
+	const char *unit;
+
+	if (split_number(s, &num, &unit) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(unit, units[i].name) != 0)
+			continue;
+		if (units[i].mult && num > UINT64_MAX / units[i].mult)
+			return -1;
+		*out = num * units[i].mult;
+		return 0;
+	}
+	return -1;
+}
+
+int parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err)
+{
+	static const struct unit units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	if (strcmp(s, "none") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (apply_unit(s, units, ARRAY_SIZE(units), out) < 0 || *out > 366ULL * 86400000)
+		return err_set(err, 0, "invalid duration '%s' (use e.g. 500ms, 30s, 5m, 1h, or none)", s);
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *out, struct sbx_err *err)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "K", 1ULL << 10 }, { "M", 1ULL << 20 }, { "G", 1ULL << 30 },
+		{ "T", 1ULL << 40 }, { "k", 1ULL << 10 }, { "KiB", 1ULL << 10 },
+		{ "MiB", 1ULL << 20 }, { "GiB", 1ULL << 30 }, { "TiB", 1ULL << 40 },
+	};
+	if (strcmp(s, "unlimited") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (apply_unit(s, units, ARRAY_SIZE(units), out) < 0 || *out > (1ULL << 50))
+		return err_set(err, 0, "invalid size '%s' (use e.g. 512K, 64M, 8G, or unlimited)", s);
+	return 0;
+}
+
+int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out, struct sbx_err *err)
+{
+	static const struct unit units[] = { { "", 1 } };
+	if (strcmp(s, "unlimited") == 0 && min == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (apply_unit(s, units, 1, out) < 0 || *out < min || *out > max)
+		return err_set(err, 0, "invalid number '%s' (a whole number from %" PRIu64
+			       " to %" PRIu64 ")", s, min, max);
+	return 0;
+}
+
+int parse_cpus_milli(const char *s, uint64_t *out, struct sbx_err *err)
+{
+	uint64_t whole, frac = 0, scale = 100;
+	const char *rest;
+
+	if (split_number(s, &whole, &rest) < 0 || whole > 4096)
+		goto bad;
+	if (*rest == '.') {
+		rest++;
+		if (!isdigit((unsigned char)*rest))
+			goto bad;
+		for (; isdigit((unsigned char)*rest); rest++, scale /= 10) {
+			if (scale == 0)
+				goto bad;
+			frac += (uint64_t)(*rest - '0') * scale;
+		}
+	}
+	if (*rest || whole * 1000 + frac == 0)
+		goto bad;
+	*out = whole * 1000 + frac;
+	return 0;
+bad:
+	return err_set(err, 0, "invalid cpu count '%s' (e.g. 1, 2, 0.5)", s);
+}
+
+void format_duration(uint64_t ms, char *buf, size_t size)
+{
+	if (ms == 0)
+		snprintf(buf, size, "none");
+	else if (ms % 3600000 == 0)
+		snprintf(buf, size, "%" PRIu64 "h", ms / 3600000);
+	else if (ms % 60000 == 0)
+		snprintf(buf, size, "%" PRIu64 "m", ms / 60000);
+	else if (ms % 1000 == 0)
+		snprintf(buf, size, "%" PRIu64 "s", ms / 1000);
+	else
+		snprintf(buf, size, "%" PRIu64 "ms", ms);
+}
+
+void format_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char units[] = "TGMK";
+	if (bytes == 0) {
+		snprintf(buf, size, "unlimited");
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		uint64_t m = 1ULL << (10 * (4 - i));
+		if (bytes % m == 0) {
+			snprintf(buf, size, "%" PRIu64 "%c", bytes / m, units[i]);
+			return;
+		}
+	}
+	snprintf(buf, size, "%" PRIu64, bytes);
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int read_file_beneath(int dirfd, const char *path, size_t max, char **out, size_t *len,
+		      struct sbx_err *err)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t n = 0;
+
+	if (fd < 0)
+		return err_sys(err, "open '%s'", path);
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, "stat '%s'", path);
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, EINVAL, "'%s' is not a regular file", path);
+	buf = xmalloc(max + 1);
+	for (;;) {
+		ssize_t r = read(fd, buf + n, max - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_sys(err, "read '%s'", path);
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n == max) {
+			char c;
+			if (read(fd, &c, 1) > 0)
+				return err_set(err, EFBIG, "'%s' is larger than %zu bytes", path, max);
+			break;
+		}
+	}
+	buf[n] = '\0';
+	*out = steal_ptr(buf);
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int mkdir_p(const char *path, mode_t mode, struct sbx_err *err)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+
+	for (char *s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return err_sys(err, "mkdir '%s'", p);
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	return 0;
+}
+
+static int rm_children(int fd, struct sbx_err *err)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d) {
+		close(fd);
+		return err_sys(err, "opendir");
+	}
+	while (r == 0 && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		r = rm_rf_at(dirfd(d), e->d_name, err);
+	}
+	closedir(d);
+	return r;
+}
+
+int rm_rf_at(int dirfd, const char *name, struct sbx_err *err)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : err_sys(err, "stat '%s'", name);
+	if (S_ISDIR(st.st_mode)) {
+		if ((st.st_mode & 0700) != 0700)
+			(void)!fchmodat(dirfd, name, 0700, 0);
+		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return err_sys(err, "open '%s'", name);
+		if (rm_children(fd, err) < 0)
+			return err_wrap(err, "%s", name);
+		if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			return err_sys(err, "rmdir '%s'", name);
+		return 0;
+	}
+	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+		return err_sys(err, "unlink '%s'", name);
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* commands.h - the subcommands main.c dispatches to. Each returns the exit
+ * status to use, or -1 with err filled in (main prints it, exits 125). */
+#ifndef SBX_COMMANDS_H
+#define SBX_COMMANDS_H
+
+#include "base/err.h"
+
+int cmd_run(int argc, char **argv, struct sbx_err *err);
+int cmd_shell(int argc, char **argv, struct sbx_err *err);
+int cmd_session(int argc, char **argv, struct sbx_err *err);
+int cmd_cp(int argc, char **argv, struct sbx_err *err);
+int cmd_download(int argc, char **argv, struct sbx_err *err);
+int cmd_image(int argc, char **argv, struct sbx_err *err);
+/* `sbxrun image export SESSION|IMAGE -o FILE [--workspace] [--mtime N]` */
+int cmd_image_export(int argc, char **argv, struct sbx_err *err);
+int cmd_profile(int argc, char **argv, struct sbx_err *err);
+int cmd_doctor(int argc, char **argv, struct sbx_err *err);
+
+#endif

@@ -1,0 +1,180 @@
+/* cp_cmd.c - `sbxrun cp SRC DST`, with SESSION:PATH on one side: files and
+ * directories between the host and a live session. Inside the session every
+ * step goes by fd below the session's root and refuses symlinks, so nothing
+ * the sandbox planted is followed; writes go to a temporary name first. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/inroot.h"
+#include "base/log.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "session/session_client.h"
+
+static const char usage[] =
+	"usage: sbxrun cp SESSION:PATH HOSTPATH\n"
+	"       sbxrun cp HOSTPATH SESSION:PATH\n"
+	"Copies files and directories between the host and a live session.\n";
+
+#define MAX_DEPTH 128
+
+static int copy_tree(int sdir, const char *sname, int ddir, const char *dname, int into,
+		     int depth, struct sbx_err *err);
+
+static int copy_entries(int sfd, int dfd, int into, int depth, struct sbx_err *err)
+{
+	int fd = dup(sfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	int r = 0;
+
+	if (!d)
+		return err_sys(err, "read directory");
+	while (r == 0 && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			r = copy_tree(sfd, e->d_name, dfd, e->d_name, into, depth + 1, err);
+	closedir(d);
+	return r;
+}
+
+/* Copies sdir/sname to ddir/dname, without following symlinks on either
+ * side; into: the destination is the sandbox (written as its owner). */
+static int copy_tree(int sdir, const char *sname, int ddir, const char *dname, int into,
+		     int depth, struct sbx_err *err)
+{
+	struct stat st;
+	char link[4096];
+
+	if (depth > MAX_DEPTH)
+		return err_set(err, 0, "'%s': deeper than %d levels", sname, MAX_DEPTH);
+	if (fstatat(sdir, sname, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_sys(err, "'%s'", sname);
+	if (S_ISREG(st.st_mode)) {
+		_cleanup_close_ int in = openat(sdir, sname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat now;
+		if (in < 0 || fstat(in, &now) < 0 || !S_ISREG(now.st_mode))
+			return err_sys(err, "'%s'", sname);
+		paths_as_sandbox_owner(into);
+		long long n = inroot_write_from(ddir, dname, in, st.st_mode & 0777, err);
+		paths_as_sandbox_owner(0);
+		return n < 0 ? -1 : 0;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		ssize_t n = readlinkat(sdir, sname, link, sizeof(link) - 1);
+		if (n < 0)
+			return err_sys(err, "readlink '%s'", sname);
+		link[n] = '\0';
+		paths_as_sandbox_owner(into);
+		int r = symlinkat(link, ddir, dname);
+		paths_as_sandbox_owner(0);
+		return r < 0 && errno != EEXIST ? err_sys(err, "symlink '%s'", dname) : 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		log_warn("cp: skipped '%s' (not a file, directory or symlink)", sname);
+		return 0;
+	}
+	paths_as_sandbox_owner(into);
+	int made = mkdirat(ddir, dname, 0755);
+	paths_as_sandbox_owner(0);
+	if (made < 0 && errno != EEXIST)
+		return err_sys(err, "mkdir '%s'", dname);
+	_cleanup_close_ int sfd = openat(sdir, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int dfd = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0 || dfd < 0)
+		return err_sys(err, "'%s'", sfd < 0 ? sname : dname);
+	return copy_entries(sfd, dfd, into, depth, err);
+}
+
+/* The destination directory and name: into DST when it is a directory. */
+static int dest_in_session(int rootfd, const char *path, const char *srcname, int *dir,
+			   const char **name, struct sbx_err *err)
+{
+	struct sbx_err e2;
+	int fd = inroot_open(rootfd, path, O_PATH | O_DIRECTORY, 0, &e2);
+
+	if (fd >= 0) {
+		*dir = fd;
+		*name = srcname;
+		return 0;
+	}
+	*dir = inroot_parent(rootfd, path, name, err);
+	return *dir < 0 ? -1 : 0;
+}
+
+static int to_session(const char *src, const char *sess, const char *path, struct sbx_err *err)
+{
+	_cleanup_free_ char *ws = NULL, *copy = xstrdup(src);
+	_cleanup_close_ int rootfd = -1, dir = -1;
+	const char *name;
+
+	if (session_root(sess, &rootfd, &ws, err) < 0)
+		return -1;
+	if (dest_in_session(rootfd, path, basename(copy), &dir, &name, err) < 0)
+		return err_wrap(err, "cp: %s:%s", sess, path);
+	_cleanup_free_ char *sdir = xstrdup(src);
+	_cleanup_close_ int sfd = open(dirname(sdir), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sfd < 0)
+		return err_sys(err, "cp: '%s'", src);
+	return copy_tree(sfd, basename(copy), dir, name, 1, 0, err);
+}
+
+static int from_session(const char *sess, const char *path, const char *dst, struct sbx_err *err)
+{
+	_cleanup_free_ char *ws = NULL, *d1 = xstrdup(dst), *d2 = xstrdup(dst);
+	_cleanup_close_ int rootfd = -1, sdir = -1, ddir = -1;
+	const char *sname, *dname;
+	struct stat st;
+
+	if (session_root(sess, &rootfd, &ws, err) < 0)
+		return -1;
+	sdir = inroot_parent(rootfd, path, &sname, err);
+	if (sdir < 0)
+		return err_wrap(err, "cp: %s:%s", sess, path);
+	if (stat(dst, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ddir = open(dst, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dname = sname;
+	} else {
+		ddir = open(dirname(d1), O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dname = basename(d2);
+	}
+	if (ddir < 0)
+		return err_sys(err, "cp: '%s'", dst);
+	return copy_tree(sdir, sname, ddir, dname, 0, 0, err);
+}
+
+/* SESSION:PATH, where SESSION is a plain name and PATH absolute. */
+static int split(const char *arg, char **sess, const char **path)
+{
+	const char *colon = strchr(arg, ':');
+	if (!colon || colon == arg || colon[1] != '/' || strchr(arg, '/') < colon)
+		return 0;
+	*sess = strndup(arg, (size_t)(colon - arg));
+	*path = colon + 1;
+	return 1;
+}
+
+int cmd_cp(int argc, char **argv, struct sbx_err *err)
+{
+	int rest, r = cli_simple(argc, argv, usage, &rest, err);
+	_cleanup_free_ char *s1 = NULL, *s2 = NULL;
+	const char *p1, *p2;
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (argc - rest != 2)
+		return err_set(err, 0, "usage: sbxrun cp SESSION:PATH HOSTPATH | sbxrun cp HOSTPATH SESSION:PATH");
+	int a = split(argv[rest], &s1, &p1), b = split(argv[rest + 1], &s2, &p2);
+	if (a == b)
+		return err_set(err, 0, "cp: exactly one side must be SESSION:/PATH (an absolute path inside)");
+	r = a ? from_session(s1, p1, argv[rest + 1], err) : to_session(argv[rest], s2, p2, err);
+	return r < 0 ? -1 : 0;
+}

@@ -1,0 +1,420 @@
+/* doctor.c - `sbxrun doctor`: what this machine's kernel and setup offer, read
+ * and tried for real (a user namespace, an overlay inside it), one line each,
+ * with a hint where something is missing. Exits 0 only when a sandbox can be
+ * made (user + mount namespace + overlay); else 125 with the reason. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "sandbox/cgroup.h"
+#include "sandbox/limits.h"
+
+static const char usage[] = "usage: sbxrun doctor\n"
+			    "Shows which kernel features this machine offers and what falls back.\n";
+
+static void line(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%-20s ", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void hint(const char *s)
+{
+	printf("%-20s hint: %s\n", "", s);
+}
+
+static int slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t r = 0;
+
+	while (fd >= 0 && n + 1 < size && (r = read(fd, buf + n, size - 1 - n)) > 0)
+		n += (size_t)r;
+	if (fd >= 0)
+		close(fd);
+	buf[n] = '\0';
+	return fd < 0 || r < 0 ? -1 : 0;
+}
+
+/* A sysctl's value, or -1 when the kernel has no such sysctl. */
+static long sysctl_long(const char *path)
+{
+	char buf[64];
+
+	if (slurp(path, buf, sizeof(buf)) < 0 || !buf[0])
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+static int check_kernel(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &major, &minor);
+	if (major > 5 || (major == 5 && minor >= 11)) {
+		line("kernel", "ok: %s", u.release);
+		return 1;
+	}
+	line("kernel", "missing: %s is older than 5.11 (no overlayfs in user namespaces)", u.release);
+	hint("upgrade to Linux 5.11 or newer");
+	return 0;
+}
+
+static void check_userns_sysctls(int userns_ok)
+{
+	long clone = sysctl_long("/proc/sys/kernel/unprivileged_userns_clone");
+	long max = sysctl_long("/proc/sys/user/max_user_namespaces");
+	long aa = sysctl_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+
+	if (clone < 0)
+		line("userns_clone", "ok: kernel.unprivileged_userns_clone not present (not restricted)");
+	else if (clone == 0) {
+		line("userns_clone", "missing: kernel.unprivileged_userns_clone = 0");
+		hint("sysctl -w kernel.unprivileged_userns_clone=1 (and in /etc/sysctl.d/ to keep it)");
+	} else
+		line("userns_clone", "ok: kernel.unprivileged_userns_clone = %ld", clone);
+	if (max == 0) {
+		line("max_user_namespaces", "missing: user.max_user_namespaces = 0");
+		hint("sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/ to keep it)");
+	} else
+		line("max_user_namespaces", "ok: user.max_user_namespaces = %ld", max);
+	if (aa > 0 && userns_ok)
+		line("apparmor_userns", "ok: kernel.apparmor_restrict_unprivileged_userns = %ld, but an "
+		     "AppArmor profile lets sbxrun make user namespaces", aa);
+	else if (aa > 0) {
+		line("apparmor_userns", "missing: kernel.apparmor_restrict_unprivileged_userns = %ld", aa);
+		hint("install contrib/apparmor-sbxrun in /etc/apparmor.d and load it with "
+		     "'apparmor_parser -r', or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+	} else
+		line("apparmor_userns", "ok: %s", aa < 0 ? "no AppArmor user namespace restriction"
+							 : "kernel.apparmor_restrict_unprivileged_userns = 0");
+}
+
+/* What the probe child managed, as bits of its exit status. */
+enum { P_USERNS = 1, P_MNTNS = 2, P_TMPFS = 4, P_XATTR = 8, P_OVL_TMPFS = 16, P_OVL_DISK = 32 };
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int r = fd < 0 ? -1 : (int)write(fd, s, strlen(s));
+
+	if (fd >= 0)
+		close(fd);
+	return r < 0 ? -1 : 0;
+}
+
+static int try_overlay(const char *base)
+{
+	char l[512], u[512], w[512], m[512], opts[2200], f[600];
+
+	snprintf(l, sizeof(l), "%s/l", base);
+	snprintf(u, sizeof(u), "%s/u", base);
+	snprintf(w, sizeof(w), "%s/w", base);
+	snprintf(m, sizeof(m), "%s/m", base);
+	if (mkdir(l, 0755) < 0 || mkdir(u, 0755) < 0 || mkdir(w, 0755) < 0 || mkdir(m, 0755) < 0)
+		return 0;
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", l, u, w);
+	if (mount("overlay", m, "overlay", 0, opts) < 0)
+		return 0;
+	snprintf(f, sizeof(f), "%s/probe", m);
+	int fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	umount2(m, MNT_DETACH);
+	return 1;
+}
+
+/* In a forked child: a user + mount namespace, a tmpfs, user xattrs on it, an
+ * overlay with userxattr on the tmpfs and on disk. Never returns. */
+static __attribute__((noreturn)) void probe_child(const char *tmpdir, const char *diskdir)
+{
+	char map[64], f[600];
+	int got = 0;
+	unsigned id = getuid(), gid = getgid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		_exit(0);
+	got |= P_USERNS | P_MNTNS;
+	snprintf(map, sizeof(map), "0 %u 1", id);
+	write_file("/proc/self/setgroups", "deny");
+	write_file("/proc/self/uid_map", map);
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	write_file("/proc/self/gid_map", map);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		_exit(got);
+	if (try_overlay(diskdir))
+		got |= P_OVL_DISK;
+	if (mount("doctor", tmpdir, "tmpfs", 0, "size=1m") < 0)
+		_exit(got);
+	got |= P_TMPFS;
+	snprintf(f, sizeof(f), "%s/x", tmpdir);
+	int fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0 && fsetxattr(fd, "user.sbxrun", "1", 1, 0) == 0)
+		got |= P_XATTR;
+	if (fd >= 0)
+		close(fd);
+	if (try_overlay(tmpdir))
+		got |= P_OVL_TMPFS;
+	_exit(got);
+}
+
+static int probe_sandbox(void)
+{
+	char tmpdir[] = "/tmp/sbxrun-doctor-XXXXXX", diskdir[] = "/var/tmp/sbxrun-doctor-XXXXXX";
+	int st = 0, got = 0;
+	struct sbx_err err;
+
+	if (!mkdtemp(tmpdir))
+		return 0;
+	if (!mkdtemp(diskdir))
+		snprintf(diskdir, sizeof(diskdir), "%s", tmpdir);
+	pid_t pid = fork();
+	if (pid == 0)
+		probe_child(tmpdir, diskdir);
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+		got = WEXITSTATUS(st);
+	rm_rf_at(AT_FDCWD, tmpdir, &err);
+	if (strcmp(diskdir, tmpdir) != 0)
+		rm_rf_at(AT_FDCWD, diskdir, &err);
+	return got;
+}
+
+static int report_sandbox(int got)
+{
+	line("user namespace", got & P_USERNS ? "ok: created one (with a mount namespace)"
+					      : "missing: unshare(CLONE_NEWUSER|CLONE_NEWNS) failed");
+	if (!(got & P_USERNS))
+		hint("see the sysctl lines above; inside a container, the container must allow it");
+	line("tmpfs in userns", got & P_TMPFS ? "ok" : "missing: cannot mount a tmpfs in a user namespace");
+	if (got & P_XATTR)
+		line("tmpfs user xattrs", "ok");
+	else {
+		line("tmpfs user xattrs", "missing: user.* xattrs on tmpfs (Linux 6.6+)");
+		hint("use 'storage = disk' in the profile (the writable layer then lives on disk)");
+	}
+	if (got & P_OVL_TMPFS)
+		line("overlay", "ok: overlay with userxattr, upper layer on tmpfs");
+	else if (got & P_OVL_DISK)
+		line("overlay", "fallback: overlay with userxattr works only with the upper layer on disk "
+		     "(storage = disk)");
+	else {
+		line("overlay", "missing: overlay with userxattr cannot be mounted in a user namespace");
+		hint("needs Linux 5.11+ with overlayfs; 'modprobe overlay' if it is a module");
+	}
+	return (got & P_USERNS) && (got & P_MNTNS) && (got & (P_OVL_TMPFS | P_OVL_DISK));
+}
+
+static void check_seccomp(void)
+{
+	int mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+
+	/* A NULL filter is EFAULT where filters exist and EINVAL where not. */
+	errno = 0;
+	if (mode >= 0)
+		prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0);
+	if (mode < 0 || errno == EINVAL) {
+		line("seccomp", "missing: the kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)");
+		hint("without it the sandbox runs with 'seccomp = off' only");
+	} else if (mode == 2) {
+		line("seccomp", "ok: filters (this process already runs under one)");
+	} else {
+		line("seccomp", "ok: filters");
+	}
+}
+
+static void check_landlock(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (abi >= 1)
+		line("landlock", "ok: ABI %ld", abi);
+	else
+		line("landlock", "missing (optional): %s", errno == EOPNOTSUPP ? "disabled at boot (lsm=)"
+										: "not in this kernel");
+}
+
+/* The cgroup layout: v2, v1, or hybrid (v1 controllers plus a v2 tree). */
+static void check_cgroup_version(void)
+{
+	_cleanup_free_ char *mi = xmalloc(65536);
+	char v1[512] = "", v2[512] = "", mnt[PATH_MAX], root[PATH_MAX], file[PATH_MAX + 32];
+	static const char *const ctls[] = { "memory", "pids", "cpu", "cpuset", "io", "blkio", "hugetlb" };
+	if (slurp("/proc/self/mountinfo", mi, 65536) < 0)
+		mi[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(ctls); i++)
+		if (cgroup_parse_mountinfo(mi, ctls[i], mnt, root, sizeof(mnt)) == 0)
+			snprintf(v1 + strlen(v1), sizeof(v1) - strlen(v1), " %s", ctls[i]);
+	int has_v2 = cgroup_parse_mountinfo(mi, NULL, mnt, root, sizeof(mnt)) == 0;
+	if (has_v2) {
+		snprintf(file, sizeof(file), "%s/cgroup.controllers", mnt);
+		FILE *f = fopen(file, "re");
+		if (!f || !fgets(v2, sizeof(v2), f))
+			v2[0] = '\0';
+		v2[strcspn(v2, "\n")] = '\0';
+		if (f)
+			fclose(f);
+	}
+	if (has_v2 && v1[0])
+		line("cgroup", "ok: hybrid (v1:%s; v2: %s)", v1, v2[0] ? v2 : "no controllers");
+	else if (has_v2)
+		line("cgroup", "ok: v2 (%s)", v2[0] ? v2 : "no controllers");
+	else if (v1[0])
+		line("cgroup", "ok: v1 (%s)", v1 + 1);
+	else
+		line("cgroup", "missing: no cgroup filesystem mounted");
+}
+
+static void check_delegation(const struct sbx_limits_avail *av)
+{
+	static const char *const names[SBX_CTL__COUNT] = { "memory", "pids", "cpu" };
+	char have[64] = "", v1[64] = "";
+
+	for (int c = 0; c < SBX_CTL__COUNT; c++) {
+		if (av->v2_parent[0] && av->v2[c])
+			snprintf(have + strlen(have), sizeof(have) - strlen(have), " %s", names[c]);
+		if (av->v1_parent[c][0])
+			snprintf(v1 + strlen(v1), sizeof(v1) - strlen(v1), " %s", names[c]);
+	}
+	if (have[0])
+		line("cgroup v2 delegation", "ok: %s (%s)", av->v2_parent, have + 1);
+	else if (!strcmp(v1, " memory pids cpu"))
+		line("cgroup v2 delegation", "missing: no writable cgroup v2 subtree (cgroup v1 serves instead)");
+	else {
+		line("cgroup v2 delegation", "missing: no writable cgroup v2 subtree with the memory or "
+		     "pids controller for this user");
+		hint("on systemd with cgroup v2: systemd-run --user --scope -p Delegate=yes sbxrun ...; "
+		     "a v1 or hybrid machine needs systemd.unified_cgroup_hierarchy=1 at boot");
+	}
+	if (v1[0])
+		line("cgroup v1", "ok: writable%s", v1);
+	else
+		line("cgroup v1", "missing: no writable v1 hierarchy for memory, pids or cpu%s",
+		     geteuid() == 0 ? "" : " (only root has them here)");
+}
+
+static int has_subuid(const char *file, const char *name, unsigned id)
+{
+	char buf[8192], num[16];
+
+	if (slurp(file, buf, sizeof(buf)) < 0)
+		return 0;
+	snprintf(num, sizeof(num), "%u", id);
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n")) {
+		size_t n = strcspn(l, ":");
+		if ((name && strlen(name) == n && !strncmp(l, name, n)) ||
+		    (strlen(num) == n && !strncmp(l, num, n)))
+			return 1;
+	}
+	return 0;
+}
+
+static void check_ids(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	const char *name = pw ? pw->pw_name : NULL;
+	/* both files are keyed by user name or uid */
+	int sub = has_subuid("/etc/subuid", name, getuid()) && has_subuid("/etc/subgid", name, getuid());
+	int helper = access("/usr/bin/newuidmap", X_OK) == 0 && access("/usr/bin/newgidmap", X_OK) == 0;
+
+	if (sub)
+		line("subuid range", "ok: %s has ranges in /etc/subuid and /etc/subgid", name ? name : "?");
+	else {
+		line("subuid range", "missing (optional): no range for %s in /etc/subuid and /etc/subgid",
+		     name ? name : "this uid");
+		hint("only needed for several users inside one sandbox: usermod --add-subuids "
+		     "100000-165535 --add-subgids 100000-165535 USER");
+	}
+	if (helper)
+		line("newuidmap", "ok: /usr/bin/newuidmap, /usr/bin/newgidmap");
+	else {
+		line("newuidmap", "missing (optional): newuidmap/newgidmap not installed");
+		hint("only needed with a subuid range: apt-get install uidmap");
+	}
+}
+
+/* Which mechanism each limit of a profile would get here. */
+static void check_limits(const struct sbx_limits_avail *av)
+{
+	static const char *const names[SBX_LIM__COUNT] = { "memory", "pids", "cpus", "file_size",
+							    "open_files" };
+	static const char *const why[SBX_LIM__COUNT] = {
+		"RLIMIT_DATA, per process", "RLIMIT_NPROC in the sandbox's user namespace",
+		"CPU affinity, whole CPUs", "RLIMIT_FSIZE", "RLIMIT_NOFILE" };
+	struct sbx_config cfg;
+	enum sbx_limit_mech mech[SBX_LIM__COUNT];
+	struct sbx_err err;
+	char what[64];
+
+	config_init(&cfg);
+	cfg.memory = cfg.pids = cfg.cpus_milli = cfg.file_size = cfg.open_files = 1;
+	cfg.enforce = SBX_ENFORCE_BEST;
+	limits_choose(&cfg, av, mech, &err);
+	config_free(&cfg);
+	for (int l = 0; l < SBX_LIM__COUNT; l++) {
+		snprintf(what, sizeof(what), "limit %s", names[l]);
+		if (mech[l] == SBX_MECH_CGROUP2 || mech[l] == SBX_MECH_CGROUP1)
+			line(what, "ok: %s", limits_mech_name(mech[l]));
+		else if (l >= SBX_LIM_FILE_SIZE)
+			line(what, "ok: rlimit (%s)", why[l]);
+		else
+			line(what, "fallback: %s (%s; enforce = strict refuses it)",
+			     limits_mech_name(mech[l]), why[l]);
+	}
+}
+
+int cmd_doctor(int argc, char **argv, struct sbx_err *err)
+{
+	struct sbx_limits_avail av;
+	int rest, r = cli_simple(argc, argv, usage, &rest, err);
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (rest < argc)
+		return err_set(err, 0, "doctor: unexpected argument '%s'", argv[rest]);
+	int kernel_ok = check_kernel();
+	int got = probe_sandbox();
+	check_userns_sysctls(got & P_USERNS);
+	int sandbox_ok = report_sandbox(got);
+	check_seccomp();
+	check_landlock();
+	check_cgroup_version();
+	limits_probe(&av);
+	check_delegation(&av);
+	check_ids();
+	check_limits(&av);
+	fflush(stdout);
+	if (!kernel_ok || !sandbox_ok) {
+		err_set(err, 0, "no sandbox can be made on this machine (see the lines above)");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,335 @@
+/* download.c - `sbxrun download [--session NAME] URL DEST`: a host-side
+ * fetch with libcurl, for what user code inside may not fetch itself.
+ * http and https only, each redirect checked again against [download]
+ * allow and the address guard, a size cap counted as bytes arrive, no
+ * netrc, no content decoding; DEST confined to the workspace (or below the
+ * current directory), written to a temporary name and renamed. */
+#define _GNU_SOURCE
+#define CURL_DISABLE_TYPECHECK
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "net/hostmatch.h"
+#include "session/session_client.h"
+
+#define MAX_REDIRECTS 10
+
+static const char usage[] =
+	"usage: sbxrun download [--session NAME] [--profile P] [--sha256 HEX] URL DEST\n"
+	"Fetches URL on the host side into DEST: relative to the session's workspace\n"
+	"with --session, else below the current directory.\n";
+
+struct dl {
+	const struct sbx_config *cfg;
+	struct hostmatch_list allow; /* [download] allow, compiled */
+	int fd;                 /* the temporary file */
+	uint64_t got, max;
+	int too_big;
+	struct hostmatch_grant grant; /* of the current hop's host */
+	const char *refused;    /* address guard's reason */
+	EVP_MD_CTX *md;
+	int progress;
+	char resolve[300];      /* host.sbxrun.internal:PORT:127.0.0.1 */
+	struct curl_slist resolve_list;
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+	struct dl *d = arg;
+	size_t len = size * n;
+
+	if (d->max && d->got + len > d->max) {
+		d->too_big = 1;
+		return 0;
+	}
+	if (write_all(d->fd, p, len) < 0)
+		return 0;
+	EVP_DigestUpdate(d->md, p, len);
+	d->got += len;
+	return len;
+}
+
+static curl_socket_t on_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct dl *d = arg;
+	const char *why = hostmatch_addr_refusal(&a->addr, &d->grant);
+
+	(void)purpose;
+	if (why) {
+		d->refused = why;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+static int on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t ut, curl_off_t un)
+{
+	struct dl *d = arg;
+	(void)ut;
+	(void)un;
+	if (d->progress && total > 0)
+		fprintf(stderr, "\r[%-40.*s] %3d%%", (int)(40 * now / total),
+			"########################################", (int)(100 * now / total));
+	else if (d->progress)
+		fprintf(stderr, "\r%" CURL_FORMAT_CURL_OFF_T " bytes", now);
+	return 0;
+}
+
+/* curl gives IPv6 hosts as [addr]: the matcher takes them bare. */
+static char *unbracket(char *host)
+{
+	size_t n = strlen(host);
+	if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
+		host[n - 1] = '\0';
+		return host + 1;
+	}
+	return host;
+}
+
+/* Scheme and host of one hop, checked against the profile. */
+static int check_url(struct dl *d, CURL *c, const char *url, struct sbx_err *err)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, canon[256];
+	int r = -1;
+
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
+		err_set(err, 0, "'%s' is not a URL", url);
+	} else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) {
+		err_set(err, 0, "'%s': only http and https may be downloaded", url);
+	} else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+		   curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+		err_set(err, 0, "'%s' is not a URL with a host", url);
+	} else if (hostmatch_canon(unbracket(host), canon, sizeof(canon)) < 0) {
+		err_set(err, 0, "'%s': '%s' is neither a host name nor a plain IP address", url, host);
+	} else if (hostmatch_check(&d->allow, canon, atoi(port), &d->grant) != HOSTMATCH_OK) {
+		err_set(err, 0, "'%s': host '%s' port %s is not in [download] allow of profile '%s'",
+			url, canon, port, d->cfg->profile ? d->cfg->profile : "default");
+	} else {
+		snprintf(d->resolve, sizeof(d->resolve), "%s:%s:127.0.0.1", HOSTMATCH_INTERNAL, port);
+		d->resolve_list = (struct curl_slist){ d->resolve, NULL };
+		curl_easy_setopt(c, CURLOPT_RESOLVE, d->grant.internal ? &d->resolve_list : NULL);
+		curl_easy_setopt(c, CURLOPT_URL, url);
+		r = 0;
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return r;
+}
+
+static void setup(CURL *c, struct dl *d)
+{
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L); /* each hop is checked here */
+	curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
+	curl_easy_setopt(c, CURLOPT_PROXY, ""); /* the address guard must see the real peer */
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "sbxrun-download");
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, d);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, on_socket);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, d);
+	if (d->max)
+		curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)d->max);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, d->progress ? 0L : 1L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, d);
+}
+
+/* One hop; returns 1 and the next URL on a redirect, 0 when done. */
+static int hop(CURL *c, struct dl *d, char **next, struct sbx_err *err)
+{
+	long code = 0;
+	char *loc = NULL;
+
+	if (ftruncate(d->fd, 0) < 0 || lseek(d->fd, 0, SEEK_SET) < 0)
+		return err_sys(err, "truncate");
+	d->got = 0;
+	EVP_DigestInit_ex(d->md, EVP_sha256(), NULL);
+	CURLcode rc = curl_easy_perform(c);
+	if (d->progress)
+		fputc('\n', stderr);
+	if (d->too_big || rc == CURLE_FILESIZE_EXCEEDED)
+		return err_set(err, EFBIG, "larger than [download] max_size (%" PRIu64 " bytes)", d->max);
+	if (d->refused)
+		return err_set(err, EACCES, "refused to connect: the address is %s", d->refused);
+	if (rc != CURLE_OK)
+		return err_set(err, 0, "%s", curl_easy_strerror(rc));
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (code >= 300 && code < 400 && curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK && loc) {
+		*next = xstrdup(loc);
+		return 1;
+	}
+	if (code != 200)
+		return err_set(err, 0, "the server answered %ld", code);
+	return 0;
+}
+
+static int fetch(struct dl *d, const char *url, struct sbx_err *err)
+{
+	CURL *c = curl_easy_init();
+	char *cur = xstrdup(url);
+	int r = -1;
+
+	if (!c)
+		return err_set(err, 0, "curl_easy_init failed");
+	setup(c, d);
+	for (int i = 0; i <= MAX_REDIRECTS; i++) {
+		char *next = NULL;
+		if (check_url(d, c, cur, err) < 0)
+			break;
+		r = hop(c, d, &next, err);
+		if (r < 0)
+			err_wrap(err, "download '%s'", cur);
+		free(cur);
+		cur = next;
+		if (r != 1)
+			break;
+		r = err_set(err, 0, "more than %d redirects", MAX_REDIRECTS);
+	}
+	free(cur);
+	curl_easy_cleanup(c);
+	return r;
+}
+
+/* DEST: relative, without '..', below basefd; no symlink on the way. */
+static int dest_dir(int basefd, const char *dest, const char **name, struct sbx_err *err)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV };
+	char dir[4096];
+
+	if (!dest[0] || dest[0] == '/')
+		return err_set(err, 0, "DEST '%s' must be a relative path", dest);
+	for (const char *p = dest; (p = strstr(p, "..")); p += 2)
+		if ((p == dest || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+			return err_set(err, 0, "DEST '%s' must not contain '..'", dest);
+	const char *slash = strrchr(dest, '/');
+	*name = slash ? slash + 1 : dest;
+	if (!**name || !strcmp(*name, "."))
+		return err_set(err, 0, "DEST '%s' must name a file", dest);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - dest) : 1, slash ? dest : ".");
+	int fd = (int)syscall(SYS_openat2, basefd, dir, &how, sizeof(how));
+	return fd >= 0 ? fd : err_sys(err, "DEST directory '%s'%s", dir,
+				      errno == ELOOP || errno == EXDEV ? " (a symlink or mount is in the way)" : "");
+}
+
+static int open_base(const struct sbx_config *cfg, int *in_sandbox, struct sbx_err *err)
+{
+	*in_sandbox = 0;
+	if (!cfg->session)
+		return open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ char *ws = NULL;
+	int rootfd;
+	if (session_root(cfg->session, &rootfd, &ws, err) < 0)
+		return -1;
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = ws[0] ? (int)syscall(SYS_openat2, rootfd, ws, &how, sizeof(how)) : -1;
+	close(rootfd);
+	if (fd < 0)
+		return err_set(err, errno, "session '%s' has no workspace", cfg->session);
+	*in_sandbox = 1;
+	return fd;
+}
+
+static int verify(struct dl *d, const char *want, struct sbx_err *err)
+{
+	unsigned char md[32];
+	unsigned int n = 0;
+	char hex[65];
+
+	EVP_DigestFinal_ex(d->md, md, &n);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	if (want && strcasecmp(hex, want) != 0)
+		return err_set(err, 0, "SHA-256 mismatch: got %s, expected %s", hex, want);
+	return 0;
+}
+
+static int download(const struct sbx_config *cfg, const char *url, const char *dest, struct sbx_err *err)
+{
+	struct dl d = { .cfg = cfg, .max = cfg->dl_max_size, .progress = isatty(2) && sbx_log_level > 0 };
+	int in_sandbox, r = -1;
+	const char *name = NULL;
+	char tmp[64];
+	_cleanup_close_ int base = open_base(cfg, &in_sandbox, err);
+	_cleanup_close_ int dir = base < 0 ? -1 : dest_dir(base, dest, &name, err);
+
+	if (dir < 0)
+		return -1;
+	snprintf(tmp, sizeof(tmp), ".sbxrun-download-%d", (int)getpid());
+	paths_as_sandbox_owner(in_sandbox);
+	d.fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	paths_as_sandbox_owner(0);
+	if (d.fd < 0)
+		return err_sys(err, "create a temporary file for '%s'", dest);
+	d.md = EVP_MD_CTX_new();
+	struct hostmatch_sets none = { 0 };
+	if (hostmatch_compile(&cfg->dl_allow, &none, &d.allow, err) < 0) {
+		unlinkat(dir, tmp, 0);
+		close(d.fd);
+		EVP_MD_CTX_free(d.md);
+		return -1;
+	}
+	int ok = fetch(&d, url, err) == 0 && verify(&d, cfg->sha256, err) == 0 && fsync(d.fd) == 0;
+	paths_as_sandbox_owner(in_sandbox);
+	if (ok)
+		r = renameat(dir, tmp, dir, name) < 0 ? err_sys(err, "rename to '%s'", dest) : 0;
+	if (r < 0)
+		unlinkat(dir, tmp, 0);
+	paths_as_sandbox_owner(0);
+	close(d.fd);
+	EVP_MD_CTX_free(d.md);
+	hostmatch_free(&d.allow);
+	if (r == 0)
+		log_info("downloaded %" PRIu64 " bytes to %s%s%s", d.got, cfg->session ? cfg->session : "",
+			 cfg->session ? ":" : "", dest);
+	return r;
+}
+
+int cmd_download(int argc, char **argv, struct sbx_err *err)
+{
+	struct sbx_config cfg;
+	int rest, r = cli_sandbox_config(argc, argv, SBX_CMD_DOWNLOAD, usage, &cfg, &rest, err);
+
+	/* into a session, its own profile's [download] applies unless -p says */
+	if (r == 0 && cfg.session && strcmp(cfg.origin[SBX_K_PROFILE], "default") == 0) {
+		_cleanup_free_ char *prof = session_profile(cfg.session);
+		if (prof) {
+			_cleanup_free_ char **av = xcalloc((size_t)argc + 3, sizeof(char *));
+			av[0] = argv[0];
+			av[1] = "-p";
+			av[2] = prof;
+			memcpy(av + 3, argv + 1, (size_t)(argc - 1) * sizeof(char *));
+			config_free(&cfg);
+			r = cli_sandbox_config(argc + 2, av, SBX_CMD_DOWNLOAD, usage, &cfg, &rest, err);
+			rest -= 2;
+		}
+	}
+	if (r == 0 && argc - rest != 2)
+		r = err_set(err, 0, "usage: sbxrun download [--session NAME] URL DEST");
+	if (r == 0)
+		r = download(&cfg, argv[rest], argv[rest + 1], err);
+	config_free(&cfg);
+	return r < 0 ? -1 : 0;
+}

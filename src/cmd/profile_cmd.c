@@ -1,0 +1,100 @@
+/* profile_cmd.c - `sbxrun profile ls` and `sbxrun profile show NAME`. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/paths.h"
+#include "base/profile.h"
+#include "base/util.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+
+static const char usage[] =
+	"usage: sbxrun profile ls\n"
+	"       sbxrun profile show NAME\n";
+
+static void list_dir(const char *dir, const char *kind)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n <= 4 || strcmp(e->d_name + n - 4, ".ini") != 0 || e->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *path = NULL;
+		struct sbx_err err;
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)(n - 4), e->d_name);
+		/* shown only where lookup would find it: the first directory wins */
+		if (profile_find(name, &path, &err) == 0 && strncmp(path, dir, strlen(dir)) == 0)
+			printf("%-16s %-7s %s\n", name, kind, path);
+	}
+	closedir(d);
+}
+
+static void show_value(const struct sbx_config *cfg, const struct sbx_option *o)
+{
+	const struct sbx_strlist *l = config_list(cfg, o);
+	char buf[4096];
+
+	if (l) {
+		for (size_t i = 0; i < l->n; i++)
+			printf("%s = %s\t; %s\n", o->pkey, l->v[i], l->origin[i]);
+		return;
+	}
+	config_format(cfg, o, buf, sizeof(buf));
+	if (!buf[0])
+		return;
+	printf("%s = %s\t; %s\n", o->pkey, buf, cfg->origin[o->key] ? cfg->origin[o->key] : "default");
+}
+
+static int show(const char *name, struct sbx_err *err)
+{
+	static const char *const sections[] = { "sandbox", "limits", "network", "download", "mounts" };
+	struct sbx_config cfg;
+	_cleanup_free_ char *path = NULL;
+
+	if (profile_find(name, &path, err) < 0)
+		return -1;
+	config_init(&cfg);
+	if (profile_load(&cfg, name, err) < 0 || config_check(&cfg, err) < 0) {
+		config_free(&cfg);
+		return -1;
+	}
+	printf("; profile '%s' (%s), resolved\n", name, path);
+	for (size_t s = 0; s < ARRAY_SIZE(sections); s++) {
+		printf("%s[%s]\n", s ? "\n" : "", sections[s]);
+		for (size_t i = 0; i < sbx_options_count; i++) {
+			const struct sbx_option *o = &sbx_options[i];
+			if (o->section && strcmp(o->section, sections[s]) == 0 && o->key != SBX_K_INHERIT)
+				show_value(&cfg, o);
+		}
+	}
+	config_free(&cfg);
+	return 0;
+}
+
+int cmd_profile(int argc, char **argv, struct sbx_err *err)
+{
+	int rest, r = cli_simple(argc, argv, usage, &rest, err);
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	argc -= rest;
+	argv += rest;
+	if (argc == 1 && strcmp(argv[0], "ls") == 0) {
+		_cleanup_free_ char *user = paths_user_profiles();
+		_cleanup_free_ char *stock = xasprintf("%s/profiles", paths_stock_dir());
+		list_dir(user, "user");
+		list_dir(SBX_SYSTEM_PROFILES, "system");
+		list_dir(stock, "stock");
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[0], "show") == 0)
+		return show(argv[1], err) < 0 ? -1 : 0;
+	return err_set(err, 0, "usage: sbxrun profile ls | sbxrun profile show NAME");
+}

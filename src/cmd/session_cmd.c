@@ -1,0 +1,225 @@
+/* session_cmd.c - `sbxrun session start|ls|stop|rm` and the client side of
+ * `run --session` / `shell --session`. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/paths.h"
+#include "base/util.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "sandbox/pty.h"
+#include "sandbox/supervise.h"
+#include "session/control.h"
+#include "session/session.h"
+#include "session/session_client.h"
+
+static const char usage[] =
+	"usage: sbxrun session start [options] NAME\n"
+	"       sbxrun session ls\n"
+	"       sbxrun session stop NAME\n"
+	"       sbxrun session rm NAME\n"
+	"A session is a sandbox that outlives one command: 'run --session NAME' and\n"
+	"'shell --session NAME' start their process inside it.\n";
+
+int session_connect(const char *name, struct sbx_err *err)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+	if (session_dir(name, &dir, err) < 0)
+		return -1;
+	if (!session_alive(dir))
+		return err_set(err, ENOENT, "session '%s' is not running", name);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/control.sock", dir);
+	_cleanup_close_ int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return err_sys(err, "session '%s': connect", name);
+	return steal_fd(s);
+}
+
+static int check_name(const char *name, struct sbx_err *err)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > 64 || name[0] == '.' || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+		return err_set(err, 0, "invalid session name '%s' (letters, digits, '.', '_', '-')", name);
+	return 0;
+}
+
+static int do_start(int argc, char **argv, struct sbx_err *err)
+{
+	struct sbx_config cfg;
+	int rest;
+	int r = cli_sandbox_config(argc, argv, SBX_CMD_SESSION_START, usage, &cfg, &rest, err);
+
+	if (r == 0 && rest != argc - 1)
+		r = err_set(err, 0, "session start: give exactly one NAME");
+	if (r == 0 && check_name(argv[rest], err) < 0)
+		r = -1;
+	if (r == 0)
+		r = session_start(&cfg, argv[rest], err);
+	if (r == 0)
+		printf("%s\n", argv[rest]);
+	config_free(&cfg);
+	return r < 0 ? -1 : 0;
+}
+
+static uint64_t rss_kb(const char *pid)
+{
+	char path[300], line[256];
+	uint64_t kb = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb += strtoull(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* Resident memory of the processes in a user namespace (inode ns): its
+ * init (whose namespace links are not readable: it is non-dumpable) and
+ * every other process found there. */
+static void memory_in_use(int64_t ns, int init, char *buf, size_t size)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char ipid[32];
+	snprintf(ipid, sizeof(ipid), "%d", init);
+	uint64_t kb = init > 0 ? rss_kb(ipid) : 0;
+
+	snprintf(buf, size, "-");
+	if (!d || ns <= 0) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char path[300];
+		struct stat st;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || !strcmp(e->d_name, ipid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/user", e->d_name);
+		if (stat(path, &st) == 0 && (int64_t)st.st_ino == ns)
+			kb += rss_kb(e->d_name);
+	}
+	closedir(d);
+	format_size(kb ? kb * 1024 : 0, buf, size);
+	if (!kb)
+		snprintf(buf, size, "-");
+}
+
+static void list_one(const char *sessions, const char *name)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", sessions, name);
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	struct json_object *o = json_object_from_file(info), *v;
+	const char *image = "-", *profile = "-";
+	char age[32] = "-", mem[32] = "-";
+
+	if (o && json_object_object_get_ex(o, "image", &v))
+		image = json_object_get_string(v);
+	if (o && json_object_object_get_ex(o, "profile", &v))
+		profile = json_object_get_string(v);
+	if (o && json_object_object_get_ex(o, "started", &v))
+		format_duration((uint64_t)(time(NULL) - json_object_get_int64(v)) * 1000, age, sizeof(age));
+	int alive = session_alive(dir);
+	struct json_object *ip;
+	if (alive && o && json_object_object_get_ex(o, "userns", &v))
+		memory_in_use(json_object_get_int64(v),
+			      json_object_object_get_ex(o, "init_pid", &ip) ? json_object_get_int(ip) : 0,
+			      mem, sizeof(mem));
+	printf("%-16s %-12s %-10s %-8s %-8s %s\n", name, image, profile, age, mem,
+	       alive ? "running" : "dead (sbxrun session rm)");
+	if (o)
+		json_object_put(o);
+}
+
+static int do_ls(struct sbx_err *err)
+{
+	_cleanup_free_ char *state = NULL, *sessions = NULL;
+	DIR *d;
+	struct dirent *e;
+
+	if (paths_state_dir(&state, err) < 0)
+		return -1;
+	sessions = xasprintf("%s/sessions", state);
+	printf("%-16s %-12s %-10s %-8s %-8s %s\n", "NAME", "IMAGE", "PROFILE", "AGE", "MEMORY", "STATE");
+	if (!(d = opendir(sessions)))
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			list_one(sessions, e->d_name);
+	closedir(d);
+	return 0;
+}
+
+static int do_stop(const char *name, struct sbx_err *err)
+{
+	_cleanup_close_ int s = session_connect(name, err);
+	struct json_object *o, *reply = NULL;
+
+	if (s < 0)
+		return -1;
+	o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("stop"));
+	control_send(s, o, NULL, 0);
+	json_object_put(o);
+	control_recv(s, &reply, NULL, NULL, 0);
+	if (reply)
+		json_object_put(reply);
+	_cleanup_free_ char *dir = NULL;
+	if (session_dir(name, &dir, err) < 0)
+		return -1;
+	for (int i = 0; i < 100 && session_alive(dir); i++)
+		usleep(50000);
+	return session_alive(dir) ? err_set(err, 0, "session '%s' did not stop", name) : 0;
+}
+
+static int do_rm(const char *name, struct sbx_err *err)
+{
+	_cleanup_free_ char *dir = NULL;
+
+	if (session_dir(name, &dir, err) < 0)
+		return -1;
+	if (access(dir, F_OK) < 0)
+		return err_set(err, ENOENT, "no session '%s'", name);
+	if (session_alive(dir))
+		return err_set(err, EBUSY, "session '%s' is running (use 'sbxrun session stop %s')", name, name);
+	return rm_rf_at(AT_FDCWD, dir, err);
+}
+
+int cmd_session(int argc, char **argv, struct sbx_err *err)
+{
+	if (argc >= 2 && strcmp(argv[1], "start") == 0)
+		return do_start(argc - 1, argv + 1, err);
+	int rest, r = cli_simple(argc, argv, usage, &rest, err);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	argc -= rest;
+	argv += rest;
+	if (argc == 1 && strcmp(argv[0], "ls") == 0)
+		return do_ls(err) < 0 ? -1 : 0;
+	if (argc == 2 && (strcmp(argv[0], "stop") == 0 || strcmp(argv[0], "rm") == 0)) {
+		if (check_name(argv[1], err) < 0)
+			return -1;
+		r = argv[0][0] == 's' ? do_stop(argv[1], err) : do_rm(argv[1], err);
+		return r < 0 ? -1 : 0;
+	}
+	return err_set(err, 0, "usage: sbxrun session start|ls|stop|rm [NAME] (see 'sbxrun session --help')");
+}

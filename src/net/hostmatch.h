@@ -1,0 +1,65 @@
+/* hostmatch.h - host names, the egress allow list and address vetting. */
+#ifndef SBX_HOSTMATCH_H
+#define SBX_HOSTMATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "base/config.h"
+#include "base/err.h"
+
+#define HOSTMATCH_INTERNAL "host.sbxrun.internal"
+#define HOSTMATCH_MAX 256
+
+/* The image's package sources, expanding @apt, @npm and @pypi. */
+struct hostmatch_sets {
+	const char *const *apt_hosts; /* NULL-terminated HOST or HOST:PORT */
+	const char *npm_registry;     /* a URL or NULL */
+	const char *pypi_index;       /* a URL or NULL */
+};
+
+struct hostmatch_entry {
+	char *host;   /* canonical, without "*." */
+	int port;     /* 0: 80 and 443 */
+	bool suffix;  /* "*.host": subdomains only */
+	bool exact;   /* named exactly in the profile (private addresses ok) */
+};
+
+struct hostmatch_list {
+	struct hostmatch_entry *v;
+	size_t n;
+};
+
+enum hostmatch_result {
+	HOSTMATCH_OK,
+	HOSTMATCH_BAD_NAME,    /* not a name, nor a plain IP literal */
+	HOSTMATCH_NOT_LISTED,
+	HOSTMATCH_BAD_PORT,    /* listed, but not on this port */
+};
+
+/* What a match allows after resolution. */
+struct hostmatch_grant {
+	bool private_ok;  /* named exactly: a lab mirror may be private */
+	bool internal;    /* host.sbxrun.internal: the host's loopback */
+};
+
+/* Canonicalises a host from a request: lowercase, one trailing dot dropped,
+ * "[v6]" to its compressed form without brackets. Numeric IPv4 forms other
+ * than a plain dotted quad (2130706433, 0x7f.1, 0177.0.0.1, 127.1) are
+ * neither names nor addresses and are refused. Returns 0 or -1. */
+int hostmatch_canon(const char *in, char *out, size_t size);
+/* Whether a canonical host is an IP literal (AF_INET, AF_INET6) or 0. */
+int hostmatch_literal(const char *canon);
+
+int hostmatch_compile(const struct sbx_strlist *allow, const struct hostmatch_sets *sets,
+		      struct hostmatch_list *out, struct sbx_err *err);
+void hostmatch_free(struct hostmatch_list *l);
+enum hostmatch_result hostmatch_check(const struct hostmatch_list *l, const char *canon, int port,
+				      struct hostmatch_grant *grant);
+const char *hostmatch_result_str(enum hostmatch_result r);
+
+/* Vets a resolved address: NULL if it may be dialled, else why not. */
+const char *hostmatch_addr_refusal(const struct sockaddr *sa, const struct hostmatch_grant *g);
+
+#endif

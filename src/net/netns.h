@@ -1,0 +1,19 @@
+/* netns.h - the sandbox's own network namespace. */
+#ifndef SBX_NETNS_H
+#define SBX_NETNS_H
+
+#include "base/err.h"
+
+/* Child side: brings `lo` up (it starts down in a new namespace). */
+int netns_loopback_up(struct sbx_err *err);
+
+/* Where package managers inside find the egress proxy. */
+#define SBX_PROXY_ADDR "127.0.0.1"
+#define SBX_PROXY_PORT 3128
+#define SBX_PROXY_URL "http://127.0.0.1:3128"
+
+/* Child side, with lo up: the listening socket that is the proxy's only
+ * door; the host side accepts on it and connects out from its namespace. */
+int netns_proxy_door(struct sbx_err *err);
+
+#endif

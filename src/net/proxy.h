@@ -1,0 +1,44 @@
+/* proxy.h - the host side of `packages` egress: an allow-listing HTTP proxy
+ * (CONNECT and absolute-form plain HTTP) driven from the supervisor's loop. */
+#ifndef SBX_PROXY_H
+#define SBX_PROXY_H
+
+#include <stdint.h>
+
+#include "base/config.h"
+#include "base/err.h"
+
+struct sbx_proxy_conf {
+	const char *profile_name;         /* for messages */
+	const struct sbx_strlist *allow;  /* patterns and @apt/@npm/@pypi */
+	const char *const *apt_hosts;     /* the image's sets, NULL-terminated */
+	const char *npm_registry;         /* URL or NULL */
+	const char *pypi_index;           /* URL or NULL */
+	int events_fd;                    /* -1, or where JSON-lines events go */
+};
+
+/* For the --json record. */
+struct sbx_proxy_counters {
+	uint64_t allowed;     /* connections let through */
+	uint64_t refused;     /* requests refused (403, 400, 502...) */
+	uint64_t bytes_up;    /* sandbox to upstream */
+	uint64_t bytes_down;  /* upstream to sandbox */
+};
+
+struct sbx_proxy;
+
+/* Sets SIGPIPE to SIG_IGN for the process (splice cannot suppress it):
+ * reset it to SIG_DFL in any child before exec.
+ * listen_fd: the listening TCP socket the sandbox made on its 127.0.0.1;
+ * the proxy takes it over (non-blocking, closed by proxy_free). */
+int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy **out,
+	      struct sbx_err *err);
+/* An epoll fd, readable when proxy_dispatch has work. */
+int proxy_pollfd(struct sbx_proxy *p);
+/* Handles every ready event without blocking. Returns 0; -1 only if the
+ * proxy's own epoll fails (nothing from inside the sandbox makes it fail). */
+int proxy_dispatch(struct sbx_proxy *p);
+void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out);
+void proxy_free(struct sbx_proxy *p);
+
+#endif

@@ -1,0 +1,27 @@
+/* proxy_chain.h - the upstream proxy sbxrun's own environment names, which
+ * the egress proxy must go through when the host reaches out only that way. */
+#ifndef SBX_PROXY_CHAIN_H
+#define SBX_PROXY_CHAIN_H
+
+#include <stdbool.h>
+
+#include "base/err.h"
+#include "net/resolver.h"
+
+struct proxy_chain {
+	bool on;
+	struct resolver_result addrs;  /* ports set */
+	char *auth_header;             /* "Proxy-Authorization: ...\r\n" or NULL */
+};
+
+/* Reads https_proxy, HTTPS_PROXY, http_proxy, HTTP_PROXY (the first set)
+ * and resolves it once, at start. Not set: chain->on is false. */
+int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err);
+void proxy_chain_free(struct proxy_chain *chain);
+/* The CONNECT request for target ("host:port") into buf; its length or -1. */
+int proxy_chain_request(const struct proxy_chain *chain, const char *target, char *buf, size_t size);
+/* Looks at the upstream proxy's answer: 1 when a 200 head is complete (its
+ * length in *head_len), 0 when more is needed, -1 when it refused. */
+int proxy_chain_answer(const char *buf, size_t len, size_t *head_len);
+
+#endif

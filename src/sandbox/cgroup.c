@@ -1,0 +1,324 @@
+/* cgroup.c - finding, making and reading cgroups (v2 and v1). sbxrun nests a
+ * sandbox's cgroup below the caller's own (or the nearest ancestor it may
+ * write), so limits set on the caller still bound the sandbox. */
+#define _GNU_SOURCE
+#include "sandbox/cgroup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+int cgroup_list_has(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n) {
+		int start = p == list || p[-1] == ' ' || p[-1] == ',' || p[-1] == ':';
+		int end = p[n] == '\0' || p[n] == ' ' || p[n] == ',' || p[n] == '\n';
+		if (start && end)
+			return 1;
+	}
+	return 0;
+}
+
+int cgroup_parse_self(const char *text, const char *ctl, char *out, size_t size)
+{
+	char line[4096];
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		int is_v2 = c1 == line + 1 && line[0] == '0' && c2 == c1 + 1; /* "0::PATH" */
+		*c2 = '\0';
+		if (ctl ? (!is_v2 && cgroup_list_has(c1 + 1, ctl)) : is_v2) {
+			snprintf(out, size, "%s", c2 + 1);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int cgroup_parse_mountinfo(const char *text, const char *ctl, char *mnt, char *root, size_t size)
+{
+	char line[4096];
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+		char *sep = strstr(line, " - "), *f[5], *save = NULL, *tail;
+		if (!sep)
+			continue;
+		*sep = '\0';
+		tail = sep + 3;
+		f[0] = strtok_r(line, " ", &save);
+		for (int i = 1; i < 5; i++)
+			f[i] = f[i - 1] ? strtok_r(NULL, " ", &save) : NULL;
+		char *fstype = strtok_r(tail, " ", &save), *src = strtok_r(NULL, " ", &save);
+		char *opts = src ? strtok_r(NULL, " ", &save) : NULL;
+		if (!f[4] || !fstype)
+			continue;
+		int match = ctl ? !strcmp(fstype, "cgroup") && opts && cgroup_list_has(opts, ctl)
+				: !strcmp(fstype, "cgroup2");
+		if (!match)
+			continue;
+		unescape(f[3]);
+		unescape(f[4]);
+		snprintf(mnt, size, "%s", f[4]);
+		snprintf(root, size, "%s", f[3]);
+		return 0;
+	}
+	return -1;
+}
+
+int cgroup_keyed_value(const char *text, const char *key, uint64_t *out)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, n) == 0 && p[n] == ' ') {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(p + n + 1, &end, 10);
+			if (errno || end == p + n + 1)
+				return -1;
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int cgroup_self_dir(const char *ctl, char *out, size_t size)
+{
+	_cleanup_free_ char *mi = xmalloc(65536), *self = xmalloc(8192);
+	char mnt[PATH_MAX], root[PATH_MAX], path[PATH_MAX];
+
+	if (read_small("/proc/self/mountinfo", mi, 65536) < 0 ||
+	    read_small("/proc/self/cgroup", self, 8192) < 0)
+		return -1;
+	if (cgroup_parse_mountinfo(mi, ctl, mnt, root, sizeof(mnt)) < 0 ||
+	    cgroup_parse_self(self, ctl, path, sizeof(path)) < 0)
+		return -1;
+	/* A mount of a sub-tree (a container's view) shows paths below its root. */
+	const char *rel = path;
+	size_t rl = strlen(root);
+	if (strcmp(root, "/") != 0 && strncmp(path, root, rl) == 0 && (path[rl] == '/' || !path[rl]))
+		rel = path + rl;
+	snprintf(out, size, "%s%s", mnt, strcmp(rel, "/") ? rel : "");
+	return 0;
+}
+
+static int usable_parent(enum sbx_cg_version v, const char *dir, const char *const *wanted)
+{
+	char file[PATH_MAX + 32], buf[512];
+
+	if (access(dir, W_OK) < 0)
+		return 0;
+	if (v == SBX_CG_V1)
+		return 1;
+	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", dir);
+	if (read_small(file, buf, sizeof(buf)) < 0)
+		return 0;
+	for (; *wanted; wanted++)
+		if (cgroup_list_has(buf, *wanted))
+			return 1;
+	return 0;
+}
+
+int cgroup_find_parent(enum sbx_cg_version v, const char *ctl, const char *const *wanted,
+		       char *out, size_t size)
+{
+	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+	_cleanup_free_ char *mi = xmalloc(65536);
+
+	if (read_small("/proc/self/mountinfo", mi, 65536) < 0 ||
+	    cgroup_parse_mountinfo(mi, v == SBX_CG_V2 ? NULL : ctl, mnt, root, sizeof(mnt)) < 0 ||
+	    cgroup_self_dir(v == SBX_CG_V2 ? NULL : ctl, dir, sizeof(dir)) < 0)
+		return -1;
+	for (;;) {
+		if (usable_parent(v, dir, wanted)) {
+			snprintf(out, size, "%s", dir);
+			return 0;
+		}
+		char *slash = strrchr(dir, '/');
+		if (!strcmp(dir, mnt) || !slash || slash - dir < (ptrdiff_t)strlen(mnt))
+			return -1;
+		*slash = '\0';
+	}
+}
+
+/* A cgroup of an sbxrun that was killed (kill -9 leaves no time to clean
+ * up) is removed by the next one: empty ones only, whose process is gone. */
+static void sweep_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+	int pid;
+	unsigned n;
+	char end;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (sscanf(e->d_name, "sbxrun-%d-%u%c", &pid, &n, &end) != 2 || pid <= 0)
+			continue;
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			char *p = xasprintf("%s/%s", parent, e->d_name);
+			rmdir(p);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+int cgroup_create(enum sbx_cg_version v, const char *parent, struct sbx_cgroup *cg,
+		  struct sbx_err *err)
+{
+	static unsigned seq;
+
+	sweep_stale(parent);
+	char *path = xasprintf("%s/sbxrun-%d-%u", parent, (int)getpid(), seq++);
+
+	if (!path) /* never (xasprintf aborts), but the sanitizer build cannot know */
+		return err_set(err, ENOMEM, "create a cgroup");
+	if (mkdir(path, 0755) < 0) {
+		err_sys(err, "create cgroup '%s'", path);
+		free(path);
+		return -1;
+	}
+	/* not O_PATH: clone3's CLONE_INTO_CGROUP takes this fd (v2) */
+	cg->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->fd < 0) {
+		err_sys(err, "open cgroup '%s'", path);
+		rmdir(path);
+		free(path);
+		return -1;
+	}
+	cg->version = v;
+	cg->path = path;
+	return 0;
+}
+
+int cgroup_write(const struct sbx_cgroup *cg, const char *file, const char *value,
+		 struct sbx_err *err)
+{
+	int fd = openat(cg->fd, file, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_sys(err, "open '%s/%s'", cg->path, file);
+	if (write(fd, value, strlen(value)) < 0) {
+		err_sys(err, "write '%s' to '%s/%s'", value, cg->path, file);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int cgroup_read(const struct sbx_cgroup *cg, const char *file, char *buf, size_t size)
+{
+	int fd = cg->fd < 0 ? -1 : openat(cg->fd, file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int cgroup_attach(const struct sbx_cgroup *cg, pid_t pid, struct sbx_err *err)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	return cgroup_write(cg, "cgroup.procs", num, err);
+}
+
+/* v1 has no cgroup.kill: signal what cgroup.procs lists until it is empty. */
+static int kill_listed(const struct sbx_cgroup *cg)
+{
+	char buf[16384];
+	int n = 0;
+
+	if (cgroup_read(cg, "cgroup.procs", buf, sizeof(buf)) < 0)
+		return 0;
+	for (char *p = buf, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+			n++;
+	}
+	return n;
+}
+
+void cgroup_destroy(struct sbx_cgroup *cg)
+{
+	struct sbx_err err;
+	struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+
+	if (!cg->path)
+		return;
+	if (cg->version == SBX_CG_V2)
+		cgroup_write(cg, "cgroup.kill", "1", &err);
+	/* Killed tasks leave the cgroup only once reaped: retry for up to 3 s. */
+	for (int i = 0; i < 300; i++) {
+		kill_listed(cg);
+		if (rmdir(cg->path) == 0 || errno == ENOENT)
+			break;
+		if (errno != EBUSY)
+			break;
+		nanosleep(&ms10, NULL);
+	}
+	if (cg->fd >= 0)
+		close(cg->fd);
+	free(cg->path);
+	cg->path = NULL;
+	cg->fd = -1;
+}

@@ -1,0 +1,198 @@
+/* init.c - the sandbox's pid 1 and the last steps before the command runs.
+ * The command child's containment is one short list of steps
+ * (command_exec); pid 1 only reaps and forwards. */
+#define _GNU_SOURCE
+#include "sandbox/init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/syncmsg.h"
+#include "base/util.h"
+#include "sandbox/confine.h"
+#include "sandbox/pty.h"
+
+extern char **environ;
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+
+static void noop(int sig)
+{
+	(void)sig;
+}
+
+struct exec_report {
+	int errnum;
+	int code;
+	char text[400];
+};
+
+static __attribute__((noreturn)) void exec_fail(int fd, int code, int errnum, const char *what)
+{
+	struct exec_report r = { .errnum = errnum, .code = code };
+	snprintf(r.text, sizeof(r.text), "%s", what);
+	(void)!write(fd, &r, sizeof(r));
+	_exit(code);
+}
+
+/* The command child: new session, clean fds and signals, limits, identity
+ * already set, capabilities dropped, no_new_privs, seccomp, exec. */
+static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, int report,
+						   int slave)
+{
+	struct sbx_err err = { 0 };
+	sigset_t none;
+
+	sigemptyset(&none);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		signal(forwarded[i], SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL); /* the host side may ignore it (the proxy does) */
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (setsid() < 0)
+		exec_fail(report, 125, errno, "setsid");
+	if (slave >= 0 && pty_make_controlling(slave, &err) < 0)
+		exec_fail(report, 125, err.errnum, err.msg);
+	if (report > 3)
+		syscall(SYS_close_range, 3, report - 1, 0);
+	syscall(SYS_close_range, report + 1, ~0U, 0);
+	if (chdir(plan->workdir) < 0)
+		exec_fail(report, 125, errno, plan->workdir);
+	if (confine_command(plan, &err) < 0)
+		exec_fail(report, 125, err.errnum, err.msg);
+	environ = plan->envp;
+	execvp(plan->argv[0], plan->argv);
+	int e = errno;
+	exec_fail(report, e == ENOENT ? 127 : 126, e, plan->argv[0]);
+}
+
+static int setup_signals(sigset_t *set)
+{
+	struct sigaction sa = { .sa_handler = noop };
+
+	/* pid 1 ignores signals it has no handler for, even blocked ones:
+	 * install one so that signalfd sees them. */
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++) {
+		sigaction(forwarded[i], &sa, NULL);
+		sigaddset(set, forwarded[i]);
+	}
+	sigaction(SIGCHLD, &sa, NULL);
+	sigprocmask(SIG_BLOCK, set, NULL);
+	return signalfd(-1, set, SFD_CLOEXEC);
+}
+
+static void report_exec_failure(int sync, const struct exec_report *r)
+{
+	struct sbx_msg m = { .type = SBX_MSG_EXEC_FAILED, .errnum = r->errnum, .code = r->code };
+	if (r->code == 127)
+		snprintf(m.text, sizeof(m.text), "'%s': command not found", r->text);
+	else if (r->code == 126)
+		snprintf(m.text, sizeof(m.text), "'%s': cannot execute", r->text);
+	else
+		snprintf(m.text, sizeof(m.text), "%s", r->text);
+	msg_send(sync, &m, NULL, 0);
+}
+
+/* Waits for the command; returns its wait status. */
+static int wait_command(pid_t cmd, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	for (;;) {
+		ssize_t n = read(sfd, &si, sizeof(si));
+		if (n != sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGCHLD) {
+			/* Only signals from outside the sandbox (sender pid 0 as seen
+			 * from here) are forwarded: the command cannot steer its init. */
+			if (si.ssi_pid == 0)
+				kill(cmd, (int)si.ssi_signo);
+			continue;
+		}
+		int status;
+		pid_t p;
+		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+			if (p == cmd)
+				return status;
+	}
+}
+
+/* The terminal is made inside (the sandbox's devpts); the host side gets
+ * the master, the command the peer. Returns the peer, or -1 without -t. */
+static int open_terminal(const struct sbx_plan *plan, int sync)
+{
+	struct sbx_err err = { 0 };
+	struct sbx_msg m = { .type = SBX_MSG_PTY };
+	int master, slave;
+
+	if (!plan->tty)
+		return -1;
+	if (pty_open(&plan->ws, &master, &slave, &err) < 0) {
+		msg_send_error(sync, &err);
+		_exit(125);
+	}
+	msg_send(sync, &m, &master, 1);
+	close(master);
+	return slave;
+}
+
+void init_run(const struct sbx_plan *plan, int sync)
+{
+	sigset_t set;
+	int sfd = setup_signals(&set);
+	int pipefd[2];
+	struct exec_report r;
+
+	if (sfd < 0)
+		_exit(125);
+	if (plan->pid1_loop) {
+		plan->pid1_loop(plan, sync, sfd);
+		_exit(125);
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		_exit(125);
+	int slave = open_terminal(plan, sync);
+	pid_t cmd = fork();
+	if (cmd < 0)
+		_exit(125);
+	if (cmd == 0) {
+		close(sync);
+		close(sfd);
+		close(pipefd[0]);
+		command_exec(plan, pipefd[1], slave);
+	}
+	if (slave >= 0)
+		close(slave);
+	close(pipefd[1]);
+	ssize_t n;
+	do
+		n = read(pipefd[0], &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n == sizeof(r)) {
+		r.text[sizeof(r.text) - 1] = '\0';
+		report_exec_failure(sync, &r);
+		_exit(r.code);
+	}
+	int status = wait_command(cmd, sfd);
+	struct sbx_msg m = { .type = SBX_MSG_EXIT };
+	if (WIFSIGNALED(status)) {
+		m.kind = SBX_EXIT_SIGNAL;
+		m.code = WTERMSIG(status);
+	} else {
+		m.kind = SBX_EXIT_CODE;
+		m.code = WEXITSTATUS(status);
+	}
+	msg_send(sync, &m, NULL, 0);
+	_exit(m.kind == SBX_EXIT_SIGNAL ? 128 + m.code : m.code);
+}

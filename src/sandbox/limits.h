@@ -1,0 +1,90 @@
+/* limits.h - resource limits: the mechanism per limit is decided once on the
+ * host side (cgroup v2, cgroup v1, or an rlimit/affinity fallback), the
+ * cgroups are made before clone, and the child sets its rlimits before exec.
+ *
+ * Call order (host side unless said):
+ *   limits_prepare        after the config is checked, before clone
+ *   limits_attach         right after clone, before the child is told to go on
+ *                         (before or after writing uid_map: it does not matter)
+ *   limits_apply_child    in the command child, inside the user namespace, after
+ *                         it has taken its final uid, before dropping
+ *                         capabilities / seccomp / exec
+ *   limits_outcome        after the sandbox's pid 1 has been reaped
+ *   limits_cleanup        last (also on every error path after prepare)
+ */
+#ifndef SBX_LIMITS_H
+#define SBX_LIMITS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/config.h"
+#include "base/err.h"
+#include "base/options.h"
+#include "sandbox/cgroup.h"
+
+enum sbx_limit_mech {
+	SBX_MECH_NONE = 0,  /* no limit asked for */
+	SBX_MECH_CGROUP2,
+	SBX_MECH_CGROUP1,
+	SBX_MECH_RLIMIT,
+	SBX_MECH_AFFINITY,
+};
+
+enum sbx_limit {
+	SBX_LIM_MEMORY, SBX_LIM_PIDS, SBX_LIM_CPUS, SBX_LIM_FILE_SIZE, SBX_LIM_OPEN_FILES,
+	SBX_LIM__COUNT
+};
+
+/* The cgroup controllers sbxrun uses, in the order of enum sbx_limit. */
+enum sbx_cg_ctl { SBX_CTL_MEMORY, SBX_CTL_PIDS, SBX_CTL_CPU, SBX_CTL__COUNT };
+
+/* What the machine offers, per controller (filled by limits_probe). */
+struct sbx_limits_avail {
+	char v2_parent[PATH_MAX];     /* where a v2 cgroup can be made, "" if nowhere */
+	int v2[SBX_CTL__COUNT];       /* controller enabled for children there */
+	char v1_parent[SBX_CTL__COUNT][PATH_MAX]; /* writable v1 directory, "" if none */
+	uint64_t nofile_hard, fsize_hard;  /* rlimits cannot be raised in a userns */
+	unsigned ncpus;               /* CPUs this process may run on */
+};
+
+struct sbx_limits {
+	enum sbx_limit_mech mech[SBX_LIM__COUNT];
+	struct sbx_cgroup v2;                  /* one cgroup for every v2 controller */
+	struct sbx_cgroup v1[SBX_CTL__COUNT];  /* one per v1 hierarchy used */
+	uint64_t file_size, open_files;        /* clamped to the hard limits (best) */
+};
+
+struct sbx_limits_outcome {
+	int oom;                /* the kernel's OOM killer ran in the sandbox's cgroup */
+	int pids_hit;           /* a fork was refused by the pids controller */
+	uint64_t peak_memory;   /* bytes, 0 if unknown */
+};
+
+/* Host side, before clone: chooses and creates. Strict: -1 naming the limit. */
+int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct sbx_err *err);
+/* Host side, right after clone: moves the sandbox's pid 1 into the cgroups. */
+int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err);
+/* In the sandbox, before exec: rlimits (RLIMIT_CORE 0 always) and affinity. */
+int limits_apply_child(const struct sbx_config *cfg, const struct sbx_limits *lim,
+		       struct sbx_err *err);
+/* After the sandbox ended. Returns 0 (fields stay 0 where unknown). */
+int limits_outcome(const struct sbx_limits *lim, struct sbx_limits_outcome *out);
+/* The cgroup v2 directory fd for clone3's CLONE_INTO_CGROUP when it is the
+ * only cgroup in use (then limits_attach has nothing left to do), else -1. */
+int limits_clone_cgroup_fd(const struct sbx_limits *lim);
+/* Kills leftovers in the cgroups and removes them; safe to call twice. */
+void limits_cleanup(struct sbx_limits *lim);
+/* "cgroup2", "cgroup1", "rlimit", "affinity" or "none" for a limit's key. */
+const char *limits_mechanism(const struct sbx_limits *lim, enum sbx_key key);
+
+/* What this machine offers (used by doctor too). */
+void limits_probe(struct sbx_limits_avail *av);
+/* The pure choice, from what is offered (unit-tested): fills mech[]. */
+int limits_choose(const struct sbx_config *cfg, const struct sbx_limits_avail *av,
+		  enum sbx_limit_mech mech[SBX_LIM__COUNT], struct sbx_err *err);
+const char *limits_mech_name(enum sbx_limit_mech m);
+/* How many CPUs the affinity fallback pins to: cpus rounded up, at most ncpus. */
+unsigned limits_affinity_count(uint64_t cpus_milli, unsigned ncpus);
+
+#endif

@@ -1,0 +1,371 @@
+/* mounts.c - the child's mount steps. Every mount point inside the image is
+ * resolved below the new root's fd (openat2 RESOLVE_IN_ROOT) and mounted on
+ * through /proc/self/fd, so a symlink planted in an image cannot redirect a
+ * mount onto the host. The staging area is a tmpfs over /tmp in the child's
+ * own mount namespace; overlay options name it by relative paths, so no host
+ * path shows in the sandbox's mountinfo. */
+#define _GNU_SOURCE
+#include "sandbox/mounts.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "net/netns.h"
+#include "sandbox/env.h"
+
+#define STAGING "/tmp"
+
+
+static int openat2_in_root(int rootfd, const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	return (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+}
+
+static void fdpath(char *buf, size_t size, int fd)
+{
+	snprintf(buf, size, "/proc/self/fd/%d", fd);
+}
+
+/* Splits the last component off path into dir (may be ".") and name. */
+static void split_last(const char *path, char *dir, size_t size, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path) {
+		snprintf(dir, size, "/");
+		*name = slash ? slash + 1 : path;
+		return;
+	}
+	snprintf(dir, size, "%.*s", (int)(slash - path), path);
+	*name = slash + 1;
+}
+
+int mounts_mkpath(int rootfd, const char *path, int is_dir, struct sbx_err *err)
+{
+	char parent[4096];
+	const char *name;
+	int fd = openat2_in_root(rootfd, path, O_PATH | O_NOFOLLOW | (is_dir ? O_DIRECTORY : 0));
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd >= 0 ? fd : err_sys(err, "open '%s' in the sandbox", path);
+	split_last(path, parent, sizeof(parent), &name);
+	if (!name[0] || strcmp(name, "..") == 0 || strcmp(name, ".") == 0)
+		return err_set(err, EINVAL, "bad path '%s'", path);
+	_cleanup_close_ int pfd = mounts_mkpath(rootfd, parent, 1, err);
+	if (pfd < 0)
+		return -1;
+	if (is_dir) {
+		if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST)
+			return err_sys(err, "mkdir '%s' in the sandbox", path);
+	} else {
+		int f = openat(pfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (f < 0)
+			return err_sys(err, "create '%s' in the sandbox", path);
+		close(f);
+	}
+	fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0));
+	return fd >= 0 ? fd : err_sys(err, "open '%s' in the sandbox", path);
+}
+
+static int mount_on(int rootfd, const char *dst, int is_dir, const char *src, const char *type,
+		    unsigned long flags, const char *data, struct sbx_err *err)
+{
+	char target[64];
+	_cleanup_close_ int fd = mounts_mkpath(rootfd, dst, is_dir, err);
+
+	if (fd < 0)
+		return -1;
+	fdpath(target, sizeof(target), fd);
+	if (mount(src, target, type, flags, data) < 0)
+		return err_sys(err, "mount '%s' on '%s'", src ? src : type, dst);
+	return 0;
+}
+
+/* A read-only remount must keep the flags the kernel locked (DESIGN.md). */
+static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_err *err)
+{
+	char target[64];
+	struct statvfs sv;
+	_cleanup_close_ int fd = openat2_in_root(rootfd, dst, O_PATH | O_NOFOLLOW);
+
+	if (fd < 0)
+		return err_sys(err, "open '%s'", dst);
+	if (recursive) {
+		struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+		if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+			    sizeof(attr)) == 0)
+			return 0;
+	}
+	fdpath(target, sizeof(target), fd);
+	if (fstatvfs(fd, &sv) < 0)
+		return err_sys(err, "statvfs '%s'", dst);
+	unsigned long fl = MS_BIND | MS_REMOUNT | MS_RDONLY;
+	fl |= (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv.f_flag & ST_NODEV ? MS_NODEV : 0) |
+	      (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) | (sv.f_flag & ST_NOATIME ? MS_NOATIME : 0) |
+	      (sv.f_flag & ST_RELATIME ? MS_RELATIME : 0) | (sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0);
+	if (mount(NULL, target, NULL, fl, NULL) < 0)
+		return err_sys(err, "remount '%s' read-only", dst);
+	return 0;
+}
+
+/* The staging tmpfs holds the writable layer, the workspace and /dev/shm, so
+ * one size (the disk quota) bounds all they can hold. */
+static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src *ms,
+			 struct sbx_err *err)
+{
+	const struct sbx_config *cfg = plan->cfg;
+	char opts[128];
+	uint64_t inodes = cfg->disk ? cfg->disk / 8192 : 0;
+
+	if (plan->storage == SBX_STORAGE_TMPFS && cfg->disk)
+		snprintf(opts, sizeof(opts), "mode=0755,size=%" PRIu64 ",nr_inodes=%" PRIu64,
+			 cfg->disk, inodes < 16384 ? 16384 : inodes);
+	else
+		snprintf(opts, sizeof(opts), "mode=0755,size=%s", cfg->disk ? "64m" : "50%");
+	if (mount("sbxrun", STAGING, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		return err_sys(err, "mount the staging tmpfs on '%s'", STAGING);
+	if (chdir(STAGING) < 0)
+		return err_sys(err, "chdir '%s'", STAGING);
+	if (mkdir("lower", 0755) < 0 || mkdir("root", 0755) < 0 || mkdir("shm", 01777) < 0 ||
+	    chmod("shm", 01777) < 0)
+		return err_sys(err, "staging directories");
+	if (plan->storage == SBX_STORAGE_DISK) {
+		char path[64];
+		fdpath(path, sizeof(path), ms->run_dir);
+		if (mkdir("disk", 0755) < 0 || mount(path, "disk", NULL, MS_BIND, NULL) < 0)
+			return err_sys(err, "bind the disk layer");
+		return 0;
+	}
+	if (mkdir("upper", 0755) < 0 || mkdir("work", 0755) < 0 || mkdir("ws", 0755) < 0)
+		return err_sys(err, "staging directories");
+	return 0;
+}
+
+static int setup_overlay(const struct sbx_plan *plan, const struct sbx_mount_src *ms,
+			 struct sbx_err *err)
+{
+	char path[64];
+	const char *opts = plan->storage == SBX_STORAGE_DISK
+		? "lowerdir=lower,upperdir=disk/upper,workdir=disk/work,userxattr"
+		: "lowerdir=lower,upperdir=upper,workdir=work,userxattr";
+
+	fdpath(path, sizeof(path), ms->lower);
+	if (mount(path, "lower", NULL, MS_BIND | MS_REC, NULL) < 0)
+		return err_sys(err, "bind the image");
+	if (mount("overlay", "root", "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
+		err_sys(err, "mount the overlay root");
+		err_hint(err, "overlayfs in a user namespace needs Linux 5.11 (see 'sbxrun doctor')");
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_dev(int rootfd, struct sbx_err *err)
+{
+	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+	static const char *const links[][2] = {
+		{ "ptmx", "pts/ptmx" }, { "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+		{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+	};
+	char dst[64], src[64];
+
+	if (mount_on(rootfd, "/dev", 1, "sbxdev", "tmpfs", MS_NOSUID | MS_NOEXEC,
+		     "mode=0755,size=64k,nr_inodes=64", err) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
+		snprintf(dst, sizeof(dst), "/dev/%s", nodes[i]);
+		snprintf(src, sizeof(src), "/dev/%s", nodes[i]);
+		if (mount_on(rootfd, dst, 0, src, NULL, MS_BIND, NULL, err) < 0)
+			return -1;
+	}
+	if (mount_on(rootfd, "/dev/pts", 1, "devpts", "devpts", MS_NOSUID | MS_NOEXEC,
+		     "newinstance,ptmxmode=0666,mode=0620", err) < 0)
+		return -1;
+	if (mount_on(rootfd, "/dev/shm", 1, "shm", NULL, MS_BIND, NULL, err) < 0)
+		return -1;
+	_cleanup_close_ int dev = openat2_in_root(rootfd, "/dev", O_PATH | O_DIRECTORY);
+	for (size_t i = 0; dev >= 0 && i < ARRAY_SIZE(links); i++)
+		if (symlinkat(links[i][1], dev, links[i][0]) < 0)
+			return err_sys(err, "symlink /dev/%s", links[i][0]);
+	return 0;
+}
+
+static int setup_proc(int rootfd, struct sbx_err *err)
+{
+	static const char *const hide_files[] = {
+		"/proc/kcore", "/proc/keys", "/proc/key-users", "/proc/timer_list",
+		"/proc/sched_debug", "/proc/latency_stats", "/proc/sysrq-trigger",
+		"/proc/kallsyms", "/proc/kpagecount", "/proc/kpageflags", "/proc/kpagecgroup",
+		"/proc/config.gz", "/proc/vmallocinfo", "/proc/pagetypeinfo",
+	};
+	static const char *const hide_dirs[] = { "/proc/acpi", "/proc/scsi", "/proc/asound",
+						 "/proc/driver" };
+	static const char *const readonly[] = { "/proc/sys", "/proc/irq", "/proc/bus", "/proc/fs" };
+	struct stat st;
+
+	if (mount_on(rootfd, "/proc", 1, "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, err) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(hide_files); i++) {
+		_cleanup_close_ int fd = openat2_in_root(rootfd, hide_files[i], O_PATH | O_NOFOLLOW);
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (mount_on(rootfd, hide_files[i], 0, "/dev/null", NULL, MS_BIND, NULL, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(hide_dirs); i++) {
+		_cleanup_close_ int fd = openat2_in_root(rootfd, hide_dirs[i], O_PATH | O_DIRECTORY);
+		if (fd >= 0 && mount_on(rootfd, hide_dirs[i], 1, "sbxmask", "tmpfs",
+					MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0", err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(readonly); i++) {
+		char path[64];
+		_cleanup_close_ int fd = openat2_in_root(rootfd, readonly[i], O_PATH | O_DIRECTORY);
+		if (fd < 0)
+			continue;
+		fdpath(path, sizeof(path), fd);
+		if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+			return err_sys(err, "bind '%s'", readonly[i]);
+		if (make_readonly(rootfd, readonly[i], 1, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int setup_binds(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
+		       struct sbx_err *err)
+{
+	for (size_t i = 0; i < plan->nbinds; i++) {
+		const struct sbx_plan_bind *b = &plan->binds[i];
+		char path[64];
+		fdpath(path, sizeof(path), ms->binds[i]);
+		if (mount_on(rootfd, b->dst, b->is_dir, path, NULL, MS_BIND | MS_REC, NULL, err) < 0)
+			return err_wrap(err, "--bind '%s'", b->dst);
+		if (!b->rw && make_readonly(rootfd, b->dst, 1, err) < 0)
+			return err_wrap(err, "--bind '%s'", b->dst);
+	}
+	return 0;
+}
+
+/* apt cannot drop to _apt in a one-uid namespace: tell it to stay root;
+ * with packages egress, send it through the proxy. */
+static int write_apt_conf(const struct sbx_plan *plan, int rootfd, struct sbx_err *err)
+{
+	char text[1024];
+	int n = snprintf(text, sizeof(text), "// written by sbxrun at run time\n%s",
+			 plan->uid_in == 0 ? "APT::Sandbox::User \"root\";\n" : "");
+	_cleanup_close_ int dir = openat2_in_root(rootfd, "/etc/apt/apt.conf.d", O_PATH | O_DIRECTORY);
+
+	if (dir < 0)
+		return 0;
+	if (plan->cfg->egress == SBX_EGRESS_PACKAGES)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      "Acquire::http::Proxy \"%s/\";\nAcquire::https::Proxy \"%s/\";\n",
+			      SBX_PROXY_URL, SBX_PROXY_URL);
+	if (plan->ca_file)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "Acquire::https::CaInfo \"%s\";\n",
+			      SBX_CA_INSIDE);
+	_cleanup_close_ int fd = openat(dir, "00sbxrun-sandbox",
+					O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, text, (size_t)n) < 0)
+		return err_sys(err, "write /etc/apt/apt.conf.d/00sbxrun-sandbox");
+	return 0;
+}
+
+static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
+			struct sbx_err *err)
+{
+	const struct sbx_config *cfg = plan->cfg;
+	_cleanup_close_ int sys = openat2_in_root(rootfd, "/sys", O_PATH | O_DIRECTORY);
+
+	if (setup_proc(rootfd, err) < 0 || setup_dev(rootfd, err) < 0)
+		return -1;
+	if (sys >= 0 && mount_on(rootfd, "/sys", 1, "sbxsys", "tmpfs",
+				 MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0", err) < 0)
+		return -1;
+	if (cfg->workspace) {
+		const char *ws = plan->storage == SBX_STORAGE_DISK ? "disk/ws" : "ws";
+		if (mount_on(rootfd, cfg->workspace, 1, ws, NULL, MS_BIND, NULL, err) < 0)
+			return err_wrap(err, "workspace");
+	}
+	if (setup_binds(plan, ms, rootfd, err) < 0 || write_apt_conf(plan, rootfd, err) < 0)
+		return -1;
+	if (ms->ca >= 0) {
+		char path[64];
+		fdpath(path, sizeof(path), ms->ca);
+		if (mount_on(rootfd, SBX_CA_INSIDE, 0, path, NULL, MS_BIND, NULL, err) < 0 ||
+		    make_readonly(rootfd, SBX_CA_INSIDE, 0, err) < 0)
+			return err_wrap(err, "the host's CA bundle");
+	}
+	_cleanup_close_ int wd = mounts_mkpath(rootfd, plan->workdir, 1, err);
+	return wd < 0 ? err_wrap(err, "workdir") : 0;
+}
+
+static int open_source(const char *path, struct sbx_err *err)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	return fd >= 0 ? fd : err_sys(err, "open '%s'", path);
+}
+
+int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
+			struct sbx_err *err)
+{
+	ms->lower = ms->run_dir = ms->ca = -1;
+	ms->binds = xcalloc(plan->nbinds, sizeof(int));
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return err_sys(err, "make mounts private");
+	if ((ms->lower = open_source(plan->lower, err)) < 0)
+		return -1;
+	if (plan->run_dir && (ms->run_dir = open_source(plan->run_dir, err)) < 0)
+		return -1;
+	if (plan->ca_file && (ms->ca = open_source(plan->ca_file, err)) < 0)
+		return -1;
+	for (size_t i = 0; i < plan->nbinds; i++)
+		if ((ms->binds[i] = open_source(plan->binds[i].src, err)) < 0)
+			return err_wrap(err, "--bind");
+	return 0;
+}
+
+int mounts_new_proc(struct sbx_err *err)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return err_sys(err, "a mount namespace for the command");
+	/* opened after unshare, so that it names this namespace's mounts */
+	_cleanup_close_ int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return rootfd < 0 ? err_sys(err, "open /") : setup_proc(rootfd, err);
+}
+
+int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, struct sbx_err *err)
+{
+	_cleanup_close_ int rootfd = -1;
+
+	if (setup_staging(plan, ms, err) < 0 || setup_overlay(plan, ms, err) < 0)
+		return -1;
+	rootfd = open("root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return err_sys(err, "open the new root");
+	if (setup_inside(plan, ms, rootfd, err) < 0)
+		return -1;
+	if (fchdir(rootfd) < 0)
+		return err_sys(err, "chdir to the new root");
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return err_sys(err, "pivot_root");
+	if (umount2(".", MNT_DETACH) < 0)
+		return err_sys(err, "detach the old root");
+	if (chdir("/") < 0)
+		return err_sys(err, "chdir /");
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* mounts.h - the sandbox's filesystem, built in the child's new mount
+ * namespace: overlay root, /proc, /dev, /sys, workspace, binds, pivot_root. */
+#ifndef SBX_MOUNTS_H
+#define SBX_MOUNTS_H
+
+#include "base/err.h"
+#include "sandbox/sandbox.h"
+
+/* Host directories and files the sandbox mounts, opened by the child in its
+ * own mount namespace (an fd from the parent's namespace cannot be bound). */
+struct sbx_mount_src {
+	int lower;
+	int run_dir;
+	int ca;
+	int *binds;
+};
+
+/* Child side, first: makes mounts private, opens the host paths to mount. */
+int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
+			struct sbx_err *err);
+/* Child side, with the namespace's capabilities; ends inside the new root. */
+int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, struct sbx_err *err);
+/* A session command's init, pid 1 of its own pid namespace: a mount
+ * namespace of its own with a /proc of that pid namespace, masked as the
+ * session's is (otherwise /proc/PID names the session's processes). */
+int mounts_new_proc(struct sbx_err *err);
+/* Opens (creating directories as needed) PATH below rootfd, resolving as if
+ * rootfd were / so no symlink in the image can lead outside. Returns an
+ * O_PATH fd of the final directory, or of a regular file when !is_dir. */
+int mounts_mkpath(int rootfd, const char *path, int is_dir, struct sbx_err *err);
+
+#endif

@@ -1,0 +1,99 @@
+/* record.c - the --json result record: what ran, how it ended and why, how
+ * long, peak memory, and the limits in force with their mechanism. It goes
+ * to a file or an fd of its own, never into the command's output. */
+#define _GNU_SOURCE
+#include "sandbox/record.h"
+
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/syncmsg.h"
+#include "base/util.h"
+
+static const char *reason(const struct sbx_result *res)
+{
+	if (res->timed_out)
+		return "timeout";
+	if (res->reason[0])
+		return res->reason;
+	if (res->kind == SBX_EXIT_SIGNAL)
+		return "signal";
+	if (res->kind == SBX_EXIT_CODE)
+		return "exit";
+	return "error";
+}
+
+static struct json_object *limits(const struct sbx_config *cfg, const struct sbx_result *res)
+{
+	struct json_object *l = json_object_new_object();
+	static const enum sbx_key keys[] = { SBX_K_TIMEOUT, SBX_K_MEMORY, SBX_K_DISK, SBX_K_PIDS,
+					     SBX_K_CPUS, SBX_K_FILE_SIZE, SBX_K_OPEN_FILES };
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct sbx_option *o = options_by_key(keys[i]);
+		struct json_object *e = json_object_new_object();
+		char buf[64];
+		config_format(cfg, o, buf, sizeof(buf));
+		json_object_object_add(e, "value", json_object_new_string(buf));
+		json_object_object_add(e, "mechanism",
+				       json_object_new_string(res->mechanism[keys[i]] ? res->mechanism[keys[i]] : "none"));
+		json_object_object_add(l, o->pkey, e);
+	}
+	return l;
+}
+
+static struct json_object *build(const struct sbx_config *cfg, const struct sbx_plan *plan,
+				 const struct sbx_result *res)
+{
+	struct json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+
+	for (char *const *a = plan->argv; a && *a; a++)
+		json_object_array_add(cmd, json_object_new_string(*a));
+	json_object_object_add(o, "command", cmd);
+	json_object_object_add(o, "image", json_object_new_string(cfg->image));
+	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
+	json_object_object_add(o, "exit_code", json_object_new_int(res->exit_status));
+	json_object_object_add(o, "signal", json_object_new_int(res->kind == SBX_EXIT_SIGNAL ? res->code : 0));
+	json_object_object_add(o, "reason", json_object_new_string(reason(res)));
+	json_object_object_add(o, "duration_ms", json_object_new_int64((int64_t)res->duration_ms));
+	json_object_object_add(o, "peak_memory_bytes", json_object_new_int64((int64_t)res->peak_memory));
+	json_object_object_add(o, "network", json_object_new_string(sbx_egress_names[cfg->egress]));
+	json_object_object_add(o, "limits", limits(cfg, res));
+	struct json_object *eg = json_object_new_object();
+	json_object_object_add(eg, "allowed", json_object_new_int64((int64_t)res->egress_allowed));
+	json_object_object_add(eg, "refused", json_object_new_int64((int64_t)res->egress_refused));
+	json_object_object_add(eg, "bytes_up", json_object_new_int64((int64_t)res->egress_bytes_up));
+	json_object_object_add(eg, "bytes_down", json_object_new_int64((int64_t)res->egress_bytes_down));
+	json_object_object_add(o, "egress", eg);
+	if (res->message[0])
+		json_object_object_add(o, "error", json_object_new_string(res->message));
+	return o;
+}
+
+int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
+		 const struct sbx_result *res, struct sbx_err *err)
+{
+	if (!cfg->json_file && !cfg->json_fd)
+		return 0;
+	struct json_object *o = build(cfg, plan, res);
+	_cleanup_free_ char *line = xasprintf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	if (cfg->json_fd)
+		return write_all((int)cfg->json_fd, line, strlen(line)) < 0
+			? err_sys(err, "--json-fd %d", (int)cfg->json_fd) : 0;
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%d", cfg->json_file, (int)getpid());
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || write_all(fd, line, strlen(line)) < 0 || fsync(fd) < 0) {
+		err_sys(err, "--json '%s'", cfg->json_file);
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, cfg->json_file) < 0) {
+		err_sys(err, "--json '%s'", cfg->json_file);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

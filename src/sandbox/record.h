@@ -1,0 +1,13 @@
+/* record.h - the one-line JSON result record of --json / --json-fd. */
+#ifndef SBX_RECORD_H
+#define SBX_RECORD_H
+
+#include "base/config.h"
+#include "sandbox/sandbox.h"
+
+/* Writes the record to cfg->json_file (temp name, then rename) or to
+ * cfg->json_fd; does nothing when neither is set. */
+int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
+		 const struct sbx_result *res, struct sbx_err *err);
+
+#endif

@@ -1,0 +1,457 @@
+/* sandbox.c - one sandbox from plan to result. Read top to bottom:
+ * sandbox_plan decides everything on the host side (image, identity,
+ * environment, binds) before any namespace exists; sandbox_run clones the
+ * child into new namespaces, writes its id maps, and supervises it; the
+ * child (child_main) takes its identity, builds its filesystem, hands its
+ * namespace fds to the host side and becomes pid 1. */
+#define _GNU_SOURCE
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <linux/openat2.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/paths.h"
+#include "base/syncmsg.h"
+#include "base/util.h"
+#include "net/netns.h"
+#include "net/proxy.h"
+#include "sandbox/env.h"
+#include "sandbox/init.h"
+#include "sandbox/mounts.h"
+#include "sandbox/supervise.h"
+#include "sandbox/userns.h"
+
+/* tmpfs gained the user xattrs that overlay's userxattr needs on its upper
+ * layer in Linux 6.6; before that the writable layer must live on disk. */
+static int tmpfs_has_user_xattrs(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 6);
+}
+
+static int plan_binds(const struct sbx_config *cfg, struct sbx_plan *plan, struct sbx_err *err)
+{
+	plan->binds = xcalloc(cfg->binds.n, sizeof(*plan->binds));
+	for (size_t i = 0; i < cfg->binds.n; i++) {
+		struct sbx_bind b;
+		struct stat st;
+		if (bind_parse(cfg->binds.v[i], &b, err) < 0)
+			return -1;
+		struct sbx_plan_bind *pb = &plan->binds[plan->nbinds];
+		if (stat(b.src, &st) < 0) {
+			err_sys(err, "--bind '%s': source '%s'", cfg->binds.v[i], b.src);
+			bind_free(&b);
+			return -1;
+		}
+		plan->nbinds++;
+		pb->src = steal_ptr(b.src);
+		pb->dst = steal_ptr(b.dst);
+		pb->rw = b.rw;
+		pb->is_dir = S_ISDIR(st.st_mode);
+		bind_free(&b);
+	}
+	return 0;
+}
+
+static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, struct sbx_err *err)
+{
+	plan->storage = cfg->storage;
+	if (plan->storage == SBX_STORAGE_TMPFS && !tmpfs_has_user_xattrs()) {
+		log_verbose("storage: this kernel's tmpfs lacks user xattrs (Linux < 6.6): "
+			    "writable layer on disk");
+		plan->storage = SBX_STORAGE_DISK;
+	}
+	if (plan->storage != SBX_STORAGE_DISK)
+		return 0;
+	_cleanup_free_ char *state = NULL;
+	if (paths_state_dir(&state, err) < 0)
+		return -1;
+	plan->run_dir = xasprintf("%s/run-XXXXXX", state);
+	if (!mkdtemp(plan->run_dir))
+		return err_sys(err, "create '%s'", plan->run_dir);
+	for (const char *const *d = (const char *const[]){ "upper", "work", "ws", NULL }; *d; d++) {
+		char p[4200];
+		snprintf(p, sizeof(p), "%s/%s", plan->run_dir, *d);
+		if (mkdir(p, 0755) < 0 ||
+		    (geteuid() == 0 && chown(p, plan->host_uid, plan->host_gid) < 0))
+			return err_sys(err, "create '%s'", p);
+	}
+	if (geteuid() == 0 && chown(plan->run_dir, plan->host_uid, plan->host_gid) < 0)
+		return err_sys(err, "chown '%s'", plan->run_dir);
+	return 0;
+}
+
+/* The host's CA bundle: on networks that intercept TLS, package managers
+ * inside must trust what the host trusts (DESIGN.md, measured facts). */
+static char *host_ca_bundle(void)
+{
+	static const char *const known[] = { "/etc/ssl/certs/ca-certificates.crt",
+					     "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem" };
+	const char *env = getenv("SSL_CERT_FILE");
+
+	if (env && env[0] == '/' && access(env, R_OK) == 0)
+		return xstrdup(env);
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (access(known[i], R_OK) == 0)
+			return xstrdup(known[i]);
+	return NULL;
+}
+
+/* `shell`: the image's bash if it has one, as a login shell. */
+static void plan_shell(struct sbx_plan *plan)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	int fd = (int)syscall(SYS_openat2, plan->img.rootfs_fd, "/bin/bash", &how, sizeof(how));
+
+	plan->shell_argv[0] = xstrdup(fd >= 0 ? "/bin/bash" : "/bin/sh");
+	plan->shell_argv[1] = xstrdup("-l");
+	plan->argv = plan->shell_argv;
+	plan->tty = plan->stdin_tty;
+	if (fd >= 0)
+		close(fd);
+}
+
+int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
+		 struct sbx_err *err)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->cfg = cfg;
+	plan->argv = argv;
+	plan->events_fd = -1;
+	if (store_image_open(cfg->image, &plan->img, err) < 0)
+		return -1;
+	plan->lower = xasprintf("%s/rootfs", plan->img.dir);
+	if (userns_lookup(plan->img.rootfs_fd, cfg->user ? cfg->user : "0", &plan->uid_in,
+			  &plan->gid_in, &plan->home, err) < 0)
+		return -1;
+	if (!cfg->user && strcmp(plan->home, "/") == 0) {
+		free(plan->home);
+		plan->home = xstrdup("/root");
+	}
+	plan->host_uid = paths_sandbox_host_uid();
+	plan->host_gid = geteuid() == 0 ? (gid_t)SBX_ROOT_HOST_UID : getegid();
+	plan->workdir = xstrdup(cfg->workdir ? cfg->workdir : cfg->workspace ? cfg->workspace : plan->home);
+	plan->stdin_tty = isatty(0);
+	plan->tty = cfg->tty;
+	if (plan->stdin_tty)
+		ioctl(0, TIOCGWINSZ, &plan->ws);
+	if (!argv)
+		plan_shell(plan);
+	if (cfg->egress == SBX_EGRESS_PACKAGES && cfg->ca == SBX_CA_HOST)
+		plan->ca_file = host_ca_bundle();
+	if (env_build(cfg, &plan->img, plan->home, plan->ca_file ? SBX_CA_INSIDE : NULL, &plan->envp, err) < 0)
+		return -1;
+	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
+		return -1;
+	if (limits_prepare(cfg, &plan->lim, err) < 0)
+		return -1;
+	if (cfg->events_file) {
+		plan->events_fd = open(cfg->events_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+		if (plan->events_fd < 0)
+			return err_sys(err, "--events '%s'", cfg->events_file);
+	}
+	if (cfg->seccomp == SBX_OFF)
+		log_warn("seccomp = off: the sandbox may use every system call, the kernel's whole "
+			 "attack surface (keyring, bpf, io_uring, ...)");
+	if (cfg->egress == SBX_EGRESS_FULL)
+		log_verbose("network: full: the host's network, including its loopback services "
+			    "and abstract unix sockets, is reachable");
+	return 0;
+}
+
+void sandbox_plan_free(struct sbx_plan *plan)
+{
+	struct sbx_err err;
+
+	limits_cleanup(&plan->lim);
+	if (plan->events_fd >= 0)
+		close(plan->events_fd);
+	store_image_close(&plan->img);
+	for (size_t i = 0; i < plan->nbinds; i++) {
+		free(plan->binds[i].src);
+		free(plan->binds[i].dst);
+	}
+	free(plan->binds);
+	free(plan->lower);
+	free(plan->ca_file);
+	if (plan->run_dir)
+		rm_rf_at(AT_FDCWD, plan->run_dir, &err);
+	free(plan->run_dir);
+	free(plan->home);
+	free(plan->workdir);
+	free(plan->shell_argv[0]);
+	free(plan->shell_argv[1]);
+	util_strvfreep(&plan->envp);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* The fds the child keeps from the host side; all others are closed. */
+static void close_inherited(int sync)
+{
+	if (sync > 3)
+		syscall(SYS_close_range, 3, sync - 1, 0);
+	syscall(SYS_close_range, sync + 1, ~0U, 0);
+}
+
+static int send_ready(int sync, struct sbx_err *err)
+{
+	static const char *const ns[] = { "/proc/self/ns/user", "/proc/self/ns/mnt",
+					  "/proc/self/ns/net", "/proc/self/ns/pid",
+					  "/proc/self/ns/ipc", "/proc/self/ns/uts",
+					  "/proc/self/ns/cgroup" };
+	int fds[SBX_MSG_MAX_FDS];
+	size_t n = 0;
+	struct sbx_msg m = { .type = SBX_MSG_READY };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ns); i++)
+		if ((fds[n] = open(ns[i], O_RDONLY | O_CLOEXEC)) >= 0)
+			n++;
+	if ((fds[n] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0)
+		n++;
+	int r = msg_send(sync, &m, fds, n);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	return r < 0 ? err_sys(err, "send the sandbox's fds") : 0;
+}
+
+static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *err)
+{
+	const struct sbx_config *cfg = plan->cfg;
+	struct sbx_mount_src ms;
+	struct sbx_msg m;
+
+	if (msg_recv(sync, &m, NULL, NULL) != 0 || m.type != SBX_MSG_GO)
+		_exit(125); /* the host side is gone */
+	/* Host paths are opened before the identity changes: a root caller's
+	 * child can still enter root's directories as their owner. */
+	if (mounts_open_sources(plan, &ms, err) < 0)
+		return -1;
+	if (userns_become(plan->uid_in, plan->gid_in, err) < 0)
+		return -1;
+	/* after the host side moved us into our cgroup: it becomes our "/" */
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		return err_sys(err, "a cgroup namespace");
+	/* a change of credentials clears the parent-death signal: set it again */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	struct pollfd hup = { sync, POLLHUP, 0 };
+	if (poll(&hup, 1, 0) > 0 && (hup.revents & POLLHUP))
+		_exit(125); /* the host side died before that */
+	if (cfg->egress != SBX_EGRESS_FULL && netns_loopback_up(err) < 0)
+		return -1;
+	if (cfg->egress == SBX_EGRESS_PACKAGES) {
+		int door = netns_proxy_door(err);
+		if (door < 0)
+			return -1;
+		int r = msg_send(sync, &(struct sbx_msg){ .type = SBX_MSG_PROXY }, &door, 1);
+		close(door);
+		if (r < 0)
+			return err_sys(err, "hand the proxy's socket over");
+	}
+	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
+		return err_sys(err, "sethostname");
+	if (mounts_setup(plan, &ms, err) < 0)
+		return -1;
+	return send_ready(sync, err);
+}
+
+static __attribute__((noreturn)) void child_main(const struct sbx_plan *plan, int sync)
+{
+	struct sbx_err err = { 0 };
+
+	/* Dies with the host side, and takes the whole pid namespace along. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	close_inherited(sync);
+	if (child_setup(plan, sync, &err) < 0) {
+		msg_send_error(sync, &err);
+		_exit(125);
+	}
+	/* After this the host side can no longer open /proc/PID/ns or root. */
+	prctl(PR_SET_DUMPABLE, 0);
+	init_run(plan, sync);
+}
+
+static pid_t clone_sandbox(const struct sbx_plan *plan, int *pidfd, struct sbx_err *err)
+{
+	struct clone_args args = {
+		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+			 CLONE_PIDFD |
+			 (plan->cfg->egress == SBX_EGRESS_FULL ? 0 : CLONE_NEWNET),
+		.pidfd = (uint64_t)(uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+
+	if (pid < 0) {
+		err_sys(err, "create the sandbox's namespaces");
+		if (errno == EPERM || errno == ENOSPC || errno == EINVAL)
+			err_hint(err, "user namespaces may be disabled here; run 'sbxrun doctor'");
+	}
+	return pid;
+}
+
+/* Host side, after clone: id maps, then wait for the child's fds. */
+static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
+{
+	struct sbx_msg m = { .type = SBX_MSG_GO };
+	size_t n = 0;
+	int r;
+
+	if (userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0)
+		return -1;
+	if (msg_send(sb->sync, &m, NULL, 0) < 0)
+		return err_sys(err, "start the sandbox");
+	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 && m.type == SBX_MSG_PROXY) {
+		for (size_t i = 0; i < n; i++)
+			if (sb->proxy_fd < 0)
+				sb->proxy_fd = sb->fds.fd[i];
+			else
+				close(sb->fds.fd[i]);
+		n = 0;
+	}
+	sb->fds.n = n;
+	if (r != 0)
+		return err_set(err, 0, "the sandbox died while being set up");
+	if (m.type == SBX_MSG_ERROR)
+		return err_set(err, m.errnum, "sandbox setup: %s", m.text);
+	if (m.type != SBX_MSG_READY)
+		return err_set(err, EPROTO, "sandbox setup: unexpected message %d", m.type);
+	return 0;
+}
+
+int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
+{
+	int sv[2];
+
+	memset(sb, 0, sizeof(*sb));
+	sb->pidfd = sb->sync = sb->proxy_fd = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(err, "socketpair");
+	sb->pid = clone_sandbox(plan, &sb->pidfd, err);
+	if (sb->pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (sb->pid == 0) {
+		close(sv[0]);
+		child_main(plan, sv[1]);
+	}
+	close(sv[1]);
+	sb->sync = sv[0];
+	if (limits_attach(&plan->lim, sb->pid, err) < 0 || start_child(plan, sb, err) < 0) {
+		supervise_kill(sb->pid, sb->pidfd);
+		sandbox_release(sb);
+		return -1;
+	}
+	return 0;
+}
+
+void sandbox_release(struct sbx_sandbox *sb)
+{
+	for (size_t i = 0; i < sb->fds.n; i++)
+		close(sb->fds.fd[i]);
+	sb->fds.n = 0;
+	if (sb->sync >= 0)
+		close(sb->sync);
+	if (sb->pidfd >= 0)
+		close(sb->pidfd);
+	if (sb->proxy_fd >= 0)
+		close(sb->proxy_fd);
+	sb->sync = sb->pidfd = sb->proxy_fd = -1;
+}
+
+int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
+{
+	struct sbx_proxy_conf conf = {
+		.profile_name = plan->cfg->profile, .allow = &plan->cfg->allow,
+		.apt_hosts = (const char *const *)plan->img.apt_hosts,
+		.npm_registry = plan->img.npm_registry, .pypi_index = plan->img.pypi_index,
+		.events_fd = plan->events_fd,
+	};
+	/* packages egress without an allow list: the image's package sources */
+	static char *sets[] = { "@apt", "@pypi", "@npm", NULL };
+	static char *origins[] = { "default", "default", "default", NULL };
+	static const struct sbx_strlist sets_only = { sets, origins, 3 };
+	struct rlimit rl;
+
+	if (!plan->cfg->allow.n)
+		conf.allow = &sets_only;
+	/* each relayed connection holds six fds (two sockets, two pipes) */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* the door is the proxy's now: it closes it */
+	int fd = dup(door);
+	return fd < 0 ? err_sys(err, "dup") : proxy_new(&conf, fd, px, err);
+}
+
+/* How the limits were enforced and whether one of them ended the run. */
+static void limits_result(const struct sbx_plan *plan, struct sbx_result *res)
+{
+	static const enum sbx_key keys[] = { SBX_K_MEMORY, SBX_K_PIDS, SBX_K_CPUS, SBX_K_FILE_SIZE,
+					     SBX_K_OPEN_FILES };
+	struct sbx_limits_outcome out = { 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		res->mechanism[keys[i]] = limits_mechanism(&plan->lim, keys[i]);
+	limits_outcome(&plan->lim, &out);
+	if (out.peak_memory)
+		res->peak_memory = out.peak_memory;
+	if (out.oom && !res->timed_out)
+		snprintf(res->reason, sizeof(res->reason), "oom");
+	else if (out.pids_hit && !res->timed_out && res->exit_status)
+		snprintf(res->reason, sizeof(res->reason), "pids");
+}
+
+int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)
+{
+	struct sbx_sandbox sb;
+	sigset_t set;
+
+	memset(res, 0, sizeof(*res));
+	res->mechanism[SBX_K_TIMEOUT] = plan->cfg->timeout_ms ? "wall-clock" : "none";
+	res->mechanism[SBX_K_DISK] = plan->storage == SBX_STORAGE_TMPFS ? "tmpfs" : "disk";
+	supervise_block_signals(&set);
+	if (sandbox_start(plan, &sb, err) < 0)
+		return -1;
+	struct sbx_proxy *px = NULL;
+	if (sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) {
+		supervise_kill(sb.pid, sb.pidfd);
+		sandbox_release(&sb);
+		return -1;
+	}
+	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, res, err);
+	if (px) {
+		struct sbx_proxy_counters st;
+		proxy_counters(px, &st);
+		res->egress_allowed = st.allowed;
+		res->egress_refused = st.refused;
+		res->egress_bytes_up = st.bytes_up;
+		res->egress_bytes_down = st.bytes_down;
+		proxy_free(px);
+	}
+	sandbox_release(&sb);
+	if (r == 0)
+		limits_result(plan, res);
+	return r;
+}

@@ -1,0 +1,19 @@
+/* supervise.h - the host side's loop while a sandbox runs: signals, the
+ * wall-clock timeout, messages from init, the end of pid 1. */
+#ifndef SBX_SUPERVISE_H
+#define SBX_SUPERVISE_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "sandbox/sandbox.h"
+
+/* Blocks the signals the loop forwards (before clone, so none is lost). */
+void supervise_block_signals(sigset_t *set);
+struct sbx_proxy;
+int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
+	      struct sbx_proxy *px, struct sbx_result *res, struct sbx_err *err);
+/* Kills the sandbox's pid 1 (and so its whole pid namespace) and reaps it. */
+void supervise_kill(pid_t pid, int pidfd);
+
+#endif

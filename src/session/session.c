@@ -1,0 +1,216 @@
+/* session.c - the session supervisor: a detached host-side process that
+ * keeps a sandbox (namespaces, writable layer, workspace) alive and serves
+ * its control socket. Each command joins the session's namespaces and runs
+ * as pid 1's child in a pid namespace of its own below the session's, so
+ * that its timeout ends everything it started. */
+#define _GNU_SOURCE
+#include "session/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/paths.h"
+#include "base/syncmsg.h"
+#include "base/util.h"
+#include "sandbox/init.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/supervise.h"
+#include "sandbox/userns.h"
+#include "session/control.h"
+#include "session/session_exec.h"
+#include "session/session_init.h"
+
+int session_dir(const char *name, char **out, struct sbx_err *err)
+{
+	_cleanup_free_ char *state = NULL;
+
+	if (paths_state_dir(&state, err) < 0)
+		return -1;
+	*out = xasprintf("%s/sessions/%s", state, name);
+	return 0;
+}
+
+int session_alive(const char *dir)
+{
+	_cleanup_free_ char *lock = xasprintf("%s/lock", dir);
+	_cleanup_close_ int fd = open(lock, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		flock(fd, LOCK_UN);
+		return 0;
+	}
+	return errno == EWOULDBLOCK;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int listen_control(const char *dir, struct sbx_err *err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	_cleanup_close_ int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/control.sock", dir) >=
+	    (int)sizeof(addr.sun_path))
+		return err_set(err, ENAMETOOLONG, "control socket path under '%s'", dir);
+	unlink(addr.sun_path);
+	mode_t old = umask(0177);
+	int r = bind(s, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old);
+	if (r < 0 || listen(s, 16) < 0)
+		return err_sys(err, "listen on '%s'", addr.sun_path);
+	return steal_fd(s);
+}
+
+static int write_info(const struct sbx_config *cfg, const char *dir, const char *name, int userns,
+		      pid_t init, struct sbx_err *err)
+{
+	struct stat st = { 0 };
+	struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *tmp = xasprintf("%s/info.json.tmp", dir);
+	_cleanup_free_ char *path = xasprintf("%s/info.json", dir);
+
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "image", json_object_new_string(cfg->image));
+	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "started", json_object_new_int64((int64_t)time(NULL)));
+	/* `session ls` finds the session's processes by their user namespace */
+	if (fstat(userns, &st) == 0)
+		json_object_object_add(o, "userns", json_object_new_int64((int64_t)st.st_ino));
+	json_object_object_add(o, "init_pid", json_object_new_int(init));
+	int r = json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PLAIN);
+	json_object_put(o);
+	if (r < 0 || rename(tmp, path) < 0)
+		return err_sys(err, "write '%s'", path);
+	return 0;
+}
+
+/* The detached supervisor: brings the sandbox up, reports readiness on
+ * ready_fd, then serves until stopped. */
+static __attribute__((noreturn)) void supervisor_main(const struct sbx_config *cfg, const char *name,
+						      const char *dir, int lock_fd, int ready_fd)
+{
+	struct sbx_err err = { 0 };
+	struct sbx_session s = { .cfg = cfg, .name = name, .dir = dir, .listen = -1 };
+	sigset_t set;
+
+	supervise_block_signals(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (sandbox_plan(cfg, NULL, &s.plan, &err) == 0) {
+		s.plan.argv = NULL;
+		s.plan.tty = 0;
+		s.plan.pid1_loop = session_init_loop;
+	}
+	if (err.msg[0] || sandbox_start(&s.plan, &s.sb, &err) < 0 ||
+	    (s.sb.proxy_fd >= 0 && sandbox_proxy(&s.plan, s.sb.proxy_fd, &s.px, &err) < 0) ||
+	    (s.listen = listen_control(dir, &err)) < 0 || write_info(cfg, dir, name, s.sb.fds.fd[SBX_FD_USER], s.sb.pid, &err) < 0) {
+		(void)!write(ready_fd, err.msg, strlen(err.msg) + 1);
+		_exit(125);
+	}
+	(void)!write(ready_fd, "", 1);
+	close(ready_fd);
+	s.started = s.last_active = now_ms();
+	int code = session_serve(&s, &set);
+	supervise_kill(s.sb.pid, s.sb.pidfd);
+	proxy_free(s.px);
+	sandbox_release(&s.sb);
+	sandbox_plan_free(&s.plan);
+	struct sbx_err e2;
+	rm_rf_at(AT_FDCWD, dir, &e2);
+	(void)lock_fd;
+	_exit(code);
+}
+
+static int prepare_dir(const char *dir, int *lock_fd, struct sbx_err *err)
+{
+	_cleanup_free_ char *parent = xstrdup(dir);
+	*strrchr(parent, '/') = '\0';
+	if (mkdir_p(parent, 0700, err) < 0)
+		return -1;
+	if (session_alive(dir))
+		return err_set(err, EEXIST, "session '%s' is already running", strrchr(dir, '/') + 1);
+	struct sbx_err e2;
+	rm_rf_at(AT_FDCWD, dir, &e2); /* what a crashed supervisor left */
+	if (mkdir(dir, 0700) < 0)
+		return err_sys(err, "create '%s'", dir);
+	_cleanup_free_ char *lock = xasprintf("%s/lock", dir);
+	*lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (*lock_fd < 0 || flock(*lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return err_sys(err, "lock '%s'", lock);
+	return 0;
+}
+
+/* Detaches like a daemon: a new session, stdio on /dev/null and the log. */
+static void detach(const char *dir)
+{
+	_cleanup_free_ char *log = xasprintf("%s/log", dir);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+	setsid();
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(lfd >= 0 ? lfd : null, 2);
+	if (null > 2)
+		close(null);
+	if (lfd > 2)
+		close(lfd);
+}
+
+int session_start(const struct sbx_config *cfg, const char *name, struct sbx_err *err)
+{
+	_cleanup_free_ char *dir = NULL;
+	int lock_fd = -1, pipefd[2];
+	char msg[sizeof(err->msg)];
+
+	if (session_dir(name, &dir, err) < 0 || prepare_dir(dir, &lock_fd, err) < 0)
+		return -1;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return err_sys(err, "pipe");
+	pid_t pid = fork();
+	if (pid < 0)
+		return err_sys(err, "fork");
+	if (pid == 0) {
+		close(pipefd[0]);
+		detach(dir);
+		if (fork() != 0)
+			_exit(0);
+		supervisor_main(cfg, name, dir, lock_fd, pipefd[1]);
+	}
+	close(pipefd[1]);
+	close(lock_fd);
+	waitpid(pid, NULL, 0);
+	ssize_t n = read(pipefd[0], msg, sizeof(msg) - 1);
+	close(pipefd[0]);
+	if (n <= 0)
+		return err_set(err, 0, "session '%s': the supervisor died while starting (see %s/log)", name, dir);
+	msg[n] = '\0';
+	if (msg[0])
+		return err_set(err, 0, "session '%s': %s", name, msg);
+	return 0;
+}

@@ -1,0 +1,198 @@
+/* session_client.c - the caller's side of `run --session` and `shell
+ * --session`: sends the request with its own stdin/stdout/stderr, forwards
+ * signals, relays the terminal, and exits with the command's status. */
+#define _GNU_SOURCE
+#include "session/session_client.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "sandbox/pty.h"
+#include "sandbox/supervise.h"
+#include "session/control.h"
+#include "session/session.h"
+
+static const enum sbx_key per_command[] = { SBX_K_SESSION, SBX_K_WORKDIR, SBX_K_ENV, SBX_K_TIMEOUT,
+					    SBX_K_TTY, SBX_K_USER, SBX_K_JSON, SBX_K_JSON_FD,
+					    SBX_K_EVENTS };
+
+static int check_options(const struct sbx_config *cfg, struct sbx_err *err)
+{
+	for (size_t i = 0; i < sbx_options_count; i++) {
+		const struct sbx_option *o = &sbx_options[i];
+		int ok = 0;
+		for (size_t k = 0; k < ARRAY_SIZE(per_command); k++)
+			ok |= o->key == per_command[k];
+		const struct sbx_strlist *l = config_list(cfg, o);
+		int given = l ? l->n && strcmp(l->origin[l->n - 1], "command line") == 0
+			      : cfg->origin[o->key] && strcmp(cfg->origin[o->key], "command line") == 0;
+		if (given && !ok)
+			return err_set(err, 0, "--%s: does not apply to a command in a session "
+				       "(the session's own settings hold)", o->lname);
+	}
+	return 0;
+}
+
+static struct json_object *build_request(const struct sbx_config *cfg, char *const *argv, int tty)
+{
+	static char *const shell[] = { "/bin/sh", "-c",
+		"if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi", NULL };
+	struct json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+	struct winsize ws = { 0 };
+
+	json_object_object_add(o, "op", json_object_new_string("exec"));
+	for (char *const *a = argv ? argv : shell; *a; a++)
+		json_object_array_add(cmd, json_object_new_string(*a));
+	json_object_object_add(o, "cmd", cmd);
+	if (cfg->workdir)
+		json_object_object_add(o, "workdir", json_object_new_string(cfg->workdir));
+	if (strcmp(cfg->origin[SBX_K_TIMEOUT], "command line") == 0)
+		json_object_object_add(o, "timeout_ms", json_object_new_int64((int64_t)cfg->timeout_ms));
+	struct json_object *env = json_object_new_array();
+	for (size_t i = 0; i < cfg->env.n; i++)
+		if (strcmp(cfg->env.origin[i], "command line") == 0)
+			json_object_array_add(env, json_object_new_string(cfg->env.v[i]));
+	json_object_object_add(o, "env", env);
+	json_object_object_add(o, "tty", json_object_new_boolean(tty));
+	if (tty && isatty(0) && ioctl(0, TIOCGWINSZ, &ws) == 0) {
+		json_object_object_add(o, "rows", json_object_new_int(ws.ws_row));
+		json_object_object_add(o, "cols", json_object_new_int(ws.ws_col));
+	}
+	return o;
+}
+
+/* Returns 1 when the final reply arrived (filled in), 0 to go on, -1 if
+ * the session went away. */
+static int on_message(int s, struct sbx_pty_relay *relay, int *status, char *msg, size_t size)
+{
+	struct json_object *o = NULL, *v;
+	int fds[4];
+	size_t nfds = 0;
+
+	if (control_recv(s, &o, fds, &nfds, 4) != 0)
+		return -1;
+	if (json_object_object_get_ex(o, "event", &v)) {
+		if (nfds == 1 && relay->master < 0)
+			pty_relay_start(relay, fds[0]);
+		else
+			for (size_t i = 0; i < nfds; i++)
+				close(fds[i]);
+		json_object_put(o);
+		return 0;
+	}
+	*status = json_object_object_get_ex(o, "exit_code", &v) ? json_object_get_int(v) : 125;
+	if (json_object_object_get_ex(o, "error", &v))
+		snprintf(msg, size, "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(o, "reason", &v) && strcmp(json_object_get_string(v), "timeout") == 0)
+		snprintf(msg, size, "timeout: the command ran longer than its timeout and was killed");
+	json_object_put(o);
+	return 1;
+}
+
+static void forward_signal(int s, int sig)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("signal"));
+	json_object_object_add(o, "signal", json_object_new_int(sig));
+	control_send(s, o, NULL, 0);
+	json_object_put(o);
+}
+
+int session_client_run(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err)
+{
+	int tty = argv ? cfg->tty : isatty(0);
+	struct sbx_pty_relay relay = { .master = -1 };
+	int status = 125, done = 0, io[3] = { 0, 1, 2 };
+	char msg[1024] = "";
+	sigset_t set;
+
+	if (check_options(cfg, err) < 0)
+		return -1;
+	_cleanup_close_ int s = session_connect(cfg->session, err);
+	if (s < 0)
+		return -1;
+	supervise_block_signals(&set);
+	_cleanup_close_ int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	struct json_object *req = build_request(cfg, argv, tty);
+	int r = control_send(s, req, io, 3);
+	json_object_put(req);
+	if (r < 0)
+		return err_sys(err, "session '%s': send", cfg->session);
+	while (!done) {
+		struct pollfd p[4] = { { s, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		int n = 2 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 2) : 0);
+		if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents & (POLLIN | POLLHUP)) {
+			int m = on_message(s, &relay, &status, msg, sizeof(msg));
+			done = m != 0;
+			if (m < 0)
+				snprintf(msg, sizeof(msg), "session '%s' ended while the command ran", cfg->session);
+		}
+		struct signalfd_siginfo si;
+		if ((p[1].revents & POLLIN) && read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGWINCH && relay.master >= 0)
+				pty_relay_winch(&relay);
+			else
+				forward_signal(s, (int)si.ssi_signo);
+		}
+		if (relay.master >= 0)
+			pty_relay_handle(&relay, p + 2, n - 2);
+	}
+	pty_relay_end(&relay);
+	if (msg[0])
+		fprintf(stderr, "sbxrun: %s%s\n", strncmp(msg, "timeout", 7) ? "error: " : "", msg);
+	return status;
+}
+
+int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err)
+{
+	_cleanup_close_ int s = session_connect(name, err);
+	struct json_object *o, *reply = NULL, *v;
+	int fds[4];
+	size_t n = 0;
+
+	if (s < 0)
+		return -1;
+	o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("root"));
+	int r = control_send(s, o, NULL, 0);
+	json_object_put(o);
+	if (r < 0 || control_recv(s, &reply, fds, &n, 4) != 0 || n != 1) {
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		if (reply)
+			json_object_put(reply);
+		return err_set(err, EPROTO, "session '%s': no answer for its root", name);
+	}
+	*rootfd = fds[0];
+	*workspace = xstrdup(json_object_object_get_ex(reply, "workspace", &v) ? json_object_get_string(v) : "");
+	json_object_put(reply);
+	return 0;
+}
+
+char *session_profile(const char *name)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct sbx_err err;
+	struct json_object *o, *v;
+	char *p = NULL;
+
+	if (session_dir(name, &dir, &err) < 0)
+		return NULL;
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	o = json_object_from_file(info);
+	if (o && json_object_object_get_ex(o, "profile", &v) && json_object_is_type(v, json_type_string))
+		p = xstrdup(json_object_get_string(v));
+	if (o)
+		json_object_put(o);
+	return p;
+}

@@ -1,0 +1,17 @@
+/* session_client.h - running a command in a live session from the CLI. */
+#ifndef SBX_SESSION_CLIENT_H
+#define SBX_SESSION_CLIENT_H
+
+#include "base/config.h"
+
+int session_connect(const char *name, struct sbx_err *err);
+/* An O_PATH fd of a live session's root and its workspace path (owned by
+ * the caller); resolve only below it. */
+int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err);
+/* Runs argv (or a login shell when NULL) in cfg->session; returns the exit
+ * status to use. Only per-command options may be given with --session. */
+/* The profile a session was started with (NULL if unknown). */
+char *session_profile(const char *name);
+int session_client_run(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err);
+
+#endif

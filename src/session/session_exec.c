@@ -1,0 +1,459 @@
+/* session_exec.c - the session supervisor's loop: accepts control
+ * connections, launches each command into the session's namespaces (in a
+ * pid namespace of its own), enforces per-command timeouts, the session's
+ * idle time and lifetime, and answers with the command's result. */
+#define _GNU_SOURCE
+#include "session/session_exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/syncmsg.h"
+#include "base/util.h"
+#include "sandbox/diskuse.h"
+#include "session/control.h"
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void reply_error(int client, const char *msg)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "exit_code", json_object_new_int(125));
+	json_object_object_add(o, "reason", json_object_new_string("error"));
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	control_send(client, o, NULL, 0);
+	json_object_put(o);
+}
+
+static struct json_object *req_get(struct json_object *req, const char *key, json_type t)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(req, key, &v) && json_object_is_type(v, t) ? v : NULL;
+}
+
+static struct sbx_session_cmd *free_slot(struct sbx_session *s)
+{
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+		if (!s->cmds[i].used)
+			return &s->cmds[i];
+	return NULL;
+}
+
+/* stdio for the command: the client's fds, or pipes we capture. */
+static int command_io(struct sbx_session_cmd *c, const int *fds, size_t nfds, int io[3])
+{
+	int p[2][2];
+
+	c->capture[0] = c->capture[1] = -1;
+	if (nfds == 3) {
+		memcpy(io, fds, 3 * sizeof(int));
+		return 0;
+	}
+	io[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (io[0] < 0 || pipe2(p[0], O_CLOEXEC) < 0 || pipe2(p[1], O_CLOEXEC) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		c->capture[i] = p[i][0];
+		fcntl(p[i][0], F_SETFL, O_NONBLOCK);
+		io[i + 1] = p[i][1];
+	}
+	return 0;
+}
+
+/* The session's init starts the command (it alone can make a pid
+ * namespace below the session's): it gets the request, the command's stdio
+ * and one end of a socket pair on which the command's init reports. */
+static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struct json_object *req,
+			 const int *fds, size_t nfds, struct sbx_err *err)
+{
+	struct json_object *t = req_get(req, "timeout_ms", json_type_int);
+	int sv[2], io[4];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 || command_io(c, fds, nfds, io) < 0)
+		return err_sys(err, "command set-up");
+	io[3] = sv[1];
+	int r = control_send(s->sb.sync, req, io, 4);
+	close(sv[1]);
+	if (nfds != 3)
+		for (int i = 0; i < 3; i++)
+			close(io[i]);
+	struct sbx_msg m = { 0 };
+	int pfd[1];
+	size_t n = 0;
+	if (r < 0 || msg_recv(sv[0], &m, pfd, &n) != 0 || m.type != SBX_MSG_READY || n != 1) {
+		close(sv[0]);
+		for (size_t i = 0; i < n; i++)
+			close(pfd[i]);
+		for (int i = 0; i < 2; i++)
+			if (c->capture[i] >= 0)
+				close(c->capture[i]);
+		return err_set(err, 0, "%s%s%s", m.type == SBX_MSG_ERROR ? m.text : "the session did not start the command",
+			       m.errnum ? ": " : "", m.errnum ? strerror(m.errnum) : "");
+	}
+	c->used = 1;
+	c->pid = m.code;
+	c->pidfd = pfd[0];
+	c->sync = sv[0];
+	c->start_ms = now_ms();
+	c->timeout_ms = t ? (uint64_t)json_object_get_int64(t) : s->cfg->timeout_ms;
+	return 0;
+}
+
+/* For cp, download and export: an O_PATH fd of the session's root, which
+ * the host-side tools only ever resolve below (openat2 RESOLVE_IN_ROOT). */
+static void reply_root(const struct sbx_session *s, int client)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "workspace", json_object_new_string(s->cfg->workspace ? s->cfg->workspace : ""));
+	json_object_object_add(o, "image", json_object_new_string(s->cfg->image));
+	control_send(client, o, &s->sb.fds.fd[SBX_FD_ROOT], 1);
+	json_object_put(o);
+}
+
+static void handle_request(struct sbx_session *s, int client)
+{
+	struct json_object *req = NULL, *op;
+	int fds[4];
+	size_t nfds = 0;
+	struct sbx_err err = { 0 };
+
+	if (control_recv(client, &req, fds, &nfds, 4) != 0 || !(op = req_get(req, "op", json_type_string))) {
+		reply_error(client, "request: not a JSON object with an 'op'");
+		goto done;
+	}
+	const char *o = json_object_get_string(op);
+	s->last_active = now_ms();
+	if (strcmp(o, "stop") == 0) {
+		s->stopping = 1;
+		reply_error(client, "stopping");
+	} else if (strcmp(o, "root") == 0) {
+		reply_root(s, client);
+	} else if (strcmp(o, "exec") == 0) {
+		struct sbx_session_cmd *c = free_slot(s);
+		if (!c)
+			reply_error(client, "too many commands running in this session");
+		else if (start_command(s, c, req, fds, nfds, &err) < 0)
+			reply_error(client, err.msg);
+		else {
+			c->client = client;
+			client = -1; /* owned by the command now */
+		}
+	} else {
+		reply_error(client, "request: unknown op");
+	}
+done:
+	for (size_t i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (req)
+		json_object_put(req);
+	if (client >= 0)
+		close(client);
+}
+
+static void accept_client(struct sbx_session *s)
+{
+	struct sbx_err err = { 0 };
+	int c = accept4(s->listen, NULL, NULL, SOCK_CLOEXEC);
+
+	if (c < 0)
+		return;
+	if (control_check_peer(c, &err) < 0) {
+		log_warn("control: refused a connection: %s", err.msg);
+		close(c);
+		return;
+	}
+	struct pollfd p = { c, POLLIN, 0 };
+	if (poll(&p, 1, 5000) <= 0) {
+		close(c);
+		return;
+	}
+	handle_request(s, c);
+}
+
+static void send_reply(struct sbx_session_cmd *c)
+{
+	struct json_object *o = json_object_new_object();
+	const char *reason = c->timed_out ? "timeout" : c->res.reason[0] ? c->res.reason
+			     : c->res.kind == SBX_EXIT_SIGNAL ? "signal"
+			     : c->res.kind == SBX_EXIT_CODE ? "exit" : "error";
+
+	json_object_object_add(o, "exit_code", json_object_new_int(c->res.exit_status));
+	json_object_object_add(o, "signal", json_object_new_int(c->res.kind == SBX_EXIT_SIGNAL ? c->res.code : 0));
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	json_object_object_add(o, "duration_ms", json_object_new_int64((int64_t)(now_ms() - c->start_ms)));
+	if (c->res.message[0])
+		json_object_object_add(o, "error", json_object_new_string(c->res.message));
+	for (int i = 0; i < 2; i++)
+		if (c->capture[i] >= 0 || c->out[i].data)
+			json_object_object_add(o, i ? "stderr" : "stdout",
+					       json_object_new_string_len(c->out[i].data ? c->out[i].data : "",
+									  (int)c->out[i].len));
+	control_send(c->client, o, NULL, 0);
+	json_object_put(o);
+}
+
+static void msg_text(struct sbx_session_cmd *c, const struct sbx_msg *m)
+{
+	int with_errno = m->type == SBX_MSG_ERROR && m->errnum;
+	snprintf(c->res.message, sizeof(c->res.message), "%s%s%s", m->text, with_errno ? ": " : "",
+		 with_errno ? strerror(m->errnum) : "");
+}
+
+static void capture_read(struct sbx_session_cmd *c, int i)
+{
+	char buf[16384];
+	ssize_t n = read(c->capture[i], buf, sizeof(buf));
+
+	if (n <= 0) {
+		if (n == 0 || errno != EAGAIN) {
+			close(c->capture[i]);
+			c->capture[i] = -2; /* done, but still reported */
+		}
+		return;
+	}
+	struct sbx_buf *b = &c->out[i];
+	size_t keep = b->len + (size_t)n > SBX_CAPTURE_MAX ? SBX_CAPTURE_MAX - b->len : (size_t)n;
+	b->data = xrealloc(b->data, b->len + keep + 1);
+	memcpy(b->data + b->len, buf, keep);
+	b->len += keep;
+}
+
+static void finish_command(struct sbx_session *s, struct sbx_session_cmd *c)
+{
+	/* The command's init is the session init's child, not ours: its
+	 * status comes as a message, its end as the pidfd turning readable. */
+	while (c->sync >= 0) {
+		struct pollfd p = { c->sync, POLLIN, 0 };
+		if (poll(&p, 1, 0) <= 0)
+			break;
+		struct sbx_msg m;
+		if (msg_recv(c->sync, &m, NULL, NULL) != 0)
+			break;
+		if (m.type == SBX_MSG_EXIT) {
+			c->res.kind = m.kind;
+			c->res.code = m.code;
+		} else if (m.type == SBX_MSG_EXEC_FAILED || m.type == SBX_MSG_ERROR) {
+			c->res.exit_status = m.type == SBX_MSG_ERROR ? 125 : m.code;
+			msg_text(c, &m);
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		while (c->capture[i] >= 0)
+			capture_read(c, i);
+	if (c->timed_out)
+		c->res.exit_status = 124;
+	else if (c->res.kind == SBX_EXIT_CODE)
+		c->res.exit_status = c->res.code;
+	else if (c->res.kind == SBX_EXIT_SIGNAL)
+		c->res.exit_status = 128 + c->res.code;
+	else if (c->res.reason[0])
+		c->res.exit_status = 128 + SIGKILL;
+	else if (!c->res.message[0])
+		c->res.exit_status = 125, snprintf(c->res.message, sizeof(c->res.message), "the command's init ended unexpectedly");
+	send_reply(c);
+	close(c->client);
+	close(c->pidfd);
+	close(c->sync);
+	for (int i = 0; i < 2; i++)
+		free(c->out[i].data);
+	memset(c, 0, sizeof(*c));
+	s->last_active = now_ms();
+}
+
+static void kill_command(struct sbx_session_cmd *c)
+{
+	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+}
+
+/* pty master from the command's init goes on to the client */
+static void command_msg(struct sbx_session_cmd *c)
+{
+	struct sbx_msg m;
+	int fds[SBX_MSG_MAX_FDS];
+	size_t n = 0;
+
+	if (msg_recv(c->sync, &m, fds, &n) != 0) {
+		close(c->sync);
+		c->sync = -1;
+		return;
+	}
+	if (m.type == SBX_MSG_PTY && n == 1) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "event", json_object_new_string("pty"));
+		control_send(c->client, o, fds, 1);
+		json_object_put(o);
+	} else if (m.type == SBX_MSG_EXIT) {
+		c->res.kind = m.kind;
+		c->res.code = m.code;
+	} else if (m.type == SBX_MSG_EXEC_FAILED || m.type == SBX_MSG_ERROR) {
+		c->res.exit_status = m.type == SBX_MSG_ERROR ? 125 : m.code;
+		msg_text(c, &m);
+	}
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* The client forwards signals; its going away ends the command. */
+static void client_msg(struct sbx_session_cmd *c)
+{
+	struct json_object *o = NULL, *sig;
+	int r = control_recv(c->client, &o, NULL, NULL, 0);
+
+	if (r != 0) {
+		kill_command(c);
+	} else if (json_object_object_get_ex(o, "signal", &sig)) {
+		int n = json_object_get_int(sig);
+		if (n > 0 && n < 65)
+			syscall(SYS_pidfd_send_signal, c->pidfd, n, NULL, 0);
+	}
+	if (o)
+		json_object_put(o);
+}
+
+static int next_timeout(const struct sbx_session *s, uint64_t now)
+{
+	uint64_t deadline = UINT64_MAX;
+	int busy = 0;
+
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
+		const struct sbx_session_cmd *c = &s->cmds[i];
+		busy |= c->used;
+		if (c->used && c->timeout_ms && !c->timed_out && c->start_ms + c->timeout_ms < deadline)
+			deadline = c->start_ms + c->timeout_ms;
+	}
+	if (!busy && s->cfg->idle_ms && s->last_active + s->cfg->idle_ms < deadline)
+		deadline = s->last_active + s->cfg->idle_ms;
+	if (s->cfg->lifetime_ms && s->started + s->cfg->lifetime_ms < deadline)
+		deadline = s->started + s->cfg->lifetime_ms;
+	if (busy && s->plan.storage == SBX_STORAGE_DISK && s->cfg->disk && now + 500 < deadline)
+		deadline = now + 500; /* sbxrun's own disk accounting */
+	if (deadline == UINT64_MAX)
+		return -1;
+	return deadline <= now ? 0 : (int)(deadline - now > 86400000 ? 86400000 : deadline - now);
+}
+
+static void check_deadlines(struct sbx_session *s, uint64_t now)
+{
+	int busy = 0;
+
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
+		struct sbx_session_cmd *c = &s->cmds[i];
+		busy |= c->used;
+		if (c->used && c->timeout_ms && !c->timed_out && now >= c->start_ms + c->timeout_ms) {
+			c->timed_out = 1;
+			kill_command(c);
+		}
+	}
+	uint64_t used;
+	if (busy && s->plan.storage == SBX_STORAGE_DISK && s->cfg->disk && s->plan.run_dir &&
+	    diskuse_bytes(s->plan.run_dir, &used) == 0 && used > s->cfg->disk) {
+		log_warn("session '%s': over its disk quota: its commands are ended", s->name);
+		for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+			if (s->cmds[i].used) {
+				snprintf(s->cmds[i].res.reason, sizeof(s->cmds[i].res.reason), "disk");
+				kill_command(&s->cmds[i]);
+			}
+	}
+	if ((!busy && s->cfg->idle_ms && now >= s->last_active + s->cfg->idle_ms) ||
+	    (s->cfg->lifetime_ms && now >= s->started + s->cfg->lifetime_ms)) {
+		log_info("session '%s': ending (%s)", s->name, busy ? "lifetime" : "idle or lifetime");
+		s->stopping = 1;
+	}
+}
+
+/* Which command a polled fd belongs to: fills the map while building. */
+struct slot { struct sbx_session_cmd *c; int what; };
+
+static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map, int sfd)
+{
+	int n = 0;
+
+	p[n++] = (struct pollfd){ s->listen, POLLIN, 0 };
+	p[n++] = (struct pollfd){ sfd, POLLIN, 0 };
+	p[n++] = (struct pollfd){ s->sb.pidfd, POLLIN, 0 };
+	p[n++] = (struct pollfd){ s->px ? proxy_pollfd(s->px) : -1, POLLIN, 0 };
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
+		struct sbx_session_cmd *c = &s->cmds[i];
+		if (!c->used)
+			continue;
+		int fds[5] = { c->pidfd, c->sync, c->client, c->capture[0], c->capture[1] };
+		for (int k = 0; k < 5; k++) {
+			map[n] = (struct slot){ c, k };
+			p[n++] = (struct pollfd){ fds[k] >= 0 ? fds[k] : -1, POLLIN, 0 };
+		}
+	}
+	return n;
+}
+
+static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, int n)
+{
+	for (int i = 4; i < n; i++) {
+		struct sbx_session_cmd *c = map[i].c;
+		if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)) || !c->used)
+			continue;
+		switch (map[i].what) {
+		case 1: command_msg(c); break;
+		case 2: client_msg(c); break;
+		case 3: capture_read(c, 0); break;
+		case 4: capture_read(c, 1); break;
+		}
+	}
+	for (int i = 4; i < n; i++)
+		if (map[i].what == 0 && (p[i].revents & POLLIN) && map[i].c->used)
+			finish_command(s, map[i].c);
+}
+
+int session_serve(struct sbx_session *s, const sigset_t *set)
+{
+	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
+	struct pollfd p[4 + 5 * SBX_SESSION_MAX_CMDS];
+	struct slot map[4 + 5 * SBX_SESSION_MAX_CMDS];
+
+	while (!s->stopping) {
+		int n = build_poll(s, p, map, sfd);
+		if (poll(p, (nfds_t)n, next_timeout(s, now_ms())) < 0 && errno != EINTR)
+			break;
+		if (s->px && (p[3].revents & POLLIN))
+			proxy_dispatch(s->px);
+		if (p[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD &&
+			    si.ssi_signo != SIGWINCH)
+				s->stopping = 1;
+		}
+		if (p[2].revents & POLLIN) {
+			log_warn("session '%s': the sandbox's init ended", s->name);
+			s->stopping = 1;
+		}
+		dispatch(s, p, map, n);
+		if (p[0].revents & POLLIN)
+			accept_client(s);
+		check_deadlines(s, now_ms());
+	}
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+		if (s->cmds[i].used) {
+			kill_command(&s->cmds[i]);
+			finish_command(s, &s->cmds[i]);
+		}
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* session_exec.h - the session supervisor's loop and its commands. */
+#ifndef SBX_SESSION_EXEC_H
+#define SBX_SESSION_EXEC_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "net/proxy.h"
+#include "sandbox/sandbox.h"
+
+#define SBX_SESSION_MAX_CMDS 32
+#define SBX_CAPTURE_MAX (1u << 20)
+
+struct sbx_buf {
+	char *data;
+	size_t len;
+};
+
+/* One command running in the session. */
+struct sbx_session_cmd {
+	int used;
+	pid_t pid;         /* its init, our child (CLONE_PARENT) */
+	int pidfd;
+	int sync;          /* from its init: pty, exec failure, exit */
+	int client;        /* the control connection that asked for it */
+	int capture[2];    /* stdout, stderr pipes when the client sent no fds */
+	struct sbx_buf out[2];
+	uint64_t start_ms, timeout_ms;
+	int timed_out;
+	struct sbx_result res;
+};
+
+struct sbx_session {
+	const struct sbx_config *cfg;
+	const char *name;
+	const char *dir;
+	struct sbx_plan plan;
+	struct sbx_sandbox sb;
+	struct sbx_proxy *px;  /* packages egress, or NULL */
+	int listen;
+	int stopping;
+	uint64_t started, last_active;
+	struct sbx_session_cmd cmds[SBX_SESSION_MAX_CMDS];
+};
+
+/* Serves until stopped, idle or past its lifetime; returns the exit code. */
+int session_serve(struct sbx_session *s, const sigset_t *set);
+
+#endif

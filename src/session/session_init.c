@@ -1,0 +1,185 @@
+/* session_init.c - inside a session, pid 1 reaps and, on the supervisor's
+ * request, clones each command's own init into a new pid namespace below
+ * the session's (only a process inside can: a pid namespace is nested
+ * under the creator's active one). The request arrives as the control
+ * JSON with the command's stdio and the end of a socket pair on which the
+ * command's init reports to the supervisor. */
+#define _GNU_SOURCE
+#include "session/session_init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/syncmsg.h"
+#include "base/util.h"
+#include "sandbox/env.h"
+#include "sandbox/init.h"
+#include "sandbox/mounts.h"
+#include "session/control.h"
+
+static struct json_object *get(struct json_object *req, const char *key, json_type t)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(req, key, &v) && json_object_is_type(v, t) ? v : NULL;
+}
+
+static int plan_argv(struct json_object *req, char ***argv, struct sbx_err *err)
+{
+	struct json_object *cmd = get(req, "cmd", json_type_array);
+	size_t n = cmd ? json_object_array_length(cmd) : 0;
+
+	if (n == 0 || n > 4096)
+		return err_set(err, 0, "request: 'cmd' must be a non-empty array of strings");
+	*argv = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(cmd, i);
+		if (!json_object_is_type(a, json_type_string))
+			return err_set(err, 0, "request: 'cmd' must be a non-empty array of strings");
+		(*argv)[i] = xstrdup(json_object_get_string(a));
+	}
+	return 0;
+}
+
+static int plan_env(const struct sbx_plan *plan, struct json_object *req, char ***envp,
+		    struct sbx_err *err)
+{
+	struct json_object *v = get(req, "env", json_type_array);
+	struct sbx_envv e = { 0 };
+
+	for (char **p = plan->envp; p && *p; p++)
+		envv_set(&e, *p);
+	for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+		const char *kv = json_object_get_string(json_object_array_get_idx(v, i));
+		if (!kv || !strchr(kv, '=') || kv[0] == '=') {
+			*envp = e.v;
+			return err_set(err, 0, "request: env entries are KEY=VALUE");
+		}
+		envv_set(&e, kv);
+	}
+	*envp = e.v ? e.v : xcalloc(1, sizeof(char *));
+	return 0;
+}
+
+/* The command's plan: the session's, with this request's command, env,
+ * workdir and terminal. */
+static int command_plan(const struct sbx_plan *plan, struct json_object *req, struct sbx_plan *cp,
+			char ***argv, char ***envp, struct sbx_err *err)
+{
+	struct json_object *v;
+
+	if (plan_argv(req, argv, err) < 0 || plan_env(plan, req, envp, err) < 0)
+		return -1;
+	*cp = *plan;
+	cp->argv = *argv;
+	cp->envp = *envp;
+	cp->pid1_loop = NULL;
+	if ((v = get(req, "workdir", json_type_string))) {
+		if (json_object_get_string(v)[0] != '/')
+			return err_set(err, 0, "request: workdir is not an absolute path");
+		cp->workdir = (char *)json_object_get_string(v);
+	}
+	cp->tty = (v = get(req, "tty", json_type_boolean)) && json_object_get_boolean(v);
+	memset(&cp->ws, 0, sizeof(cp->ws));
+	if ((v = get(req, "rows", json_type_int)))
+		cp->ws.ws_row = (unsigned short)json_object_get_int(v);
+	if ((v = get(req, "cols", json_type_int)))
+		cp->ws.ws_col = (unsigned short)json_object_get_int(v);
+	return 0;
+}
+
+static void spawn(const struct sbx_plan *plan, struct json_object *req, const int *fds, int sync,
+		  int sfd)
+{
+	_cleanup_strv_ char **argv = NULL, **envp = NULL;
+	struct sbx_err err = { 0 };
+	struct sbx_plan cp;
+	int pidfd = -1, report = fds[3];
+
+	if (command_plan(plan, req, &cp, &argv, &envp, &err) < 0) {
+		msg_send_error(report, &err);
+		return;
+	}
+	struct clone_args args = { .flags = CLONE_NEWPID | CLONE_PIDFD,
+				   .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
+	int gate[2];
+	if (pipe2(gate, O_CLOEXEC) < 0) {
+		err_sys(&err, "pipe");
+		msg_send_error(report, &err);
+		return;
+	}
+	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid < 0) {
+		err_sys(&err, "create the command's pid namespace");
+		msg_send_error(report, &err);
+		close(gate[0]);
+		close(gate[1]);
+		return;
+	}
+	if (pid == 0) {
+		char c;
+		/* READY goes first on the shared report socket: wait for it */
+		close(gate[1]);
+		if (read(gate[0], &c, 1) != 1)
+			_exit(125);
+		close(gate[0]);
+		for (int i = 0; i < 3; i++)
+			dup2(fds[i], i);
+		close(sync);
+		close(sfd);
+		if (report > 3)
+			syscall(SYS_close_range, 3, report - 1, 0);
+		syscall(SYS_close_range, report + 1, ~0U, 0);
+		if (mounts_new_proc(&err) < 0) {
+			msg_send_error(report, &err);
+			_exit(125);
+		}
+		init_run(&cp, report);
+	}
+	struct sbx_msg m = { .type = SBX_MSG_READY, .code = pid };
+	msg_send(report, &m, &pidfd, 1);
+	close(pidfd);
+	close(gate[0]);
+	(void)!write(gate[1], "", 1);
+	close(gate[1]);
+}
+
+void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
+{
+	for (;;) {
+		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { sync, POLLIN, 0 } };
+		if (poll(p, 2, -1) < 0)
+			continue;
+		struct signalfd_siginfo si;
+		if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD)
+				while (waitpid(-1, NULL, WNOHANG) > 0)
+					;
+			else if (si.ssi_pid == 0 && (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT))
+				_exit(0);
+		}
+		if (!(p[1].revents & (POLLIN | POLLHUP)))
+			continue;
+		struct json_object *req = NULL;
+		int fds[4];
+		size_t n = 0;
+		int r = control_recv(sync, &req, fds, &n, 4);
+		if (r == 1)
+			_exit(0); /* the supervisor is gone */
+		if (r == 0 && n == 4)
+			spawn(plan, req, fds, sync, sfd);
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		if (req)
+			json_object_put(req);
+	}
+}

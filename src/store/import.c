@@ -1,0 +1,473 @@
+/* import.c - unpacking rootfs tarballs into the image store: libarchive with
+ * its secure-extraction flags plus our own checks of every path, in a staging
+ * directory that becomes the image only when every entry went in. */
+#define _GNU_SOURCE
+#include "store/discover.h"
+#include "store/import.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/openat2.h>
+#include <locale.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "store/digest.h"
+#include "store/imgmeta.h"
+#include "store/store.h"
+
+const struct sbx_import_limits import_default_limits = {
+	.max_entries = 2000000,
+	.max_bytes = 64ULL << 30,
+	.max_depth = 64,
+};
+
+static const int extract_flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME |
+	ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+	ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
+
+/* Strips leading "./" so "./etc" and "etc" are one path; "" is the root. */
+static const char *rel_path(const char *p)
+{
+	while (p[0] == '.' && p[1] == '/') {
+		p += 2;
+		while (*p == '/')
+			p++;
+	}
+	return strcmp(p, ".") == 0 ? "" : p;
+}
+
+/* Relative, no ".." component, not too deep. */
+static int check_name(const char *raw, const char *what, unsigned max_depth, struct sbx_err *err)
+{
+	unsigned depth = 0;
+
+	if (raw[0] == '/')
+		return err_set(err, 0, "%s '%s' is an absolute path", what, raw);
+	for (const char *c = raw; *c;) {
+		size_t len = strcspn(c, "/");
+		if (len == 2 && c[0] == '.' && c[1] == '.')
+			return err_set(err, 0, "%s '%s' contains '..'", what, raw);
+		if (len && !(len == 1 && c[0] == '.') && ++depth > max_depth)
+			return err_set(err, 0, "%s '%s' is deeper than %u levels", what, raw, max_depth);
+		c += len;
+		while (*c == '/')
+			c++;
+	}
+	return 0;
+}
+
+/* What exists at path below destfd now: its parents must be real
+ * directories (no symlink on the way, so nothing is written through one),
+ * and an existing symlink at path itself is refused too. */
+static int check_on_disk(int destfd, const char *path, const char *what, bool must_exist,
+			 struct sbx_err *err)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, destfd, path, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOENT && !must_exist)
+		return 0;
+	if (fd < 0 && (errno == ELOOP || errno == EXDEV))
+		return err_set(err, 0, "%s '%s' goes through a symlink", what, path);
+	if (fd < 0)
+		return err_sys(err, "%s '%s'", what, path);
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, "stat '%s'", path);
+	if (S_ISLNK(st.st_mode))
+		return err_set(err, 0, "%s '%s' would replace or follow a symlink", what, path);
+	if (must_exist && !S_ISREG(st.st_mode))
+		return err_set(err, 0, "%s '%s' is not a regular file", what, path);
+	return 0;
+}
+
+/* Decides what happens to one entry: 1 write it, 0 skip it, -1 refuse. */
+static int vet_entry(struct archive_entry *e, int destfd, const struct sbx_import_limits *lim,
+		     struct sbx_import_stats *st, struct sbx_err *err)
+{
+	const char *raw = archive_entry_pathname(e);
+	const char *link = archive_entry_hardlink(e);
+	mode_t type = archive_entry_filetype(e);
+
+	if (!raw || !*raw)
+		return err_set(err, 0, "entry without a usable name");
+	if (check_name(raw, "entry", lim->max_depth, err) < 0)
+		return -1;
+	const char *path = rel_path(raw);
+	if (!*path)
+		return 0; /* the root itself: the staging directory keeps its own mode */
+	if (type == AE_IFCHR || type == AE_IFBLK || type == AE_IFIFO || type == AE_IFSOCK) {
+		st->skipped++;
+		return 0;
+	}
+	if (!link && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+		return err_set(err, 0, "entry '%s' has an unsupported type", raw);
+	if (check_on_disk(destfd, path, "entry", false, err) < 0)
+		return -1;
+	if (link) {
+		if (check_name(link, "hardlink target", lim->max_depth, err) < 0)
+			return -1;
+		if (!*rel_path(link) || check_on_disk(destfd, rel_path(link), "hardlink target", true, err) < 0)
+			return err_wrap(err, "entry '%s'", raw);
+		/* Copied first: the names point into the entry's own storage. */
+		_cleanup_free_ char *l = xstrdup(rel_path(link));
+		archive_entry_set_hardlink(e, l);
+	}
+	_cleanup_free_ char *p = xstrdup(path);
+	archive_entry_set_pathname(e, p);
+	mode_t mode = archive_entry_perm(e);
+	if (mode & (S_ISUID | S_ISGID)) {
+		st->suid_stripped++;
+		archive_entry_set_perm(e, mode & ~(mode_t)(S_ISUID | S_ISGID));
+	}
+	if (++st->entries > lim->max_entries)
+		return err_set(err, 0, "more than %llu entries", (unsigned long long)lim->max_entries);
+	return 1;
+}
+
+/* libarchive's own codes are negative; only a real errno is worth showing. */
+static int write_errno(struct archive *a)
+{
+	return archive_errno(a) > 0 ? archive_errno(a) : 0;
+}
+
+static int copy_data(struct archive *in, struct archive *out, const char *path,
+		     const struct sbx_import_limits *lim, struct sbx_import_stats *st,
+		     struct sbx_err *err)
+{
+	const void *buf;
+	size_t size;
+	la_int64_t off;
+	int r;
+
+	while ((r = archive_read_data_block(in, &buf, &size, &off)) == ARCHIVE_OK) {
+		st->bytes += size;
+		if (st->bytes > lim->max_bytes)
+			return err_set(err, 0, "more than %llu bytes of content",
+				       (unsigned long long)lim->max_bytes);
+		if (archive_write_data_block(out, buf, size, off) < ARCHIVE_OK)
+			return err_set(err, write_errno(out), "write '%s': %s", path,
+				       archive_error_string(out));
+	}
+	if (r != ARCHIVE_EOF)
+		return err_set(err, 0, "read '%s': %s", path, archive_error_string(in));
+	return 0;
+}
+
+static int extract_one(struct archive *in, struct archive *out, struct archive_entry *e,
+		       const struct sbx_import_limits *lim, struct sbx_import_stats *st,
+		       struct sbx_err *err)
+{
+	const char *path = archive_entry_pathname(e);
+
+	if (archive_write_header(out, e) != ARCHIVE_OK)
+		return err_set(err, write_errno(out), "entry '%s': %s", path,
+			       archive_error_string(out));
+	if (archive_entry_filetype(e) == AE_IFREG && archive_entry_size(e) > 0 &&
+	    copy_data(in, out, path, lim, st, err) < 0)
+		return -1;
+	if (archive_write_finish_entry(out) != ARCHIVE_OK)
+		return err_set(err, write_errno(out), "entry '%s': %s", path,
+			       archive_error_string(out));
+	return 0;
+}
+
+static int extract_loop(struct archive *in, struct archive *out, int destfd,
+			const struct sbx_import_limits *lim, struct sbx_import_stats *st,
+			struct sbx_err *err)
+{
+	struct archive_entry *e;
+	int r;
+
+	while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK) {
+		int v = vet_entry(e, destfd, lim, st, err);
+		if (v < 0)
+			return -1;
+		if (v > 0 && extract_one(in, out, e, lim, st, err) < 0)
+			return -1;
+	}
+	if (r != ARCHIVE_EOF)
+		return err_set(err, 0, "not a readable tarball: %s", archive_error_string(in));
+	/* Applies the deferred directory modes and times. */
+	if (archive_write_close(out) != ARCHIVE_OK)
+		return err_set(err, write_errno(out), "finishing: %s", archive_error_string(out));
+	return 0;
+}
+
+static struct archive *open_reader(int archive_fd, struct sbx_err *err)
+{
+	struct archive *in = archive_read_new();
+
+	if (!in) {
+		err_set(err, ENOMEM, "libarchive");
+		return NULL;
+	}
+	archive_read_support_format_tar(in);
+	archive_read_support_filter_none(in);
+	archive_read_support_filter_gzip(in);
+	archive_read_support_filter_xz(in);
+	archive_read_support_filter_zstd(in);
+	if (archive_read_open_fd(in, archive_fd, 1 << 16) != ARCHIVE_OK) {
+		err_set(err, 0, "not a tarball: %s", archive_error_string(in));
+		archive_read_free(in);
+		return NULL;
+	}
+	return in;
+}
+
+int import_extract_fd(int archive_fd, int destfd, const struct sbx_import_limits *lim,
+		      struct sbx_import_stats *stats, struct sbx_err *err)
+{
+	_cleanup_close_ int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* pax headers carry UTF-8 names; under the C locale libarchive refuses
+	 * them, so this thread converts as C.UTF-8 while it extracts. */
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	locale_t old = utf8 ? uselocale(utf8) : (locale_t)0;
+	struct archive *in, *out = NULL;
+	int r = -1;
+
+	if (cwd < 0) {
+		err_sys(err, "open the working directory");
+		goto done;
+	}
+	if (!(in = open_reader(archive_fd, err)))
+		goto done;
+	out = archive_write_disk_new();
+	if (!out) {
+		archive_read_free(in);
+		err_set(err, ENOMEM, "libarchive");
+		goto done;
+	}
+	archive_write_disk_set_options(out, extract_flags);
+	/* libarchive resolves entry names against the working directory. */
+	if (fchdir(destfd) < 0)
+		err_sys(err, "enter the staging directory");
+	else
+		r = extract_loop(in, out, destfd, lim, stats, err);
+	if (fchdir(cwd) < 0 && r == 0)
+		r = err_sys(err, "return to the working directory");
+	archive_write_free(out);
+	archive_read_free(in);
+done:
+	if (utf8) {
+		uselocale(old);
+		freelocale(utf8);
+	}
+	return r;
+}
+
+/* What the extraction child sends back over its pipe. */
+struct child_report {
+	int rc;
+	struct sbx_import_stats stats;
+	struct sbx_err err;
+};
+
+/* Runs in the forked child: as root it first becomes the sandbox's host uid,
+ * so every file it creates belongs to that uid and no chown is needed. */
+static void child_extract(int archive_fd, int stagingfd, int report_fd)
+{
+	struct child_report rep = { .rc = -1 };
+	_cleanup_close_ int rootfd = -1;
+	uid_t uid = SBX_ROOT_HOST_UID;
+
+	umask(022);
+	/* Entered while still root: the caller's working directory may be closed
+	 * to the uid we become, and import_extract_fd returns to it. */
+	if (fchdir(stagingfd) < 0) {
+		err_sys(&rep.err, "enter the staging directory");
+		goto out;
+	}
+	if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+			       setresuid(uid, uid, uid) < 0)) {
+		err_sys(&rep.err, "switch to uid %u", (unsigned)uid);
+		goto out;
+	}
+	if (mkdirat(stagingfd, "rootfs", 0755) < 0) {
+		err_sys(&rep.err, "mkdir 'rootfs' in the staging directory");
+		goto out;
+	}
+	rootfd = openat(stagingfd, "rootfs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rootfd < 0) {
+		err_sys(&rep.err, "open 'rootfs' in the staging directory");
+		goto out;
+	}
+	rep.rc = import_extract_fd(archive_fd, rootfd, &import_default_limits, &rep.stats, &rep.err);
+out:
+	(void)!write_all(report_fd, &rep, sizeof(rep));
+	_exit(0);
+}
+
+static int extract_forked(int archive_fd, int stagingfd, struct sbx_import_stats *stats,
+			  struct sbx_err *err)
+{
+	struct child_report rep;
+	int p[2], status;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return err_sys(err, "pipe");
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return err_sys(err, "fork");
+	}
+	if (pid == 0) {
+		close(p[0]);
+		child_extract(archive_fd, stagingfd, p[1]);
+	}
+	close(p[1]);
+	do
+		n = read(p[0], &rep, sizeof(rep));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(rep))
+		return err_set(err, 0, "the extracting process died (status %d)", status);
+	*stats = rep.stats;
+	if (rep.rc < 0) {
+		*err = rep.err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the image's own files and writes meta.json into the staging dir. */
+static int write_meta(int stagingfd, const char *file, const char *source, const char *name,
+		      const char *digest, const struct sbx_import_stats *st, struct sbx_err *err)
+{
+	struct sbx_list env = { 0 }, hosts = { 0 };
+	char abs[4096];
+	struct sbx_meta m = {
+		.name = (char *)name, .digest = (char *)digest, .source = (char *)file,
+		.npm_registry = (char *)"", .pypi_index = (char *)"",
+		.size = st->bytes, .created = (int64_t)time(NULL),
+	};
+	_cleanup_close_ int rootfd = openat(stagingfd, "rootfs", O_PATH | O_DIRECTORY |
+					    O_NOFOLLOW | O_CLOEXEC);
+	int r = -1;
+
+	if (source)
+		m.source = (char *)source;
+	else if (realpath(file, abs))
+		m.source = abs;
+	if (rootfd < 0)
+		return err_sys(err, "open 'rootfs'");
+	if (imgmeta_read(rootfd, &env, &hosts, err) < 0)
+		goto out;
+	m.env = env.v;
+	m.apt_hosts = hosts.v;
+	r = store_meta_write(stagingfd, &m, err);
+out:
+	imgmeta_list_free(env.v);
+	imgmeta_list_free(hosts.v);
+	return r;
+}
+
+static int import_new(const struct sbx_store *s, int fd, const char *file, const char *source,
+		      const char *name, const char *digest, struct sbx_err *err)
+{
+	_cleanup_free_ char *staging = NULL;
+	_cleanup_close_ int sfd = -1;
+	struct sbx_import_stats st = { 0 };
+	struct sbx_err ignore = { 0 };
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return err_sys(err, "seek '%s'", file);
+	if (store_staging_new(s, paths_sandbox_host_uid(), &staging, &sfd, err) < 0)
+		return -1;
+	if (extract_forked(fd, sfd, &st, err) < 0 ||
+	    write_meta(sfd, file, source, name, digest, &st, err) < 0 ||
+	    store_staging_commit(s, staging, digest, err) < 0) {
+		if (rm_rf_at(s->fd, staging, &ignore) < 0)
+			log_warn("could not remove '%s/%s': %s", s->path, staging, ignore.msg);
+		return -1;
+	}
+	log_verbose("extracted %llu entries, %llu bytes; skipped %llu device nodes/FIFOs/sockets; "
+		    "stripped setuid/setgid from %llu", (unsigned long long)st.entries,
+		    (unsigned long long)st.bytes, (unsigned long long)st.skipped,
+		    (unsigned long long)st.suid_stripped);
+	return 0;
+}
+
+static int import_locked(const struct sbx_store *s, int fd, const char *file, const char *source,
+			 const char *name, struct sbx_err *err)
+{
+	char digest[SBX_DIGEST_HEX + 1];
+	bool hit;
+
+	if (digest_cached(s->cache_fd, fd, digest, &hit, err) < 0)
+		return err_wrap(err, "digest of '%s'", file);
+	log_verbose("sha256 of '%s': %s (%s)", file, digest, hit ? "digest cache hit" : "computed");
+	if (store_has_digest(s, digest))
+		log_verbose("image %.12s is already in the store", digest);
+	else if (import_new(s, fd, file, source, name, digest, err) < 0)
+		return err_wrap(err, "import '%s'", file);
+	if (store_name_set(s, name, digest, err) < 0)
+		return -1;
+	if (source)
+		log_info("imported %s as %s (%.12s)", source, name, digest);
+	else
+		log_info("imported '%s' as %s (%.12s)", file, name, digest);
+	return 0;
+}
+
+/* "debian-12.tar.zst" -> "debian-12". */
+static char *name_from_file(const char *file)
+{
+	static const char *const suffixes[] = { ".tar.gz", ".tar.xz", ".tar.zst", ".tgz", ".tar" };
+	const char *base = strrchr(file, '/');
+	char *n = xstrdup(base ? base + 1 : file);
+	size_t len = strlen(n);
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		size_t sl = strlen(suffixes[i]);
+		if (len > sl && strcmp(n + len - sl, suffixes[i]) == 0) {
+			n[len - sl] = '\0';
+			break;
+		}
+	}
+	return n;
+}
+
+int import_file(const char *file, const char *name, const char *source, struct sbx_err *err)
+{
+	_cleanup_free_ char *derived = NULL;
+	_cleanup_close_ int fd = -1;
+	struct sbx_store s;
+	struct stat st;
+
+	if (!name)
+		name = derived = name_from_file(file);
+	if (store_name_check(name, err) < 0)
+		return derived ? err_wrap(err, "'%s' (use --name)", file) : -1;
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return err_sys(err, "open '%s'", file);
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, "stat '%s'", file);
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, 0, "'%s' is not a regular file", file);
+	if (store_open_locked(&s, err) < 0)
+		return -1;
+	int r = import_locked(&s, fd, file, source, name, err);
+	store_close(&s);
+	if (r == 0 && discover_sources(name, err) < 0)
+		log_warn("image '%s': could not ask its npm and pip for their sources: %s", name, err->msg);
+	return r;
+}

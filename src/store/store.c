@@ -1,0 +1,666 @@
+/* store.c - the image store on disk: DIGEST/{rootfs,meta.json} per image,
+ * names/NAME pointing at digests, digests/ caching tarball hashes; every
+ * change under an flock on .lock and through a temporary name and a rename. */
+#define _GNU_SOURCE
+#include "store/store.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "store/digest.h"
+#include "store/imgmeta.h"
+
+#define STAGING_PREFIX ".staging-"
+#define TMP_PREFIX ".tmp-"
+#define BUILD_PREFIX ".build-"
+#define META_MAX (1 << 20)
+
+int store_name_check(const char *name, struct sbx_err *err)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 64 || !isalnum((unsigned char)name[0]))
+		goto bad;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("._-", name[i]))
+			goto bad;
+	return 0;
+bad:
+	return err_set(err, 0, "invalid image name '%s' (letters, digits, '.', '_', '-'; "
+		       "starting with a letter or digit; at most 64)", name);
+}
+
+/* Writes data to dirfd/name through a temporary name and a rename. */
+static int write_atomic(int dirfd, const char *name, const char *data, size_t len,
+			struct sbx_err *err)
+{
+	char tmp[256];
+	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%s.%d", name, (int)getpid());
+	_cleanup_close_ int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+					O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_sys(err, "create '%s'", tmp);
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		err_sys(err, "write '%s'", tmp);
+		unlinkat(dirfd, tmp, 0);
+		return -1;
+	}
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		err_sys(err, "rename '%s' to '%s'", tmp, name);
+		unlinkat(dirfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* A directory stream of its own (its offset not shared with dirfd). */
+static DIR *open_dir_at(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
+/* A build output whose builder is gone (".build-PID-RECIPE..."). */
+static bool stale_build(const char *name)
+{
+	char *end;
+	long pid = strtol(name + strlen(BUILD_PREFIX), &end, 10);
+	return pid > 0 && *end == '-' && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* Anything left by an interrupted import or removal: we hold the lock, so no
+ * one else is using it. Builds run unlocked, so only dead builders' files go. */
+static void clean_stale(int dirfd)
+{
+	DIR *d = open_dir_at(dirfd, ".");
+	struct sbx_err ignore = { 0 };
+
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (str_has_prefix(e->d_name, STAGING_PREFIX) || str_has_prefix(e->d_name, TMP_PREFIX) ||
+		    (str_has_prefix(e->d_name, BUILD_PREFIX) && stale_build(e->d_name))) {
+			log_verbose("removing leftover '%s' of an interrupted change", e->d_name);
+			(void)rm_rf_at(dirfd, e->d_name, &ignore);
+		}
+	}
+	closedir(d);
+}
+
+static bool digest_named(const struct sbx_store *s, const char *digest);
+static int remove_digest(const struct sbx_store *s, const char *digest, struct sbx_err *err);
+
+/* Images no name points at any more (replaced by a newer import under the
+ * same name, or left while a sandbox used them) go once no sandbox does. */
+static void gc_orphans(const struct sbx_store *s)
+{
+	DIR *d = open_dir_at(s->fd, ".");
+	struct sbx_err ignore = { 0 };
+
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!digest_valid(e->d_name) || digest_named(s, e->d_name))
+			continue;
+		_cleanup_close_ int fd = openat(s->fd, e->d_name, O_RDONLY | O_DIRECTORY |
+						O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+			continue;
+		log_verbose("removing image %.12s: no name points at it", e->d_name);
+		(void)remove_digest(s, e->d_name, &ignore);
+	}
+	closedir(d);
+}
+
+static char *user_store_path(struct sbx_err *err)
+{
+	_cleanup_free_ char *data = NULL;
+	if (paths_data_dir(&data, err) < 0)
+		return NULL;
+	return xasprintf("%s/images", data);
+}
+
+int store_build_path(const char *recipe, const char *ext, char **out, struct sbx_err *err)
+{
+	_cleanup_free_ char *path = user_store_path(err);
+
+	if (!path)
+		return -1;
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return err_sys(err, "mkdir '%s'", path);
+	*out = xasprintf("%s/" BUILD_PREFIX "%d-%s%s", path, (int)getpid(), recipe, ext);
+	return 0;
+}
+
+static int mkdir_at(int dirfd, const char *name, mode_t mode, struct sbx_err *err)
+{
+	if (mkdirat(dirfd, name, mode) < 0 && errno != EEXIST)
+		return err_sys(err, "mkdir '%s'", name);
+	return 0;
+}
+
+static int store_setup(struct sbx_store *s, struct sbx_err *err)
+{
+	_cleanup_close_ int names = -1, digests = -1;
+
+	if (mkdir(s->path, 0700) < 0 && errno != EEXIST)
+		return err_sys(err, "mkdir '%s'", s->path);
+	s->fd = open(s->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->fd < 0)
+		return err_sys(err, "open '%s'", s->path);
+	s->lock_fd = openat(s->fd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->lock_fd < 0)
+		return err_sys(err, "open '%s/.lock'", s->path);
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			return err_sys(err, "lock '%s'", s->path);
+		log_info("waiting for another sbxrun to finish changing the image store");
+		while (flock(s->lock_fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				return err_sys(err, "lock '%s'", s->path);
+	}
+	if (mkdir_at(s->fd, "names", 0755, err) < 0 || mkdir_at(s->fd, "digests", 0700, err) < 0)
+		return -1;
+	s->cache_fd = openat(s->fd, "digests", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->cache_fd < 0)
+		return err_sys(err, "open '%s/digests'", s->path);
+	clean_stale(s->fd);
+	names = openat(s->fd, "names", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (names >= 0)
+		clean_stale(names);
+	clean_stale(s->cache_fd);
+	gc_orphans(s);
+	return 0;
+}
+
+int store_open_locked(struct sbx_store *s, struct sbx_err *err)
+{
+	*s = (struct sbx_store){ .fd = -1, .lock_fd = -1, .cache_fd = -1 };
+	s->path = user_store_path(err);
+	if (!s->path)
+		return -1;
+	if (store_setup(s, err) < 0) {
+		store_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+void store_close(struct sbx_store *s)
+{
+	if (s->cache_fd >= 0)
+		close(s->cache_fd);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd); /* releases the flock */
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->path);
+	*s = (struct sbx_store){ .fd = -1, .lock_fd = -1, .cache_fd = -1 };
+}
+
+bool store_has_digest(const struct sbx_store *s, const char *digest)
+{
+	struct stat st;
+	return fstatat(s->fd, digest, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+int store_staging_new(const struct sbx_store *s, unsigned owner_uid, char **name, int *fd,
+		      struct sbx_err *err)
+{
+	uint32_t rnd;
+	char buf[64];
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return err_sys(err, "getrandom");
+	snprintf(buf, sizeof(buf), STAGING_PREFIX "%08x", rnd);
+	if (mkdirat(s->fd, buf, 0700) < 0)
+		return err_sys(err, "mkdir '%s/%s'", s->path, buf);
+	/* As root the extraction runs as the sandbox's host uid (import.c). */
+	if (geteuid() == 0 && fchownat(s->fd, buf, owner_uid, owner_uid, AT_SYMLINK_NOFOLLOW) < 0)
+		goto fail;
+	*fd = openat(s->fd, buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		goto fail;
+	*name = xstrdup(buf);
+	return 0;
+fail:
+	err_sys(err, "prepare '%s/%s'", s->path, buf);
+	unlinkat(s->fd, buf, AT_REMOVEDIR);
+	return -1;
+}
+
+int store_staging_commit(const struct sbx_store *s, const char *staging, const char *digest,
+			 struct sbx_err *err)
+{
+	/* Private while it fills; readable once complete, so that a system store
+	 * (a store made by root and opened up to all) serves every user. The
+	 * user's own store stays private through its 0700 parent. */
+	if (fchmodat(s->fd, staging, 0755, 0) < 0)
+		return err_sys(err, "chmod '%s' in '%s'", staging, s->path);
+	if (renameat2(s->fd, staging, s->fd, digest, RENAME_NOREPLACE) < 0)
+		return err_sys(err, "rename '%s' to '%s' in '%s'", staging, digest, s->path);
+	return 0;
+}
+
+int store_name_set(const struct sbx_store *s, const char *name, const char *digest,
+		   struct sbx_err *err)
+{
+	_cleanup_close_ int names = openat(s->fd, "names", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					   O_CLOEXEC);
+	_cleanup_free_ char *line = xasprintf("%s\n", digest);
+
+	if (names < 0)
+		return err_sys(err, "open '%s/names'", s->path);
+	if (write_atomic(names, name, line, strlen(line), err) < 0)
+		return err_wrap(err, "name '%s'", name);
+	return 0;
+}
+
+static json_object *json_strv(char **v)
+{
+	json_object *a = json_object_new_array();
+	for (; v && *v; v++)
+		json_object_array_add(a, json_object_new_string(*v));
+	return a;
+}
+
+int store_meta_write(int dirfd, const struct sbx_meta *m, struct sbx_err *err)
+{
+	json_object *o = json_object_new_object();
+	int r;
+
+	json_object_object_add(o, "name", json_object_new_string(m->name));
+	json_object_object_add(o, "digest", json_object_new_string(m->digest));
+	json_object_object_add(o, "size", json_object_new_int64((int64_t)m->size));
+	json_object_object_add(o, "created", json_object_new_int64(m->created));
+	json_object_object_add(o, "source", json_object_new_string(m->source ? m->source : ""));
+	json_object_object_add(o, "env", json_strv(m->env));
+	json_object_object_add(o, "apt_hosts", json_strv(m->apt_hosts));
+	json_object_object_add(o, "npm_registry",
+			       json_object_new_string(m->npm_registry ? m->npm_registry : ""));
+	json_object_object_add(o, "pypi_index",
+			       json_object_new_string(m->pypi_index ? m->pypi_index : ""));
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							  JSON_C_TO_STRING_NOSLASHESCAPE);
+	_cleanup_free_ char *line = xasprintf("%s\n", text);
+	r = write_atomic(dirfd, "meta.json", line, strlen(line), err);
+	json_object_put(o);
+	return r;
+}
+
+static char *json_str(json_object *o, const char *key)
+{
+	json_object *v;
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		return xstrdup(json_object_get_string(v));
+	return xstrdup("");
+}
+
+static char **json_get_strv(json_object *o, const char *key)
+{
+	struct sbx_list l = { 0 };
+	json_object *a;
+
+	if (json_object_object_get_ex(o, key, &a) && json_object_is_type(a, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			const char *s = json_object_get_string(json_object_array_get_idx(a, i));
+			if (s)
+				imgmeta_list_add(&l, s, strlen(s));
+		}
+	}
+	return l.v ? l.v : xcalloc(1, sizeof(char *));
+}
+
+int store_meta_read(int dirfd, struct sbx_meta *m, struct sbx_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	json_object *o, *v;
+
+	if (read_file_beneath(dirfd, "meta.json", META_MAX, &text, NULL, err) < 0)
+		return -1;
+	o = json_tokener_parse(text);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return err_set(err, 0, "'meta.json' is not a JSON object");
+	}
+	*m = (struct sbx_meta){ 0 };
+	m->name = json_str(o, "name");
+	m->digest = json_str(o, "digest");
+	m->source = json_str(o, "source");
+	m->npm_registry = json_str(o, "npm_registry");
+	m->pypi_index = json_str(o, "pypi_index");
+	m->env = json_get_strv(o, "env");
+	m->apt_hosts = json_get_strv(o, "apt_hosts");
+	if (json_object_object_get_ex(o, "size", &v))
+		m->size = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(o, "created", &v))
+		m->created = json_object_get_int64(v);
+	json_object_put(o);
+	return 0;
+}
+
+void store_meta_free(struct sbx_meta *m)
+{
+	free(m->name);
+	free(m->digest);
+	free(m->source);
+	free(m->npm_registry);
+	free(m->pypi_index);
+	imgmeta_list_free(m->env);
+	imgmeta_list_free(m->apt_hosts);
+	*m = (struct sbx_meta){ 0 };
+}
+
+/* The digest NAME points at in the store open on fd: 1 found, 0 not. */
+static int resolve_name(int fd, const char *name, char digest[SBX_DIGEST_HEX + 1],
+			struct sbx_err *err)
+{
+	_cleanup_free_ char *path = xasprintf("names/%s", name);
+	_cleanup_free_ char *text = NULL;
+	struct sbx_err e = { 0 };
+
+	if (read_file_beneath(fd, path, 256, &text, NULL, &e) < 0) {
+		if (e.errnum == ENOENT)
+			return 0;
+		*err = e;
+		return err_wrap(err, "image '%s'", name);
+	}
+	text[strcspn(text, "\n")] = '\0';
+	if (!digest_valid(text))
+		return err_set(err, 0, "image '%s': names/%s does not hold a digest", name, name);
+	memcpy(digest, text, SBX_DIGEST_HEX + 1);
+	return 1;
+}
+
+/* The stores to search, in order: user (may fail to exist), then system. */
+struct store_ref { char *path; const char *where; int fd; };
+
+static int open_stores(struct store_ref refs[2], struct sbx_err *err)
+{
+	refs[0] = (struct store_ref){ user_store_path(err), "user", -1 };
+	refs[1] = (struct store_ref){ xstrdup(SBX_SYSTEM_STORE), "system", -1 };
+	if (!refs[0].path) {
+		free(refs[1].path);
+		return -1;
+	}
+	for (int i = 0; i < 2; i++)
+		refs[i].fd = open(refs[i].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+static void close_stores(struct store_ref refs[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (refs[i].fd >= 0)
+			close(refs[i].fd);
+		free(refs[i].path);
+	}
+}
+
+/* Finds NAME: *which is the index into refs, digest filled. */
+static int find_image(struct store_ref refs[2], const char *name, int *which,
+		      char digest[SBX_DIGEST_HEX + 1], struct sbx_err *err)
+{
+	if (store_name_check(name, err) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (refs[i].fd < 0)
+			continue;
+		int r = resolve_name(refs[i].fd, name, digest, err);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			*which = i;
+			return 0;
+		}
+	}
+	return err_set(err, 0, "no image '%s' (see 'sbxrun image ls')", name);
+}
+
+/* Same inode still under its digest: an `image rm` did not move it away
+ * between our lookup and our lock. */
+static bool still_there(int storefd, const char *digest, int dirfd)
+{
+	struct stat a, b;
+	return fstat(dirfd, &a) == 0 && fstatat(storefd, digest, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int open_locked_image(const struct store_ref *ref, const char *name, const char *digest,
+			     struct sbx_image *img, struct sbx_err *err)
+{
+	struct sbx_meta m;
+
+	img->use_lock_fd = openat(ref->fd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (img->use_lock_fd < 0)
+		return err_sys(err, "image '%s': open '%s/%s'", name, ref->path, digest);
+	while (flock(img->use_lock_fd, LOCK_SH) < 0)
+		if (errno != EINTR)
+			return err_sys(err, "image '%s': lock", name);
+	if (!still_there(ref->fd, digest, img->use_lock_fd))
+		return err_set(err, 0, "image '%s' was removed", name);
+	img->rootfs_fd = openat(img->use_lock_fd, "rootfs", O_PATH | O_DIRECTORY | O_NOFOLLOW |
+				O_CLOEXEC);
+	if (img->rootfs_fd < 0)
+		return err_sys(err, "image '%s': open its rootfs", name);
+	if (store_meta_read(img->use_lock_fd, &m, err) < 0)
+		return err_wrap(err, "image '%s'", name);
+	img->name = xstrdup(name);
+	img->digest = xstrdup(digest);
+	img->dir = xasprintf("%s/%s", ref->path, digest);
+	img->env = steal_ptr(m.env);
+	img->apt_hosts = steal_ptr(m.apt_hosts);
+	img->npm_registry = steal_ptr(m.npm_registry);
+	img->pypi_index = steal_ptr(m.pypi_index);
+	img->size = m.size;
+	store_meta_free(&m);
+	return 0;
+}
+
+int store_image_open(const char *name, struct sbx_image *img, struct sbx_err *err)
+{
+	struct store_ref refs[2];
+	char digest[SBX_DIGEST_HEX + 1];
+	int which, r;
+
+	*img = (struct sbx_image){ .rootfs_fd = -1, .use_lock_fd = -1 };
+	if (open_stores(refs, err) < 0)
+		return -1;
+	r = find_image(refs, name, &which, digest, err);
+	if (r == 0)
+		r = open_locked_image(&refs[which], name, digest, img, err);
+	close_stores(refs);
+	if (r < 0)
+		store_image_close(img);
+	return r;
+}
+
+void store_image_close(struct sbx_image *img)
+{
+	if (img->rootfs_fd >= 0)
+		close(img->rootfs_fd);
+	if (img->use_lock_fd >= 0)
+		close(img->use_lock_fd); /* releases the use-lock */
+	free(img->name);
+	free(img->digest);
+	free(img->dir);
+	imgmeta_list_free(img->env);
+	imgmeta_list_free(img->apt_hosts);
+	free(img->npm_registry);
+	free(img->pypi_index);
+	*img = (struct sbx_image){ .rootfs_fd = -1, .use_lock_fd = -1 };
+}
+
+/* Whether any name still points at digest. */
+static bool digest_named(const struct sbx_store *s, const char *digest)
+{
+	DIR *d = open_dir_at(s->fd, "names");
+	char other[SBX_DIGEST_HEX + 1];
+	struct sbx_err ignore = { 0 };
+	bool found = false;
+
+	if (!d)
+		return true; /* unsure: keep the image */
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		found = resolve_name(s->fd, e->d_name, other, &ignore) > 0 && !strcmp(other, digest);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Moved aside first so an interrupted removal leaves a staging leftover
+ * (cleaned at the next lock), never a half image under its digest. */
+static int remove_digest(const struct sbx_store *s, const char *digest, struct sbx_err *err)
+{
+	uint32_t rnd = 0;
+	char aside[64];
+
+	(void)!getrandom(&rnd, sizeof(rnd), 0);
+	snprintf(aside, sizeof(aside), STAGING_PREFIX "rm-%08x", rnd);
+	if (renameat2(s->fd, digest, s->fd, aside, RENAME_NOREPLACE) < 0)
+		return err_sys(err, "rename '%s' in '%s'", digest, s->path);
+	return rm_rf_at(s->fd, aside, err);
+}
+
+static int remove_locked(const struct sbx_store *s, const char *name, const char *digest,
+			 struct sbx_err *err)
+{
+	_cleanup_close_ int dirfd = openat(s->fd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					   O_CLOEXEC);
+	_cleanup_free_ char *path = xasprintf("names/%s", name);
+
+	if (dirfd >= 0 && flock(dirfd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			return err_set(err, 0, "image '%s' is in use by a running sandbox", name);
+		return err_sys(err, "lock image '%s'", name);
+	}
+	if (unlinkat(s->fd, path, 0) < 0)
+		return err_sys(err, "remove '%s/%s'", s->path, path);
+	if (dirfd >= 0 && !digest_named(s, digest) && remove_digest(s, digest, err) < 0)
+		return err_wrap(err, "image '%s'", name);
+	return 0;
+}
+
+int store_remove(const char *name, struct sbx_err *err)
+{
+	struct sbx_store s;
+	char digest[SBX_DIGEST_HEX + 1];
+	int r;
+
+	if (store_name_check(name, err) < 0 || store_open_locked(&s, err) < 0)
+		return -1;
+	r = resolve_name(s.fd, name, digest, err);
+	if (r == 0) {
+		struct sbx_err e2 = { 0 };
+		bool sys = false;
+		_cleanup_close_ int sfd = open(SBX_SYSTEM_STORE, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (sfd >= 0)
+			sys = resolve_name(sfd, name, digest, &e2) > 0;
+		r = sys ? err_set(err, 0, "image '%s' is in the system store %s (read-only)", name,
+				  SBX_SYSTEM_STORE)
+			: err_set(err, 0, "no image '%s' (see 'sbxrun image ls')", name);
+	} else if (r > 0 && (r = remove_locked(&s, name, digest, err)) == 0) {
+		log_info("removed image '%s'", name);
+	}
+	store_close(&s);
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of one store, sorted. */
+static char **list_names(int storefd)
+{
+	DIR *d = open_dir_at(storefd, "names");
+	struct sbx_list l = { 0 };
+
+	if (d) {
+		for (struct dirent *e; (e = readdir(d));)
+			if (e->d_name[0] != '.')
+				imgmeta_list_add(&l, e->d_name, strlen(e->d_name));
+		closedir(d);
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+	return l.v;
+}
+
+/* The metadata of the image that NAME points at in one store. */
+static int meta_of(int storefd, const char *name, struct sbx_meta *m, struct sbx_err *err)
+{
+	char digest[SBX_DIGEST_HEX + 1];
+	int r = resolve_name(storefd, name, digest, err);
+
+	if (r <= 0)
+		return r < 0 ? -1 : err_set(err, ENOENT, "image '%s'", name);
+	_cleanup_close_ int dirfd = openat(storefd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					   O_CLOEXEC);
+	if (dirfd < 0)
+		return err_sys(err, "image '%s': open '%s'", name, digest);
+	if (store_meta_read(dirfd, m, err) < 0)
+		return err_wrap(err, "image '%s'", name);
+	free(m->digest);
+	m->digest = xstrdup(digest);
+	return 0;
+}
+
+int store_list(store_list_fn fn, void *arg, struct sbx_err *err)
+{
+	struct store_ref refs[2];
+
+	if (open_stores(refs, err) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		char **names = refs[i].fd >= 0 ? list_names(refs[i].fd) : NULL;
+		for (char **n = names; n && *n; n++) {
+			struct sbx_meta m;
+			struct sbx_err e = { 0 };
+			if (meta_of(refs[i].fd, *n, &m, &e) < 0) {
+				log_warn("%s", e.msg);
+				continue;
+			}
+			fn(*n, &m, refs[i].where, arg);
+			store_meta_free(&m);
+		}
+		imgmeta_list_free(names);
+	}
+	close_stores(refs);
+	return 0;
+}
+
+int store_inspect(const char *name, struct sbx_meta *m, const char **where, struct sbx_err *err)
+{
+	struct store_ref refs[2];
+	char digest[SBX_DIGEST_HEX + 1];
+	int which, r;
+
+	if (open_stores(refs, err) < 0)
+		return -1;
+	r = find_image(refs, name, &which, digest, err);
+	if (r == 0)
+		r = meta_of(refs[which].fd, name, m, err);
+	if (r == 0)
+		*where = refs[which].where;
+	close_stores(refs);
+	return r;
+}
