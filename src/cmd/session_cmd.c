@@ -35,22 +35,6 @@ static const char usage[] =
 	"A session is a sandbox that outlives one command: 'run --session NAME' and\n"
 	"'shell --session NAME' start their process inside it.\n";
 
-int session_connect(const char *name, struct sbx_err *err)
-{
-	_cleanup_free_ char *dir = NULL;
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-
-	if (session_dir(name, &dir, err) < 0)
-		return -1;
-	if (!session_alive(dir))
-		return err_set(err, ENOENT, "session '%s' is not running", name);
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/control.sock", dir);
-	_cleanup_close_ int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		return err_sys(err, "session '%s': connect", name);
-	return steal_fd(s);
-}
-
 static int check_name(const char *name, struct sbx_err *err)
 {
 	size_t n = strlen(name);

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -19,6 +21,22 @@
 #include "sandbox/supervise.h"
 #include "session/control.h"
 #include "session/session.h"
+
+int session_connect(const char *name, struct sbx_err *err)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+	if (session_dir(name, &dir, err) < 0)
+		return -1;
+	if (!session_alive(dir))
+		return err_set(err, ENOENT, "session '%s' is not running", name);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/control.sock", dir);
+	_cleanup_close_ int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return err_sys(err, "session '%s': connect", name);
+	return steal_fd(s);
+}
 
 static const enum sbx_key per_command[] = { SBX_K_SESSION, SBX_K_WORKDIR, SBX_K_ENV, SBX_K_TIMEOUT,
 					    SBX_K_TTY, SBX_K_USER, SBX_K_JSON, SBX_K_JSON_FD,
