@@ -6,13 +6,17 @@ DATADIR = $(PREFIX)/share/sbxrun
 MANDIR = $(PREFIX)/share/man/man1
 VERSION = 0.1
 
-# libarchive, libcurl and libcrypto are loaded on first use (src/base/lazylib.c):
+# libarchive, libcurl and libcrypto are loaded on first use (src/base/lazylib.c),
+# libsystemd only to ask systemd for a delegated cgroup (src/sandbox/scope.c):
 # only their headers are needed at build time.
 PKGS = libseccomp libcap-ng inih json-c
-LAZY_PKGS = libarchive libcurl libcrypto
+LAZY_PKGS = libarchive libcurl libcrypto libsystemd
 CC ?= cc
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(LAZY_PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldl
+# pkg-config runs when make starts: the targets that install the build
+# dependencies first (check, demo) build in a second make, after `deps`.
+PKG_CONFIG ?= pkg-config
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) $(LAZY_PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl
 
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-missing-field-initializers -Wno-format-truncation
 HARDEN = -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
@@ -74,8 +78,9 @@ docs: $(BUILD)/gen-docs
 	$(BUILD)/gen-docs zsh > completions/_sbxrun
 	$(BUILD)/gen-docs fish > completions/sbxrun.fish
 
+DEPS_CMD ?= sh tests/deps.sh
 deps:
-	sh tests/deps.sh
+	$(DEPS_CMD)
 
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
@@ -89,8 +94,10 @@ check: deps
 tests/helper/probe: tests/helper/probe.c
 	$(CC) -static -O2 -Wall -o $@ $<
 
-demo: deps all
-	bash tests/demo.sh
+DEMO_CMD ?= bash tests/demo.sh
+demo: deps
+	$(MAKE) all
+	$(DEMO_CMD)
 
 fuzz:
 	bash tests/fuzz/run.sh

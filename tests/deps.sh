@@ -3,7 +3,7 @@
 # that the build, the images and the tests need, where they are missing.
 set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
-libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev mmdebstrap uidmap
+libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev mmdebstrap uidmap
 fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
 util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
 libclang-rt-dev zsh fish"

@@ -33,6 +33,9 @@ done
 echo "== layers: no #include points up (HACKING.md)"
 if sh tools/check-layers.sh; then echo "pass layers" >> "$results"; else echo "fail layers: an #include points up" >> "$results"; fi
 
+echo "== the Makefile on a bare machine: make demo builds after deps"
+if bash tests/makefile.sh; then echo "pass makefile bare machine" >> "$results"; else echo "fail makefile bare machine" >> "$results"; fi
+
 echo "== man page and completions against the option table"
 for pair in man:man/sbxrun.1 bash:completions/sbxrun.bash zsh:completions/_sbxrun fish:completions/sbxrun.fish; do
 	kind=${pair%%:*} file=${pair#*:}

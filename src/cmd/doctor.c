@@ -27,6 +27,7 @@
 #include "cmd/commands.h"
 #include "sandbox/cgroup.h"
 #include "sandbox/limits.h"
+#include "sandbox/scope.h"
 
 static const char usage[] = "usage: sbxrun doctor\n"
 			    "Shows which kernel features this machine offers and what falls back.\n";
@@ -304,15 +305,22 @@ static void check_delegation(const struct sbx_limits_avail *av)
 		if (av->v1_parent[c][0])
 			snprintf(v1 + strlen(v1), sizeof(v1) - strlen(v1), " %s", names[c]);
 	}
-	if (have[0])
-		line("cgroup v2 delegation", "ok: %s (%s)", av->v2_parent, have + 1);
+	if (have[0] && strcmp(have, " memory pids cpu"))
+		line("cgroup v2 delegation", "partial: %s (%s; no %s)", av->v2_via, have + 1,
+		     !av->v2[SBX_CTL_CPU] ? "cpu: --cpus falls back to CPU affinity" : "memory or pids");
+	else if (have[0])
+		line("cgroup v2 delegation", "ok: %s (%s)", av->v2_via, have + 1);
 	else if (!strcmp(v1, " memory pids cpu"))
 		line("cgroup v2 delegation", "missing: no writable cgroup v2 subtree (cgroup v1 serves instead)");
 	else {
-		line("cgroup v2 delegation", "missing: no writable cgroup v2 subtree with the memory or "
-		     "pids controller for this user");
-		hint("on systemd with cgroup v2: systemd-run --user --scope -p Delegate=yes sbxrun ...; "
-		     "a v1 or hybrid machine needs systemd.unified_cgroup_hierarchy=1 at boot");
+		line("cgroup v2 delegation", "missing: %s; limits fall back to rlimits",
+		     av->v2_missing[0] ? av->v2_missing : "no writable cgroup v2 subtree with memory or pids");
+		if (scope_systemd_running())
+			hint("the user's systemd manager must be running with its bus: loginctl enable-linger "
+			     "USER, or log in through a PAM session (libpam-systemd)");
+		else
+			hint("a v1 or hybrid machine needs systemd.unified_cgroup_hierarchy=1 at boot; "
+			     "without systemd, give this user a cgroup v2 subtree with controllers enabled");
 	}
 	if (v1[0])
 		line("cgroup v1", "ok: writable%s", v1);
@@ -407,7 +415,8 @@ int cmd_doctor(int argc, char **argv, struct sbx_err *err)
 	check_seccomp();
 	check_landlock();
 	check_cgroup_version();
-	limits_probe(&av);
+	/* the real thing: under systemd this asks for a scope, as run would */
+	limits_probe(&av, 1);
 	check_delegation(&av);
 	check_ids();
 	check_limits(&av);

@@ -27,7 +27,9 @@ static void report(const struct sbx_config *cfg, const struct sbx_result *res)
 		format_duration(cfg->timeout_ms, when, sizeof(when));
 		fprintf(stderr, "sbxrun: timeout: the command ran longer than %s and was killed\n", when);
 	} else if (strcmp(res->reason, "oom") == 0) {
-		fprintf(stderr, "sbxrun: out of memory: the sandbox reached its memory limit and was killed\n");
+		char m[32];
+		format_size(cfg->memory, m, sizeof(m));
+		fprintf(stderr, "sbxrun: out of memory: the sandbox reached its memory limit (%s) and was killed\n", m);
 	} else if (strcmp(res->reason, "disk") == 0) {
 		char q[32];
 		format_size(cfg->disk, q, sizeof(q));

@@ -132,6 +132,22 @@ static int read_small(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+int cgroup_read_path(const char *path, char *buf, size_t size)
+{
+	return read_small(path, buf, size);
+}
+
+int cgroup_write_path(const char *path, const char *value, struct sbx_err *err)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_sys(err, "open '%s'", path);
+	if (write(fd, value, strlen(value)) < 0)
+		return err_sys(err, "write '%s' to '%s'", value, path);
+	return 0;
+}
+
 int cgroup_self_dir(const char *ctl, char *out, size_t size)
 {
 	_cleanup_free_ char *mi = xmalloc(65536), *self = xmalloc(8192);

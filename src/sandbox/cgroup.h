@@ -23,6 +23,9 @@ int cgroup_keyed_value(const char *text, const char *key, uint64_t *out);
 /* Whether a space-separated list (cgroup.controllers) names word. */
 int cgroup_list_has(const char *list, const char *word);
 
+/* A small cgroup file by path: read NUL-terminated (-1 with errno), or written. */
+int cgroup_read_path(const char *path, char *buf, size_t size);
+int cgroup_write_path(const char *path, const char *value, struct sbx_err *err);
 /* The directory of the caller's own cgroup for ctl (v1) or v2 (ctl NULL). */
 int cgroup_self_dir(const char *ctl, char *out, size_t size);
 /* Walks from the caller's cgroup up to the hierarchy's root and returns the

@@ -32,6 +32,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
+#include "sandbox/scope.h"
 
 static const char *const ctl_names[SBX_CTL__COUNT] = { "memory", "pids", "cpu" };
 static const char *const mech_names[] = { "none", "cgroup2", "cgroup1", "rlimit", "affinity" };
@@ -67,21 +68,76 @@ static uint64_t hard_limit(int res)
 	return rl.rlim_max;
 }
 
-void limits_probe(struct sbx_limits_avail *av)
+static void probe_v2(struct sbx_limits_avail *av)
 {
 	static const char *const wanted[] = { "memory", "pids", "cpu", NULL };
 	char buf[512], file[PATH_MAX + 32];
+
+	memset(av->v2, 0, sizeof(av->v2));
+	av->v2_parent[0] = '\0';
+	if (cgroup_find_parent(SBX_CG_V2, NULL, wanted, av->v2_parent, sizeof(av->v2_parent)) < 0)
+		return;
+	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", av->v2_parent);
+	if (cgroup_read_path(file, buf, sizeof(buf)) == 0)
+		for (int c = 0; c < SBX_CTL__COUNT; c++)
+			av->v2[c] = cgroup_list_has(buf, ctl_names[c]);
+	snprintf(av->v2_via, sizeof(av->v2_via), "writable subtree %s", av->v2_parent);
+}
+
+/* A scope sbxrun (this process or the one that started it) got from systemd. */
+static int own_scope(const char *dir)
+{
+	const char *base = strrchr(dir, '/');
+	size_t n = base ? strlen(base) : 0;
+
+	return base && !strncmp(base, "/sbxrun-", 8) && n > 6 && !strcmp(base + n - 6, ".scope");
+}
+
+/* Under systemd, the subtrees sbxrun may write without asking (app.slice
+ * of the user's manager, root's slices) belong to systemd: ask it for a
+ * delegated scope of sbxrun's own instead, and keep the found one only
+ * as a second choice. */
+static void probe_systemd(struct sbx_limits_avail *av)
+{
+	struct sbx_err err = { 0 };
+	char dir[PATH_MAX];
+	struct sbx_limits_avail before = *av;
+
+	if (av->v2_parent[0] && own_scope(av->v2_parent)) {
+		snprintf(av->v2_via, sizeof(av->v2_via), "systemd scope %s", strrchr(av->v2_parent, '/') + 1);
+		return;
+	}
+	if (scope_delegate(dir, sizeof(dir), &err) < 0) {
+		snprintf(av->v2_missing, sizeof(av->v2_missing), "no delegated scope from systemd: %s%s%s",
+			 err.msg, err.errnum ? ": " : "", err.errnum ? strerror(err.errnum) : "");
+		log_verbose("cgroup: %s", av->v2_missing);
+		return;
+	}
+	probe_v2(av);
+	if (!av->v2_parent[0] || !own_scope(av->v2_parent)) {
+		*av = before;
+		snprintf(av->v2_missing, sizeof(av->v2_missing), "systemd's scope %s is not usable", dir);
+		return;
+	}
+	snprintf(av->v2_via, sizeof(av->v2_via), "systemd scope %s", strrchr(av->v2_parent, '/') + 1);
+}
+
+void limits_probe(struct sbx_limits_avail *av, int delegate)
+{
+	static const char *const wanted[] = { "memory", "pids", "cpu", NULL };
 	cpu_set_t set;
 
 	memset(av, 0, sizeof(*av));
-	if (cgroup_find_parent(SBX_CG_V2, NULL, wanted, av->v2_parent, sizeof(av->v2_parent)) == 0) {
-		snprintf(file, sizeof(file), "%s/cgroup.subtree_control", av->v2_parent);
-		FILE *f = fopen(file, "re");
-		if (f && fgets(buf, sizeof(buf), f))
-			for (int c = 0; c < SBX_CTL__COUNT; c++)
-				av->v2[c] = cgroup_list_has(buf, ctl_names[c]);
-		if (f)
-			fclose(f);
+	probe_v2(av);
+	if (scope_systemd_running()) {
+		if (delegate)
+			probe_systemd(av);
+		else if (!av->v2_parent[0] || !own_scope(av->v2_parent))
+			snprintf(av->v2_missing, sizeof(av->v2_missing),
+				 "not in a delegated cgroup; one would be asked of systemd");
+	} else if (!av->v2_parent[0]) {
+		snprintf(av->v2_missing, sizeof(av->v2_missing),
+			 "no writable cgroup v2 subtree with memory, pids or cpu, and no systemd to ask");
 	}
 	for (int c = 0; c < SBX_CTL__COUNT; c++)
 		if (cgroup_find_parent(SBX_CG_V1, ctl_names[c], wanted, av->v1_parent[c],
@@ -203,6 +259,7 @@ static void log_mechanisms(const struct sbx_config *cfg, const struct sbx_limits
 			snprintf(v, sizeof(v), "%" PRIu64, val[l]);
 		log_verbose("limit %s %s: %s%s%s%s", lim_names[l], v, limits_mech_name(lim->mech[l]),
 			    *where ? " (" : "", where, *where ? ")" : "");
+
 	}
 }
 
@@ -214,7 +271,8 @@ int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct 
 	lim->v2.fd = -1;
 	for (int c = 0; c < SBX_CTL__COUNT; c++)
 		lim->v1[c].fd = -1;
-	limits_probe(&av);
+	limits_probe(&av, cfg->memory || cfg->pids || cfg->cpus_milli);
+	snprintf(lim->via, sizeof(lim->via), "%s", av.v2_parent[0] ? av.v2_via : "");
 	if (limits_choose(cfg, &av, lim->mech, err) < 0)
 		return -1;
 	for (int c = 0; c < SBX_CTL__COUNT; c++) {
@@ -234,8 +292,17 @@ int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct 
 	}
 	lim->file_size = cfg->file_size < av.fsize_hard ? cfg->file_size : av.fsize_hard;
 	lim->open_files = cfg->open_files < av.nofile_hard ? cfg->open_files : av.nofile_hard;
+	log_verbose("cgroup: %s", limits_cgroup_desc(lim));
 	log_mechanisms(cfg, lim);
 	return 0;
+}
+
+void limits_kill_as_group(const struct sbx_limits *lim)
+{
+	struct sbx_err ignored;
+
+	if (lim->mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP2)
+		cgroup_write(&lim->v2, "memory.oom.group", "1", &ignored);
 }
 
 int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err)
@@ -351,6 +418,20 @@ void limits_cleanup(struct sbx_limits *lim)
 	cgroup_destroy(&lim->v2);
 	for (int c = 0; c < SBX_CTL__COUNT; c++)
 		cgroup_destroy(&lim->v1[c]);
+}
+
+const char *limits_cgroup_desc(const struct sbx_limits *lim)
+{
+	static char buf[PATH_MAX + 96];
+
+	if (lim->v2.path) {
+		snprintf(buf, sizeof(buf), "cgroup v2 (%s)", lim->via);
+		return buf;
+	}
+	for (int c = 0; c < SBX_CTL__COUNT; c++)
+		if (lim->v1[c].path)
+			return "cgroup v1";
+	return "none";
 }
 
 const char *limits_mechanism(const struct sbx_limits *lim, enum sbx_key key)

@@ -44,6 +44,8 @@ struct sbx_limits_avail {
 	char v2_parent[PATH_MAX];     /* where a v2 cgroup can be made, "" if nowhere */
 	int v2[SBX_CTL__COUNT];       /* controller enabled for children there */
 	char v1_parent[SBX_CTL__COUNT][PATH_MAX]; /* writable v1 directory, "" if none */
+	char v2_via[PATH_MAX + 64];   /* how v2_parent was had, e.g. "systemd scope NAME" */
+	char v2_missing[256];         /* why there is no (delegated) v2 subtree, if so */
 	uint64_t nofile_hard, fsize_hard;  /* rlimits cannot be raised in a userns */
 	unsigned ncpus;               /* CPUs this process may run on */
 };
@@ -53,6 +55,7 @@ struct sbx_limits {
 	struct sbx_cgroup v2;                  /* one cgroup for every v2 controller */
 	struct sbx_cgroup v1[SBX_CTL__COUNT];  /* one per v1 hierarchy used */
 	uint64_t file_size, open_files;        /* clamped to the hard limits (best) */
+	char via[PATH_MAX + 64];               /* where the cgroup v2 subtree came from */
 };
 
 struct sbx_limits_outcome {
@@ -63,6 +66,9 @@ struct sbx_limits_outcome {
 
 /* Host side, before clone: chooses and creates. Strict: -1 naming the limit. */
 int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct sbx_err *err);
+/* One OOM kill ends every process of the sandbox (memory.oom.group), as a
+ * container engine does; not for sessions, where it would end them all. */
+void limits_kill_as_group(const struct sbx_limits *lim);
 /* Host side, right after clone: moves the sandbox's pid 1 into the cgroups. */
 int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err);
 /* In the sandbox, before exec: rlimits (RLIMIT_CORE 0 always) and affinity. */
@@ -75,11 +81,16 @@ int limits_outcome(const struct sbx_limits *lim, struct sbx_limits_outcome *out)
 int limits_clone_cgroup_fd(const struct sbx_limits *lim);
 /* Kills leftovers in the cgroups and removes them; safe to call twice. */
 void limits_cleanup(struct sbx_limits *lim);
+/* Where the sandbox's cgroup is: "cgroup v2 (systemd scope NAME)",
+ * "cgroup v2 (writable subtree DIR)", "cgroup v1" or "none". */
+const char *limits_cgroup_desc(const struct sbx_limits *lim);
 /* "cgroup2", "cgroup1", "rlimit", "affinity" or "none" for a limit's key. */
 const char *limits_mechanism(const struct sbx_limits *lim, enum sbx_key key);
 
-/* What this machine offers (used by doctor too). */
-void limits_probe(struct sbx_limits_avail *av);
+/* What this machine offers (used by doctor too). With delegate set, and
+ * systemd managing a pure cgroup v2 host, a subtree sbxrun does not own yet
+ * is asked of systemd (sandbox/scope.c): this moves the calling process. */
+void limits_probe(struct sbx_limits_avail *av, int delegate);
 /* The pure choice, from what is offered (unit-tested): fills mech[]. */
 int limits_choose(const struct sbx_config *cfg, const struct sbx_limits_avail *av,
 		  enum sbx_limit_mech mech[SBX_LIM__COUNT], struct sbx_err *err);

@@ -61,6 +61,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "peak_memory_bytes", json_object_new_int64((int64_t)res->peak_memory));
 	json_object_object_add(o, "network", json_object_new_string(sbx_egress_names[cfg->egress]));
 	json_object_object_add(o, "limits", limits(cfg, res));
+	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));
 	struct json_object *eg = json_object_new_object();
 	json_object_object_add(eg, "allowed", json_object_new_int64((int64_t)res->egress_allowed));
 	json_object_object_add(eg, "refused", json_object_new_int64((int64_t)res->egress_refused));

@@ -80,6 +80,15 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 			    "writable layer on disk");
 		plan->storage = SBX_STORAGE_DISK;
 	}
+	/* tmpfs pages are charged to the memory cgroup of whoever writes them:
+	 * a quota above the memory limit could never be filled on tmpfs. */
+	if (plan->storage == SBX_STORAGE_TMPFS && cfg->memory && cfg->disk > cfg->memory &&
+	    (plan->lim.mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP2 ||
+	     plan->lim.mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP1)) {
+		log_verbose("storage: the disk quota is above the memory limit, and tmpfs pages count "
+			    "as memory in a cgroup: writable layer on disk");
+		plan->storage = SBX_STORAGE_DISK;
+	}
 	if (plan->storage != SBX_STORAGE_DISK)
 		return 0;
 	_cleanup_free_ char *state = NULL;
@@ -160,10 +169,11 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		plan->ca_file = host_ca_bundle();
 	if (env_build(cfg, &plan->img, plan->home, plan->ca_file ? SBX_CA_INSIDE : NULL, &plan->envp, err) < 0)
 		return -1;
-	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
-		return -1;
 	if (limits_prepare(cfg, &plan->lim, err) < 0)
 		return -1;
+	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
+		return -1;
+
 	if (cfg->events_file) {
 		plan->events_fd = open(cfg->events_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
 		if (plan->events_fd < 0)
@@ -357,6 +367,8 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 	}
 	close(sv[1]);
 	sb->sync = sv[0];
+	if (!plan->pid1_loop)
+		limits_kill_as_group(&plan->lim);
 	if (limits_attach(&plan->lim, sb->pid, err) < 0 || start_child(plan, sb, err) < 0) {
 		supervise_kill(sb->pid, sb->pidfd);
 		sandbox_release(sb);
