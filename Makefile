@@ -46,7 +46,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check unit integration demo install uninstall clean fuzz images bench docs
+.PHONY: all deps check unit integration demo install install-apparmor uninstall clean fuzz images bench docs check-vm check-fresh
 
 all: $(BIN)
 
@@ -121,6 +121,15 @@ install: sbxrun
 	install -m 0644 completions/sbxrun.bash $(DESTDIR)$(BASHCOMPDIR)/sbxrun
 	install -m 0644 completions/_sbxrun $(DESTDIR)$(ZSHCOMPDIR)/_sbxrun
 	install -m 0644 completions/sbxrun.fish $(DESTDIR)$(FISHCOMPDIR)/sbxrun.fish
+
+# Ubuntu 23.10+ (kernel.apparmor_restrict_unprivileged_userns=1): a profile
+# that lets the installed binary make user namespaces. Separate from install,
+# which never writes /etc.
+install-apparmor:
+	install -d $(DESTDIR)/etc/apparmor.d
+	sed 's|/usr/local/bin/sbxrun|$(BINDIR)/sbxrun|' contrib/apparmor-sbxrun > $(DESTDIR)/etc/apparmor.d/sbxrun
+	chmod 0644 $(DESTDIR)/etc/apparmor.d/sbxrun
+	if [ -z "$(DESTDIR)" ] && command -v apparmor_parser >/dev/null; then apparmor_parser -r /etc/apparmor.d/sbxrun; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sbxrun $(DESTDIR)$(MANDIR)/sbxrun.1 $(DESTDIR)$(BASHCOMPDIR)/sbxrun \

@@ -112,8 +112,8 @@ static void check_userns_sysctls(int userns_ok)
 		     "AppArmor profile lets sbxrun make user namespaces", aa);
 	else if (aa > 0) {
 		line("apparmor_userns", "missing: kernel.apparmor_restrict_unprivileged_userns = %ld", aa);
-		hint("install contrib/apparmor-sbxrun in /etc/apparmor.d and load it with "
-		     "'apparmor_parser -r', or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+		hint("as root, from the source tree: make install-apparmor (installs and loads "
+		     "contrib/apparmor-sbxrun for the installed binary)");
 	} else
 		line("apparmor_userns", "ok: %s", aa < 0 ? "no AppArmor user namespace restriction"
 							 : "kernel.apparmor_restrict_unprivileged_userns = 0");
@@ -231,6 +231,12 @@ static int report_sandbox(int got)
 		line("overlay", "missing: overlay with userxattr cannot be mounted in a user namespace");
 		hint("needs Linux 5.11+ with overlayfs; 'modprobe overlay' if it is a module");
 	}
+	if (got & P_OVL_TMPFS)
+		line("storage", "ok: tmpfs by default (the disk quota is the tmpfs size: ENOSPC at the "
+		     "limit); disk where the quota exceeds a cgroup memory limit");
+	else if (got & P_OVL_DISK)
+		line("storage", "fallback: disk (this kernel's tmpfs cannot hold the writable layer): the "
+		     "disk quota is sbxrun's accounting, which ends the sandbox when it is passed");
 	return (got & P_USERNS) && (got & P_MNTNS) && (got & (P_OVL_TMPFS | P_OVL_DISK));
 }
 
@@ -415,6 +421,9 @@ int cmd_doctor(int argc, char **argv, struct sbx_err *err)
 	check_seccomp();
 	check_landlock();
 	check_cgroup_version();
+	line("systemd", scope_systemd_running() ? "ok: manages cgroup v2; a delegated scope is asked of "
+	     "it over D-Bus when sbxrun's own cgroup is not writable" : "not managing a pure cgroup v2 "
+	     "hierarchy here (no scope to ask for)");
 	/* the real thing: under systemd this asks for a scope, as run would */
 	limits_probe(&av, 1);
 	check_delegation(&av);
