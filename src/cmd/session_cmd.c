@@ -23,6 +23,7 @@
 #include "cmd/commands.h"
 #include "sandbox/pty.h"
 #include "sandbox/supervise.h"
+#include "sandbox/cgroup.h"
 #include "session/control.h"
 #include "session/session.h"
 #include "session/session_client.h"
@@ -108,6 +109,17 @@ static void memory_in_use(int64_t ns, int init, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
+/* The session's cgroup counts everything it holds, tmpfs files included. */
+static int cgroup_memory_in_use(const char *file, char *buf, size_t size)
+{
+	char num[64];
+
+	if (cgroup_read_path(file, num, sizeof(num)) < 0)
+		return -1;
+	format_size(strtoull(num, NULL, 10), buf, size);
+	return 0;
+}
+
 static void list_one(const char *sessions, const char *name)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/%s", sessions, name);
@@ -124,7 +136,9 @@ static void list_one(const char *sessions, const char *name)
 		format_duration((uint64_t)(time(NULL) - json_object_get_int64(v)) * 1000, age, sizeof(age));
 	int alive = session_alive(dir);
 	struct json_object *ip;
-	if (alive && o && json_object_object_get_ex(o, "userns", &v))
+	if (alive && o && json_object_object_get_ex(o, "memory_file", &v) && cgroup_memory_in_use(json_object_get_string(v), mem, sizeof(mem)) == 0)
+		;
+	else if (alive && o && json_object_object_get_ex(o, "userns", &v))
 		memory_in_use(json_object_get_int64(v),
 			      json_object_object_get_ex(o, "init_pid", &ip) ? json_object_get_int(ip) : 0,
 			      mem, sizeof(mem));

@@ -420,6 +420,17 @@ void limits_cleanup(struct sbx_limits *lim)
 		cgroup_destroy(&lim->v1[c]);
 }
 
+int limits_memory_file(const struct sbx_limits *lim, char *buf, size_t size)
+{
+	if (lim->mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP2)
+		snprintf(buf, size, "%s/memory.current", lim->v2.path);
+	else if (lim->mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP1)
+		snprintf(buf, size, "%s/memory.usage_in_bytes", lim->v1[SBX_LIM_MEMORY].path);
+	else
+		return -1;
+	return 0;
+}
+
 const char *limits_cgroup_desc(const struct sbx_limits *lim)
 {
 	static char buf[PATH_MAX + 96];

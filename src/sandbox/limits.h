@@ -81,6 +81,9 @@ int limits_outcome(const struct sbx_limits *lim, struct sbx_limits_outcome *out)
 int limits_clone_cgroup_fd(const struct sbx_limits *lim);
 /* Kills leftovers in the cgroups and removes them; safe to call twice. */
 void limits_cleanup(struct sbx_limits *lim);
+/* The file that holds the sandbox's memory in use (memory.current, or v1's
+ * memory.usage_in_bytes); 0, or -1 when memory has no cgroup. */
+int limits_memory_file(const struct sbx_limits *lim, char *buf, size_t size);
 /* Where the sandbox's cgroup is: "cgroup v2 (systemd scope NAME)",
  * "cgroup v2 (writable subtree DIR)", "cgroup v1" or "none". */
 const char *limits_cgroup_desc(const struct sbx_limits *lim);

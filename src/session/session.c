@@ -85,9 +85,11 @@ static int listen_control(const char *dir, struct sbx_err *err)
 	return steal_fd(s);
 }
 
-static int write_info(const struct sbx_config *cfg, const char *dir, const char *name, int userns,
+static int write_info(const struct sbx_session *s, const char *dir, const char *name, int userns,
 		      pid_t init, struct sbx_err *err)
 {
+	const struct sbx_config *cfg = s->cfg;
+	char memfile[PATH_MAX + 32];
 	struct stat st = { 0 };
 	struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *tmp = xasprintf("%s/info.json.tmp", dir);
@@ -102,6 +104,10 @@ static int write_info(const struct sbx_config *cfg, const char *dir, const char 
 	if (fstat(userns, &st) == 0)
 		json_object_object_add(o, "userns", json_object_new_int64((int64_t)st.st_ino));
 	json_object_object_add(o, "init_pid", json_object_new_int(init));
+	/* one cgroup holds the session and every command in it */
+	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&s->plan.lim)));
+	if (limits_memory_file(&s->plan.lim, memfile, sizeof(memfile)) == 0)
+		json_object_object_add(o, "memory_file", json_object_new_string(memfile));
 	int r = json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PLAIN);
 	json_object_put(o);
 	if (r < 0 || rename(tmp, path) < 0)
@@ -128,7 +134,7 @@ static __attribute__((noreturn)) void supervisor_main(const struct sbx_config *c
 	}
 	if (err.msg[0] || sandbox_start(&s.plan, &s.sb, &err) < 0 ||
 	    (s.sb.proxy_fd >= 0 && sandbox_proxy(&s.plan, s.sb.proxy_fd, &s.px, &err) < 0) ||
-	    (s.listen = listen_control(dir, &err)) < 0 || write_info(cfg, dir, name, s.sb.fds.fd[SBX_FD_USER], s.sb.pid, &err) < 0) {
+	    (s.listen = listen_control(dir, &err)) < 0 || write_info(&s, dir, name, s.sb.fds.fd[SBX_FD_USER], s.sb.pid, &err) < 0) {
 		(void)!write(ready_fd, err.msg, strlen(err.msg) + 1);
 		_exit(125);
 	}
