@@ -33,6 +33,10 @@
 struct sdbus {
 	int (*open_user)(sd_bus **);
 	int (*open_system)(sd_bus **);
+	int (*bus_new)(sd_bus **);
+	int (*set_address)(sd_bus *, const char *);
+	int (*set_bus_client)(sd_bus *, int);
+	int (*start)(sd_bus *);
 	int (*new_call)(sd_bus *, sd_bus_message **, const char *, const char *, const char *,
 			const char *);
 	int (*append)(sd_bus_message *, const char *, ...);
@@ -54,6 +58,10 @@ static int load(struct sdbus *b, struct sbx_err *err)
 		return err_set(err, 0, "libsystemd has no '%s'", name)
 	SYM(open_user, "sd_bus_open_user");
 	SYM(open_system, "sd_bus_open_system");
+	SYM(bus_new, "sd_bus_new");
+	SYM(set_address, "sd_bus_set_address");
+	SYM(set_bus_client, "sd_bus_set_bus_client");
+	SYM(start, "sd_bus_start");
 	SYM(new_call, "sd_bus_message_new_method_call");
 	SYM(append, "sd_bus_message_append");
 	SYM(open_container, "sd_bus_message_open_container");
@@ -154,6 +162,26 @@ static int take_scope(const char *dir, struct sbx_err *err)
 	return 0;
 }
 
+/* The user's bus, also where the environment does not name it (sudo -u,
+ * runuser, cron): /run/user/UID/bus when it is there. */
+static int open_user_bus(const struct sdbus *b, sd_bus **bus)
+{
+	char addr[64];
+	int r;
+
+	if (getenv("DBUS_SESSION_BUS_ADDRESS") || getenv("XDG_RUNTIME_DIR"))
+		return b->open_user(bus);
+	snprintf(addr, sizeof(addr), "unix:path=/run/user/%u/bus", (unsigned)getuid());
+	if ((r = b->bus_new(bus)) < 0)
+		return r;
+	if ((r = b->set_address(*bus, addr)) < 0 || (r = b->set_bus_client(*bus, 1)) < 0 ||
+	    (r = b->start(*bus)) < 0) {
+		b->bus_unref(*bus);
+		*bus = NULL;
+	}
+	return r;
+}
+
 int scope_delegate(char *dir, size_t size, struct sbx_err *err)
 {
 	static struct sdbus b;
@@ -165,7 +193,7 @@ int scope_delegate(char *dir, size_t size, struct sbx_err *err)
 	if (!loaded && load(&b, err) < 0)
 		return -1;
 	loaded = 1;
-	int r = geteuid() == 0 ? b.open_system(&bus) : b.open_user(&bus);
+	int r = geteuid() == 0 ? b.open_system(&bus) : open_user_bus(&b, &bus);
 	if (r < 0)
 		return err_set(err, -r, "cannot reach the %s systemd manager's bus",
 			       geteuid() == 0 ? "system" : "user's");
