@@ -297,6 +297,15 @@ int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct 
 	return 0;
 }
 
+void limits_cap_file_size(struct sbx_limits *lim, uint64_t bytes)
+{
+	if (!bytes)
+		return;
+	if (lim->mech[SBX_LIM_FILE_SIZE] == SBX_MECH_NONE || lim->file_size > bytes)
+		lim->file_size = bytes;
+	lim->mech[SBX_LIM_FILE_SIZE] = SBX_MECH_RLIMIT;
+}
+
 void limits_kill_as_group(const struct sbx_limits *lim)
 {
 	struct sbx_err ignored;

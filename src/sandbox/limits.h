@@ -66,6 +66,9 @@ struct sbx_limits_outcome {
 
 /* Host side, before clone: chooses and creates. Strict: -1 naming the limit. */
 int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct sbx_err *err);
+/* storage = disk: no file may grow past the disk quota (RLIMIT_FSIZE), a
+ * hard per-file stop where the quota itself is a walk. */
+void limits_cap_file_size(struct sbx_limits *lim, uint64_t bytes);
 /* One OOM kill ends every process of the sandbox (memory.oom.group), as a
  * container engine does; not for sessions, where it would end them all. */
 void limits_kill_as_group(const struct sbx_limits *lim);

@@ -91,6 +91,7 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 	}
 	if (plan->storage != SBX_STORAGE_DISK)
 		return 0;
+	limits_cap_file_size(&plan->lim, cfg->disk);
 	_cleanup_free_ char *state = NULL;
 	if (paths_state_dir(&state, err) < 0)
 		return -1;

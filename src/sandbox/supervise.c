@@ -113,13 +113,19 @@ static void finish(const siginfo_t *info, struct sbx_result *res)
 	}
 }
 
-/* storage = disk: sbxrun's own accounting of the writable layer. */
+/* storage = disk: sbxrun's own accounting of the writable layer; the timer
+ * is re-armed by what the walk cost and how close the quota is. */
 static int over_quota(const struct sbx_plan *plan, int dfd)
 {
-	uint64_t ticks, used;
+	uint64_t ticks, used, t0 = now_ms();
 	if (read(dfd, &ticks, sizeof(ticks)) < 0 || diskuse_bytes(plan->run_dir, &used) < 0)
 		return 0;
-	return used > plan->cfg->disk;
+	if (used > plan->cfg->disk)
+		return 1;
+	uint64_t next = diskuse_next_ms(now_ms() - t0, used, plan->cfg->disk);
+	struct itimerspec its = { .it_value = { (time_t)(next / 1000), (long)(next % 1000) * 1000000 } };
+	timerfd_settime(dfd, 0, &its, NULL);
+	return 0;
 }
 
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
@@ -128,7 +134,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
 	_cleanup_close_ int tfd = plan->cfg->timeout_ms ? make_timer(plan->cfg->timeout_ms, 0) : -1;
 	_cleanup_close_ int dfd = plan->storage == SBX_STORAGE_DISK && plan->cfg->disk && plan->run_dir
-		? make_timer(500, 1) : -1;
+		? make_timer(50, 0) : -1;
 	uint64_t start = now_ms();
 	siginfo_t info = { 0 };
 	int sync_open = 1;

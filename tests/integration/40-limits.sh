@@ -286,3 +286,37 @@ test_disk_quota_with_storage_disk() {
 	run "$SBX" run --image tiny -p "$TESTDIR/d.ini" -- sh -c 'echo small > /workspace/f; cat /workspace/f'
 	assert_eq small "$out"
 }
+
+test_disk_storage_stops_one_file_at_the_quota() {
+	# the walk ends the sandbox a little after the quota is passed; one file
+	# cannot grow past it at all (RLIMIT_FSIZE, 512-byte blocks for ulimit)
+	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
+	run "$SBX" run --image tiny -p "$TESTDIR/d.ini" -- sh -c 'ulimit -f'
+	assert_status 0
+	assert_eq 32768 "$out" "RLIMIT_FSIZE in 512-byte blocks"
+	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\nfile_size = 1M\n' > "$TESTDIR/e.ini"
+	run "$SBX" run --image tiny -p "$TESTDIR/e.ini" -- sh -c 'ulimit -f'
+	assert_eq 2048 "$out" "a smaller file_size stays"
+}
+
+test_disk_storage_counts_inodes() {
+	# empty files take no blocks: each inode counts one 4 KiB block
+	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
+	run timeout 120 "$SBX" run --image tiny -p "$TESTDIR/d.ini" --timeout 60s -- sh -c \
+		'mkdir /workspace/i; i=0; while echo -n > /workspace/i/f$i; do i=$((i+1)); [ $i -lt 100000 ] || break; done; echo "files=$i"'
+	assert_status 137
+	assert_contains "$err" "disk quota"
+	assert_not_contains "$out" "files=100000"
+}
+
+test_quota_above_a_cgroup_memory_limit_can_be_filled() {
+	# tmpfs pages count as memory in a cgroup: with a quota above the memory
+	# limit the writable layer goes to disk, so the quota can be used.
+	run "$SBX" -v run --image tiny --memory 64M --disk 256M --timeout 60s -- sh -c \
+		'dd if=/dev/zero of=/workspace/f bs=1M count=150 2>/dev/null; wc -c < /workspace/f'
+	assert_status 0
+	assert_eq 157286400 "$out" "a 150M file under --memory 64M --disk 256M"
+	case $(doctor_mech memory) in
+	cgroup*) assert_contains "$err" "disk quota is above the memory limit" ;;
+	esac
+}
