@@ -36,3 +36,26 @@ assert_bad_input() { # needle
 	assert_contains "$err" "$1" stderr
 	[ "$(printf '%s\n' "$err" | grep -c .)" -le 2 ] || fail "more than one error line: $err"
 }
+
+# The default storage on this kernel: "tmpfs", or "disk" where tmpfs cannot
+# hold overlay's writable layer (Linux < 6.6; sbxrun doctor's storage line).
+storage_mode() {
+	case $("$SBX" doctor 2>/dev/null | sed -n 's/^storage  *//p') in
+	ok:*tmpfs*) echo tmpfs ;;
+	*disk*) echo disk ;;
+	*) echo unknown ;;
+	esac
+}
+
+# A write past the quota was stopped: ENOSPC on tmpfs; with storage on disk
+# one file stops at the quota (EFBIG) and the sandbox is ended past it.
+assert_quota_stopped() { # output-with-stderr
+	if [ "$(storage_mode)" = disk ]; then
+		case "$1" in
+		*"No space left on device"* | *"File too large"* | *"disk quota"*) ;;
+		*) fail "no quota stop (storage on disk): $(printf '%s' "$1" | head -c 600)" ;;
+		esac
+	else
+		assert_contains "$1" "No space left on device" "a write past the quota"
+	fi
+}

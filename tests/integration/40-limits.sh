@@ -156,11 +156,14 @@ test_disk_fill_ends_in_enospc() {
 	local tmp home
 	tmp=$(avail_kb /tmp)
 	home=$(avail_kb "$HOME")
+	local mode
+	mode=$(storage_mode)
 	for dir in /tmp /workspace /root; do
 		run "$SBX" run --image tiny --disk 16M -- sh -c \
-			"dd if=/dev/zero of=$dir/big bs=1M count=64 2>&1; echo dd=\$?; df -k $dir | tail -1"
-		assert_status 0
-		assert_contains "$out" "No space left on device" "dd into $dir"
+			"trap '' XFSZ; dd if=/dev/zero of=$dir/big bs=1M count=64 2>&1; echo dd=\$?; df -k $dir | tail -1"
+		# on disk (Linux < 6.6) the walk may end the sandbox right after dd stops
+		[ "$mode" = disk ] && [ "$status" = 137 ] || assert_status 0
+		assert_quota_stopped "$out$err"
 		assert_not_contains "$out" "dd=0" "dd into $dir"
 	done
 	assert_free_back /tmp "$tmp"
@@ -172,6 +175,12 @@ test_inode_fill_ends_in_enospc() {
 	# would end the shell), no fork per file: fast even for many inodes.
 	run timeout 120 "$SBX" run --image tiny --disk 16M --timeout 60s -- sh -c \
 		'mkdir /tmp/i; i=0; while echo -n > /tmp/i/f$i; do i=$((i+1)); [ $i -lt 1000000 ] || break; done; echo "files=$i"'
+	if [ "$(storage_mode)" = disk ]; then
+		# inodes count 4 KiB each in sbxrun's accounting: the walk ends it
+		assert_status 137
+		assert_contains "$err" "disk quota"
+		return 0
+	fi
 	assert_status 0
 	assert_contains "$err" "No space left on device"
 	local n=${out#files=}
