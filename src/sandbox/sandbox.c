@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "sandbox/sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -72,6 +74,27 @@ static int plan_binds(const struct sbx_config *cfg, struct sbx_plan *plan, struc
 	return 0;
 }
 
+/* Writable layers of runs that ended without cleaning up (kill -9): the
+ * lock of a live run is held by its supervisor for its whole life. */
+static void sweep_runs(const char *runs)
+{
+	_cleanup_close_ int dfd = open(runs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dup(dfd)) : NULL;
+	struct dirent *e;
+	struct sbx_err ignored;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "run-", 4))
+			continue;
+		_cleanup_close_ int fd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			rm_rf_at(dfd, e->d_name, &ignored);
+	}
+	closedir(d);
+}
+
 static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, struct sbx_err *err)
 {
 	plan->storage = cfg->storage;
@@ -92,12 +115,21 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 	if (plan->storage != SBX_STORAGE_DISK)
 		return 0;
 	limits_cap_file_size(&plan->lim, cfg->disk);
-	_cleanup_free_ char *state = NULL;
-	if (paths_state_dir(&state, err) < 0)
+	/* On disk, not in the runtime dir: that is a tmpfs, which lacks the user
+	 * xattrs overlay needs before Linux 6.6 (renames then fail with EXDEV). */
+	_cleanup_free_ char *data = NULL, *runs = NULL;
+	if (paths_data_dir(&data, err) < 0)
 		return -1;
-	plan->run_dir = xasprintf("%s/run-XXXXXX", state);
+	runs = xasprintf("%s/run", data);
+	if (mkdir(runs, 0700) < 0 && errno != EEXIST)
+		return err_sys(err, "create '%s'", runs);
+	sweep_runs(runs);
+	plan->run_dir = xasprintf("%s/run-XXXXXX", runs);
 	if (!mkdtemp(plan->run_dir))
 		return err_sys(err, "create '%s'", plan->run_dir);
+	plan->run_lock = open(plan->run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (plan->run_lock < 0 || flock(plan->run_lock, LOCK_EX | LOCK_NB) < 0)
+		return err_sys(err, "lock '%s'", plan->run_dir);
 	for (const char *const *d = (const char *const[]){ "upper", "work", "ws", NULL }; *d; d++) {
 		char p[4200];
 		snprintf(p, sizeof(p), "%s/%s", plan->run_dir, *d);
@@ -147,6 +179,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->cfg = cfg;
 	plan->argv = argv;
 	plan->events_fd = -1;
+	plan->run_lock = -1;
 	if (store_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
 	plan->lower = xasprintf("%s/rootfs", plan->img.dir);
@@ -207,6 +240,8 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	if (plan->run_dir)
 		rm_rf_at(AT_FDCWD, plan->run_dir, &err);
 	free(plan->run_dir);
+	if (plan->run_lock >= 0)
+		close(plan->run_lock);
 	free(plan->home);
 	free(plan->workdir);
 	free(plan->shell_argv[0]);

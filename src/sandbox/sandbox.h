@@ -34,6 +34,7 @@ struct sbx_plan {
 	char *lower;         /* the image's rootfs directory on the host */
 	int storage;         /* effective enum sbx_storage */
 	char *run_dir;       /* storage = disk: host dir holding upper, work, ws */
+	int run_lock;        /* flock'ed fd of run_dir while it is in use, or -1 */
 	struct sbx_plan_bind *binds;
 	size_t nbinds;
 	int stdin_tty;       /* the caller's stdin is a terminal */

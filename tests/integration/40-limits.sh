@@ -329,3 +329,19 @@ test_quota_above_a_cgroup_memory_limit_can_be_filled() {
 	cgroup*) assert_contains "$err" "disk quota is above the memory limit" ;;
 	esac
 }
+
+test_disk_storage_layer_is_removed_and_swept_after_kill_9() {
+	printf '[sandbox]\nstorage = disk\n' > "$TESTDIR/d.ini"
+	local runs=$HOME/.local/share/sbxrun/run n0
+	run "$SBX" run --image tiny -p "$TESTDIR/d.ini" -- sh -c 'mkdir /a && mv /a /b && echo renamed'
+	assert_eq renamed "$out" "a directory renamed in the writable layer"
+	n0=$(ls "$runs" 2>/dev/null | wc -l)
+	assert_eq 0 "$n0" "writable layers left after a run"
+	"$SBX" run --image tiny -p "$TESTDIR/d.ini" -- sleep 30 &
+	local pid=$!
+	for _ in $(seq 1 50); do [ "$(ls "$runs" | wc -l)" -ge 1 ] && break; sleep 0.1; done
+	kill -9 $pid; wait $pid 2>/dev/null || true
+	assert_eq 1 "$(ls "$runs" | wc -l)" "the killed run's layer (not removed by it)"
+	run "$SBX" run --image tiny -p "$TESTDIR/d.ini" -- true
+	assert_eq 0 "$(ls "$runs" | wc -l)" "writable layers left after the next run swept"
+}
