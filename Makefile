@@ -91,6 +91,13 @@ check: deps
 	$(MAKE) all $(UNIT_BINS) tests/helper/probe $(BUILD)/gen-docs
 	bash tests/run.sh
 
+# The tests that depend on the host's kernel and cgroups, in a Debian 12 VM
+# (its own 6.1 kernel, systemd, cgroup v2) under QEMU: tests/vm/README.md.
+check-vm: deps
+	sh tests/deps.sh vm
+	$(MAKE) all tests/helper/probe
+	bash tests/vm/check.sh
+
 tests/helper/probe: tests/helper/probe.c
 	$(CC) -static -O2 -Wall -o $@ $<
 

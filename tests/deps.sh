@@ -9,6 +9,8 @@ util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
 libclang-rt-dev zsh fish"
 # only for `make bench`; not every release has them
 optional="hyperfine bubblewrap"
+# `sh tests/deps.sh vm`: what `make check-vm` needs besides
+[ "${1:-}" = vm ] && pkgs="qemu-system-x86 e2fsprogs" optional=""
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
