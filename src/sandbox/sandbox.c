@@ -501,5 +501,7 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	sandbox_release(&sb);
 	if (r == 0)
 		limits_result(plan, res);
+	if (r == 0 && res->init_died && !res->reason[0])
+		snprintf(res->message, sizeof(res->message), "the sandbox's init ended unexpectedly");
 	return r;
 }

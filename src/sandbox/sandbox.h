@@ -57,6 +57,7 @@ struct sbx_result {
 	uint64_t duration_ms;
 	char message[900];   /* why the command did not run (126/127), if so */
 	char reason[16];     /* "oom", "pids" when a limit ended it, else empty */
+	int init_died;       /* the sandbox's init ended without reporting the command */
 	uint64_t peak_memory;
 	const char *mechanism[SBX_K__COUNT]; /* how each limit was enforced */
 	uint64_t egress_allowed, egress_refused, egress_bytes_up, egress_bytes_down;

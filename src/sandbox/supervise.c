@@ -106,10 +106,10 @@ static void finish(const siginfo_t *info, struct sbx_result *res)
 	else if (res->kind == SBX_EXIT_SIGNAL)
 		res->exit_status = 128 + res->code;
 	else if (!res->message[0]) {
-		/* init ended without a word: a limit killed it, or it crashed */
+		/* init ended without a word: a limit killed it (memory.oom.group
+		 * takes init too; sandbox_run names the limit), or it crashed */
 		res->exit_status = info->si_code == CLD_EXITED ? info->si_status : 128 + info->si_status;
-		if (!res->reason[0])
-			snprintf(res->message, sizeof(res->message), "the sandbox's init ended unexpectedly");
+		res->init_died = 1;
 	}
 }
 
