@@ -10,11 +10,20 @@
 # directory on stdout; progress goes to stderr. mmdebstrap gets no mirror
 # argument: it uses the host's apt configuration.
 # Not root: mmdebstrap's unshare mode (needs a subuid range) and fakeroot.
+# SBX_VM_VARIANT=bare (tests/vm/fresh.sh, make check-fresh): a bare Debian 12
+# instead, with systemd but none of the build dependencies (no compiler, no
+# pkg-config, no -dev packages, no sbxtest user), only git and make added,
+# cached apart in CACHE/bare-KEY.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$(id -u)" = 0 ]; then cache=/var/cache/sbxrun-vm; else cache=${XDG_CACHE_HOME:-$HOME/.cache}/sbxrun-vm; fi
+case ${SBX_VM_VARIANT:-} in
+"") variant=img ;;
+bare) variant=bare ;;
+*) echo "vm: SBX_VM_VARIANT is unset or bare" >&2; exit 2 ;;
+esac
 key=$(cat "$here/build.sh" "$here"/guest/* | sha256sum | cut -c1-16)
-dir=$cache/img-$key
+dir=$cache/$variant-$key
 if [ -s "$dir/disk.img" ]; then echo "$dir"; exit 0; fi
 mkdir -p "$cache"
 # One build at a time; a concurrent call waits and then finds it done.
@@ -26,14 +35,27 @@ pkgs="linux-image-amd64 initramfs-tools systemd systemd-sysv dbus dbus-user-sess
 libseccomp2 libcap-ng0 libinih1 libjson-c5 libarchive13 libcurl4 libssl3 libsystemd0
 bash python3 iproute2 util-linux passwd procps psmisc curl ca-certificates tmux zstd xz-utils
 busybox-static coreutils findutils grep sed kmod"
+# The test user, lingering, so that its systemd manager runs at boot (the
+# hooks are the positional parameters).
+# shellcheck disable=SC2016 # $1 is the hook's argument, the new root
+set -- --customize-hook='chroot "$1" useradd --create-home --uid 1000 --shell /bin/bash sbxtest' \
+	--customize-hook='mkdir -p "$1/var/lib/systemd/linger" && touch "$1/var/lib/systemd/linger/sbxtest"'
+if [ "$variant" = bare ]; then
+	# What a bare machine has (minbase, systemd, dbus, logind), what the job
+	# needs (iproute2, kmod), and git and make to clone and to type `make`.
+	pkgs="linux-image-amd64 initramfs-tools systemd systemd-sysv dbus libpam-systemd iproute2 kmod git make"
+	set --
+fi
 # The initramfs only needs to find the root disk: a short module list keeps
 # it small (and quick to unpack under software emulation).
 modules="virtio_pci virtio_blk virtio_console virtio_rng ext4 9pnet_virtio 9p"
 
-tmp=$(mktemp -d "$cache/part-$key.XXXXXX")
+tmp=$(mktemp -d "$cache/part-$variant-$key.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 start=$(date +%s)
-echo "vm: building the VM image with mmdebstrap (log: $cache/build.log)" >&2
+log=$cache/build.log
+[ "$variant" = img ] || log=$cache/build-$variant.log
+echo "vm: building the VM image ($variant) with mmdebstrap (log: $log)" >&2
 # shellcheck disable=SC2016 # $1 is the hook's argument, the new root
 if ! mmdebstrap --variant=minbase --format=tar --include="$(echo $pkgs | tr ' ' ,)" \
 	--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
@@ -44,17 +66,16 @@ if ! mmdebstrap --variant=minbase --format=tar --include="$(echo $pkgs | tr ' ' 
 	--customize-hook='echo sbxvm > "$1/etc/hostname"; printf "127.0.0.1 localhost\n127.0.1.1 sbxvm\n" > "$1/etc/hosts"' \
 	--customize-hook='printf "[Match]\nName=en*\n[Network]\nDHCP=ipv4\n" > "$1/etc/systemd/network/80-sbxvm.network"' \
 	--customize-hook='rm -f "$1/etc/resolv.conf"; echo "nameserver 10.0.2.3" > "$1/etc/resolv.conf"' \
-	--customize-hook='chroot "$1" useradd --create-home --uid 1000 --shell /bin/bash sbxtest' \
-	--customize-hook='mkdir -p "$1/var/lib/systemd/linger" && touch "$1/var/lib/systemd/linger/sbxtest"' \
+	"$@" \
 	--customize-hook="copy-in $here/guest/sbx-vm-job /usr/local/sbin" \
 	--customize-hook="copy-in $here/guest/sbx-vm-job.service /etc/systemd/system" \
 	--customize-hook='chroot "$1" systemctl enable sbx-vm-job.service' \
 	--customize-hook='chroot "$1" systemctl mask getty.target apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer' \
 	--customize-hook='chroot "$1" systemctl set-default multi-user.target' \
 	--customize-hook='rm -rf "$1"/var/cache/apt/*.bin "$1"/var/lib/apt/lists/*' \
-	bookworm "$tmp/rootfs.tar" > "$cache/build.log" 2>&1; then
-	tail -30 "$cache/build.log" >&2
-	echo "vm: mmdebstrap failed (log: $cache/build.log)" >&2
+	bookworm "$tmp/rootfs.tar" > "$log" 2>&1; then
+	tail -30 "$log" >&2
+	echo "vm: mmdebstrap failed (log: $log)" >&2
 	exit 1
 fi
 
@@ -69,12 +90,12 @@ $fake sh -euc '
 	tar --numeric-owner --xattrs --xattrs-include="*" -xpf "$1/rootfs.tar" -C "$1/root"
 	cp "$1"/root/boot/vmlinuz-* "$1/vmlinuz"; cp "$1"/root/boot/initrd.img-* "$1/initrd.img"
 	mke2fs -q -t ext4 -L sbxroot -d "$1/root" "$1/disk.img" 8G
-' sh "$tmp" >> "$cache/build.log" 2>&1 || { tail -20 "$cache/build.log" >&2; exit 1; }
+' sh "$tmp" >> "$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
 chmod a+r "$tmp/vmlinuz" "$tmp/initrd.img"
 mkdir -p "$tmp/out"
 mv "$tmp/disk.img" "$tmp/vmlinuz" "$tmp/initrd.img" "$tmp/out/"
 rm -rf "$dir" && mv "$tmp/out" "$dir"
-# Images of older recipes go.
-for old in "$cache"/img-*; do [ "$old" = "$dir" ] || rm -rf "$old"; done
+# Images of older recipes (of this variant) go.
+for old in "$cache/$variant"-*; do [ "$old" = "$dir" ] || rm -rf "$old"; done
 echo "vm: image built in $(($(date +%s) - start)) s: $dir ($(du -sh "$dir/disk.img" | cut -f1) used)" >&2
 echo "$dir"
