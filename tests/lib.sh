@@ -52,7 +52,7 @@ storage_mode() {
 assert_quota_stopped() { # output-with-stderr
 	if [ "$(storage_mode)" = disk ]; then
 		case "$1" in
-		*"No space left on device"* | *"File too large"* | *"disk quota"*) ;;
+		*"No space left on device"* | *"File too large"* | *"File size limit exceeded"* | *"disk quota"*) ;;
 		*) fail "no quota stop (storage on disk): $(printf '%s' "$1" | head -c 600)" ;;
 		esac
 	else
