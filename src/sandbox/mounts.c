@@ -207,13 +207,17 @@ static int setup_proc(int rootfd, struct sbx_err *err)
 {
 	static const char *const hide_files[] = {
 		"/proc/kcore", "/proc/keys", "/proc/key-users", "/proc/timer_list",
-		"/proc/sched_debug", "/proc/latency_stats", "/proc/sysrq-trigger",
+		"/proc/sched_debug", "/proc/latency_stats",
 		"/proc/kallsyms", "/proc/kpagecount", "/proc/kpageflags", "/proc/kpagecgroup",
 		"/proc/config.gz", "/proc/vmallocinfo", "/proc/pagetypeinfo",
 	};
 	static const char *const hide_dirs[] = { "/proc/acpi", "/proc/scsi", "/proc/asound",
 						 "/proc/driver" };
 	static const char *const readonly[] = { "/proc/sys", "/proc/irq", "/proc/bus", "/proc/fs" };
+	/* Not masked with /dev/null (a device node: opening it for writing
+	 * succeeds, on some kernels even on a read-only mount), but bound onto
+	 * itself read-only, so that any open for writing fails with EROFS. */
+	static const char *const readonly_files[] = { "/proc/sysrq-trigger" };
 	struct stat st;
 
 	if (mount_on(rootfd, "/proc", 1, "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, err) < 0)
@@ -240,6 +244,17 @@ static int setup_proc(int rootfd, struct sbx_err *err)
 		if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
 			return err_sys(err, "bind '%s'", readonly[i]);
 		if (make_readonly(rootfd, readonly[i], 1, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(readonly_files); i++) {
+		char path[64];
+		_cleanup_close_ int fd = openat2_in_root(rootfd, readonly_files[i], O_PATH | O_NOFOLLOW);
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		fdpath(path, sizeof(path), fd);
+		if (mount(path, path, NULL, MS_BIND, NULL) < 0)
+			return err_sys(err, "bind '%s'", readonly_files[i]);
+		if (make_readonly(rootfd, readonly_files[i], 0, err) < 0)
 			return -1;
 	}
 	return 0;

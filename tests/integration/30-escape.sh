@@ -201,10 +201,11 @@ test_host_files_proc_and_devices() {
 	for f in /proc/sysrq-trigger /proc/sys/kernel/core_pattern /proc/sys/kernel/hostname; do
 		[ -e "$f" ] && escape root write "$f"
 	done
-	for f in /proc/kcore /dev/kmsg /dev/mem; do
+	for f in /dev/kmsg /dev/mem; do
 		[ -e "$f" ] && escape root open "$f"
 	done
-	run "$SBX" run --image tiny -- sh -c 'cat /proc/keys /proc/timer_list /proc/sched_debug 2>/dev/null | wc -c'
+	# masked with /dev/null, as container engines do: they open, and read as nothing
+	run "$SBX" run --image tiny -- sh -c 'cat /proc/kcore /proc/keys /proc/timer_list /proc/sched_debug 2>/dev/null | wc -c'
 	assert_eq 0 "$(echo "$out" | tr -d ' ')" "bytes of masked /proc files"
 }
 
