@@ -98,6 +98,13 @@ check-vm: deps
 	$(MAKE) all tests/helper/probe
 	bash tests/vm/check.sh
 
+# The README's two commands as the first ones on a bare Debian 12 (a VM with
+# no build dependencies, networked through QEMU): a clean clone, make demo,
+# make check. About an hour under software emulation; not part of CI.
+check-fresh:
+	sh tests/deps.sh vm
+	bash tests/vm/fresh.sh
+
 tests/helper/probe: tests/helper/probe.c
 	$(CC) -static -O2 -Wall -o $@ $<
 
