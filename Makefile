@@ -101,7 +101,7 @@ check-vm: deps
 # The README's two commands as the first ones on a bare Debian 12 (a VM with
 # no build dependencies, networked through QEMU): a clean clone, make demo,
 # make check. About an hour under software emulation; not part of CI.
-check-fresh:
+check-fresh: deps
 	sh tests/deps.sh vm
 	bash tests/vm/fresh.sh
 

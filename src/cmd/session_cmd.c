@@ -184,7 +184,9 @@ static int do_stop(const char *name, struct sbx_err *err)
 	_cleanup_free_ char *dir = NULL;
 	if (session_dir(name, &dir, err) < 0)
 		return -1;
-	for (int i = 0; i < 100 && session_alive(dir); i++)
+	/* the supervisor removes the writable layer before it lets go of its
+	 * lock: on disk (Linux < 6.6) a big layer takes seconds on a slow machine */
+	for (int i = 0; i < 1200 && session_alive(dir); i++)
 		usleep(50000);
 	return session_alive(dir) ? err_set(err, 0, "session '%s' did not stop", name) : 0;
 }
