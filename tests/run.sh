@@ -115,11 +115,4 @@ for u in "${users[@]}"; do
 	done
 done
 
-pass=$(grep -c '^pass' "$results"); failn=$(grep -c '^fail' "$results"); skipn=$(grep -c '^skip' "$results")
-if [ "$skipn" -gt 0 ]; then
-	echo "== skipped"; grep '^skip' "$results" | sed 's/^skip /  /'
-	if [ "${CI:-}" = true ]; then echo "(CI=true: a skip counts as a failure)"; failn=$((failn + skipn)); fi
-fi
-if [ "$failn" -gt 0 ]; then echo "== failed"; grep '^fail' "$results" | sed 's/^fail /  /'; fi
-echo "$pass passed, $failn failed, $skipn skipped"
-[ "$failn" = 0 ]
+bash tests/summary.sh "$results"

@@ -136,9 +136,10 @@ static void list_one(const char *sessions, const char *name)
 		format_duration((uint64_t)(time(NULL) - json_object_get_int64(v)) * 1000, age, sizeof(age));
 	int alive = session_alive(dir);
 	struct json_object *ip;
-	if (alive && o && json_object_object_get_ex(o, "memory_file", &v) && cgroup_memory_in_use(json_object_get_string(v), mem, sizeof(mem)) == 0)
-		;
-	else if (alive && o && json_object_object_get_ex(o, "userns", &v))
+	/* the session's cgroup where it has one, else its processes' RSS */
+	int from_cgroup = alive && o && json_object_object_get_ex(o, "memory_file", &v) &&
+			  cgroup_memory_in_use(json_object_get_string(v), mem, sizeof(mem)) == 0;
+	if (alive && !from_cgroup && o && json_object_object_get_ex(o, "userns", &v))
 		memory_in_use(json_object_get_int64(v),
 			      json_object_object_get_ex(o, "init_pid", &ip) ? json_object_get_int(ip) : 0,
 			      mem, sizeof(mem));

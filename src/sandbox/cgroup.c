@@ -119,33 +119,39 @@ int cgroup_keyed_value(const char *text, const char *key, uint64_t *out)
 	return -1;
 }
 
-static int read_small(const char *path, char *buf, size_t size)
+/* A small cgroup or proc file, relative to dirfd (AT_FDCWD for a path). */
+static int read_at(int dirfd, const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = dirfd == -1 ? -1 : openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
 
-	if (fd >= 0)
-		close(fd);
 	if (n < 0)
 		return -1;
 	buf[n] = '\0';
 	return 0;
 }
 
+static int write_at(int dirfd, const char *dir, const char *file, const char *value,
+		    struct sbx_err *err)
+{
+	_cleanup_close_ int fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC);
+	const char *sep = dir ? "/" : "";
+
+	if (fd < 0)
+		return err_sys(err, "open '%s%s%s'", dir ? dir : "", sep, file);
+	if (write(fd, value, strlen(value)) < 0)
+		return err_sys(err, "write '%s' to '%s%s%s'", value, dir ? dir : "", sep, file);
+	return 0;
+}
+
 int cgroup_read_path(const char *path, char *buf, size_t size)
 {
-	return read_small(path, buf, size);
+	return read_at(AT_FDCWD, path, buf, size);
 }
 
 int cgroup_write_path(const char *path, const char *value, struct sbx_err *err)
 {
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return err_sys(err, "open '%s'", path);
-	if (write(fd, value, strlen(value)) < 0)
-		return err_sys(err, "write '%s' to '%s'", value, path);
-	return 0;
+	return write_at(AT_FDCWD, NULL, path, value, err);
 }
 
 int cgroup_self_dir(const char *ctl, char *out, size_t size)
@@ -153,8 +159,8 @@ int cgroup_self_dir(const char *ctl, char *out, size_t size)
 	_cleanup_free_ char *mi = xmalloc(65536), *self = xmalloc(8192);
 	char mnt[PATH_MAX], root[PATH_MAX], path[PATH_MAX];
 
-	if (read_small("/proc/self/mountinfo", mi, 65536) < 0 ||
-	    read_small("/proc/self/cgroup", self, 8192) < 0)
+	if (cgroup_read_path("/proc/self/mountinfo", mi, 65536) < 0 ||
+	    cgroup_read_path("/proc/self/cgroup", self, 8192) < 0)
 		return -1;
 	if (cgroup_parse_mountinfo(mi, ctl, mnt, root, sizeof(mnt)) < 0 ||
 	    cgroup_parse_self(self, ctl, path, sizeof(path)) < 0)
@@ -177,7 +183,7 @@ static int usable_parent(enum sbx_cg_version v, const char *dir, const char *con
 	if (v == SBX_CG_V1)
 		return 1;
 	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", dir);
-	if (read_small(file, buf, sizeof(buf)) < 0)
+	if (cgroup_read_path(file, buf, sizeof(buf)) < 0)
 		return 0;
 	for (; *wanted; wanted++)
 		if (cgroup_list_has(buf, *wanted))
@@ -191,7 +197,7 @@ int cgroup_find_parent(enum sbx_cg_version v, const char *ctl, const char *const
 	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
 	_cleanup_free_ char *mi = xmalloc(65536);
 
-	if (read_small("/proc/self/mountinfo", mi, 65536) < 0 ||
+	if (cgroup_read_path("/proc/self/mountinfo", mi, 65536) < 0 ||
 	    cgroup_parse_mountinfo(mi, v == SBX_CG_V2 ? NULL : ctl, mnt, root, sizeof(mnt)) < 0 ||
 	    cgroup_self_dir(v == SBX_CG_V2 ? NULL : ctl, dir, sizeof(dir)) < 0)
 		return -1;
@@ -262,30 +268,12 @@ int cgroup_create(enum sbx_cg_version v, const char *parent, struct sbx_cgroup *
 int cgroup_write(const struct sbx_cgroup *cg, const char *file, const char *value,
 		 struct sbx_err *err)
 {
-	int fd = openat(cg->fd, file, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return err_sys(err, "open '%s/%s'", cg->path, file);
-	if (write(fd, value, strlen(value)) < 0) {
-		err_sys(err, "write '%s' to '%s/%s'", value, cg->path, file);
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
+	return write_at(cg->fd, cg->path, file, value, err);
 }
 
 int cgroup_read(const struct sbx_cgroup *cg, const char *file, char *buf, size_t size)
 {
-	int fd = cg->fd < 0 ? -1 : openat(cg->fd, file, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
+	return read_at(cg->fd, file, buf, size);
 }
 
 int cgroup_attach(const struct sbx_cgroup *cg, pid_t pid, struct sbx_err *err)

@@ -68,9 +68,11 @@ static uint64_t hard_limit(int res)
 	return rl.rlim_max;
 }
 
+/* The controllers sbxrun asks for, as cgroup_find_parent takes them. */
+static const char *const wanted[] = { "memory", "pids", "cpu", NULL };
+
 static void probe_v2(struct sbx_limits_avail *av)
 {
-	static const char *const wanted[] = { "memory", "pids", "cpu", NULL };
 	char buf[512], file[PATH_MAX + 32];
 
 	memset(av->v2, 0, sizeof(av->v2));
@@ -84,15 +86,6 @@ static void probe_v2(struct sbx_limits_avail *av)
 	snprintf(av->v2_via, sizeof(av->v2_via), "writable subtree %s", av->v2_parent);
 }
 
-/* A scope sbxrun (this process or the one that started it) got from systemd. */
-static int own_scope(const char *dir)
-{
-	const char *base = strrchr(dir, '/');
-	size_t n = base ? strlen(base) : 0;
-
-	return base && !strncmp(base, "/sbxrun-", 8) && n > 6 && !strcmp(base + n - 6, ".scope");
-}
-
 /* Under systemd, the subtrees sbxrun may write without asking (app.slice
  * of the user's manager, root's slices) belong to systemd: ask it for a
  * delegated scope of sbxrun's own instead, and keep the found one only
@@ -103,28 +96,25 @@ static void probe_systemd(struct sbx_limits_avail *av)
 	char dir[PATH_MAX];
 	struct sbx_limits_avail before = *av;
 
-	if (av->v2_parent[0] && own_scope(av->v2_parent)) {
-		snprintf(av->v2_via, sizeof(av->v2_via), "systemd scope %s", strrchr(av->v2_parent, '/') + 1);
-		return;
-	}
-	if (scope_delegate(dir, sizeof(dir), &err) < 0) {
-		snprintf(av->v2_missing, sizeof(av->v2_missing), "no delegated scope from systemd: %s%s%s",
-			 err.msg, err.errnum ? ": " : "", err.errnum ? strerror(err.errnum) : "");
-		log_verbose("cgroup: %s", av->v2_missing);
-		return;
-	}
-	probe_v2(av);
-	if (!av->v2_parent[0] || !own_scope(av->v2_parent)) {
-		*av = before;
-		snprintf(av->v2_missing, sizeof(av->v2_missing), "systemd's scope %s is not usable", dir);
-		return;
+	if (!av->v2_parent[0] || !scope_is_ours(av->v2_parent)) {
+		if (scope_delegate(dir, sizeof(dir), &err) < 0) {
+			snprintf(av->v2_missing, sizeof(av->v2_missing), "no delegated scope from systemd: %s%s%s",
+				 err.msg, err.errnum ? ": " : "", err.errnum ? strerror(err.errnum) : "");
+			log_verbose("cgroup: %s", av->v2_missing);
+			return;
+		}
+		probe_v2(av);
+		if (!av->v2_parent[0] || !scope_is_ours(av->v2_parent)) {
+			*av = before;
+			snprintf(av->v2_missing, sizeof(av->v2_missing), "systemd's scope %s is not usable", dir);
+			return;
+		}
 	}
 	snprintf(av->v2_via, sizeof(av->v2_via), "systemd scope %s", strrchr(av->v2_parent, '/') + 1);
 }
 
 void limits_probe(struct sbx_limits_avail *av, int delegate)
 {
-	static const char *const wanted[] = { "memory", "pids", "cpu", NULL };
 	cpu_set_t set;
 
 	memset(av, 0, sizeof(*av));
@@ -132,7 +122,7 @@ void limits_probe(struct sbx_limits_avail *av, int delegate)
 	if (scope_systemd_running()) {
 		if (delegate)
 			probe_systemd(av);
-		else if (!av->v2_parent[0] || !own_scope(av->v2_parent))
+		else if (!av->v2_parent[0] || !scope_is_ours(av->v2_parent))
 			snprintf(av->v2_missing, sizeof(av->v2_missing),
 				 "not in a delegated cgroup; one would be asked of systemd");
 	} else if (!av->v2_parent[0]) {

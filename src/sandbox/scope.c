@@ -74,6 +74,14 @@ static int load(struct sdbus *b, struct sbx_err *err)
 	return 0;
 }
 
+int scope_is_ours(const char *dir)
+{
+	const char *base = strrchr(dir, '/');
+	size_t n = base ? strlen(base) : 0;
+
+	return base && !strncmp(base, "/sbxrun-", 8) && n > 6 && !strcmp(base + n - 6, ".scope");
+}
+
 int scope_systemd_running(void)
 {
 	struct stat st;
