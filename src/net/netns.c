@@ -1,5 +1,7 @@
 /* netns.c - an empty network namespace with only lo up: every connect
- * elsewhere fails with ENETUNREACH, as in the hosted containers. */
+ * elsewhere fails with ENETUNREACH, as in the hosted containers. The
+ * sockets the host side serves inside (the proxy's door, the DNS stub's)
+ * are made here, in the sandbox's namespace, and handed over. */
 #define _GNU_SOURCE
 #include "net/netns.h"
 
@@ -40,5 +42,16 @@ int netns_proxy_door(struct sbx_err *err)
 	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 128) < 0)
 		return err_sys(err, "the proxy's socket on %s:%d", SBX_PROXY_ADDR, SBX_PROXY_PORT);
+	return steal_fd(s);
+}
+
+int netns_dns_socket(struct sbx_err *err)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(SBX_DNS_PORT) };
+	_cleanup_close_ int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	inet_pton(AF_INET, SBX_DNS_ADDR, &a.sin_addr);
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return err_sys(err, "the DNS stub's socket on %s:%d", SBX_DNS_ADDR, SBX_DNS_PORT);
 	return steal_fd(s);
 }

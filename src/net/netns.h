@@ -16,4 +16,12 @@ int netns_loopback_up(struct sbx_err *err);
  * door; the host side accepts on it and connects out from its namespace. */
 int netns_proxy_door(struct sbx_err *err);
 
+/* Where name lookups inside go (the sandbox's /etc/resolv.conf names it). */
+#define SBX_DNS_ADDR "127.0.0.53"
+#define SBX_DNS_PORT 53
+
+/* Child side, with lo up and before capabilities are dropped (port 53 is
+ * privileged): the UDP socket the host side's DNS stub answers on. */
+int netns_dns_socket(struct sbx_err *err);
+
 #endif

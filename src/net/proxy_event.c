@@ -1,6 +1,7 @@
 /* proxy_event.c - the egress proxy's reports: an event per decision in the
  * --events file, a line on sbxrun's stderr per refused host (package
- * managers seldom show a 403's body), and the 4xx/5xx responses. */
+ * managers seldom show a 403's body), the 4xx/5xx responses, and an event
+ * per name lookup the DNS stub answered. */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +30,7 @@ void proxy_event_fini(struct proxy_events *ev)
 	ev->fd = -1;
 }
 
-static void emit(struct proxy_events *ev, json_object *o)
+static void emit(struct proxy_events *ev, json_object *o, const char *kind)
 {
 	struct timeval tv;
 	char ts[64];
@@ -41,7 +42,7 @@ static void emit(struct proxy_events *ev, json_object *o)
 	gettimeofday(&tv, NULL);
 	snprintf(ts, sizeof(ts), "%lld.%03d", (long long)tv.tv_sec, (int)(tv.tv_usec / 1000));
 	json_object_object_add(o, "time", json_object_new_double_s((double)tv.tv_sec, ts));
-	json_object_object_add(o, "event", json_object_new_string("egress"));
+	json_object_object_add(o, "event", json_object_new_string(kind));
 	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	/* An events file that stops taking writes must not stop the relay. */
 	if (write_all(ev->fd, line, strlen(line)) == 0)
@@ -82,7 +83,7 @@ void proxy_event_decision(struct proxy_events *ev, const char *host, int port, c
 {
 	json_object *o = base(host, port, decision);
 	json_object_object_add(o, "reason", json_object_new_string(reason));
-	emit(ev, o);
+	emit(ev, o, "egress");
 	if (strcmp(decision, "refused") == 0)
 		tell_once(ev, host, reason);
 }
@@ -92,7 +93,19 @@ void proxy_event_close(struct proxy_events *ev, const char *host, int port, uint
 	json_object *o = base(host, port, "closed");
 	json_object_object_add(o, "bytes_up", json_object_new_int64((int64_t)up));
 	json_object_object_add(o, "bytes_down", json_object_new_int64((int64_t)down));
-	emit(ev, o);
+	emit(ev, o, "egress");
+}
+
+void proxy_event_dns(struct proxy_events *ev, const char *name, const char *type, const char *answer,
+		     int rcode)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "type", json_object_new_string(type));
+	json_object_object_add(o, "answer", json_object_new_string(answer));
+	if (rcode)
+		json_object_object_add(o, "rcode", json_object_new_int(rcode));
+	emit(ev, o, "dns");
 }
 
 static const char *status_text(int status)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "net/dnswire.h"
 #include "net/netns.h"
 #include "sandbox/env.h"
 
@@ -300,6 +301,54 @@ static int write_apt_conf(const struct sbx_plan *plan, int rootfd, struct sbx_er
 	return 0;
 }
 
+/* A file made on the staging tmpfs and bound onto dst: the image is never
+ * written, and the file goes when the sandbox does. */
+static int bind_text(int rootfd, const char *dst, const char *name, const char *text, int rw,
+		     struct sbx_err *err)
+{
+	_cleanup_close_ int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0)
+		return err_sys(err, "write '%s' for '%s'", name, dst);
+	if (mount_on(rootfd, dst, 0, name, NULL, MS_BIND, NULL, err) < 0 ||
+	    (!rw && make_readonly(rootfd, dst, 0, err) < 0))
+		return -1;
+	return 0;
+}
+
+/* /etc/hosts when the image has none (mmdebstrap's images have none), as
+ * container engines write it; /etc/resolv.conf naming the DNS stub unless
+ * the sandbox shares the host's network. */
+static int setup_names(const struct sbx_plan *plan, int rootfd, struct sbx_err *err)
+{
+	char text[512];
+	struct stat st;
+	_cleanup_close_ int hosts = openat2_in_root(rootfd, "/etc/hosts", O_PATH | O_NOFOLLOW);
+	_cleanup_close_ int resolv = openat2_in_root(rootfd, "/etc/resolv.conf", O_PATH | O_NOFOLLOW);
+
+	if (hosts < 0) {
+		snprintf(text, sizeof(text), "# written by sbxrun: the image has no /etc/hosts\n"
+			 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+			 "127.0.1.1\t%s\n", plan->cfg->hostname);
+		if (bind_text(rootfd, "/etc/hosts", "hosts", text, 1, err) < 0)
+			return err_wrap(err, "/etc/hosts");
+	}
+	if (plan->cfg->egress == SBX_EGRESS_FULL)
+		return 0;
+	/* a symlink (to systemd-resolved's file, say) cannot be mounted on:
+	 * it is removed in the writable layer, the image keeps it */
+	if (resolv >= 0 && fstat(resolv, &st) == 0 && S_ISLNK(st.st_mode)) {
+		_cleanup_close_ int etc = openat2_in_root(rootfd, "/etc", O_RDONLY | O_DIRECTORY);
+		if (etc < 0 || unlinkat(etc, "resolv.conf", 0) < 0)
+			return err_sys(err, "replace the image's /etc/resolv.conf symlink");
+	}
+	snprintf(text, sizeof(text), "# written by sbxrun: names are answered inside the sandbox, with\n"
+		 "# addresses in %s and %s, which have no route\nnameserver %s\n",
+		 DNSWIRE_NET4, DNSWIRE_NET6, SBX_DNS_ADDR);
+	return bind_text(rootfd, "/etc/resolv.conf", "resolv.conf", text, 0, err) < 0
+		? err_wrap(err, "/etc/resolv.conf") : 0;
+}
+
 static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
 			struct sbx_err *err)
 {
@@ -316,7 +365,8 @@ static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src 
 		if (mount_on(rootfd, cfg->workspace, 1, ws, NULL, MS_BIND, NULL, err) < 0)
 			return err_wrap(err, "workspace");
 	}
-	if (setup_binds(plan, ms, rootfd, err) < 0 || write_apt_conf(plan, rootfd, err) < 0)
+	if (setup_binds(plan, ms, rootfd, err) < 0 || write_apt_conf(plan, rootfd, err) < 0 ||
+	    setup_names(plan, rootfd, err) < 0)
 		return -1;
 	if (ms->ca >= 0) {
 		char path[64];

@@ -31,6 +31,7 @@
 #include "base/paths.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
+#include "net/dnsstub.h"
 #include "net/netns.h"
 #include "net/proxy.h"
 #include "sandbox/env.h"
@@ -279,6 +280,18 @@ static int send_ready(int sync, struct sbx_err *err)
 	return r < 0 ? err_sys(err, "send the sandbox's fds") : 0;
 }
 
+/* Name lookups inside are answered by the host side's stub (dnsstub.c). */
+static int send_dns_socket(int sync, struct sbx_err *err)
+{
+	int fd = netns_dns_socket(err);
+
+	if (fd < 0)
+		return -1;
+	int r = msg_send(sync, &(struct sbx_msg){ .type = SBX_MSG_DNS }, &fd, 1);
+	close(fd);
+	return r < 0 ? err_sys(err, "hand the DNS stub's socket over") : 0;
+}
+
 static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *err)
 {
 	const struct sbx_config *cfg = plan->cfg;
@@ -312,6 +325,8 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 		if (r < 0)
 			return err_sys(err, "hand the proxy's socket over");
 	}
+	if (cfg->egress != SBX_EGRESS_FULL && send_dns_socket(sync, err) < 0)
+		return -1;
 	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
 		return err_sys(err, "sethostname");
 	if (mounts_setup(plan, &ms, err) < 0)
@@ -365,10 +380,12 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 		return -1;
 	if (msg_send(sb->sync, &m, NULL, 0) < 0)
 		return err_sys(err, "start the sandbox");
-	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 && m.type == SBX_MSG_PROXY) {
+	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 &&
+	       (m.type == SBX_MSG_PROXY || m.type == SBX_MSG_DNS)) {
+		int *keep = m.type == SBX_MSG_PROXY ? &sb->proxy_fd : &sb->dns_fd;
 		for (size_t i = 0; i < n; i++)
-			if (sb->proxy_fd < 0)
-				sb->proxy_fd = sb->fds.fd[i];
+			if (*keep < 0)
+				*keep = sb->fds.fd[i];
 			else
 				close(sb->fds.fd[i]);
 		n = 0;
@@ -388,7 +405,7 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 	int sv[2];
 
 	memset(sb, 0, sizeof(*sb));
-	sb->pidfd = sb->sync = sb->proxy_fd = -1;
+	sb->pidfd = sb->sync = sb->proxy_fd = sb->dns_fd = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, "socketpair");
 	sb->pid = clone_sandbox(plan, &sb->pidfd, err);
@@ -424,7 +441,9 @@ void sandbox_release(struct sbx_sandbox *sb)
 		close(sb->pidfd);
 	if (sb->proxy_fd >= 0)
 		close(sb->proxy_fd);
-	sb->sync = sb->pidfd = sb->proxy_fd = -1;
+	if (sb->dns_fd >= 0)
+		close(sb->dns_fd);
+	sb->sync = sb->pidfd = sb->proxy_fd = sb->dns_fd = -1;
 }
 
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
@@ -451,6 +470,14 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 	/* the door is the proxy's now: it closes it */
 	int fd = dup(door);
 	return fd < 0 ? err_sys(err, "dup") : proxy_new(&conf, fd, px, err);
+}
+
+int sandbox_dns(const struct sbx_plan *plan, int sock, struct sbx_dnsstub **dns, struct sbx_err *err)
+{
+	/* the socket is the stub's now: it closes it */
+	int fd = dup(sock);
+	return fd < 0 ? err_sys(err, "dup")
+		: dnsstub_new(fd, plan->cfg->profile, plan->cfg->hostname, plan->events_fd, dns, err);
 }
 
 /* How the limits were enforced and whether one of them ended the run. */
@@ -483,12 +510,16 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	if (sandbox_start(plan, &sb, err) < 0)
 		return -1;
 	struct sbx_proxy *px = NULL;
-	if (sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) {
+	struct sbx_dnsstub *dns = NULL;
+	if ((sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) ||
+	    (sb.dns_fd >= 0 && sandbox_dns(plan, sb.dns_fd, &dns, err) < 0)) {
 		supervise_kill(sb.pid, sb.pidfd);
+		proxy_free(px);
 		sandbox_release(&sb);
 		return -1;
 	}
-	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, res, err);
+	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, dns, res, err);
+	dnsstub_free(dns);
 	if (px) {
 		struct sbx_proxy_counters st;
 		proxy_counters(px, &st);

@@ -77,6 +77,7 @@ struct sbx_sandbox {
 	int pidfd;
 	int sync;
 	int proxy_fd;        /* packages egress: the door the sandbox made, or -1 */
+	int dns_fd;          /* egress none|packages: the DNS stub's socket, or -1 */
 	struct sbx_run_fds fds;
 };
 
@@ -90,6 +91,9 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 struct sbx_proxy;
 /* packages egress: the proxy behind the door the sandbox handed over. */
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err);
+struct sbx_dnsstub;
+/* egress none|packages: the DNS stub behind the socket the sandbox made. */
+int sandbox_dns(const struct sbx_plan *plan, int sock, struct sbx_dnsstub **dns, struct sbx_err *err);
 void sandbox_release(struct sbx_sandbox *sb);
 
 #endif

@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
+#include "net/dnsstub.h"
 #include "net/proxy.h"
 #include "sandbox/diskuse.h"
 #include "sandbox/pty.h"
@@ -129,7 +130,8 @@ static int over_quota(const struct sbx_plan *plan, int dfd)
 }
 
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
-	      struct sbx_proxy *px, struct sbx_result *res, struct sbx_err *err)
+	      struct sbx_proxy *px, struct sbx_dnsstub *dns, struct sbx_result *res,
+	      struct sbx_err *err)
 {
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
 	_cleanup_close_ int tfd = plan->cfg->timeout_ms ? make_timer(plan->cfg->timeout_ms, 0) : -1;
@@ -145,10 +147,11 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		return err_sys(err, "supervisor set-up");
 	}
 	for (;;) {
-		struct pollfd p[8] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
+		struct pollfd p[9] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
 				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 }, { dfd, POLLIN, 0 },
-				       { px ? proxy_pollfd(px) : -1, POLLIN, 0 } };
-		int np = 6 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 6) : 0);
+				       { px ? proxy_pollfd(px) : -1, POLLIN, 0 },
+				       { dns ? dnsstub_pollfd(dns) : -1, POLLIN, 0 } };
+		int np = 7 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 7) : 0);
 		if (poll(p, (nfds_t)np, -1) < 0 && errno != EINTR) {
 			pty_relay_end(&relay);
 			return err_sys(err, "poll");
@@ -165,9 +168,11 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 				send_signal(pidfd, (int)si.ssi_signo);
 		}
 		if (relay.master >= 0)
-			pty_relay_handle(&relay, p + 6, np - 6);
+			pty_relay_handle(&relay, p + 7, np - 7);
 		if (px && (p[5].revents & POLLIN))
 			proxy_dispatch(px);
+		if (dns && (p[6].revents & POLLIN))
+			dnsstub_dispatch(dns);
 		if (dfd >= 0 && (p[4].revents & POLLIN) && over_quota(plan, dfd)) {
 			snprintf(res->reason, sizeof(res->reason), "disk");
 			send_signal(pidfd, SIGKILL);

@@ -11,8 +11,11 @@
 /* Blocks the signals the loop forwards (before clone, so none is lost). */
 void supervise_block_signals(sigset_t *set);
 struct sbx_proxy;
+struct sbx_dnsstub;
+/* px and dns may be NULL (no packages egress, full egress). */
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
-	      struct sbx_proxy *px, struct sbx_result *res, struct sbx_err *err);
+	      struct sbx_proxy *px, struct sbx_dnsstub *dns, struct sbx_result *res,
+	      struct sbx_err *err);
 /* Kills the sandbox's pid 1 (and so its whole pid namespace) and reaps it. */
 void supervise_kill(pid_t pid, int pidfd);
 

@@ -134,6 +134,7 @@ static __attribute__((noreturn)) void supervisor_main(const struct sbx_config *c
 	}
 	if (err.msg[0] || sandbox_start(&s.plan, &s.sb, &err) < 0 ||
 	    (s.sb.proxy_fd >= 0 && sandbox_proxy(&s.plan, s.sb.proxy_fd, &s.px, &err) < 0) ||
+	    (s.sb.dns_fd >= 0 && sandbox_dns(&s.plan, s.sb.dns_fd, &s.dns, &err) < 0) ||
 	    (s.listen = listen_control(dir, &err)) < 0 || write_info(&s, dir, name, s.sb.fds.fd[SBX_FD_USER], s.sb.pid, &err) < 0) {
 		(void)!write(ready_fd, err.msg, strlen(err.msg) + 1);
 		_exit(125);
@@ -144,6 +145,7 @@ static __attribute__((noreturn)) void supervisor_main(const struct sbx_config *c
 	int code = session_serve(&s, &set);
 	supervise_kill(s.sb.pid, s.sb.pidfd);
 	proxy_free(s.px);
+	dnsstub_free(s.dns);
 	sandbox_release(&s.sb);
 	sandbox_plan_free(&s.plan);
 	struct sbx_err e2;

@@ -381,7 +381,10 @@ static void check_deadlines(struct sbx_session *s, uint64_t now)
 	}
 }
 
-/* Which command a polled fd belongs to: fills the map while building. */
+/* Which command a polled fd belongs to: fills the map while building. The
+ * first slots are the session's own: control socket, signals, init, proxy,
+ * DNS stub. */
+#define FIXED_SLOTS 5
 struct slot { struct sbx_session_cmd *c; int what; };
 
 static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map, int sfd)
@@ -392,6 +395,7 @@ static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map,
 	p[n++] = (struct pollfd){ sfd, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->sb.pidfd, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->px ? proxy_pollfd(s->px) : -1, POLLIN, 0 };
+	p[n++] = (struct pollfd){ s->dns ? dnsstub_pollfd(s->dns) : -1, POLLIN, 0 };
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
 		struct sbx_session_cmd *c = &s->cmds[i];
 		if (!c->used)
@@ -407,7 +411,7 @@ static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map,
 
 static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, int n)
 {
-	for (int i = 4; i < n; i++) {
+	for (int i = FIXED_SLOTS; i < n; i++) {
 		struct sbx_session_cmd *c = map[i].c;
 		if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)) || !c->used)
 			continue;
@@ -418,7 +422,7 @@ static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, 
 		case 4: capture_read(c, 1); break;
 		}
 	}
-	for (int i = 4; i < n; i++)
+	for (int i = FIXED_SLOTS; i < n; i++)
 		if (map[i].what == 0 && (p[i].revents & POLLIN) && map[i].c->used)
 			finish_command(s, map[i].c);
 }
@@ -426,8 +430,8 @@ static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, 
 int session_serve(struct sbx_session *s, const sigset_t *set)
 {
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
-	struct pollfd p[4 + 5 * SBX_SESSION_MAX_CMDS];
-	struct slot map[4 + 5 * SBX_SESSION_MAX_CMDS];
+	struct pollfd p[FIXED_SLOTS + 5 * SBX_SESSION_MAX_CMDS];
+	struct slot map[FIXED_SLOTS + 5 * SBX_SESSION_MAX_CMDS];
 
 	while (!s->stopping) {
 		int n = build_poll(s, p, map, sfd);
@@ -435,6 +439,8 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 			break;
 		if (s->px && (p[3].revents & POLLIN))
 			proxy_dispatch(s->px);
+		if (s->dns && (p[4].revents & POLLIN))
+			dnsstub_dispatch(s->dns);
 		if (p[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD &&

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "net/dnsstub.h"
 #include "net/proxy.h"
 #include "sandbox/sandbox.h"
 
@@ -37,6 +38,7 @@ struct sbx_session {
 	struct sbx_plan plan;
 	struct sbx_sandbox sb;
 	struct sbx_proxy *px;  /* packages egress, or NULL */
+	struct sbx_dnsstub *dns; /* egress none|packages: the DNS stub, or NULL */
 	int listen;
 	int stopping;
 	uint64_t started, last_active;
