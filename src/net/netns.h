@@ -19,6 +19,8 @@ int netns_proxy_door(struct sbx_err *err);
 /* Where name lookups inside go (the sandbox's /etc/resolv.conf names it). */
 #define SBX_DNS_ADDR "127.0.0.53"
 #define SBX_DNS_PORT 53
+/* also on lo, so that IPv6 counts as configured (never in resolv.conf) */
+#define SBX_DNS_ADDR6 "fd00:53::53"
 
 /* Child side, with lo up and before capabilities are dropped (port 53 is
  * privileged): the UDP socket the host side's DNS stub answers on. */

@@ -1,0 +1,145 @@
+# also-as-root
+# Names inside the sandbox (issue 15): under egress none and packages a stub
+# on the host side answers every lookup with an address that has no route
+# (198.18.0.0/15, 2001:2::/48), so user code gets "Network is unreachable"
+# rather than a name failure, and no query leaves; localhost resolves in
+# every mode, from an /etc/hosts sbxrun supplies when the image has none.
+
+UNREACH='
+import socket, subprocess, urllib.request
+try:
+    urllib.request.urlopen("https://example.com", timeout=10)
+    print("urlopen: connected")
+except Exception as e:
+    r = getattr(e, "reason", e)
+    print("urlopen:", getattr(r, "errno", None), r)
+for fam, a in ((socket.AF_INET, "198.18.0.1"), (socket.AF_INET6, "2001:2::1")):
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    try:
+        s.connect((a, 443))
+        print("connect", a, "connected")
+    except OSError as e:
+        print("connect", a, e.errno)
+print("addresses:", sorted({i[4][0] for i in socket.getaddrinfo("example.com", 443)}))
+c = subprocess.run(["curl", "-sv", "https://example.com"], capture_output=True, text=True)
+print("curl:", c.returncode, [l for l in c.stderr.splitlines() if "nreachable" in l][:1])
+'
+
+test_user_code_gets_network_unreachable_not_a_name_failure() {
+	for net in packages none; do
+		rm -f ev
+		run "$SBX" run --net "$net" --events "$TESTDIR/ev" -- python3 -c "$UNREACH"
+		assert_status 0 "$net: $err"
+		assert_contains "$out" "urlopen: 101 [Errno 101] Network is unreachable" "$net"
+		assert_contains "$out" "connect 198.18.0.1 101" "$net"
+		assert_contains "$out" "connect 2001:2::1 101" "$net"
+		assert_contains "$out" "curl: 7 ['* Immediate connect fail for" "$net"
+		assert_contains "$out" "Network is unreachable']" "$net"
+		grep -Eq "^addresses: \['198\.1[89]\.[0-9.]+', '2001:2::[0-9a-f:]+'\]$" <<<"$out" || fail "$net: $out"
+		# a lab sees what student code tried to reach
+		grep -Eq '"name":"example.com","type":"A","answer":"198\.1[89]\.[0-9.]+".*"event":"dns"' ev \
+			|| fail "$net: no dns event: $(cat ev)"
+		grep -q '"type":"AAAA","answer":"2001:2::' ev || fail "$net: $(cat ev)"
+	done
+}
+
+# Queries made by hand: garbage first, then good ones that must still be
+# answered by the same stub (the supervisor survived them).
+RAWDNS='
+import socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+ns = ("127.0.0.53", 53)
+def q(i, name, t, cls=1):
+    b = struct.pack(">HHHHHH", i, 0x100, 1, 0, 0, 0)
+    for l in name.split("."):
+        b += bytes([len(l)]) + l.encode()
+    return b + b"\0" + struct.pack(">HH", t, cls)
+garbage = [b"", b"\0", b"\xff" * 12, bytes(range(256)) * 16, b"\0" * 9000, q(1, "a", 1)[:-3],
+           b"\0\1\1\0\0\1\0\0\0\0\0\0\xc0\x0c\0\1\0\1", q(2, "x", 1) + b"junk",
+           b"\x12\x34\1\0\0\1" + b"\0" * 6 + b"\x3f" * 300, q(3, "a" * 64, 1), q(4, "x", 1, cls=3)]
+for g in garbage:
+    s.sendto(g, ns)
+for name, t in (("localhost", 1), ("localhost", 28), ("db.localhost", 1), ("example.com", 1), ("example.com", 15)):
+    s.sendto(q(0x4242, name, t), ns)
+    while True:
+        r = s.recv(600)
+        if r[:2] == b"\x42\x42":
+            break
+    an = struct.unpack(">H", r[6:8])[0]
+    addr = socket.inet_ntop(socket.AF_INET if t == 1 else socket.AF_INET6, r[-4:] if t == 1 else r[-16:]) if an else "-"
+    print(name, t, "rcode", r[3] & 15, "answers", an, addr)
+'
+
+test_garbage_does_not_crash_the_stub_and_localhost_is_loopback() {
+	run "$SBX" run --net packages -- sh -c "python3 -c '$RAWDNS' && getent hosts after.example"
+	assert_status 0 "$err"
+	assert_contains "$out" "localhost 1 rcode 0 answers 1 127.0.0.1"
+	assert_contains "$out" "localhost 28 rcode 0 answers 1 ::1"
+	assert_contains "$out" "db.localhost 1 rcode 0 answers 1 127.0.0.1"
+	assert_contains "$out" "example.com 15 rcode 0 answers 0 -"
+	grep -Eq "^example.com 1 rcode 0 answers 1 198\.1[89]\." <<<"$out" || fail "$out"
+	grep -Eq "^2001:2::[0-9a-f:]+ +after.example$" <<<"$out" || fail "$out"
+}
+
+test_localhost_resolves_in_every_mode() {
+	for net in none packages full; do
+		run "$SBX" run --net "$net" --hostname labbox -- sh -c \
+			'getent ahostsv4 localhost | head -1; getent ahostsv6 localhost | head -1; getent ahostsv4 labbox | head -1'
+		assert_status 0 "$net: $err"
+		grep -Eq '^127\.0\.0\.1 +STREAM localhost$' <<<"$out" || fail "$net: $out"
+		grep -Eq '^::1 +STREAM localhost$' <<<"$out" || fail "$net: $out"
+		grep -Eq '^127\.0\.1\.1 +STREAM labbox$' <<<"$out" || fail "$net: $out"
+	done
+	# in a session too, with the default hostname
+	local n="names$$"
+	"$SBX" session start --net none "$n" >/dev/null || fail "session start"
+	run "$SBX" run --session "$n" -- sh -c 'getent hosts localhost; getent ahostsv4 "$(hostname)" | head -1'
+	"$SBX" session stop "$n" >/dev/null
+	assert_contains "$out" "localhost"
+	grep -Eq '^127\.0\.1\.1 ' <<<"$out" || fail "$out"
+	# the image itself was not touched
+	local store="${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/images"
+	[ -n "$(find "$store" -maxdepth 4 -path '*/rootfs/etc/resolv.conf' 2>/dev/null)" ] || fail "no image under $store"
+	assert_eq "" "$(find "$store" -maxdepth 4 -path '*/rootfs/etc/hosts' 2>/dev/null)" "an /etc/hosts in the store"
+	! grep -qs sbxrun "$store"/*/rootfs/etc/resolv.conf || fail "the image's resolv.conf was written"
+}
+
+test_an_image_with_its_own_hosts_file_keeps_it() {
+	mkdir -p r/etc
+	printf '10.1.2.3 own-host\n' > r/etc/hosts
+	cp "$IMAGES/tiny.tar" t.tar
+	tar -rf t.tar --owner=0 --group=0 -C r ./etc/hosts
+	"$SBX" image import t.tar --name "tinyhosts$$" >/dev/null || fail "import"
+	run "$SBX" run -i "tinyhosts$$" --net none -- cat /etc/hosts /etc/resolv.conf
+	"$SBX" image rm "tinyhosts$$" >/dev/null 2>&1 || true
+	assert_status 0 "$err"
+	assert_contains "$out" "10.1.2.3 own-host"
+	assert_not_contains "$out" "127.0.1.1"
+	assert_contains "$out" "nameserver 127.0.0.53"
+}
+
+# What a lookup that left would look like on the host side: a socket to
+# port 53, or to the local resolver daemons' sockets.
+LEAK='sin6?_port=htons\(53\)|io\.systemd\.Resolve|nscd'
+
+# The host side is traced (strace -f, detaching from every process that
+# execs, so the sandbox's own programs, which talk to the stub on the
+# sandbox's 127.0.0.53:53, are left out): user lookups must show no
+# socket to a resolver, while a lookup the proxy makes for a package host
+# must show one, which proves the trace would see a leak.
+test_no_lookup_leaves_the_sandbox() {
+	command -v strace >/dev/null || fail "strace is missing (tests/deps.sh installs it)"
+	local lookups='getent hosts pypi.example.test; getent ahosts files.example.test; python3 -c "import socket; socket.getaddrinfo(\"example.com\", 443)"; curl -s https://example.net; true'
+	for net in none packages; do
+		strace -f -b execve -qq -o "tr-$net" -e trace=connect,sendto,sendmsg,sendmmsg \
+			"$SBX" run --net "$net" -- sh -c "$lookups" >out 2>&1 || fail "$net: $(cat out)"
+		grep -Eq 'sendto\(.*\\205\\200.*127\.0\.0\.1' "tr-$net" || fail "$net: the stub's answers were not traced: $(head -5 "tr-$net")"
+		! grep -E "$LEAK" "tr-$net" || fail "$net: a lookup left the sandbox"
+	done
+	strace -f -b execve -qq -o tr-control -e trace=connect,sendto,sendmsg,sendmmsg \
+		"$SBX" run --net packages -- sh -c '
+			h=$(sed -n "s#.*http://\([^/ ]*\).*#\1#p" /etc/apt/sources.list | head -1)
+			curl -s -o /dev/null -w "%{http_code}\n" -x "$SBXRUN_PROXY" "http://$h/"' >out 2>&1
+	grep -Eq "$LEAK" tr-control || fail "the trace did not see the proxy's own lookup: $(cat out; head -20 tr-control)"
+}
