@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,12 +16,17 @@
 
 /* Queries answered per dispatch, so a flood cannot starve the other fds. */
 #define BATCH 64
+/* Events per second: a loop of lookups must not fill the host's disk; what
+ * is left out is counted in the next event told. */
+#define EVENTS_PER_SECOND 200
 
 struct sbx_dnsstub {
 	int fd;
 	char *hostname;
 	struct proxy_events ev;
-	uint64_t count;
+	time_t second;        /* of the events counted in told */
+	unsigned told;
+	uint64_t left_out;
 };
 
 int dnsstub_new(int fd, const char *profile, const char *hostname, int events_fd,
@@ -45,6 +51,28 @@ int dnsstub_pollfd(const struct sbx_dnsstub *d)
 	return d->fd;
 }
 
+static void tell(struct sbx_dnsstub *d, const struct dnswire_query *q)
+{
+	struct timespec now;
+	char tbuf[16];
+
+	if (d->ev.fd < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec != d->second) {
+		d->second = now.tv_sec;
+		d->told = 0;
+	}
+	if (d->told >= EVENTS_PER_SECOND) {
+		d->left_out++;
+		return;
+	}
+	d->told++;
+	proxy_event_dns(&d->ev, q->name, dnswire_type_str(q->qtype, tbuf, sizeof(tbuf)), q->answer,
+			q->rcode, d->left_out);
+	d->left_out = 0;
+}
+
 static void answer_one(struct sbx_dnsstub *d, const uint8_t *pkt, size_t len,
 		       const struct sockaddr_storage *from, socklen_t fromlen)
 {
@@ -57,12 +85,8 @@ static void answer_one(struct sbx_dnsstub *d, const uint8_t *pkt, size_t len,
 	/* a full socket buffer drops the answer; the resolver asks again */
 	(void)!sendto(d->fd, out, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)from,
 		      fromlen);
-	d->count++;
-	if (q.name[0]) {
-		char tbuf[16];
-		proxy_event_dns(&d->ev, q.name, dnswire_type_str(q.qtype, tbuf, sizeof(tbuf)), q.answer,
-				q.rcode);
-	}
+	if (q.name[0])
+		tell(d, &q);
 }
 
 void dnsstub_dispatch(struct sbx_dnsstub *d)
@@ -80,11 +104,6 @@ void dnsstub_dispatch(struct sbx_dnsstub *d)
 			continue; /* larger than any query: dropped */
 		answer_one(d, pkt, (size_t)n, &from, fromlen);
 	}
-}
-
-uint64_t dnsstub_count(const struct sbx_dnsstub *d)
-{
-	return d->count;
 }
 
 void dnsstub_free(struct sbx_dnsstub *d)

@@ -5,8 +5,6 @@
 #ifndef SBX_DNSSTUB_H
 #define SBX_DNSSTUB_H
 
-#include <stdint.h>
-
 #include "base/err.h"
 
 struct sbx_dnsstub;
@@ -20,8 +18,6 @@ int dnsstub_pollfd(const struct sbx_dnsstub *d);
 /* Answers the queries waiting, without blocking; nothing a sandbox sends
  * makes it fail. */
 void dnsstub_dispatch(struct sbx_dnsstub *d);
-/* How many lookups it answered (for the --json record). */
-uint64_t dnsstub_count(const struct sbx_dnsstub *d);
 void dnsstub_free(struct sbx_dnsstub *d);
 
 #endif

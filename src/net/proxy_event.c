@@ -97,7 +97,7 @@ void proxy_event_close(struct proxy_events *ev, const char *host, int port, uint
 }
 
 void proxy_event_dns(struct proxy_events *ev, const char *name, const char *type, const char *answer,
-		     int rcode)
+		     int rcode, uint64_t left_out)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "name", json_object_new_string(name));
@@ -105,6 +105,8 @@ void proxy_event_dns(struct proxy_events *ev, const char *name, const char *type
 	json_object_object_add(o, "answer", json_object_new_string(answer));
 	if (rcode)
 		json_object_object_add(o, "rcode", json_object_new_int(rcode));
+	if (left_out)
+		json_object_object_add(o, "lookups_not_told", json_object_new_int64((int64_t)left_out));
 	emit(ev, o, "dns");
 }
 

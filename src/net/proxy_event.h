@@ -21,9 +21,10 @@ void proxy_event_decision(struct proxy_events *ev, const char *host, int port, c
 			  const char *reason);
 void proxy_event_close(struct proxy_events *ev, const char *host, int port, uint64_t up, uint64_t down);
 /* The DNS stub answered a lookup of name (type "A", "AAAA", ...) with
- * answer ("" for none); rcode 0 is NOERROR. */
+ * answer ("" for none); rcode 0 is NOERROR; left_out: lookups before this
+ * one that were not told (over the rate). */
 void proxy_event_dns(struct proxy_events *ev, const char *name, const char *type, const char *answer,
-		     int rcode);
+		     int rcode, uint64_t left_out);
 /* Formats the HTTP error response; returns its length. */
 int proxy_event_response(const struct proxy_events *ev, char *buf, size_t size, int status,
 			 const char *host, const char *why);

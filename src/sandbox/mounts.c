@@ -316,25 +316,56 @@ static int bind_text(int rootfd, const char *dst, const char *name, const char *
 	return 0;
 }
 
+#define WRITTEN_BY "# written by sbxrun"
+
 /* /etc/hosts when the image has none (mmdebstrap's images have none), as
- * container engines write it; /etc/resolv.conf naming the DNS stub unless
- * the sandbox shares the host's network. */
-static int setup_names(const struct sbx_plan *plan, int rootfd, struct sbx_err *err)
+ * container engines write it. */
+static int setup_hosts(const struct sbx_plan *plan, int rootfd, struct sbx_err *err)
+{
+	char text[512];
+	_cleanup_close_ int hosts = openat2_in_root(rootfd, "/etc/hosts", O_PATH | O_NOFOLLOW);
+
+	if (hosts >= 0)
+		return 0;
+	snprintf(text, sizeof(text), WRITTEN_BY ": the image has no /etc/hosts\n"
+		 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+		 "127.0.1.1\t%s\n", plan->cfg->hostname);
+	return bind_text(rootfd, "/etc/hosts", "hosts", text, 1, err) < 0 ? err_wrap(err, "/etc/hosts") : 0;
+}
+
+/* Full egress keeps the image's resolv.conf, unless the image has none or
+ * has the stub's (a session exported under none or packages): then the
+ * host's, as the sandbox uses the host's network. */
+static int full_resolv_conf(int rootfd, struct sbx_err *err)
+{
+	char text[8192] = "";
+	_cleanup_close_ int own = openat2_in_root(rootfd, "/etc/resolv.conf", O_RDONLY | O_NOFOLLOW);
+	_cleanup_close_ int host = -1;
+	ssize_t n = own >= 0 ? read(own, text, sizeof(WRITTEN_BY) - 1) : 0;
+
+	if (own >= 0 && (n != sizeof(WRITTEN_BY) - 1 || memcmp(text, WRITTEN_BY, (size_t)n) != 0))
+		return 0;
+	if (own < 0 && errno != ENOENT)
+		return 0; /* a symlink or something odd: the image's business */
+	host = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
+	n = host >= 0 ? read(host, text, sizeof(text) - 1) : -1;
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	return bind_text(rootfd, "/etc/resolv.conf", "resolv.conf", text, 0, err) < 0
+		? err_wrap(err, "/etc/resolv.conf") : 0;
+}
+
+/* /etc/resolv.conf naming the DNS stub, unless the sandbox shares the
+ * host's network. */
+static int setup_resolv_conf(const struct sbx_plan *plan, int rootfd, struct sbx_err *err)
 {
 	char text[512];
 	struct stat st;
-	_cleanup_close_ int hosts = openat2_in_root(rootfd, "/etc/hosts", O_PATH | O_NOFOLLOW);
 	_cleanup_close_ int resolv = openat2_in_root(rootfd, "/etc/resolv.conf", O_PATH | O_NOFOLLOW);
 
-	if (hosts < 0) {
-		snprintf(text, sizeof(text), "# written by sbxrun: the image has no /etc/hosts\n"
-			 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
-			 "127.0.1.1\t%s\n", plan->cfg->hostname);
-		if (bind_text(rootfd, "/etc/hosts", "hosts", text, 1, err) < 0)
-			return err_wrap(err, "/etc/hosts");
-	}
 	if (plan->cfg->egress == SBX_EGRESS_FULL)
-		return 0;
+		return full_resolv_conf(rootfd, err);
 	/* a symlink (to systemd-resolved's file, say) cannot be mounted on:
 	 * it is removed in the writable layer, the image keeps it */
 	if (resolv >= 0 && fstat(resolv, &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -342,7 +373,7 @@ static int setup_names(const struct sbx_plan *plan, int rootfd, struct sbx_err *
 		if (etc < 0 || unlinkat(etc, "resolv.conf", 0) < 0)
 			return err_sys(err, "replace the image's /etc/resolv.conf symlink");
 	}
-	snprintf(text, sizeof(text), "# written by sbxrun: names are answered inside the sandbox, with\n"
+	snprintf(text, sizeof(text), WRITTEN_BY ": names are answered inside the sandbox, with\n"
 		 "# addresses in %s and %s, which have no route\nnameserver %s\n",
 		 DNSWIRE_NET4, DNSWIRE_NET6, SBX_DNS_ADDR);
 	return bind_text(rootfd, "/etc/resolv.conf", "resolv.conf", text, 0, err) < 0
@@ -366,7 +397,7 @@ static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src 
 			return err_wrap(err, "workspace");
 	}
 	if (setup_binds(plan, ms, rootfd, err) < 0 || write_apt_conf(plan, rootfd, err) < 0 ||
-	    setup_names(plan, rootfd, err) < 0)
+	    setup_hosts(plan, rootfd, err) < 0 || setup_resolv_conf(plan, rootfd, err) < 0)
 		return -1;
 	if (ms->ca >= 0) {
 		char path[64];

@@ -143,3 +143,74 @@ test_no_lookup_leaves_the_sandbox() {
 			curl -s -o /dev/null -w "%{http_code}\n" -x "$SBXRUN_PROXY" "http://$h/"' >out 2>&1
 	grep -Eq "$LEAK" tr-control || fail "the trace did not see the proxy's own lookup: $(cat out; head -20 tr-control)"
 }
+
+tiny_with() { # NAME SETUP-COMMAND: the tiny image plus what SETUP made under r/
+	rm -rf r && mkdir -p r/etc && (cd r && eval "$2")
+	cp "$IMAGES/tiny.tar" "$1.tar"
+	tar -rf "$1.tar" --owner=0 --group=0 -C r ./etc
+	"$SBX" image import "$1.tar" --name "$1$$" >/dev/null || fail "import $1"
+}
+
+test_resolv_conf_inside_and_under_full() {
+	# an image whose resolv.conf is a symlink still gets the stub's
+	tiny_with rlink 'ln -s ../run/systemd/resolve/stub-resolv.conf etc/resolv.conf'
+	run "$SBX" run -i "rlink$$" --net none -- cat /etc/resolv.conf
+	assert_status 0 "$err"
+	assert_contains "$out" "nameserver 127.0.0.53"
+	run "$SBX" run -i "rlink$$" --net none -- sh -c 'echo nameserver 192.0.2.1 > /etc/resolv.conf'
+	assert_ne 0 "$status" "resolv.conf is read-only"
+	run "$SBX" run -i "rlink$$" --net full -- readlink /etc/resolv.conf
+	assert_eq "../run/systemd/resolve/stub-resolv.conf" "$out" "full keeps the image's"
+	"$SBX" image rm "rlink$$" >/dev/null 2>&1 || true
+	# a session exported under none carries the stub's resolv.conf; under
+	# full, the image gets the host's instead, as it would with none at all
+	local n="exp$$"
+	"$SBX" session start -i tiny --net none "$n" >/dev/null || fail "session start"
+	"$SBX" image export "$n" -o s.tar >/dev/null 2>&1 || fail "export"
+	"$SBX" session stop "$n" >/dev/null
+	tar -xOf s.tar ./etc/resolv.conf | grep -q 'nameserver 127.0.0.53' || fail "the export lacks the stub's resolv.conf"
+	"$SBX" image import s.tar --name "exp$$" >/dev/null || fail "import"
+	run "$SBX" run -i "exp$$" --net full -- cat /etc/resolv.conf
+	"$SBX" image rm "exp$$" >/dev/null 2>&1 || true
+	assert_status 0 "$err"
+	assert_eq "$(cat /etc/resolv.conf)" "$out" "the host's resolv.conf under full"
+}
+
+FLOOD='
+import socket, struct, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+def q(i, name):
+    b = struct.pack(">HHHHHH", i, 0x100, 1, 0, 0, 0)
+    for l in name.split("."):
+        b += bytes([len(l)]) + l.encode()
+    return b + b"\0" + struct.pack(">HH", 1, 1)
+for i in range(3000):
+    s.sendto(q(i, "flood%d.test" % i), ("127.0.0.53", 53))
+    while s.recv(600)[:2] != struct.pack(">H", i):
+        pass
+time.sleep(1.2)
+s.sendto(q(1, "last.test"), ("127.0.0.53", 53))
+s.recv(600)
+print("done")
+'
+
+# A loop of lookups must not fill the host's disk through --events: at most
+# 200 events a second, and the next event told counts those left out.
+test_a_lookup_flood_is_counted_not_written_line_by_line() {
+	run "$SBX" run --net none --events "$TESTDIR/ev" -- python3 -c "$FLOOD"
+	assert_status 0 "$err"
+	assert_eq done "$out"
+	python3 - ev <<'PY' || fail "$(tail -3 ev)"
+import json, sys
+told = not_told = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event"] == "dns":
+        told += 1
+        not_told += e.get("lookups_not_told", 0)
+print(told, not_told)
+assert told + not_told == 3001, (told, not_told)
+assert not_told > 0 and told < 3001
+PY
+}
