@@ -31,14 +31,12 @@ void mcp_reader_feed(struct mcp_reader *r, const char *data, size_t n, mcp_line_
 		}
 		if (!nl)
 			return;
-		if (!r->discarding) {
-			size_t len = r->len;
-			if (len && r->buf[len - 1] == '\r')
-				len--;
+		size_t len = r->len;
+		if (!r->discarding && len && r->buf[len - 1] == '\r')
+			len--;
+		if (!r->discarding && len) { /* blank lines are skipped */
 			r->buf[len] = '\0';
-			r->len = 0;
-			if (len)
-				fn(arg, r->buf, len, 0);
+			fn(arg, r->buf, len, 0);
 		}
 		r->discarding = 0;
 		r->len = 0;
