@@ -117,6 +117,28 @@ static int session_running(const char *name)
 	return session_dir(name, &dir, &err) == 0 && session_alive(dir);
 }
 
+/* The directory of the session's memory cgroup, from its info.json. */
+static char *memory_dir(const char *name)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct sbx_err err;
+	struct json_object *o, *v;
+	char *d = NULL, *slash;
+
+	if (session_dir(name, &dir, &err) < 0)
+		return NULL;
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	o = json_object_from_file(info);
+	if (o && json_object_object_get_ex(o, "memory_file", &v) && json_object_is_type(v, json_type_string)) {
+		d = xstrdup(json_object_get_string(v));
+		if ((slash = strrchr(d, '/')))
+			*slash = '\0';
+	}
+	if (o)
+		json_object_put(o);
+	return d;
+}
+
 /* A process of its own that stops our session should we end without doing
  * it (SIGKILL): it waits for the end of a pipe only we hold. */
 static void start_watchdog(struct mcp_server *srv)
@@ -172,6 +194,8 @@ int mcp_session_ensure(struct mcp_server *srv, struct sbx_err *err)
 		if (session_root(srv->session, &rootfd, &srv->workspace, err) < 0)
 			return -1;
 		close(rootfd);
+		free(srv->memdir);
+		srv->memdir = memory_dir(srv->session);
 	}
 	return 0;
 }
@@ -456,6 +480,7 @@ int cmd_mcp(int argc, char **argv, struct sbx_err *err)
 	shutdown_all(&srv);
 	free(srv.session);
 	free(srv.workspace);
+	free(srv.memdir);
 	if (srv.watchdog >= 0)
 		close(srv.watchdog);
 	config_free(&cfg);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,24 @@ struct json_object *mcp_exec_request(const struct mcp_args *a, int64_t tmo, int 
 	return o;
 }
 
+long long mcp_oom_kills(const struct mcp_server *srv)
+{
+	static const char *const files[] = { "memory.events", "memory.oom_control" };
+	char line[256];
+	long long n = -1;
+
+	for (size_t i = 0; srv->memdir && n < 0 && i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", srv->memdir, files[i]);
+		FILE *f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "oom_kill ", 9))
+				n = strtoll(line + 9, NULL, 10);
+		if (f)
+			fclose(f);
+	}
+	return n;
+}
+
 /* Sends the request with stdin on /dev/null and stdout/stderr on pipes. */
 static int send_exec(struct mcp_server *srv, struct mcp_job *j, const struct mcp_args *a, struct sbx_err *err)
 {
@@ -112,6 +131,7 @@ void mcp_exec_start(struct mcp_server *srv, struct json_object *id, struct json_
 	struct mcp_job *j = mcp_job_new(srv, MCP_JOB_EXEC, id, progress);
 	if (!j)
 		return mcp_tool_error(srv, id, "too many calls running at once (%d)", MCP_MAX_JOBS);
+	j->oom_before = mcp_oom_kills(srv);
 	if (send_exec(srv, j, a, &err) < 0) {
 		mcp_tool_error(srv, id, "sbxrun could not run the command: %s", err.msg);
 		mcp_job_end(j);
@@ -189,6 +209,10 @@ static void finish(struct mcp_server *srv, struct mcp_job *j, struct json_object
 	int is_error, code = json_object_object_get_ex(reply, "exit_code", &v) ? json_object_get_int(v) : 125;
 	int sig = json_object_object_get_ex(reply, "signal", &v) ? json_object_get_int(v) : 0;
 	const char *reason = reason_of(reply, code, &is_error);
+	long long ooms = sig == SIGKILL && j->oom_before >= 0 ? mcp_oom_kills(srv) : -1;
+
+	if (ooms > j->oom_before) /* killed by the OOM killer in the session's cgroup */
+		reason = "oom";
 	const char *msg = json_object_object_get_ex(reply, "error", &v) ? json_object_get_string(v) : NULL;
 
 	if (is_error) {

@@ -44,6 +44,7 @@ struct mcp_job {
 	struct mcp_term *term;
 	pid_t pid;            /* download: the child */
 	char *what;           /* download: the destination, for the result */
+	long long oom_before; /* exec: the cgroup's OOM kills when it started */
 };
 
 struct mcp_server {
@@ -52,6 +53,7 @@ struct mcp_server {
 	int owned;            /* started by us: stopped when we end */
 	char *workspace;      /* inside the sandbox, "" if none */
 	int watchdog;         /* its end tells the watchdog we are gone */
+	char *memdir;         /* the session's memory cgroup, to tell OOM kills */
 	int quit;
 	struct mcp_job jobs[MCP_MAX_JOBS];
 	struct mcp_term terms[MCP_MAX_TERMS];
@@ -73,6 +75,8 @@ int mcp_exec_pollfds(struct mcp_job *job, struct pollfd *p);
 void mcp_exec_handle(struct mcp_server *srv, struct mcp_job *job, const struct pollfd *p);
 /* 0, or -1 with why when a user other than the sandbox's is asked for. */
 int mcp_user_check(const struct sbx_config *cfg, const char *user, char *why, size_t size);
+/* OOM kills counted in the session's memory cgroup (-1: unknown). */
+long long mcp_oom_kills(const struct mcp_server *srv);
 /* The session control request for a (tty: terminal) command. */
 struct json_object *mcp_exec_request(const struct mcp_args *a, int64_t timeout_ms, int tty);
 

@@ -165,3 +165,35 @@ test_attached_session_stays() {
 	run "$SBX" mcp --session "no-such-$$" < /dev/null
 	assert_bad_input "not running"
 }
+
+# Sends the tools/call lines of a file, prints each reply, then closes stdin.
+calls() { # file [sbxrun args]
+	local in=$1; shift
+	python3 - "$SBX" "$in" "$@" <<'PY'
+import json, subprocess, sys
+sbx, path, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+p = subprocess.Popen([sbx, "mcp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+want = set()
+for line in open(path):
+    m = json.loads(line); want.add(m["id"])
+    p.stdin.write(line.encode()); p.stdin.flush()
+while want:
+    r = json.loads(p.stdout.readline()); want.discard(r.get("id")); print(json.dumps(r))
+p.stdin.close(); p.wait(60)
+PY
+}
+
+test_memory_limit_is_reported() {
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = default\n[limits]\nmemory = 64M\n' > "$HOME/.config/sbxrun/profiles/small$$.ini"
+	trap "rm -f '$HOME/.config/sbxrun/profiles/small$$.ini'" EXIT
+	echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":["python3","-c","b = bytearray(500 << 20)"]}}}' > in.txt
+	run timeout 120 bash -c "$(declare -f calls); SBX='$SBX' calls in.txt -p small$$ --image minimal"
+	assert_status 0
+	case "$out" in
+	*'"reason": "oom"'*'"exit_code": 137'* | *'"exit_code": 137'*'"reason": "oom"'*) ;;      # the memory cgroup
+	*'"exit_code": 1,'*MemoryError*) ;;                                                      # RLIMIT_DATA
+	*) fail "memory limit: $out" ;;
+	esac
+	no_mcp_left "a memory limit"
+}
