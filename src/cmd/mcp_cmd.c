@@ -405,10 +405,11 @@ static void serve(struct mcp_server *srv, int sfd)
 			log_info("mcp: signal %d: ending", (int)si.ssi_signo);
 			srv->quit = 1;
 		}
-		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
-			read_input(srv, &rd, &in);
+		/* before new input: it may end and reuse the slots polled here */
 		if (!srv->quit)
 			dispatch(srv, p, map, n);
+		if (!srv->quit && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			read_input(srv, &rd, &in);
 		send_progress(srv, mcp_now_ms());
 		mcp_term_check(srv, mcp_now_ms());
 	}
