@@ -1,3 +1,4 @@
+# also-as-root
 # `sbxrun mcp`: the MCP server driven by the official TypeScript SDK client,
 # raw bad input, and what is left behind when the client goes away (issue 14).
 
@@ -41,7 +42,7 @@ no_mcp_left() { # what
 	run "$SBX" session ls
 	assert_not_contains "$out" "mcp-" "sessions left after $1"
 	if pgrep -u "$(id -u)" -f "$SBX mcp" >/dev/null; then fail "an sbxrun mcp process is left after $1"; fi
-	if pgrep -u "$(id -u)" -f "sleep 123" >/dev/null; then fail "a command is left running after $1"; fi
+	if pgrep -f "mcpmark70" >/dev/null; then fail "a command is left running after $1"; fi
 }
 
 test_sdk_client() {
@@ -118,10 +119,12 @@ def reply(i):
 call = lambda i, name, a: send({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": a}})
 call(1, "exec", {"cmd": ["sh", "-c", "echo in-the-box > /workspace/mark; echo ok"]})
 r = reply(1); assert r["result"]["structuredContent"]["stdout"] == "ok\n", r
-call(2, "exec", {"cmd": ["sleep", "123"]})
-call(3, "exec", {"cmd": ["sh", "-c", "sleep 123"], "session_name": "bg", "yield_time_ms": 200})
+time.sleep(0.1)
+call(2, "exec", {"cmd": ["sh", "-c", "sleep 123; : mcpmark70"]})
+call(3, "exec", {"cmd": ["sh", "-c", "sleep 123; : mcpmark70"], "session_name": "bg", "yield_time_ms": 200})
 reply(3)
 time.sleep(0.5)
+assert subprocess.run(["pgrep", "-f", "mcpmark70"], capture_output=True).stdout.count(b"\n") == 2, "not running"
 if how == "eof": p.stdin.close()
 elif how == "term": p.send_signal(signal.SIGTERM)
 elif how == "kill": p.kill()
@@ -196,4 +199,17 @@ test_memory_limit_is_reported() {
 	*) fail "memory limit: $out" ;;
 	esac
 	no_mcp_left "a memory limit"
+}
+
+test_profile_timeout_is_the_ceiling() {
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = default\n[limits]\ntimeout = 2s\n' > "$HOME/.config/sbxrun/profiles/t$$.ini"
+	trap "rm -f '$HOME/.config/sbxrun/profiles/t$$.ini'" EXIT
+	echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":["sleep","30"],"timeout":600}}}' > in.txt
+	local t0=$SECONDS
+	run timeout 60 bash -c "$(declare -f calls); SBX='$SBX' calls in.txt -p t$$ --image tiny"
+	assert_status 0
+	assert_contains "$out" '"reason": "timeout"'
+	[ $((SECONDS - t0)) -lt 20 ] || fail "the profile's 2 s did not cap a 600 s timeout"
+	no_mcp_left "a timeout"
 }
