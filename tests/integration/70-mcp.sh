@@ -120,6 +120,12 @@ call = lambda i, name, a: send({"jsonrpc": "2.0", "id": i, "method": "tools/call
 call(1, "exec", {"cmd": ["sh", "-c", "echo in-the-box > /workspace/mark; echo ok"]})
 r = reply(1); assert r["result"]["structuredContent"]["stdout"] == "ok\n", r
 time.sleep(0.1)
+if how.startswith("restart"):  # the session goes; the next call starts another
+    name = [l.split()[0] for l in subprocess.run([sbx, "session", "ls"], capture_output=True, text=True).stdout.splitlines() if l.startswith("mcp-")][0]
+    subprocess.run([sbx, "session", "stop", name], check=True)
+    call(9, "exec", {"cmd": ["true"]}); r = reply(9)
+    assert r["result"]["structuredContent"]["exit_code"] == 0, r
+    how = how[len("restart-"):]
 call(2, "exec", {"cmd": ["sh", "-c", "sleep 123; : mcpmark70"]})
 call(3, "exec", {"cmd": ["sh", "-c", "sleep 123; : mcpmark70"], "session_name": "bg", "yield_time_ms": 200})
 reply(3)
@@ -153,6 +159,13 @@ test_sigkill_leaves_no_session() {
 	# the watchdog stops the session the killed server could not
 	for _ in $(seq 100); do "$SBX" session ls | grep -q "mcp-" || break; sleep 0.1; done
 	no_mcp_left "SIGKILL"
+}
+
+test_sigkill_after_a_restart_leaves_no_session() {
+	run drive restart-kill -p default --image tiny
+	assert_status 0
+	for _ in $(seq 100); do "$SBX" session ls | grep -q "mcp-" || break; sleep 0.1; done
+	no_mcp_left "SIGKILL after the session was restarted"
 }
 
 test_attached_session_stays() {
