@@ -216,8 +216,9 @@ static void initialize(struct mcp_server *srv, struct json_object *id, struct js
 	json_object_object_add(r, "serverInfo", info);
 	json_object_object_add(r, "instructions", json_object_new_string(
 		"The tools run in one Linux sandbox (Debian) on the user's machine that keeps its files "
-		"and packages for this conversation. Network access reaches package registries only "
-		"(apt, pip, npm); use the download tool for files the user's profile allows."));
+		"and installed packages for this conversation. Its network access is what the user's "
+		"profile allows (by default package registries only: apt, pip, npm); the download tool "
+		"fetches files from the hosts the profile names. The host's own files are out of reach."));
 	mcp_reply(srv, id, r);
 }
 
