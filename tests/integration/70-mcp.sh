@@ -121,8 +121,7 @@ call(1, "exec", {"cmd": ["sh", "-c", "echo in-the-box > /workspace/mark; echo ok
 r = reply(1); assert r["result"]["structuredContent"]["stdout"] == "ok\n", r
 time.sleep(0.1)
 if how.startswith("restart"):  # the session goes; the next call starts another
-    name = [l.split()[0] for l in subprocess.run([sbx, "session", "ls"], capture_output=True, text=True).stdout.splitlines() if l.startswith("mcp-")][0]
-    subprocess.run([sbx, "session", "stop", name], check=True)
+    subprocess.run([sbx, "session", "stop", "mcp-%d" % p.pid], check=True)
     call(9, "exec", {"cmd": ["true"]}); r = reply(9)
     assert r["result"]["structuredContent"]["exit_code"] == 0, r
     how = how[len("restart-"):]
