@@ -107,6 +107,7 @@ void mcp_job_end(struct mcp_job *j)
 	json_object_put(j->id);
 	json_object_put(j->progress);
 	free(j->what);
+	free(j->dest_dir);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -271,6 +272,8 @@ static void cancel(struct mcp_server *srv, struct json_object *params)
 		struct mcp_job *j = &srv->jobs[i];
 		if (j->used && json_object_equal(j->id, rid)) {
 			log_info("mcp: request cancelled: the command is killed");
+			if (j->kind == MCP_JOB_DOWNLOAD)
+				mcp_download_cancel(srv, j);
 			mcp_job_end(j); /* closing its connection kills the command */
 		}
 	}
@@ -421,9 +424,12 @@ static void shutdown_all(struct mcp_server *srv)
 {
 	struct sbx_err err = { 0 };
 
-	for (size_t i = 0; i < MCP_MAX_JOBS; i++)
+	for (size_t i = 0; i < MCP_MAX_JOBS; i++) {
+		if (srv->jobs[i].used && srv->jobs[i].kind == MCP_JOB_DOWNLOAD)
+			mcp_download_cancel(srv, &srv->jobs[i]);
 		if (srv->jobs[i].used)
 			mcp_job_end(&srv->jobs[i]);
+	}
 	for (size_t i = 0; i < MCP_MAX_TERMS; i++)
 		if (srv->terms[i].used)
 			mcp_term_close(&srv->terms[i]);

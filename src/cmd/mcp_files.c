@@ -199,6 +199,32 @@ void mcp_download_start(struct mcp_server *srv, struct json_object *id, const st
 	close(p[1]);
 	j->pipe[0] = p[0];
 	j->what = xasprintf("downloaded %s to %s", a->url, a->filepath);
+	const char *slash = strrchr(dest, '/');
+	j->dest_dir = xasprintf("%s/%.*s", ws, slash ? (int)(slash - dest) : 0, dest);
+}
+
+/* download_run writes to .sbxrun-download-PID beside the destination. */
+void mcp_download_cancel(struct mcp_server *srv, struct mcp_job *j)
+{
+	_cleanup_free_ char *ws = NULL;
+	_cleanup_close_ int rootfd = -1;
+	struct sbx_err err;
+	char tmp[64];
+
+	if (j->pid <= 0)
+		return;
+	kill(j->pid, SIGKILL);
+	waitpid(j->pid, NULL, 0);
+	snprintf(tmp, sizeof(tmp), ".sbxrun-download-%d", (int)j->pid);
+	j->pid = -1;
+	if (!j->dest_dir || session_root(srv->session, &rootfd, &ws, &err) < 0)
+		return;
+	_cleanup_close_ int dir = inroot_open(rootfd, j->dest_dir, O_PATH | O_DIRECTORY, 0, &err);
+	if (dir < 0)
+		return;
+	paths_as_sandbox_owner(1);
+	unlinkat(dir, tmp, 0);
+	paths_as_sandbox_owner(0);
 }
 
 void mcp_download_handle(struct mcp_server *srv, struct mcp_job *j)

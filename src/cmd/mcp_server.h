@@ -43,7 +43,8 @@ struct mcp_job {
 	struct mcp_out out[2];
 	struct mcp_term *term;
 	pid_t pid;            /* download: the child */
-	char *what;           /* download: the destination, for the result */
+	char *what;           /* download: the result's text */
+	char *dest_dir;       /* download: the destination's directory inside */
 	long long oom_before; /* exec: the cgroup's OOM kills when it started */
 };
 
@@ -92,6 +93,8 @@ void mcp_term_close(struct mcp_term *t);
 /* mcp_files.c */
 void mcp_download_start(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_download_handle(struct mcp_server *srv, struct mcp_job *job);
+/* Ends a download before its time, with its temporary file. */
+void mcp_download_cancel(struct mcp_server *srv, struct mcp_job *job);
 void mcp_open_image(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_read_file(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_write_file(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);

@@ -94,6 +94,20 @@ check(r.isError && text(r).includes("not in [download] allow"), "download refuse
 r = await client.callTool({ name: "download", arguments: { url: `http://host.sbxrun.internal:${port}/small.txt`, filepath: "/etc/x" } });
 check(r.isError && text(r).includes("filepath"), "download outside the workspace refused", r);
 
+// a cancelled download is killed and leaves no temporary file behind
+const ac2 = new AbortController();
+const slow = client.callTool({ name: "download", arguments: { url: `http://host.sbxrun.internal:${port}/slow`, filepath: "slow.bin" } },
+			     undefined, { signal: ac2.signal });
+await sleep(1500);
+r = await exec({ cmd: ["ls", "-A"] });
+check(r.structuredContent.stdout.includes(".sbxrun-download-"), "a download in progress", r);
+ac2.abort("test");
+try { await slow; } catch { /* aborted */ }
+await sleep(500);
+r = await exec({ cmd: ["ls", "-A"] });
+check(!r.structuredContent.stdout.includes(".sbxrun-download-") && !r.structuredContent.stdout.includes("slow.bin"),
+      "a cancelled download leaves nothing", r);
+
 // open_image of a PNG written inside
 const png = "import zlib,struct\n" +
 	"def c(t,d): return struct.pack('>I',len(d))+t+d+struct.pack('>I',zlib.crc32(t+d))\n" +
