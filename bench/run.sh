@@ -82,3 +82,6 @@ echo "bench: results in $out" >&2
 
 # The egress proxy on loopback: throughput against direct, cost per connection.
 printf '\n## Egress proxy (loopback)\n\n```\n%s\n```\n' "$(sh "$top/bench/proxy.sh" 2>&1 | tail -2)" >> "$out"
+
+# MCP: exec of `true` over `sbxrun mcp` (stdio, JSON-RPC) in its session.
+printf '\n## MCP round trip (bench/mcp.sh)\n\n```\n%s\n```\n' "$(SBX="$SBX" sh "$top/bench/mcp.sh" 2>&1 | tail -2)" >> "$out"

@@ -3,7 +3,7 @@ _sbxrun_list() { COMPREPLY=($(compgen -W "$(eval "$1")" -- "$cur")); }
 _sbxrun() {
 	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run shell session download cp image profile doctor -v -q --verbose --quiet --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "run shell session download mcp cp image profile doctor -v -q --verbose --quiet --help --version" -- "$cur"))
 		return
 	fi
 	case "$prev" in
@@ -57,6 +57,8 @@ _sbxrun() {
 		opts="-h --help -v -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --events " ;;
 	download)
 		opts="-h --help -v -q --profile -p --session  --sha256 " ;;
+	mcp)
+		opts="-h --help -v -q --profile -p --image -i --session " ;;
 	cp)
 		opts="-h --help -v -q" ;;
 	image)

@@ -13,6 +13,7 @@ static const struct { const char *name, *verbs, *summary; unsigned mask; } cmds[
 	{ "shell", "", "interactive login shell on a terminal", SBX_CMD_SHELL },
 	{ "session", "start ls stop rm", "long-lived sandboxes that several commands share", SBX_CMD_SESSION_START },
 	{ "download", "", "host-side fetch into a session's workspace", SBX_CMD_DOWNLOAD },
+	{ "mcp", "", "MCP server on stdin/stdout: an AI agent's tools in one sandbox", SBX_CMD_MCP },
 	{ "cp", "", "copy files between the host and a session (SESSION:PATH)", 0 },
 	{ "image", "build import ls rm inspect export", "rootfs images in the local store", 0 },
 	{ "profile", "ls show", "list profiles, show one fully resolved", 0 },

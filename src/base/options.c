@@ -13,11 +13,11 @@
 
 /* clang-format off */
 const struct sbx_option sbx_options[] = {
-{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD, F(profile), "NAME",
+{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD | SBX_CMD_MCP, F(profile), "NAME",
   "profile to apply (a name, or a path when it holds a '/')" },
 { SBX_K_INHERIT,    NULL, 0, "sandbox", "inherit", SBX_ARG_NAME, NULL, 0, 0, F(inherit), "NAME",
   "profile this one is layered on" },
-{ SBX_K_IMAGE,      "image",    'i', "sandbox", "image", SBX_ARG_NAME, NULL, 0, SB, F(image), "NAME",
+{ SBX_K_IMAGE,      "image",    'i', "sandbox", "image", SBX_ARG_NAME, NULL, 0, SB | SBX_CMD_MCP, F(image), "NAME",
   "image to run (see 'sbxrun image ls')" },
 { SBX_K_USER,       "user",     'u', "sandbox", "user", SBX_ARG_STRING, NULL, 0, SB, F(user), "USER",
   "user inside the sandbox (name from the image, or uid)" },
@@ -77,7 +77,7 @@ const struct sbx_option sbx_options[] = {
   "write the result record to fd N" },
 { SBX_K_EVENTS,     "events",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SB, F(events_file), "FILE",
   "write events (JSON lines) to FILE" },
-{ SBX_K_SESSION,    "session",  0,   NULL, NULL, SBX_ARG_NAME, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_DOWNLOAD, F(session), "NAME",
+{ SBX_K_SESSION,    "session",  0,   NULL, NULL, SBX_ARG_NAME, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_DOWNLOAD | SBX_CMD_MCP, F(session), "NAME",
   "run in the live session NAME" },
 { SBX_K_SHA256,     "sha256",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_DOWNLOAD, F(sha256), "HEX",
   "verify the download's SHA-256 digest" },

@@ -38,6 +38,7 @@ enum sbx_cmdmask {
 	SBX_CMD_SHELL = 1 << 1,
 	SBX_CMD_SESSION_START = 1 << 2,
 	SBX_CMD_DOWNLOAD = 1 << 3,
+	SBX_CMD_MCP = 1 << 4,
 };
 #define SBX_CMD_SANDBOX (SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START)
 

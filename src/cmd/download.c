@@ -22,6 +22,7 @@
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/download.h"
 #include "net/hostmatch.h"
 #include "session/session_client.h"
 
@@ -266,7 +267,7 @@ static int verify(struct dl *d, const char *want, struct sbx_err *err)
 	return 0;
 }
 
-static int download(const struct sbx_config *cfg, const char *url, const char *dest, struct sbx_err *err)
+int download_run(const struct sbx_config *cfg, const char *url, const char *dest, struct sbx_err *err)
 {
 	struct dl d = { .cfg = cfg, .max = cfg->dl_max_size, .progress = isatty(2) && sbx_log_level > 0 };
 	int in_sandbox, r = -1;
@@ -329,7 +330,7 @@ int cmd_download(int argc, char **argv, struct sbx_err *err)
 	if (r == 0 && argc - rest != 2)
 		r = err_set(err, 0, "usage: sbxrun download [--session NAME] URL DEST");
 	if (r == 0)
-		r = download(&cfg, argv[rest], argv[rest + 1], err);
+		r = download_run(&cfg, argv[rest], argv[rest + 1], err);
 	config_free(&cfg);
 	return r < 0 ? -1 : 0;
 }

@@ -22,6 +22,7 @@ static const struct {
 	{ "cp", cmd_cp, "copy files between the host and a session (SESSION:PATH)" },
 	{ "image", cmd_image, "build, import, list, inspect and remove rootfs images" },
 	{ "profile", cmd_profile, "list profiles, show one fully resolved" },
+	{ "mcp", cmd_mcp, "MCP server on stdin/stdout: an AI agent's tools in one sandbox" },
 	{ "doctor", cmd_doctor, "which kernel features this machine offers and what falls back" },
 };
 

@@ -170,26 +170,7 @@ static int do_ls(struct sbx_err *err)
 
 static int do_stop(const char *name, struct sbx_err *err)
 {
-	_cleanup_close_ int s = session_connect(name, err);
-	struct json_object *o, *reply = NULL;
-
-	if (s < 0)
-		return -1;
-	o = json_object_new_object();
-	json_object_object_add(o, "op", json_object_new_string("stop"));
-	control_send(s, o, NULL, 0);
-	json_object_put(o);
-	control_recv(s, &reply, NULL, NULL, 0);
-	if (reply)
-		json_object_put(reply);
-	_cleanup_free_ char *dir = NULL;
-	if (session_dir(name, &dir, err) < 0)
-		return -1;
-	/* the supervisor removes the writable layer before it lets go of its
-	 * lock: on disk (Linux < 6.6) a big layer takes seconds on a slow machine */
-	for (int i = 0; i < 1200 && session_alive(dir); i++)
-		usleep(50000);
-	return session_alive(dir) ? err_set(err, 0, "session '%s' did not stop", name) : 0;
+	return session_stop(name, err);
 }
 
 static int do_rm(const char *name, struct sbx_err *err)

@@ -190,6 +190,19 @@ static void detach(const char *dir)
 		close(lfd);
 }
 
+/* The supervisor keeps none of its starter's other fds (an MCP server's
+ * connections and its watchdog's pipe among them): only these two. */
+static void close_others(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		syscall(SYS_close_range, 3, lo - 1, 0);
+	if (hi > lo + 1)
+		syscall(SYS_close_range, lo + 1, hi - 1, 0);
+	syscall(SYS_close_range, hi + 1, ~0U, 0);
+}
+
 int session_start(const struct sbx_config *cfg, const char *name, struct sbx_err *err)
 {
 	_cleanup_free_ char *dir = NULL;
@@ -206,6 +219,7 @@ int session_start(const struct sbx_config *cfg, const char *name, struct sbx_err
 	if (pid == 0) {
 		close(pipefd[0]);
 		detach(dir);
+		close_others(lock_fd, pipefd[1]);
 		if (fork() != 0)
 			_exit(0);
 		supervisor_main(cfg, name, dir, lock_fd, pipefd[1]);

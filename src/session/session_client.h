@@ -12,6 +12,8 @@ int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err
  * status to use. Only per-command options may be given with --session. */
 /* The profile a session was started with (NULL if unknown). */
 char *session_profile(const char *name);
+/* Stops a live session and waits until its supervisor has cleaned up. */
+int session_stop(const char *name, struct sbx_err *err);
 int session_client_run(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err);
 
 #endif

@@ -15,6 +15,8 @@ cflags="-g -O1 -std=gnu11 $san -fsanitize=fuzzer-no-link $(pkg-config --cflags $
 cflags="$cflags -DSBX_DATADIR=\"/usr/local/share/sbxrun\" -DSBX_VERSION=\"fuzz\""
 libs=$(pkg-config --libs $pkgs)
 mkdir -p "$out"
+# the harnesses: tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME/
+targets="import profile httpreq dns mcp"
 
 objs=()
 for src in src/*/*.c; do
@@ -25,13 +27,13 @@ for src in src/*/*.c; do
 	fi
 	objs+=("$obj")
 done
-for h in import profile httpreq dns; do
+for h in $targets; do
 	$CC $cflags -fsanitize=fuzzer -o "$out/fuzz_$h" "tests/fuzz/fuzz_$h.c" "${objs[@]}" $libs
 done
 
 [ "${1:-}" = smoke ] || exit 0
 status=0
-for h in import profile httpreq dns; do
+for h in $targets; do
 	work=$(mktemp -d)
 	cp -R "tests/fuzz/corpus/$h/." "$work/"
 	echo "fuzz: $h for ${FUZZ_SECONDS:-20}s"

@@ -155,6 +155,18 @@ static void test_lookup_and_precedence(void)
 	CHECK(rest == 6);
 	config_free(&cfg);
 
+	/* mcp takes --profile, --image and --session, not the limits */
+	char *mcp_ok[] = { "mcp", "-p", "child", "--image", "tiny", "--session", "box", NULL };
+	CHECK(cli_sandbox_config(7, mcp_ok, SBX_CMD_MCP, "", &cfg, &rest, &err) == 0);
+	CHECK_STR(cfg.image, "tiny");
+	CHECK_STR(cfg.session, "box");
+	CHECK(rest == 7);
+	config_free(&cfg);
+	char *mcp_bad[] = { "mcp", "--memory", "1G", NULL };
+	CHECK(cli_sandbox_config(3, mcp_bad, SBX_CMD_MCP, "", &cfg, &rest, &err) < 0);
+	CHECK_CONTAINS(err.msg, "unknown option: '--memory'");
+	config_free(&cfg);
+
 	config_init(&cfg);
 	CHECK(profile_load(&cfg, "loop1", &err) < 0);
 	CHECK_CONTAINS(err.msg, "inherit loop");

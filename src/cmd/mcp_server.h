@@ -1,0 +1,106 @@
+/* mcp_server.h - the state of one `sbxrun mcp` server, shared by its
+ * files: mcp_cmd.c (the loop, methods, the session's life), mcp_exec.c
+ * (commands), mcp_term.c (interactive processes on a terminal) and
+ * mcp_files.c (download, open_image, read_file, write_file). */
+#ifndef SBX_MCP_SERVER_H
+#define SBX_MCP_SERVER_H
+
+#include <poll.h>
+#include <sys/types.h>
+
+#include "base/config.h"
+#include "cmd/mcp_proto.h"
+
+#define MCP_MAX_JOBS 32
+#define MCP_MAX_TERMS 16
+#define MCP_MAX_POLL (2 + 3 * MCP_MAX_JOBS + 2 * MCP_MAX_TERMS)
+
+/* A named interactive process on its own terminal in the sandbox. */
+struct mcp_term {
+	int used;
+	char name[65];
+	int conn;             /* control connection; closing it kills the process */
+	int master;           /* the terminal, -1 until the session hands it over */
+	char *buf;            /* output not yet returned, the newest MCP_OUTPUT_CAP bytes */
+	size_t len;
+	uint64_t dropped;
+	int exited, exit_code, signal;
+	char reason[16];
+	uint64_t started_ms;
+	int busy;             /* a call is collecting its output */
+};
+
+enum mcp_job_kind { MCP_JOB_EXEC, MCP_JOB_TERM, MCP_JOB_DOWNLOAD };
+
+/* A tools/call still running: answered when it ends. */
+struct mcp_job {
+	int used;
+	enum mcp_job_kind kind;
+	struct json_object *id, *progress; /* owned references */
+	uint64_t start_ms, next_progress_ms, deadline_ms;
+	int conn;             /* exec: control connection */
+	int pipe[2];          /* exec: stdout, stderr; download: the child's report in [0] */
+	struct mcp_out out[2];
+	struct mcp_term *term;
+	pid_t pid;            /* download: the child */
+	char *what;           /* download: the result's text */
+	char *dest_dir;       /* download: the destination's directory inside */
+	long long oom_before; /* exec: the cgroup's OOM kills when it started */
+};
+
+struct mcp_server {
+	struct sbx_config *cfg;
+	char *session;        /* the session's name once there is one */
+	int owned;            /* started by us: stopped when we end */
+	char *workspace;      /* inside the sandbox, "" if none */
+	int watchdog;         /* its end tells the watchdog we are gone */
+	char *memdir;         /* the session's memory cgroup, to tell OOM kills */
+	int quit;
+	struct mcp_job jobs[MCP_MAX_JOBS];
+	struct mcp_term terms[MCP_MAX_TERMS];
+};
+
+/* mcp_cmd.c */
+void mcp_send(struct mcp_server *srv, struct json_object *msg);
+void mcp_reply(struct mcp_server *srv, struct json_object *id, struct json_object *result);
+int mcp_session_ensure(struct mcp_server *srv, struct sbx_err *err);
+struct mcp_job *mcp_job_new(struct mcp_server *srv, enum mcp_job_kind kind, struct json_object *id,
+			    struct json_object *progress);
+void mcp_job_end(struct mcp_job *job);
+uint64_t mcp_now_ms(void);
+
+/* mcp_exec.c */
+void mcp_exec_start(struct mcp_server *srv, struct json_object *id, struct json_object *progress,
+		    const struct mcp_args *a);
+int mcp_exec_pollfds(struct mcp_job *job, struct pollfd *p);
+void mcp_exec_handle(struct mcp_server *srv, struct mcp_job *job, const struct pollfd *p);
+/* 0, or -1 with why when a user other than the sandbox's is asked for. */
+int mcp_user_check(const struct sbx_config *cfg, const char *user, char *why, size_t size);
+/* OOM kills counted in the session's memory cgroup (-1: unknown). */
+long long mcp_oom_kills(const struct mcp_server *srv);
+/* The session control request for a (tty: terminal) command. */
+struct json_object *mcp_exec_request(const struct mcp_args *a, int64_t timeout_ms, int tty);
+
+/* mcp_term.c */
+void mcp_term_exec(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+void mcp_term_feed(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+int mcp_term_pollfds(struct mcp_term *t, struct pollfd *p);
+void mcp_term_handle(struct mcp_server *srv, struct mcp_term *t, const struct pollfd *p);
+/* Answers calls whose time is up or whose process ended. */
+void mcp_term_check(struct mcp_server *srv, uint64_t now);
+void mcp_term_close(struct mcp_term *t);
+
+/* mcp_files.c */
+void mcp_download_start(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+void mcp_download_handle(struct mcp_server *srv, struct mcp_job *job);
+/* Ends a download before its time, with its temporary file. */
+void mcp_download_cancel(struct mcp_server *srv, struct mcp_job *job);
+void mcp_open_image(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+void mcp_read_file(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+void mcp_write_file(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+
+/* A tool error result (isError) with a formatted message. */
+void mcp_tool_error(struct mcp_server *srv, struct json_object *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,235 @@
+# also-as-root
+# `sbxrun mcp`: the MCP server driven by the official TypeScript SDK client,
+# raw bad input, and what is left behind when the client goes away (issue 14).
+
+SDK_VERSION=1.32.2
+
+# The SDK client in a temporary directory, from the registry npm is
+# configured with. Node.js and npm are there on CI: no skip under CI=true.
+install_sdk() {
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		[ "${CI:-}" = true ] && fail "node and npm are required under CI=true"
+		skip "node or npm is not installed"
+	fi
+	mkdir -p sdk
+	(cd sdk && npm install --no-audit --no-fund --loglevel=error "@modelcontextprotocol/sdk@$SDK_VERSION" >npm.log 2>&1) ||
+		fail "npm install of the MCP SDK failed: $(tail -5 sdk/npm.log)"
+	cp "$TOP/tests/mcp/client.mjs" sdk/
+}
+
+# A local HTTP server for download; prints its port in $PORT.
+serve() {
+	mkdir -p www
+	echo hello > www/small.txt
+	(cd www && exec python3 -c '
+import http.server, sys
+import time
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        if self.path != "/slow": return super().do_GET()
+        self.send_response(200); self.send_header("Content-Length", str(1 << 20)); self.end_headers()
+        try:
+            for _ in range(1024):
+                self.wfile.write(b"x" * 1024); self.wfile.flush(); time.sleep(0.1)
+        except OSError: pass  # the download was cancelled
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()' > ../port) &
+	SRV=$!
+	for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+	PORT=$(cat port)
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = agent\n[download]\nallow = host.sbxrun.internal:%s\n' "$PORT" \
+		> "$HOME/.config/sbxrun/profiles/mcp$$.ini"
+	trap "kill $SRV 2>/dev/null; rm -f '$HOME/.config/sbxrun/profiles/mcp$$.ini'" EXIT
+}
+
+no_mcp_left() { # what
+	sleep 0.5
+	run "$SBX" session ls
+	assert_not_contains "$out" "mcp-" "sessions left after $1"
+	if pgrep -u "$(id -u)" -f "$SBX mcp" >/dev/null; then fail "an sbxrun mcp process is left after $1"; fi
+	if pgrep -f "mcpmark70" >/dev/null; then fail "a command is left running after $1"; fi
+}
+
+test_sdk_client() {
+	install_sdk
+	serve
+	run timeout 300 node sdk/client.mjs "$SBX" "$PORT" --profile "mcp$$" --image minimal
+	[ "$status" = 0 ] || fail "client: $out $err"
+	assert_contains "$out" "ok REPL keeps a variable"
+	assert_contains "$out" "ok Ctrl-C stops the loop"
+	assert_contains "$out" "ok cancellation kills the command"
+	assert_contains "$out" "ok open_image returns the PNG"
+	assert_contains "$out" "ok closed"
+	no_mcp_left "a clean exit"
+}
+
+# Feeds lines to `sbxrun mcp`, then waits for it to end; stdout in $out.
+raw() { # input-file [args]
+	local in=$1; shift
+	run timeout 60 "$SBX" mcp "$@" < "$in"
+}
+
+test_bad_input_keeps_serving() {
+	{
+		echo 'garbage'
+		echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}'
+		echo ''
+		echo '[1,2]'
+		echo '{"jsonrpc":"2.0","id":2,"method":"no/such"}'
+		head -c 9000000 /dev/zero | tr '\0' 'x'; echo
+		printf '\x80\xff{{{\n'
+		echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":"ls"}}}'
+		echo '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":["ls"],"bogus":1}}}'
+		echo '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope"}}'
+		echo '{"jsonrpc":"2.0","id":6,"method":"ping"}'
+	} > in.txt
+	raw in.txt --image tiny
+	assert_status 0
+	printf '%s\n' "$out" > out.txt
+	python3 -c '
+import json, sys
+msgs = [json.loads(l) for l in open("out.txt") if l.strip()]
+by = {m.get("id"): m for m in msgs}
+assert by[1]["result"]["protocolVersion"] == "2025-11-25", by[1]
+assert by[2]["error"]["code"] == -32601, by[2]
+assert by[3]["error"]["code"] == -32602 and "cmd" in by[3]["error"]["message"], by[3]
+assert by[4]["error"]["code"] == -32602 and "bogus" in by[4]["error"]["message"], by[4]
+assert by[5]["result"]["isError"] is True, by[5]
+assert by[6]["result"] == {}, by[6]
+nulls = [m["error"]["code"] for m in msgs if m.get("id") is None]
+assert nulls.count(-32700) == 3 and nulls.count(-32600) == 1, nulls
+' || fail "replies: $(head -c 1500 out.txt)"
+	no_mcp_left "bad input"
+}
+
+test_version_negotiation() {
+	echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' > in.txt
+	raw in.txt
+	assert_contains "$out" '"protocolVersion":"2025-06-18"'
+}
+
+# A python3 driver: sends lines, reads replies by id, then does what the
+# last argument says to the server (eof, term, kill).
+drive() { # how [sbxrun args]
+	local how=$1; shift
+	python3 - "$SBX" "$how" "$@" <<'PY'
+import json, os, signal, subprocess, sys, time
+sbx, how, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+p = subprocess.Popen([sbx, "mcp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m): p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+def reply(i):
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i: return m
+call = lambda i, name, a: send({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": a}})
+call(1, "exec", {"cmd": ["sh", "-c", "echo in-the-box > /workspace/mark; echo ok"]})
+r = reply(1); assert r["result"]["structuredContent"]["stdout"] == "ok\n", r
+time.sleep(0.1)
+if how.startswith("restart"):  # the session goes; the next call starts another
+    subprocess.run([sbx, "session", "stop", "mcp-%d" % p.pid], check=True)
+    call(9, "exec", {"cmd": ["true"]}); r = reply(9)
+    assert r["result"]["structuredContent"]["exit_code"] == 0, r
+    how = how[len("restart-"):]
+call(2, "exec", {"cmd": ["sh", "-c", "sleep 123; : mcpmark70"]})
+call(3, "exec", {"cmd": ["sh", "-c", "sleep 123; : mcpmark70"], "session_name": "bg", "yield_time_ms": 200})
+reply(3)
+time.sleep(0.5)
+assert subprocess.run(["pgrep", "-f", "mcpmark70"], capture_output=True).stdout.count(b"\n") == 2, "not running"
+if how == "eof": p.stdin.close()
+elif how == "term": p.send_signal(signal.SIGTERM)
+elif how == "kill": p.kill()
+t = time.time()
+p.wait(30)
+print("ended in %.1f s with %s" % (time.time() - t, p.returncode))
+PY
+}
+
+test_stdin_eof_ends_everything() {
+	run drive eof -p default --image tiny
+	assert_status 0
+	assert_contains "$out" "with 0"
+	no_mcp_left "stdin EOF"
+}
+
+test_sigterm_ends_everything() {
+	run drive term -p default --image tiny
+	assert_status 0
+	no_mcp_left "SIGTERM"
+}
+
+test_sigkill_leaves_no_session() {
+	run drive kill -p default --image tiny
+	assert_status 0
+	# the watchdog stops the session the killed server could not
+	for _ in $(seq 100); do "$SBX" session ls | grep -q "mcp-" || break; sleep 0.1; done
+	no_mcp_left "SIGKILL"
+}
+
+test_sigkill_after_a_restart_leaves_no_session() {
+	run drive restart-kill -p default --image tiny
+	assert_status 0
+	for _ in $(seq 100); do "$SBX" session ls | grep -q "mcp-" || break; sleep 0.1; done
+	no_mcp_left "SIGKILL after the session was restarted"
+}
+
+test_attached_session_stays() {
+	local n=m$$
+	"$SBX" session start --image tiny "$n" >/dev/null || fail "session start"
+	trap "'$SBX' session stop '$n' >/dev/null 2>&1" EXIT
+	run drive eof --session "$n"
+	assert_status 0
+	run "$SBX" run --session "$n" -- cat /workspace/mark
+	assert_eq in-the-box "$out" "the agent's file, seen from the same session"
+	run "$SBX" session ls
+	assert_contains "$out" "$n"
+	run "$SBX" mcp --session "no-such-$$" < /dev/null
+	assert_bad_input "not running"
+}
+
+# Sends the tools/call lines of a file, prints each reply, then closes stdin.
+calls() { # file [sbxrun args]
+	local in=$1; shift
+	python3 - "$SBX" "$in" "$@" <<'PY'
+import json, subprocess, sys
+sbx, path, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+p = subprocess.Popen([sbx, "mcp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+want = set()
+for line in open(path):
+    m = json.loads(line); want.add(m["id"])
+    p.stdin.write(line.encode()); p.stdin.flush()
+while want:
+    r = json.loads(p.stdout.readline()); want.discard(r.get("id")); print(json.dumps(r))
+p.stdin.close(); p.wait(60)
+PY
+}
+
+test_memory_limit_is_reported() {
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = default\n[limits]\nmemory = 64M\n' > "$HOME/.config/sbxrun/profiles/small$$.ini"
+	trap "rm -f '$HOME/.config/sbxrun/profiles/small$$.ini'" EXIT
+	echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":["python3","-c","b = bytearray(500 << 20)"]}}}' > in.txt
+	run timeout 120 bash -c "$(declare -f calls); SBX='$SBX' calls in.txt -p small$$ --image minimal"
+	assert_status 0
+	case "$out" in
+	*'"reason": "oom"'*'"exit_code": 137'* | *'"exit_code": 137'*'"reason": "oom"'*) ;;      # the memory cgroup
+	*'"exit_code": 1,'*MemoryError*) ;;                                                      # RLIMIT_DATA
+	*) fail "memory limit: $out" ;;
+	esac
+	no_mcp_left "a memory limit"
+}
+
+test_profile_timeout_is_the_ceiling() {
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = default\n[limits]\ntimeout = 2s\n' > "$HOME/.config/sbxrun/profiles/t$$.ini"
+	trap "rm -f '$HOME/.config/sbxrun/profiles/t$$.ini'" EXIT
+	echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":["sleep","30"],"timeout":600}}}' > in.txt
+	local t0=$SECONDS
+	run timeout 60 bash -c "$(declare -f calls); SBX='$SBX' calls in.txt -p t$$ --image tiny"
+	assert_status 0
+	assert_contains "$out" '"reason": "timeout"'
+	[ $((SECONDS - t0)) -lt 20 ] || fail "the profile's 2 s did not cap a 600 s timeout"
+	no_mcp_left "a timeout"
+}
