@@ -1,0 +1,163 @@
+# also-as-root
+# tests/integration/75-fleet.sh - beyond one machine (issue 17): images out as
+# an OCI layout or docker-archive, loaded and run by a real podman; profiles
+# out as OCI seccomp JSON and Kubernetes YAML, played by podman; the egress
+# proxy as a TCP sidecar. The podman parts run in the root pass: rootless
+# podman needs a subuid range and a user session the test user lacks.
+
+# Sets up a private podman (its own storage below $TESTDIR, runc, ulimits
+# within this machine's hard limits) or skips with the reason.
+podman_ready() {
+	[ "$AS_ROOT" = 1 ] || skip "podman parts run in the root pass (rootless podman needs subuid ranges and a user session)"
+	command -v podman >/dev/null && command -v runc >/dev/null ||
+		{ [ "${CI:-}" = true ] && fail "podman/runc missing (tests/deps.sh)"; skip "podman or runc is not installed (tests/deps.sh)"; }
+	local n u
+	n=$(ulimit -Hn); u=$(ulimit -Hu)
+	[ "$n" = unlimited ] || [ "$n" -gt 4096 ] && n=4096
+	[ "$u" = unlimited ] || [ "$u" -gt 4096 ] && u=4096
+	mkdir -p "$TESTDIR/pm"
+	cat > "$TESTDIR/pm/containers.conf" <<EOF
+[containers]
+default_ulimits = ["nofile=$n:$n", "nproc=$u:$u"]
+[engine]
+runtime = "runc"
+EOF
+	cat > "$TESTDIR/pm/storage.conf" <<EOF
+[storage]
+driver = "overlay"
+graphroot = "$TESTDIR/pm/storage"
+runroot = "$TESTDIR/pm/run"
+EOF
+	export CONTAINERS_CONF="$TESTDIR/pm/containers.conf" CONTAINERS_STORAGE_CONF="$TESTDIR/pm/storage.conf"
+	trap podman_cleanup EXIT
+}
+
+podman_cleanup() {
+	podman pod rm -af -t 0 >/dev/null 2>&1 || true
+	podman rm -af -t 0 >/dev/null 2>&1 || true
+	podman rmi -af >/dev/null 2>&1 || true
+	if mountpoint -q "$TESTDIR/pm/storage/overlay" 2>/dev/null; then umount -R "$TESTDIR/pm/storage/overlay" || true; fi
+	return 0
+}
+
+# Checks an OCI layout or docker-archive tarball: every blob's sha256 and
+# size as announced, the config's Env, WorkingDir, Cmd and labels.
+verify_archive() { # FILE oci|docker SOURCE-LABEL
+	python3 - "$@" <<'PY'
+import hashlib, json, sys, tarfile
+path, fmt, source = sys.argv[1:4]
+t = tarfile.open(path)
+def blob(name):
+    return t.extractfile(name).read()
+def check(desc_digest, data, size=None):
+    algo, hexd = desc_digest.split(":")
+    assert algo == "sha256", desc_digest
+    assert hashlib.sha256(data).hexdigest() == hexd, "digest mismatch " + desc_digest
+    assert size is None or size == len(data), "size mismatch " + desc_digest
+if fmt == "oci":
+    assert json.loads(blob("oci-layout"))["imageLayoutVersion"] == "1.0.0"
+    idx = json.loads(blob("index.json"))
+    md = idx["manifests"][0]
+    m_raw = blob("blobs/sha256/" + md["digest"].split(":")[1])
+    check(md["digest"], m_raw, md["size"])
+    m = json.loads(m_raw)
+    assert m["schemaVersion"] == 2
+    c_raw = blob("blobs/sha256/" + m["config"]["digest"].split(":")[1])
+    check(m["config"]["digest"], c_raw, m["config"]["size"])
+    assert len(m["layers"]) == 1
+    ld = m["layers"][0]
+    layer = blob("blobs/sha256/" + ld["digest"].split(":")[1])
+    check(ld["digest"], layer, ld["size"])
+else:
+    m = json.loads(blob("manifest.json"))[0]
+    c_raw = blob(m["Config"])
+    check("sha256:" + m["Config"].split(".")[0], c_raw)
+    layer = blob(m["Layers"][0])
+    assert m["RepoTags"][0].startswith("localhost/")
+c = json.loads(c_raw)
+check(c["rootfs"]["diff_ids"][0], layer)
+cfg = c["config"]
+paths = [e for e in cfg["Env"] if e.startswith("PATH=")]
+assert len(paths) == 1 and "/usr/bin" in paths[0], cfg["Env"]
+assert cfg["WorkingDir"] == "/workspace", cfg
+assert cfg["Cmd"], cfg
+assert cfg["Labels"]["io.sbxrun.source"] == source, cfg["Labels"]
+names = tarfile.open(fileobj=__import__("io").BytesIO(layer)).getnames()
+assert "./usr/bin/python3" in names or "usr/bin/python3" in names, names[:5]
+print("verified")
+PY
+}
+
+test_oci_export_digests_verify() {
+	run "$SBX" image export minimal --format oci -o "$TESTDIR/m.oci.tar"
+	assert_status 0
+	run verify_archive "$TESTDIR/m.oci.tar" oci "image minimal"
+	assert_eq verified "$out" "OCI layout check ($err)"
+	run "$SBX" image export minimal --format docker -o "$TESTDIR/m.docker.tar"
+	assert_status 0
+	run verify_archive "$TESTDIR/m.docker.tar" docker "image minimal"
+	assert_eq verified "$out" "docker-archive check ($err)"
+	# the default stays the plain rootfs tarball
+	run "$SBX" image export minimal -o "$TESTDIR/plain.tar"
+	assert_status 0
+	tar tf "$TESTDIR/plain.tar" | grep -qx './usr/bin/python3' || fail "plain tarball lacks ./usr/bin/python3"
+	tar tf "$TESTDIR/plain.tar" | grep -q 'oci-layout' && fail "plain tarball has an oci-layout"
+	true
+}
+
+test_session_oci_export_carries_workspace() {
+	local n=fl$$s
+	"$SBX" session start --image minimal "$n" >/dev/null || fail "session start failed"
+	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	"$SBX" run --session "$n" -- sh -c 'echo from-session > /workspace/result.txt' || fail "run in session failed"
+	run "$SBX" image export "$n" --format oci -o "$TESTDIR/s.tar"
+	assert_status 0
+	run verify_archive "$TESTDIR/s.tar" oci "session $n"
+	assert_eq verified "$out" "session OCI check ($err)"
+	mkdir "$TESTDIR/x" && tar xf "$TESTDIR/s.tar" -C "$TESTDIR/x"
+	local layer
+	layer=$(python3 -c 'import json,sys; d=sys.argv[1]; i=json.load(open(d+"/index.json")); m=json.load(open(d+"/blobs/sha256/"+i["manifests"][0]["digest"][7:])); print(d+"/blobs/sha256/"+m["layers"][0]["digest"][7:])' "$TESTDIR/x")
+	assert_eq from-session "$(tar xOf "$layer" ./workspace/result.txt)" "the workspace file in the layer"
+}
+
+test_export_bad_format_and_nothing_left() {
+	mkdir "$TESTDIR/o"
+	run "$SBX" image export minimal --format zip -o "$TESTDIR/o/x.tar"
+	assert_bad_input "--format: unknown format 'zip'"
+	run "$SBX" image export minimal --format oci --workspace -o "$TESTDIR/o/x.tar"
+	assert_bad_input "--workspace"
+	run "$SBX" image export no-such-image --format oci -o "$TESTDIR/o/x.tar"
+	assert_status 125
+	# an unwritable destination: refused, and no temporary left behind
+	run "$SBX" image export minimal --format oci -o "$TESTDIR/o/missing/x.tar"
+	assert_status 125
+	assert_eq "" "$(ls -A "$TESTDIR/o")" "files left behind"
+}
+
+test_podman_loads_and_runs_oci_export() {
+	podman_ready
+	"$SBX" image export minimal --format oci -o "$TESTDIR/m.tar" || fail "export failed"
+	run skopeo inspect "oci-archive:$TESTDIR/m.tar"
+	assert_status 0 "skopeo inspect"
+	assert_contains "$out" '"io.sbxrun.source": "image minimal"'
+	run podman load -i "$TESTDIR/m.tar"
+	assert_status 0 "podman load"
+	assert_contains "$out" "localhost/minimal:latest"
+	# no PATH given on this side: the image's own Env must carry it
+	run timeout 120 podman run --rm --network none localhost/minimal:latest \
+		python3 -c 'import os; print("ran", os.getcwd())'
+	assert_status 0 "podman run"
+	assert_eq "ran /workspace" "$out"
+}
+
+test_podman_loads_docker_archive() {
+	podman_ready
+	"$SBX" image export minimal --format docker -o "$TESTDIR/d.tar" || fail "export failed"
+	run skopeo inspect "docker-archive:$TESTDIR/d.tar"
+	assert_status 0 "skopeo inspect"
+	run podman load -i "$TESTDIR/d.tar"
+	assert_status 0 "podman load"
+	run timeout 120 podman run --rm --network none localhost/minimal:latest python3 -c 'print(6*7)'
+	assert_status 0 "podman run"
+	assert_eq 42 "$out"
+}
