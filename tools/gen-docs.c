@@ -15,7 +15,8 @@ static const struct { const char *name, *verbs, *summary; unsigned mask; } cmds[
 	{ "download", "", "host-side fetch into a session's workspace", SBX_CMD_DOWNLOAD },
 	{ "cp", "", "copy files between the host and a session (SESSION:PATH)", 0 },
 	{ "image", "build import ls rm inspect export", "rootfs images in the local store", 0 },
-	{ "profile", "ls show", "list profiles, show one fully resolved", 0 },
+	{ "profile", "ls show export", "list profiles, show one fully resolved, export one as Kubernetes YAML or OCI seccomp JSON", SBX_CMD_PROFILE_EXPORT },
+	{ "proxy", "", "the egress proxy of a profile on a TCP address (a pod's sidecar)", SBX_CMD_PROXY },
 	{ "doctor", "", "what this machine offers and what falls back", 0 },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -166,7 +167,7 @@ static void bash(void)
 		printf("\t\topts=\"-h --help -v -q");
 		bash_opts(cmds[c].mask);
 		if (!strcmp(cmds[c].name, "image"))
-			printf(" --name -o --output --workspace --mtime");
+			printf(" --name -o --output --workspace --mtime --format");
 		printf("\" ;;\n");
 	}
 	printf("\tesac\n\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n}\ncomplete -F _sbxrun sbxrun\n");

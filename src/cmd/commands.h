@@ -14,6 +14,8 @@ int cmd_image(int argc, char **argv, struct sbx_err *err);
 /* `sbxrun image export SESSION|IMAGE -o FILE [--workspace] [--mtime N]` */
 int cmd_image_export(int argc, char **argv, struct sbx_err *err);
 int cmd_profile(int argc, char **argv, struct sbx_err *err);
+int cmd_profile_export(int argc, char **argv, struct sbx_err *err);
+int cmd_proxy(int argc, char **argv, struct sbx_err *err);
 int cmd_doctor(int argc, char **argv, struct sbx_err *err);
 
 #endif
