@@ -256,3 +256,63 @@ test_podman_runs_with_exported_seccomp() {
 	assert_eq "$(podman run --rm --network none --security-opt "seccomp=$TESTDIR/sc.json" \
 		-v "$TESTDIR/doors.py:/doors.py:ro" localhost/minimal:latest python3 /doors.py)" "$out" "sbxrun's own verdicts"
 }
+
+# Starts `sbxrun proxy` on a free port of 127.0.0.1; sets $proxy_pid, $proxy_port.
+start_proxy() { # extra options...
+	"$SBX" proxy --listen 127.0.0.1:0 "$@" 2> "$TESTDIR/proxy.err" &
+	proxy_pid=$!
+	for _ in $(seq 1 50); do
+		proxy_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TESTDIR/proxy.err")
+		[ -n "$proxy_port" ] && return 0
+		kill -0 "$proxy_pid" 2>/dev/null || fail "sbxrun proxy ended: $(cat "$TESTDIR/proxy.err")"
+		sleep 0.1
+	done
+	fail "sbxrun proxy did not say where it listens: $(cat "$TESTDIR/proxy.err")"
+}
+
+stop_proxy() { # expects exit 0 on SIGTERM
+	kill -TERM "$proxy_pid"
+	local rc=0
+	wait "$proxy_pid" || rc=$?
+	assert_eq 0 "$rc" "sbxrun proxy's exit status on SIGTERM"
+}
+
+test_proxy_refuses_other_hosts_and_bad_input() {
+	start_proxy --profile packages --image minimal --events "$TESTDIR/ev.jsonl"
+	local code
+	code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$proxy_port" http://example.com/)
+	assert_eq 403 "$code" "a host outside the allow list"
+	# the address guard: a name that is allowed by pattern but points inside
+	code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$proxy_port" http://127.0.0.1:1/)
+	assert_ne 200 "$code" "loopback through the proxy"
+	stop_proxy
+	grep -q '"host":"example.com".*"decision":"refused"' "$TESTDIR/ev.jsonl" || fail "no refusal event: $(cat "$TESTDIR/ev.jsonl")"
+	run "$SBX" proxy --listen localhost:3128 --profile packages
+	assert_bad_input "--listen: 'localhost:3128'"
+	run "$SBX" proxy --listen 127.0.0.1:70000 --profile packages
+	assert_bad_input "--listen"
+	run "$SBX" proxy --listen ::1:3128 --profile packages
+	assert_bad_input "brackets"
+	run "$SBX" proxy --listen 127.0.0.1:0 --profile default
+	assert_bad_input "egress is 'none'"
+	run "$SBX" proxy --profile packages
+	assert_bad_input "--listen"
+}
+
+test_sidecar_proxy_serves_apt_in_podman() {
+	podman_ready
+	"$SBX" image export minimal --format oci -o "$TESTDIR/m.tar" || fail "export failed"
+	podman load -q -i "$TESTDIR/m.tar" >/dev/null || fail "podman load failed"
+	start_proxy --profile packages --image minimal --events "$TESTDIR/ev.jsonl"
+	run timeout 300 podman run --rm --network host localhost/minimal:latest sh -c "
+		echo 'Acquire::http::Proxy \"http://127.0.0.1:$proxy_port/\";' > /etc/apt/apt.conf.d/99sidecar
+		apt-get update -q >/dev/null 2>&1 || exit 3
+		apt-get install -y -q --no-install-recommends hello >/dev/null 2>&1 || exit 4
+		hello
+		python3 -c 'import urllib.request as u; u.build_opener(u.ProxyHandler({\"http\": \"http://127.0.0.1:$proxy_port\"})).open(\"http://example.com/\", timeout=20)' 2>&1 | tail -1"
+	assert_status 0 "apt in podman through the proxy"
+	assert_contains "$out" "Hello, world!"
+	assert_contains "$out" "HTTP Error 403"
+	stop_proxy
+	grep -q '"decision":"allowed"' "$TESTDIR/ev.jsonl" || fail "apt did not go through the proxy: $(head -c 600 "$TESTDIR/ev.jsonl")"
+}
