@@ -73,16 +73,33 @@ void kube_quantity_cpu(uint64_t milli, char *buf, size_t size)
 
 void kube_name(const char *s, char *out, size_t size)
 {
-	size_t n = 0;
-	for (; *s && n + 1 < size; s++) {
-		char c = (char)tolower((unsigned char)*s);
-		out[n++] = isalnum((unsigned char)c) ? c : '-';
+	const char *slash = strrchr(s, '/');
+	size_t len, n = 0;
+
+	if (slash) /* a profile given as a path: its file name without .ini */
+		s = slash + 1;
+	len = strlen(s);
+	if (slash && len > 4 && strcmp(s + len - 4, ".ini") == 0)
+		len -= 4;
+	for (size_t i = 0; i < len && n + 1 < size; i++) {
+		char c = (char)tolower((unsigned char)s[i]);
+		if (isalnum((unsigned char)c) && isascii((unsigned char)c))
+			out[n++] = c;
+		else if (n > 0 && out[n - 1] != '-')
+			out[n++] = '-';
 	}
 	while (n > 0 && out[n - 1] == '-')
 		n--;
 	out[n] = '\0';
-	if (!n || out[0] == '-')
-		snprintf(out, size, "p%s", n ? out : "");
+	if (!n)
+		snprintf(out, size, "profile");
+}
+
+/* Text in a YAML comment: one line, no control characters. */
+static void comment_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
 }
 
 /* A double-quoted YAML scalar: backslash, quote and control characters
@@ -147,6 +164,17 @@ static void metadata(struct kube *k, int ind, const char *name, const char *role
 	fprintf(k->f, "%*smetadata:\n", ind, "");
 	kv(k, ind + 2, "name", name);
 	labels(k, ind + 2, role);
+}
+
+/* The field securityContext.seccompProfile says it; the older annotation,
+ * equal to it as the API server requires, is what podman kube play reads. */
+static void seccomp_annotation(struct kube *k, int ind)
+{
+	_cleanup_free_ char *v = xasprintf("localhost/sbxrun-%s.json", k->name);
+	if (k->cfg->seccomp == SBX_OFF)
+		return;
+	fprintf(k->f, "%*sannotations:\n", ind, "");
+	kv(k, ind + 2, "seccomp.security.alpha.kubernetes.io/pod", v);
 }
 
 static void hardened(struct kube *k, int ind, int read_only)
@@ -271,7 +299,7 @@ static void volumes(struct kube *k, int ind)
 static void pod_spec(struct kube *k, int ind, int with_deadline, const char *const *cmd)
 {
 	const struct sbx_config *cfg = k->cfg;
-	_cleanup_free_ char *sp = xasprintf("sbxrun/%s.json", k->name);
+	_cleanup_free_ char *sp = xasprintf("sbxrun-%s.json", k->name);
 
 	kv(k, ind, "restartPolicy", "Never");
 	if (with_deadline && cfg->timeout_ms)
@@ -304,6 +332,7 @@ static void workload(struct kube *k, const char *const *cmd)
 	if (k->cfg->kube_kind == SBX_KUBE_POD) {
 		fprintf(k->f, "apiVersion: v1\nkind: Pod\n");
 		metadata(k, 0, name, "job");
+		seccomp_annotation(k, 2);
 		fprintf(k->f, "spec:\n");
 		pod_spec(k, 2, 1, cmd);
 		return;
@@ -318,15 +347,19 @@ static void workload(struct kube *k, const char *const *cmd)
 	fprintf(k->f, "  template:\n");
 	fprintf(k->f, "    metadata:\n");
 	labels(k, 6, "job");
+	seccomp_annotation(k, 6);
 	fprintf(k->f, "    spec:\n");
 	pod_spec(k, 6, 0, cmd);
 }
 
+/* key: {matchLabels: ...}; as a list item ("- podSelector") its body is
+ * indented under the key, past the dash. */
 static void selector(struct kube *k, int ind, const char *key, const char *role)
 {
-	fprintf(k->f, "%*s%s:\n%*smatchLabels:\n", ind, "", key, ind + 2, "");
-	kv(k, ind + 4, "sbxrun.io/profile", k->name);
-	kv(k, ind + 4, "sbxrun.io/role", role);
+	int body = ind + (key[0] == '-' ? 4 : 2);
+	fprintf(k->f, "%*s%s:\n%*smatchLabels:\n", ind, "", key, body, "");
+	kv(k, body + 2, "sbxrun.io/profile", k->name);
+	kv(k, body + 2, "sbxrun.io/role", role);
 }
 
 /* Egress to the cluster's DNS (the proxy's Service name must resolve). */
@@ -445,16 +478,17 @@ static void header(struct kube *k)
 	fprintf(k->f, "# Kubernetes objects for the sbxrun profile ");
 	q(k->f, k->cfg->profile);
 	fprintf(k->f, " (sbxrun profile export --format kube).\n");
-	fprintf(k->f, "# The seccomp profile: sbxrun profile export %s --format seccomp,\n", k->cfg->profile);
-	fprintf(k->f, "# installed as <kubelet seccomp root>/sbxrun/%s.json on every node.\n", k->name);
+	fprintf(k->f, "# The seccomp profile: sbxrun profile export ");
+	comment_text(k->f, k->cfg->profile);
+	fprintf(k->f, " --format seccomp,\n");
+	fprintf(k->f, "# installed as <kubelet seccomp root>/sbxrun-%s.json on every node.\n", k->name);
 	if (k->cfg->egress == SBX_EGRESS_PACKAGES)
 		fprintf(k->f, "# The proxy image (%s) holds sbxrun with this profile and image.\n", PROXY_IMAGE);
 	if (k->notes->n)
 		fprintf(k->f, "# Not expressed in Kubernetes:\n");
 	for (size_t i = 0; i < k->notes->n; i++) {
 		fprintf(k->f, "# - ");
-		for (const char *s = k->notes->v[i]; *s; s++)
-			fputc(*s == '\n' || *s == '\r' ? ' ' : *s, k->f);
+		comment_text(k->f, k->notes->v[i]);
 		fputc('\n', k->f);
 	}
 }

@@ -316,3 +316,78 @@ test_sidecar_proxy_serves_apt_in_podman() {
 	stop_proxy
 	grep -q '"decision":"allowed"' "$TESTDIR/ev.jsonl" || fail "apt did not go through the proxy: $(head -c 600 "$TESTDIR/ev.jsonl")"
 }
+
+# Loads every document with a real YAML parser and checks what each kind needs.
+check_manifests() { # FILE
+	python3 - "$1" <<'PY'
+import re, sys, yaml
+docs = list(yaml.safe_load_all(open(sys.argv[1])))
+q = re.compile(r"^[0-9]+(m|Ki|Mi|Gi|Ti|Pi|Ei)?$")
+def pod_ok(spec):
+    assert spec["restartPolicy"] == "Never"
+    c = spec["containers"][0]
+    assert c["image"] and c["name"] == "main"
+    sc = c["securityContext"]
+    assert sc["allowPrivilegeEscalation"] is False and sc["capabilities"]["drop"] == ["ALL"]
+    for k, v in c["resources"]["limits"].items():
+        assert q.match(v), (k, v)
+    vols = {v["name"] for v in spec["volumes"]}
+    assert all(m["name"] in vols for m in c["volumeMounts"])
+kinds = []
+for d in docs:
+    assert d["apiVersion"] and d["kind"] and re.match(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", d["metadata"]["name"])
+    kinds.append(d["kind"])
+    if d["kind"] == "Job":
+        pod_ok(d["spec"]["template"]["spec"])
+    elif d["kind"] == "Pod":
+        pod_ok(d["spec"])
+    elif d["kind"] == "NetworkPolicy":
+        assert "Egress" in d["spec"]["policyTypes"] and d["spec"]["podSelector"]["matchLabels"]
+print(" ".join(kinds))
+PY
+}
+
+test_kube_manifests_parse() {
+	run "$SBX" profile export default -o "$TESTDIR/job.yaml"
+	assert_status 0
+	assert_contains "$err" "not expressed in Kubernetes"
+	run check_manifests "$TESTDIR/job.yaml"
+	assert_eq "Job NetworkPolicy" "$out" "default profile ($err)"
+	run "$SBX" profile export packages --kind pod -o "$TESTDIR/pk.yaml"
+	assert_status 0
+	run check_manifests "$TESTDIR/pk.yaml"
+	assert_eq "Pod NetworkPolicy NetworkPolicy Deployment Service" "$out" "packages profile ($err)"
+	grep -q '^# - ' "$TESTDIR/pk.yaml" || fail "no comment saying what is not expressed"
+}
+
+test_kube_pod_plays_in_podman() {
+	podman_ready
+	command -v catatonit >/dev/null || [ -x /usr/libexec/podman/catatonit ] || fail "catatonit missing (tests/deps.sh)"
+	"$SBX" image export minimal --format oci -o "$TESTDIR/m.tar" || fail "export failed"
+	podman load -q -i "$TESTDIR/m.tar" >/dev/null || fail "podman load failed"
+	printf '[limits]\ntimeout = 2m\nmemory = 256M\ncpus = 0.5\ndisk = 512M\n' > "$TESTDIR/lab.ini"
+	mkdir "$TESTDIR/seccomp"
+	"$SBX" profile export "$TESTDIR/lab.ini" --format seccomp -o "$TESTDIR/seccomp/sbxrun-lab.json" || fail "seccomp export"
+	local script='import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.syscall(250, 0, 0, 0, 0, 0)
+print("keyctl", "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()])
+try:
+    open("/etc/x", "w"); print("root writable")
+except OSError as e:
+    print("root", errno.errorcode[e.errno])
+open("/workspace/w", "w").write("1"); open("/tmp/t", "w").write("1")
+print("done in", os.getcwd(), "with", "it'"'"'s \"quoted\"")'
+	run "$SBX" profile export "$TESTDIR/lab.ini" --kind pod -o "$TESTDIR/pod.yaml" -- python3 -c "$script"
+	assert_status 0
+	run timeout 180 podman kube play --seccomp-profile-root "$TESTDIR/seccomp" --network none "$TESTDIR/pod.yaml"
+	assert_status 0 "podman kube play"
+	run timeout 120 podman wait sbxrun-lab-main
+	assert_eq 0 "$out" "the pod's exit status"
+	run podman logs sbxrun-lab-main
+	assert_eq "keyctl EPERM
+root EROFS
+done in /workspace with it's \"quoted\"" "$out" "the pod's log"
+	run podman inspect sbxrun-lab-main --format '{{.HostConfig.Memory}} {{.HostConfig.NanoCpus}} {{.HostConfig.ReadonlyRootfs}}'
+	assert_eq "268435456 500000000 true" "$out" "limits podman applied"
+}
