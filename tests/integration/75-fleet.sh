@@ -391,3 +391,122 @@ done in /workspace with it's \"quoted\"" "$out" "the pod's log"
 	run podman inspect sbxrun-lab-main --format '{{.HostConfig.Memory}} {{.HostConfig.NanoCpus}} {{.HostConfig.ReadonlyRootfs}}'
 	assert_eq "268435456 500000000 true" "$out" "limits podman applied"
 }
+
+# craft_layout CASE OUT OUTSIDE: an OCI layout (or docker-archive) tarball
+# with crafted layers, written with python3's tarfile.
+craft_layout() {
+	python3 - "$@" <<'PY'
+import hashlib, io, json, sys, tarfile
+case, out, outside = sys.argv[1:4]
+def layer(entries):
+    b = io.BytesIO()
+    t = tarfile.open(fileobj=b, mode="w")
+    for e in entries:
+        name, kind = e[0], e[1]
+        i = tarfile.TarInfo(name)
+        i.mode = 0o755 if kind == "dir" else 0o644
+        data = b""
+        if kind == "dir":
+            i.type = tarfile.DIRTYPE
+        elif kind == "sym":
+            i.type, i.linkname = tarfile.SYMTYPE, e[2]
+        else:
+            data = e[2].encode()
+            i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+    t.close()
+    return b.getvalue()
+base = [("./", "dir"), ("./etc", "dir"), ("./etc/ok", "file", "one\n"), ("./etc/gone", "file", "x\n"),
+        ("./opq", "dir"), ("./opq/a", "file", "a\n"), ("./opq/b", "file", "b\n"),
+        ("./keep", "dir"), ("./keep/f", "file", "kept\n"), ("./link", "sym", "etc/ok"),
+        ("./d2f", "dir"), ("./d2f/inner", "file", "i\n")]
+if case == "good" or case == "docker":
+    layers = [layer(base), layer([("./etc", "dir"), ("./etc/.wh.gone", "file", ""), ("./opq", "dir"),
+                                  ("./opq/.wh..wh..opq", "file", ""), ("./opq/c", "file", "c\n"),
+                                  ("./etc/ok", "file", "two\n"), ("./link", "sym", "keep/f"),
+                                  ("./d2f", "file", "now a file\n")])]
+elif case == "dotdot":
+    layers = [layer(base), layer([("./etc/../../pwned", "file", "x")])]
+elif case == "symlink-escape":
+    layers = [layer(base + [("./esc", "sym", outside)]), layer([("./esc/pwned", "file", "x")])]
+elif case == "whiteout-escape":
+    layers = [layer(base + [("./esc", "sym", outside)]), layer([("./esc/.wh.sentinel", "file", "")])]
+elif case == "whiteout-dotdot":
+    layers = [layer(base), layer([("./.wh..", "file", "")])]
+else:
+    layers = [layer(base)]
+t = tarfile.open(out, "w")
+def add(name, data):
+    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))
+def sha(d): return hashlib.sha256(d).hexdigest()
+if case == "docker":
+    cfg = json.dumps({"config": {}, "rootfs": {"type": "layers", "diff_ids": ["sha256:" + sha(l) for l in layers]}}).encode()
+    for l in layers:
+        add(sha(l) + "/layer.tar", l)
+    add(sha(cfg) + ".json", cfg)
+    add("manifest.json", json.dumps([{"Config": sha(cfg) + ".json", "RepoTags": ["x:1"], "Layers": [sha(l) + "/layer.tar" for l in layers]}]).encode())
+    t.close(); sys.exit(0)
+descs = []
+for l in layers:
+    d = sha(l)
+    if case == "bad-digest":
+        d = "0" * 64
+    add("blobs/sha256/" + d, l)
+    descs.append({"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": "sha256:" + d, "size": len(l)})
+if case == "path-digest":
+    descs = [{"digest": "sha256:../../../../etc/passwd", "size": 1}]
+cfg = b"{}"
+add("blobs/sha256/" + sha(cfg), cfg)
+man = json.dumps({"schemaVersion": 2, "config": {"digest": "sha256:" + sha(cfg), "size": 2}, "layers": descs}).encode()
+add("blobs/sha256/" + sha(man), man)
+add("index.json", json.dumps({"schemaVersion": 2, "manifests": [{"digest": "sha256:" + sha(man), "size": len(man)}]}).encode())
+add("oci-layout", b'{"imageLayoutVersion": "1.0.0"}')
+t.close()
+PY
+}
+
+image_root() { # NAME
+	local s="${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/images"
+	echo "$s/$(cat "$s/names/$1")/rootfs"
+}
+
+test_import_oci_layers_and_whiteouts() {
+	for fmt in good docker; do
+		craft_layout "$fmt" "$TESTDIR/$fmt.tar" /nonexistent
+		run "$SBX" image import "$TESTDIR/$fmt.tar" --name "fl-$fmt-$$"
+		assert_status 0 "import of the $fmt layout"
+		local r
+		r=$(image_root "fl-$fmt-$$")
+		assert_eq two "$(cat "$r/etc/ok")" "$fmt: a file replaced by the upper layer"
+		[ ! -e "$r/etc/gone" ] || fail "$fmt: .wh.gone did not remove etc/gone"
+		assert_eq c "$(ls "$r/opq")" "$fmt: the opaque directory keeps only the upper layer's entries"
+		assert_eq kept "$(cat "$r/keep/f")" "$fmt: an untouched file"
+		assert_eq keep/f "$(readlink "$r/link")" "$fmt: a symlink replaced, not followed"
+		assert_eq "now a file" "$(cat "$r/d2f")" "$fmt: a directory replaced by a file"
+		[ -z "$(find "$r" -name '.wh.*')" ] || fail "$fmt: whiteout files left in the rootfs"
+		"$SBX" image rm "fl-$fmt-$$" >/dev/null
+	done
+	# an exported image comes back in and runs
+	"$SBX" image export minimal --format oci -o "$TESTDIR/m.tar" || fail "export"
+	run "$SBX" image import "$TESTDIR/m.tar" --name "fl-rt-$$"
+	assert_status 0 "import of sbxrun's own OCI export"
+	run "$SBX" run -i "fl-rt-$$" -- python3 -c 'print("round trip")'
+	assert_eq "round trip" "$out"
+	"$SBX" image rm "fl-rt-$$" >/dev/null
+}
+
+test_import_hostile_layers_refused() {
+	local s="${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/images" outside="$TESTDIR/outside"
+	mkdir "$outside"; echo safe > "$outside/sentinel"
+	for c in dotdot symlink-escape whiteout-escape whiteout-dotdot bad-digest path-digest; do
+		craft_layout "$c" "$TESTDIR/$c.tar" "$outside"
+		run "$SBX" image import "$TESTDIR/$c.tar" --name "fl-bad-$$"
+		assert_status 125 "hostile layout '$c'"
+		assert_eq 1 "$(printf '%s\n' "$err" | grep -c .)" "one error line for '$c': $err"
+		[ ! -e "$s/names/fl-bad-$$" ] || fail "'$c' was imported"
+		assert_eq safe "$(cat "$outside/sentinel")" "the sentinel outside after '$c'"
+		assert_eq sentinel "$(ls "$outside")" "files planted outside by '$c'"
+		[ ! -e "$TESTDIR/pwned" ] && [ ! -e "$(dirname "$s")/pwned" ] || fail "'$c' wrote outside"
+		[ -z "$(ls -d "$s"/.staging-* 2>/dev/null)" ] || fail "staging left behind by '$c'"
+	done
+}
