@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <linux/openat2.h>
+#include <stdlib.h>
 #include <locale.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -126,36 +127,43 @@ static char *blob_path(const char *digest, struct sbx_err *err)
 	return xasprintf("blobs/sha256/%s", digest + 7);
 }
 
-/* The layers of an OCI layout: index -> first manifest -> layers, each
- * checked against its digest. Paths into *out (NULL-ended). */
-static int oci_layers(int lfd, char ***out, struct sbx_err *err)
+/* The first manifest that index.json lists. */
+static struct json_object *oci_manifest(int lfd, struct sbx_err *err)
 {
 	struct json_object *idx = read_json(lfd, "index.json", err), *man = NULL;
 	struct json_object *list = jget(idx, "manifests", json_type_array);
-	int r = -1;
 
 	if (!idx)
-		return -1;
+		return NULL;
 	if (!list || json_object_array_length(list) < 1) {
 		err_set(err, 0, "index.json lists no manifest");
-		goto out;
+	} else {
+		char *mp = blob_path(jstr(json_object_array_get_idx(list, 0), "digest"), err);
+		man = mp ? read_json(lfd, mp, err) : NULL;
+		free(mp);
 	}
-	_cleanup_free_ char *mp = blob_path(jstr(json_object_array_get_idx(list, 0), "digest"), err);
-	if (!mp || !(man = read_json(lfd, mp, err)))
-		goto out;
+	json_object_put(idx);
+	return man;
+}
+
+/* The layers of an OCI layout, as blob paths in *out (NULL-ended); each is
+ * checked against its digest when applied. */
+static int oci_layers(int lfd, char ***out, struct sbx_err *err)
+{
+	struct json_object *man = oci_manifest(lfd, err);
 	struct json_object *layers = jget(man, "layers", json_type_array);
 	size_t n = layers ? json_object_array_length(layers) : 0;
-	if (n < 1 || n > MAX_LAYERS) {
-		err_set(err, 0, "the manifest has %zu layers (1 to %d)", n, MAX_LAYERS);
-		goto out;
-	}
-	*out = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
+	int r = 0;
+
+	if (!man)
+		return -1;
+	if (n < 1 || n > MAX_LAYERS)
+		r = err_set(err, 0, "the manifest has %zu layers (1 to %d)", n, MAX_LAYERS);
+	else
+		*out = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; r == 0 && i < n; i++)
 		if (!((*out)[i] = blob_path(jstr(json_object_array_get_idx(layers, i), "digest"), err)))
-			goto out;
-	r = 0;
-out:
-	json_object_put(idx);
+			r = -1;
 	json_object_put(man);
 	return r;
 }
