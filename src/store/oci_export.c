@@ -111,7 +111,7 @@ static struct json_object *descriptor(const char *mt, const struct blob *b)
 
 /* KEY=VALUE list: PATH and LANG first, then the image's /etc/environment
  * (which may replace them, e.g. a venv's PATH). */
-static struct json_object *env_array(int rootfd, struct sbx_err *err)
+static struct json_object *env_array(int rootfd)
 {
 	struct sbx_list env = { 0 }, hosts = { 0 };
 	struct json_object *a = json_object_new_array();
@@ -120,7 +120,6 @@ static struct json_object *env_array(int rootfd, struct sbx_err *err)
 	size_t n = 0;
 
 	struct sbx_err ignored; /* an unreadable environment file: the defaults */
-	(void)err;
 	(void)imgmeta_read(rootfd, &env, &hosts, &ignored);
 	for (size_t i = 0; i < ARRAY_SIZE(keep); i++)
 		merged[n++] = (char *)keep[i];
@@ -142,7 +141,7 @@ static struct json_object *env_array(int rootfd, struct sbx_err *err)
 }
 
 static struct json_object *make_config(int rootfd, const struct sbx_oci_export *o,
-				       const struct blob *layer, struct sbx_err *err)
+				       const struct blob *layer)
 {
 	struct json_object *c = json_object_new_object(), *cfg = json_object_new_object();
 	struct json_object *labels = json_object_new_object(), *cmd = json_object_new_array();
@@ -155,7 +154,7 @@ static struct json_object *make_config(int rootfd, const struct sbx_oci_export *
 	json_object_object_add(c, "created", jstr(when));
 	json_object_object_add(c, "architecture", jstr(oci_arch()));
 	json_object_object_add(c, "os", jstr("linux"));
-	json_object_object_add(cfg, "Env", env_array(rootfd, err));
+	json_object_object_add(cfg, "Env", env_array(rootfd));
 	json_object_array_add(cmd, jstr("/bin/bash"));
 	json_object_object_add(cfg, "Cmd", cmd);
 	json_object_object_add(cfg, "WorkingDir", jstr(o->workdir ? o->workdir : "/"));
@@ -308,7 +307,7 @@ static int stage_all(int rootfd, const char *top, struct stage *s, const struct 
 	if (export_tree(rootfd, top, &ex, err) < 0 || stage_add(s, "layer.tar", err) < 0)
 		return -1;
 	struct blob *layer = &s->files[0];
-	struct json_object *c = make_config(rootfd, o, layer, err);
+	struct json_object *c = make_config(rootfd, o, layer);
 	int r = stage_json(s, "config", c, &config, err);
 	json_object_put(c);
 	if (r < 0)
