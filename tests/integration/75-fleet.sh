@@ -29,7 +29,14 @@ graphroot = "$TESTDIR/pm/storage"
 runroot = "$TESTDIR/pm/run"
 EOF
 	export CONTAINERS_CONF="$TESTDIR/pm/containers.conf" CONTAINERS_STORAGE_CONF="$TESTDIR/pm/storage.conf"
-	trap podman_cleanup EXIT
+	trap fleet_cleanup EXIT
+}
+
+# Whatever a test started: the proxy, then podman's containers and images.
+fleet_cleanup() {
+	if [ -n "${proxy_pid:-}" ]; then kill "$proxy_pid" 2>/dev/null || true; fi
+	if [ -n "${CONTAINERS_CONF:-}" ]; then podman_cleanup; fi
+	return 0
 }
 
 podman_cleanup() {
@@ -261,6 +268,7 @@ test_podman_runs_with_exported_seccomp() {
 start_proxy() { # extra options...
 	"$SBX" proxy --listen 127.0.0.1:0 "$@" 2> "$TESTDIR/proxy.err" &
 	proxy_pid=$!
+	trap fleet_cleanup EXIT
 	for _ in $(seq 1 50); do
 		proxy_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TESTDIR/proxy.err")
 		[ -n "$proxy_port" ] && return 0
@@ -274,6 +282,7 @@ stop_proxy() { # expects exit 0 on SIGTERM
 	kill -TERM "$proxy_pid"
 	local rc=0
 	wait "$proxy_pid" || rc=$?
+	proxy_pid=
 	assert_eq 0 "$rc" "sbxrun proxy's exit status on SIGTERM"
 }
 
