@@ -519,3 +519,18 @@ test_import_hostile_layers_refused() {
 		[ -z "$(ls -d "$s"/.staging-* 2>/dev/null)" ] || fail "staging left behind by '$c'"
 	done
 }
+
+test_import_what_podman_saves() {
+	podman_ready
+	"$SBX" image export minimal --format oci -o "$TESTDIR/m.tar" || fail "export failed"
+	podman load -q -i "$TESTDIR/m.tar" >/dev/null || fail "podman load failed"
+	podman save -q -o "$TESTDIR/saved-docker.tar" localhost/minimal:latest || fail "podman save"
+	podman save -q --format oci-archive -o "$TESTDIR/saved-oci.tar" localhost/minimal:latest || fail "podman save oci"
+	for f in saved-docker saved-oci; do
+		run "$SBX" image import "$TESTDIR/$f.tar" --name "fl-$f-$$"
+		assert_status 0 "import of podman's $f"
+		run "$SBX" run -i "fl-$f-$$" -- python3 -c 'print("back")'
+		assert_eq back "$out" "a run in the image from podman's $f"
+		"$SBX" image rm "fl-$f-$$" >/dev/null
+	done
+}
