@@ -3,7 +3,7 @@ _sbxrun_list() { COMPREPLY=($(compgen -W "$(eval "$1")" -- "$cur")); }
 _sbxrun() {
 	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run shell session download mcp cp image profile doctor -v -q --verbose --quiet --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "run shell session download mcp cp image profile proxy doctor -v -q --verbose --quiet --help --version" -- "$cur"))
 		return
 	fi
 	case "$prev" in
@@ -45,6 +45,16 @@ _sbxrun() {
 		_sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return ;;
 	--sha256 )
 		return ;;
+	--listen )
+		return ;;
+	--format )
+		COMPREPLY=($(compgen -W "kube seccomp " -- "$cur")); return ;;
+	--kind )
+		COMPREPLY=($(compgen -W "job pod " -- "$cur")); return ;;
+	--image-ref )
+		return ;;
+	--output|-o)
+		return ;;
 	esac
 	case "${COMP_WORDS[1]}" in
 	run)
@@ -64,11 +74,13 @@ _sbxrun() {
 	image)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "build import ls rm inspect export" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in rm|inspect|export) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun image ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; import) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac
-		opts="-h --help -v -q --name -o --output --workspace --mtime" ;;
+		opts="-h --help -v -q --name -o --output --workspace --mtime --format" ;;
 	profile)
-		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls show" -- "$cur")); return; fi
+		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls show export" -- "$cur")); return; fi
 		[ "${COMP_WORDS[2]}" = show ] && { _sbxrun_list "sbxrun profile ls 2>/dev/null | awk '{print \$1}'"; return; }
-		opts="-h --help -v -q" ;;
+		opts="-h --help -v -q --profile -p --image -i --format  --kind  --image-ref  --output -o" ;;
+	proxy)
+		opts="-h --help -v -q --profile -p --image -i --allow  --events  --listen " ;;
 	doctor)
 		opts="-h --help -v -q" ;;
 	esac

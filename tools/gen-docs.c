@@ -16,7 +16,8 @@ static const struct { const char *name, *verbs, *summary; unsigned mask; } cmds[
 	{ "mcp", "", "MCP server on stdin/stdout: an AI agent's tools in one sandbox", SBX_CMD_MCP },
 	{ "cp", "", "copy files between the host and a session (SESSION:PATH)", 0 },
 	{ "image", "build import ls rm inspect export", "rootfs images in the local store", 0 },
-	{ "profile", "ls show", "list profiles, show one fully resolved", 0 },
+	{ "profile", "ls show export", "list profiles, show one fully resolved, export one as Kubernetes YAML or OCI seccomp JSON", SBX_CMD_PROFILE_EXPORT },
+	{ "proxy", "", "the egress proxy of a profile on a TCP address (a pod's sidecar)", SBX_CMD_PROXY },
 	{ "doctor", "", "what this machine offers and what falls back", 0 },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -167,7 +168,7 @@ static void bash(void)
 		printf("\t\topts=\"-h --help -v -q");
 		bash_opts(cmds[c].mask);
 		if (!strcmp(cmds[c].name, "image"))
-			printf(" --name -o --output --workspace --mtime");
+			printf(" --name -o --output --workspace --mtime --format");
 		printf("\" ;;\n");
 	}
 	printf("\tesac\n\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n}\ncomplete -F _sbxrun sbxrun\n");

@@ -19,6 +19,8 @@ const char *const sbx_enforce_names[] = { "best", "strict", NULL };
 const char *const sbx_egress_names[] = { "none", "packages", "full", NULL };
 const char *const sbx_ca_names[] = { "host", "image", NULL };
 const char *const sbx_proxy_env_names[] = { "tools", "all", NULL };
+const char *const sbx_export_format_names[] = { "kube", "seccomp", NULL };
+const char *const sbx_kube_kind_names[] = { "job", "pod", NULL };
 
 #define FIELD(cfg, opt, type) ((type *)((char *)(cfg) + (opt)->offset))
 

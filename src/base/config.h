@@ -23,6 +23,10 @@ extern const char *const sbx_enforce_names[];
 extern const char *const sbx_egress_names[];
 extern const char *const sbx_ca_names[];
 extern const char *const sbx_proxy_env_names[];
+extern const char *const sbx_export_format_names[];
+extern const char *const sbx_kube_kind_names[];
+enum sbx_export_format { SBX_EXPORT_KUBE, SBX_EXPORT_SECCOMP };
+enum sbx_kube_kind { SBX_KUBE_JOB, SBX_KUBE_POD };
 
 /* A repeatable value: the items in order, with where each came from. */
 struct sbx_strlist {
@@ -78,6 +82,11 @@ struct sbx_config {
 	char *events_file;
 	char *session;
 	char *sha256;
+	char *listen;        /* sbxrun proxy */
+	int export_format;   /* sbxrun profile export */
+	int kube_kind;
+	char *image_ref;
+	char *output;
 	/* where each value came from: "default", "FILE:LINE", "command line" */
 	char *origin[SBX_K__COUNT];
 	/* set by config_check from the two above */

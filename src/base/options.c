@@ -10,14 +10,16 @@
 #define R SBX_OPT_REPEAT
 #define SB SBX_CMD_SANDBOX
 #define SBD (SBX_CMD_SANDBOX | SBX_CMD_DOWNLOAD)
+#define PX SBX_CMD_PROXY
+#define PE SBX_CMD_PROFILE_EXPORT
 
 /* clang-format off */
 const struct sbx_option sbx_options[] = {
-{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD | SBX_CMD_MCP, F(profile), "NAME",
+{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD | SBX_CMD_MCP | PX | PE, F(profile), "NAME",
   "profile to apply (a name, or a path when it holds a '/')" },
 { SBX_K_INHERIT,    NULL, 0, "sandbox", "inherit", SBX_ARG_NAME, NULL, 0, 0, F(inherit), "NAME",
   "profile this one is layered on" },
-{ SBX_K_IMAGE,      "image",    'i', "sandbox", "image", SBX_ARG_NAME, NULL, 0, SB | SBX_CMD_MCP, F(image), "NAME",
+{ SBX_K_IMAGE,      "image",    'i', "sandbox", "image", SBX_ARG_NAME, NULL, 0, SB | SBX_CMD_MCP | PX | PE, F(image), "NAME",
   "image to run (see 'sbxrun image ls')" },
 { SBX_K_USER,       "user",     'u', "sandbox", "user", SBX_ARG_STRING, NULL, 0, SB, F(user), "USER",
   "user inside the sandbox (name from the image, or uid)" },
@@ -57,7 +59,7 @@ const struct sbx_option sbx_options[] = {
   "best: fall back where a limit cannot be exact; strict: refuse" },
 { SBX_K_EGRESS,     "net",      0,   "network", "egress", SBX_ARG_ENUM, sbx_egress_names, 0, SB, F(egress), "MODE",
   "network: none, packages, or full" },
-{ SBX_K_ALLOW,      "allow",    0,   "network", "allow", SBX_ARG_HOST, NULL, R, SB, F(allow), "HOST",
+{ SBX_K_ALLOW,      "allow",    0,   "network", "allow", SBX_ARG_HOST, NULL, R, SB | PX, F(allow), "HOST",
   "also allow HOST through the packages proxy" },
 { SBX_K_CA,         NULL, 0, "network", "ca", SBX_ARG_ENUM, sbx_ca_names, 0, 0, F(ca), "FROM",
   "CA bundle the sandbox trusts: host (also) or image (only)" },
@@ -75,12 +77,22 @@ const struct sbx_option sbx_options[] = {
   "write a one-line result record to FILE" },
 { SBX_K_JSON_FD,    "json-fd",  0,   NULL, NULL, SBX_ARG_FD, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(json_fd), "N",
   "write the result record to fd N" },
-{ SBX_K_EVENTS,     "events",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SB, F(events_file), "FILE",
+{ SBX_K_EVENTS,     "events",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SB | PX, F(events_file), "FILE",
   "write events (JSON lines) to FILE" },
 { SBX_K_SESSION,    "session",  0,   NULL, NULL, SBX_ARG_NAME, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_DOWNLOAD | SBX_CMD_MCP, F(session), "NAME",
   "run in the live session NAME" },
 { SBX_K_SHA256,     "sha256",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_DOWNLOAD, F(sha256), "HEX",
   "verify the download's SHA-256 digest" },
+{ SBX_K_LISTEN,     "listen",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, PX, F(listen), "ADDR:PORT",
+  "TCP address the proxy serves (127.0.0.1:3128, [::1]:3128, 0.0.0.0:3128)" },
+{ SBX_K_FORMAT,     "format",   0,   NULL, NULL, SBX_ARG_ENUM, sbx_export_format_names, 0, PE, F(export_format), "FORMAT",
+  "kube (Kubernetes YAML) or seccomp (OCI seccomp JSON)" },
+{ SBX_K_KIND,       "kind",     0,   NULL, NULL, SBX_ARG_ENUM, sbx_kube_kind_names, 0, PE, F(kube_kind), "KIND",
+  "Kubernetes object: job (batch/v1) or pod" },
+{ SBX_K_IMAGE_REF,  "image-ref", 0,  NULL, NULL, SBX_ARG_STRING, NULL, 0, PE, F(image_ref), "REF",
+  "image reference the pod runs (default localhost/IMAGE:latest)" },
+{ SBX_K_OUTPUT,     "output",   'o', NULL, NULL, SBX_ARG_STRING, NULL, 0, PE, F(output), "FILE",
+  "write to FILE (temporary name, then renamed) instead of stdout" },
 };
 /* clang-format on */
 

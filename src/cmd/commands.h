@@ -16,6 +16,8 @@ int cmd_image_export(int argc, char **argv, struct sbx_err *err);
 int cmd_profile(int argc, char **argv, struct sbx_err *err);
 /* `sbxrun mcp`: a Model Context Protocol server on stdin/stdout */
 int cmd_mcp(int argc, char **argv, struct sbx_err *err);
+int cmd_profile_export(int argc, char **argv, struct sbx_err *err);
+int cmd_proxy(int argc, char **argv, struct sbx_err *err);
 int cmd_doctor(int argc, char **argv, struct sbx_err *err);
 
 #endif

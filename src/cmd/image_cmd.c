@@ -21,7 +21,8 @@
 
 static const char usage[] =
 	"usage: sbxrun image build [minimal|full] [--name NAME]\n"
-	"       sbxrun image import FILE [--name NAME]   (.tar, .tar.gz, .tar.xz, .tar.zst)\n"
+	"       sbxrun image import FILE [--name NAME]   (.tar, .tar.gz, .tar.xz, .tar.zst;\n"
+	"                                                 a rootfs, an OCI layout or a docker-archive)\n"
 	"       sbxrun image ls\n"
 	"       sbxrun image rm NAME\n"
 	"       sbxrun image inspect NAME\n";

@@ -21,8 +21,9 @@ static const struct {
 	{ "download", cmd_download, "fetch a URL on the host side into a session's workspace" },
 	{ "cp", cmd_cp, "copy files between the host and a session (SESSION:PATH)" },
 	{ "image", cmd_image, "build, import, list, inspect and remove rootfs images" },
-	{ "profile", cmd_profile, "list profiles, show one fully resolved" },
+	{ "profile", cmd_profile, "list profiles, show one fully resolved, export one" },
 	{ "mcp", cmd_mcp, "MCP server on stdin/stdout: an AI agent's tools in one sandbox" },
+	{ "proxy", cmd_proxy, "a profile's egress proxy on a TCP address (a pod's sidecar)" },
 	{ "doctor", cmd_doctor, "which kernel features this machine offers and what falls back" },
 };
 

@@ -1,4 +1,5 @@
-/* profile_cmd.c - `sbxrun profile ls` and `sbxrun profile show NAME`. */
+/* profile_cmd.c - `sbxrun profile ls` and `sbxrun profile show NAME`; `profile
+ * export` is in profile_export.c. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
@@ -12,7 +13,8 @@
 
 static const char usage[] =
 	"usage: sbxrun profile ls\n"
-	"       sbxrun profile show NAME\n";
+	"       sbxrun profile show NAME\n"
+	"       sbxrun profile export NAME [--format kube|seccomp] (see 'sbxrun profile export --help')\n";
 
 static void list_dir(const char *dir, const char *kind)
 {
@@ -94,7 +96,9 @@ int cmd_profile(int argc, char **argv, struct sbx_err *err)
 		list_dir(stock, "stock");
 		return 0;
 	}
+	if (argc >= 1 && strcmp(argv[0], "export") == 0)
+		return cmd_profile_export(argc, argv, err);
 	if (argc == 2 && strcmp(argv[0], "show") == 0)
 		return show(argv[1], err) < 0 ? -1 : 0;
-	return err_set(err, 0, "usage: sbxrun profile ls | sbxrun profile show NAME");
+	return err_set(err, 0, "usage: sbxrun profile ls | sbxrun profile show NAME | sbxrun profile export NAME");
 }

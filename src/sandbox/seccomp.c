@@ -38,11 +38,6 @@
 #define CLONE_NEWCGROUP 0x02000000
 #endif
 
-struct sbx_deny {
-	const char *name;
-	int errnum;
-};
-
 static const struct sbx_deny deny_always[] = {
 	/* the kernel keyring is shared by uid with the host user's sessions */
 	{ "keyctl", EPERM }, { "add_key", EPERM }, { "request_key", EPERM },
@@ -180,10 +175,12 @@ static int load_personality_filter(struct sbx_err *err)
 /* TIOCSTI pushes keystrokes into a terminal (the caller's, if it leaked in);
  * TIOCLINUX can do the same on a virtual console. The kernel reads the
  * request as 32 bits, so only the low 32 bits are compared. */
+static const uint64_t ioctl_reqs[] = { TIOCSTI, TIOCLINUX };
+
 static int deny_ioctls(scmp_filter_ctx ctx, struct sbx_err *err)
 {
-	static const uint64_t req[] = { TIOCSTI, TIOCLINUX };
-	for (size_t i = 0; i < ARRAY_SIZE(req); i++) {
+	const uint64_t *req = ioctl_reqs;
+	for (size_t i = 0; i < ARRAY_SIZE(ioctl_reqs); i++) {
 		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, req[i]);
 		if (rule(ctx, "ioctl", SCMP_ACT_ERRNO(EPERM), 1, &c, err) < 0)
 			return -1;
@@ -197,17 +194,20 @@ static int deny_ioctls(scmp_filter_ctx ctx, struct sbx_err *err)
  * 12-15; everything above it is one comparison. Values are 64-bit: any high
  * bit makes them greater than AF_NETLINK, so no garbage above 32 bits can
  * alias an allowed family. */
+static const char *const socket_calls[] = { "socket", "socketpair" };
+static const uint64_t af_blocks[][2] = {
+	{ ~0ULL, 0 }, { ~0ULL, 3 }, { ~3ULL, 4 }, { ~1ULL, 8 }, { ~0ULL, 11 }, { ~3ULL, 12 },
+};
+
 static int deny_socket_families(scmp_filter_ctx ctx, struct sbx_err *err)
 {
-	static const char *const calls[] = { "socket", "socketpair" };
-	static const uint64_t blocks[][2] = {
-		{ ~0ULL, 0 }, { ~0ULL, 3 }, { ~3ULL, 4 }, { ~1ULL, 8 }, { ~0ULL, 11 }, { ~3ULL, 12 },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(calls); i++) {
+	const char *const *calls = socket_calls;
+	const uint64_t(*blocks)[2] = af_blocks;
+	for (size_t i = 0; i < ARRAY_SIZE(socket_calls); i++) {
 		struct scmp_arg_cmp gt = SCMP_A0(SCMP_CMP_GT, AF_NETLINK);
 		if (rule(ctx, calls[i], SCMP_ACT_ERRNO(EAFNOSUPPORT), 1, &gt, err) < 0)
 			return -1;
-		for (size_t j = 0; j < ARRAY_SIZE(blocks); j++) {
+		for (size_t j = 0; j < ARRAY_SIZE(af_blocks); j++) {
 			struct scmp_arg_cmp m = SCMP_A0(SCMP_CMP_MASKED_EQ, blocks[j][0], blocks[j][1]);
 			if (rule(ctx, calls[i], SCMP_ACT_ERRNO(EAFNOSUPPORT), 1, &m, err) < 0)
 				return -1;
@@ -261,4 +261,18 @@ int seccomp_install(const struct sbx_config *cfg, int single_uid, struct sbx_err
 	if (rc < 0)
 		return err_set(err, -rc, "seccomp: cannot load the filter");
 	return load_personality_filter(err);
+}
+
+void seccomp_rules(struct sbx_seccomp_rules *r)
+{
+	*r = (struct sbx_seccomp_rules){
+		.deny = deny_always, .n_deny = ARRAY_SIZE(deny_always),
+		.ns_flags = ns_flags, .n_ns_flags = ARRAY_SIZE(ns_flags), .ns_unshare_only = CLONE_NEWTIME,
+		.ioctls = ioctl_reqs, .n_ioctls = ARRAY_SIZE(ioctl_reqs),
+		.socket_calls = socket_calls, .n_socket_calls = ARRAY_SIZE(socket_calls),
+		.af_max = AF_NETLINK, .af_blocks = af_blocks, .n_af_blocks = ARRAY_SIZE(af_blocks),
+		.ptrace_family = ptrace_family, .n_ptrace = ARRAY_SIZE(ptrace_family),
+		.chown_family = chown_family, .n_chown = ARRAY_SIZE(chown_family),
+		.personality_ok_bits = PERSONA_OK_BITS,
+	};
 }

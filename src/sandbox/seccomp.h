@@ -2,6 +2,9 @@
 #ifndef SBX_SECCOMP_H
 #define SBX_SECCOMP_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "base/config.h"
 #include "base/err.h"
 
@@ -14,5 +17,34 @@
  * caller warns). Call it last, right before execve: after it, mount,
  * pivot_root, setns and the like fail. */
 int seccomp_install(const struct sbx_config *cfg, int single_uid, struct sbx_err *err);
+
+/* The filter's rules as data, read by the OCI seccomp export
+ * (sandbox/seccomp_export.c) so that both say the same. */
+struct sbx_deny {
+	const char *name;
+	int errnum;
+};
+
+struct sbx_seccomp_rules {
+	const struct sbx_deny *deny;      /* denied whatever the arguments */
+	size_t n_deny;
+	const uint64_t *ns_flags;         /* clone/unshare arg 0: any of these bits -> EPERM */
+	size_t n_ns_flags;
+	uint64_t ns_unshare_only;         /* one more bit, for unshare only */
+	const uint64_t *ioctls;           /* ioctl arg 1 (low 32 bits) -> EPERM */
+	size_t n_ioctls;
+	const char *const *socket_calls;  /* socket families: arg 0 > af_max, or in a block */
+	size_t n_socket_calls;
+	uint64_t af_max;
+	const uint64_t (*af_blocks)[2];   /* (mask, value) -> EAFNOSUPPORT */
+	size_t n_af_blocks;
+	const char *const *ptrace_family; /* EPERM unless ptrace = yes */
+	size_t n_ptrace;
+	const char *const *chown_family;  /* single-uid mode: succeed without effect */
+	size_t n_chown;
+	uint32_t personality_ok_bits;     /* personality: only these bits, or 0xffffffff */
+};
+
+void seccomp_rules(struct sbx_seccomp_rules *r);
 
 #endif

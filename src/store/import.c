@@ -1,6 +1,8 @@
 /* import.c - unpacking rootfs tarballs into the image store: libarchive with
  * its secure-extraction flags plus our own checks of every path, in a staging
- * directory that becomes the image only when every entry went in. */
+ * directory that becomes the image only when every entry went in. OCI
+ * layouts and docker-archives go through store/oci_import.c, whose layers
+ * come back here entry by entry. */
 #define _GNU_SOURCE
 #include "store/discover.h"
 #include "store/import.h"
@@ -23,6 +25,7 @@
 #include "base/util.h"
 #include "store/digest.h"
 #include "store/imgmeta.h"
+#include "store/oci_import.h"
 #include "store/store.h"
 
 const struct sbx_import_limits import_default_limits = {
@@ -36,7 +39,7 @@ static const int extract_flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME |
 	ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
 
 /* Strips leading "./" so "./etc" and "etc" are one path; "" is the root. */
-static const char *rel_path(const char *p)
+const char *import_rel_path(const char *p)
 {
 	while (p[0] == '.' && p[1] == '/') {
 		p += 2;
@@ -47,7 +50,7 @@ static const char *rel_path(const char *p)
 }
 
 /* Relative, no ".." component, not too deep. */
-static int check_name(const char *raw, const char *what, unsigned max_depth, struct sbx_err *err)
+int import_check_name(const char *raw, const char *what, unsigned max_depth, struct sbx_err *err)
 {
 	unsigned depth = 0;
 
@@ -94,6 +97,29 @@ static int check_on_disk(int destfd, const char *path, const char *what, bool mu
 	return 0;
 }
 
+/* A layer's entry replaces what lower layers left at its path when that is
+ * a symlink (replaced, not followed) or of another kind (a file over a
+ * directory, a directory over a file). Parents are resolved without
+ * symlinks; a path through one is left for check_on_disk to refuse. */
+static int layer_replace(int destfd, const char *path, bool is_dir, struct sbx_err *err)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	const char *slash = strrchr(path, '/');
+	_cleanup_free_ char *parent = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
+	const char *name = slash ? slash + 1 : path;
+	_cleanup_close_ int pfd = (int)syscall(SYS_openat2, destfd, parent, &how, sizeof(how));
+	struct stat st;
+
+	if (pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode) && is_dir)
+		return 0;
+	if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode) && !is_dir)
+		return 0; /* a file over a file: libarchive replaces it */
+	return rm_rf_at(pfd, name, err);
+}
+
 /* Decides what happens to one entry: 1 write it, 0 skip it, -1 refuse. */
 static int vet_entry(struct archive_entry *e, int destfd, const struct sbx_import_limits *lim,
 		     struct sbx_import_stats *st, struct sbx_err *err)
@@ -104,11 +130,19 @@ static int vet_entry(struct archive_entry *e, int destfd, const struct sbx_impor
 
 	if (!raw || !*raw)
 		return err_set(err, 0, "entry without a usable name");
-	if (check_name(raw, "entry", lim->max_depth, err) < 0)
+	if (import_check_name(raw, "entry", lim->max_depth, err) < 0)
 		return -1;
-	const char *path = rel_path(raw);
+	const char *path = import_rel_path(raw);
 	if (!*path)
 		return 0; /* the root itself: the staging directory keeps its own mode */
+	if (lim->layer) {
+		const char *base = strrchr(path, '/');
+		if (str_has_prefix(base ? base + 1 : path, ".wh."))
+			return 0; /* whiteouts: applied before the layer (oci_import.c) */
+		if (type != AE_IFCHR && type != AE_IFBLK && type != AE_IFIFO && type != AE_IFSOCK &&
+		    layer_replace(destfd, path, type == AE_IFDIR && !link, err) < 0)
+			return -1;
+	}
 	if (type == AE_IFCHR || type == AE_IFBLK || type == AE_IFIFO || type == AE_IFSOCK) {
 		st->skipped++;
 		return 0;
@@ -118,12 +152,12 @@ static int vet_entry(struct archive_entry *e, int destfd, const struct sbx_impor
 	if (check_on_disk(destfd, path, "entry", false, err) < 0)
 		return -1;
 	if (link) {
-		if (check_name(link, "hardlink target", lim->max_depth, err) < 0)
+		if (import_check_name(link, "hardlink target", lim->max_depth, err) < 0)
 			return -1;
-		if (!*rel_path(link) || check_on_disk(destfd, rel_path(link), "hardlink target", true, err) < 0)
+		if (!*import_rel_path(link) || check_on_disk(destfd, import_rel_path(link), "hardlink target", true, err) < 0)
 			return err_wrap(err, "entry '%s'", raw);
 		/* Copied first: the names point into the entry's own storage. */
-		_cleanup_free_ char *l = xstrdup(rel_path(link));
+		_cleanup_free_ char *l = xstrdup(import_rel_path(link));
 		archive_entry_set_hardlink(e, l);
 	}
 	_cleanup_free_ char *p = xstrdup(path);
@@ -305,7 +339,12 @@ static void child_extract(int archive_fd, int stagingfd, int report_fd)
 		err_sys(&rep.err, "open 'rootfs' in the staging directory");
 		goto out;
 	}
-	rep.rc = import_extract_fd(archive_fd, rootfd, &import_default_limits, &rep.stats, &rep.err);
+	int kind = oci_import_detect(archive_fd, &rep.err);
+	if (kind == OCI_IMPORT_PLAIN)
+		rep.rc = import_extract_fd(archive_fd, rootfd, &import_default_limits, &rep.stats, &rep.err);
+	else if (kind > 0)
+		rep.rc = oci_import_layers(archive_fd, kind, stagingfd, rootfd, &import_default_limits,
+					   &rep.stats, &rep.err);
 out:
 	(void)!write_all(report_fd, &rep, sizeof(rep));
 	_exit(0);

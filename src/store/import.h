@@ -2,6 +2,7 @@
 #ifndef SBX_IMPORT_H
 #define SBX_IMPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -10,6 +11,10 @@ struct sbx_import_limits {
 	uint64_t max_entries;
 	uint64_t max_bytes;   /* regular file contents, summed */
 	unsigned max_depth;   /* path components */
+	bool layer;           /* an image layer over lower ones (store/oci_import.c):
+			       * whiteout entries are skipped, and an existing
+			       * symlink or a file of another type at an entry's
+			       * own path is replaced (never followed) */
 };
 
 struct sbx_import_stats {
@@ -28,6 +33,12 @@ extern const struct sbx_import_limits import_default_limits;
  * unsafe or failed entry; the caller removes what was written. */
 int import_extract_fd(int archive_fd, int destfd, const struct sbx_import_limits *lim,
 		      struct sbx_import_stats *stats, struct sbx_err *err);
+/* The same checks of one entry name as an extraction makes: relative, no
+ * "..", at most max_depth components. */
+int import_check_name(const char *raw, const char *what, unsigned max_depth, struct sbx_err *err);
+/* "./etc/x" -> "etc/x"; "." and "./" -> "". */
+const char *import_rel_path(const char *p);
+
 /* `sbxrun image import FILE [--name NAME]`: the whole import into the user's
  * store under its lock; name NULL derives one from FILE; source is what
  * meta.json records as the origin (NULL: FILE's absolute path). */

@@ -1,0 +1,519 @@
+/* kube_yaml.c - a resolved profile as Kubernetes objects: a batch/v1 Job
+ * (or a bare Pod) whose limits, storage and confinement mean what the
+ * profile means, the NetworkPolicy of its egress mode and, for packages, the
+ * egress proxy (`sbxrun proxy`) beside it. The YAML is written by hand with
+ * every string double-quoted and escaped; quantities are Kubernetes's (Mi,
+ * Gi, m). What has no Kubernetes equivalent is listed, not dropped.
+ *
+ * The proxy runs in its own pod behind a Service, not as a container of the
+ * job's pod: a NetworkPolicy selects pods, and containers of one pod share
+ * one network namespace, so a same-pod sidecar allowed out would let the
+ * main container out too. */
+#define _GNU_SOURCE
+#include "cmd/kube_yaml.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+#define PROXY_PORT 3128
+#define PROXY_IMAGE "localhost/sbxrun:latest"
+
+struct kube {
+	FILE *f;
+	const struct sbx_config *cfg;
+	char name[48];  /* DNS-1123 label made from the profile name */
+	const char *ref;
+	struct kube_notes *notes;
+};
+
+void kube_notes_free(struct kube_notes *n)
+{
+	for (size_t i = 0; i < n->n; i++)
+		free(n->v[i]);
+	free(n->v);
+	memset(n, 0, sizeof(*n));
+}
+
+static void note(struct kube *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct kube *k, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	k->notes->v = xrealloc(k->notes->v, (k->notes->n + 1) * sizeof(char *));
+	k->notes->v[k->notes->n++] = s;
+}
+
+void kube_quantity_bytes(uint64_t b, char *buf, size_t size)
+{
+	static const char *const unit[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
+	int u = -1;
+	while (u < 5 && b >= 1024 && b % 1024 == 0) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%llu%s", (unsigned long long)b, u < 0 ? "" : unit[u]);
+}
+
+void kube_quantity_cpu(uint64_t milli, char *buf, size_t size)
+{
+	if (milli % 1000 == 0)
+		snprintf(buf, size, "%llu", (unsigned long long)(milli / 1000));
+	else
+		snprintf(buf, size, "%llum", (unsigned long long)milli);
+}
+
+void kube_name(const char *s, char *out, size_t size)
+{
+	const char *slash = strrchr(s, '/');
+	size_t len, n = 0;
+
+	if (slash) /* a profile given as a path: its file name without .ini */
+		s = slash + 1;
+	len = strlen(s);
+	if (slash && len > 4 && strcmp(s + len - 4, ".ini") == 0)
+		len -= 4;
+	for (size_t i = 0; i < len && n + 1 < size; i++) {
+		char c = (char)tolower((unsigned char)s[i]);
+		if (isalnum((unsigned char)c) && isascii((unsigned char)c))
+			out[n++] = c;
+		else if (n > 0 && out[n - 1] != '-')
+			out[n++] = '-';
+	}
+	while (n > 0 && out[n - 1] == '-')
+		n--;
+	out[n] = '\0';
+	if (!n)
+		snprintf(out, size, "profile");
+}
+
+/* Text in a YAML comment: one line, no control characters. */
+static void comment_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+}
+
+/* A double-quoted YAML scalar: backslash, quote and control characters
+ * escaped, everything else (UTF-8 included) as is. */
+static void q(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void kv(struct kube *k, int ind, const char *key, const char *value)
+{
+	fprintf(k->f, "%*s%s: ", ind, "", key);
+	q(k->f, value);
+	fputc('\n', k->f);
+}
+
+static void kvf(struct kube *k, int ind, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void kvf(struct kube *k, int ind, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(k->f, "%*s%s: ", ind, "", key);
+	va_start(ap, fmt);
+	vfprintf(k->f, fmt, ap);
+	va_end(ap);
+	fputc('\n', k->f);
+}
+
+static void list_q(struct kube *k, int ind, const char *key, const char *const *v, size_t n)
+{
+	fprintf(k->f, "%*s%s: [", ind, "", key);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", k->f);
+		q(k->f, v[i]);
+	}
+	fputs("]\n", k->f);
+}
+
+static void labels(struct kube *k, int ind, const char *role)
+{
+	fprintf(k->f, "%*slabels:\n", ind, "");
+	kv(k, ind + 2, "app.kubernetes.io/managed-by", "sbxrun");
+	kv(k, ind + 2, "sbxrun.io/profile", k->name);
+	kv(k, ind + 2, "sbxrun.io/role", role);
+}
+
+static void metadata(struct kube *k, int ind, const char *name, const char *role)
+{
+	fprintf(k->f, "%*smetadata:\n", ind, "");
+	kv(k, ind + 2, "name", name);
+	labels(k, ind + 2, role);
+}
+
+/* The field securityContext.seccompProfile says it; the older annotation,
+ * equal to it as the API server requires, is what podman kube play reads. */
+static void seccomp_annotation(struct kube *k, int ind)
+{
+	_cleanup_free_ char *v = xasprintf("localhost/sbxrun-%s.json", k->name);
+	if (k->cfg->seccomp == SBX_OFF)
+		return;
+	fprintf(k->f, "%*sannotations:\n", ind, "");
+	kv(k, ind + 2, "seccomp.security.alpha.kubernetes.io/pod", v);
+}
+
+static void hardened(struct kube *k, int ind, int read_only)
+{
+	fprintf(k->f, "%*ssecurityContext:\n", ind, "");
+	kvf(k, ind + 2, "allowPrivilegeEscalation", "false");
+	kvf(k, ind + 2, "privileged", "false");
+	kvf(k, ind + 2, "readOnlyRootFilesystem", "%s", read_only ? "true" : "false");
+	fprintf(k->f, "%*scapabilities:\n", ind + 2, "");
+	fprintf(k->f, "%*sdrop: [\"ALL\"]\n", ind + 4, "");
+}
+
+static void env_entry(struct kube *k, int ind, const char *name, const char *value)
+{
+	fprintf(k->f, "%*s- name: ", ind, "");
+	q(k->f, name);
+	fprintf(k->f, "\n%*svalue: ", ind + 2, "");
+	q(k->f, value);
+	fputc('\n', k->f);
+}
+
+static void main_env(struct kube *k, int ind)
+{
+	static const char *const proxied[] = {
+		"SBXRUN_PROXY", "PIP_PROXY", "npm_config_proxy", "npm_config_https_proxy",
+		"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "CARGO_HTTP_PROXY",
+		"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+	};
+	const struct sbx_config *cfg = k->cfg;
+	_cleanup_free_ char *url = xasprintf("http://sbxrun-proxy-%s:%d", k->name, PROXY_PORT);
+
+	fprintf(k->f, "%*senv:\n", ind, "");
+	env_entry(k, ind, "SBXRUN_NETWORK", sbx_egress_names[cfg->egress]);
+	for (size_t i = 0; cfg->egress == SBX_EGRESS_PACKAGES && i < ARRAY_SIZE(proxied); i++)
+		env_entry(k, ind, proxied[i], url);
+	if (cfg->egress == SBX_EGRESS_PACKAGES) {
+		env_entry(k, ind, "no_proxy", "localhost,127.0.0.1");
+		env_entry(k, ind, "NO_PROXY", "localhost,127.0.0.1");
+	}
+	for (size_t i = 0; i < cfg->env.n; i++) {
+		const char *eq = strchr(cfg->env.v[i], '=');
+		if (!eq) {
+			note(k, "env = %s: the caller's value is not known here", cfg->env.v[i]);
+			continue;
+		}
+		_cleanup_free_ char *key = xasprintf("%.*s", (int)(eq - cfg->env.v[i]), cfg->env.v[i]);
+		env_entry(k, ind, key, eq + 1);
+	}
+}
+
+static void resources(struct kube *k, int ind)
+{
+	const struct sbx_config *cfg = k->cfg;
+	char b[32];
+
+	fprintf(k->f, "%*sresources:\n%*slimits:\n", ind, "", ind + 2, "");
+	if (cfg->memory) {
+		kube_quantity_bytes(cfg->memory, b, sizeof(b));
+		kv(k, ind + 4, "memory", b);
+	}
+	if (cfg->cpus_milli) {
+		kube_quantity_cpu(cfg->cpus_milli, b, sizeof(b));
+		kv(k, ind + 4, "cpu", b);
+	}
+	if (cfg->disk) {
+		kube_quantity_bytes(cfg->disk, b, sizeof(b));
+		kv(k, ind + 4, "ephemeral-storage", b);
+	}
+}
+
+/* Writable directories over the read-only root: the workspace (the quota'd
+ * one), and the scratch places programs expect. */
+static const char *const scratch[][2] = { { "tmp", "/tmp" }, { "var-tmp", "/var/tmp" },
+					  { "home", "/root" } };
+
+static int read_only_root(const struct sbx_config *cfg)
+{
+	return cfg->egress != SBX_EGRESS_PACKAGES; /* apt and pip install into / */
+}
+
+static void main_container(struct kube *k, int ind, const char *const *cmd)
+{
+	const struct sbx_config *cfg = k->cfg;
+
+	fprintf(k->f, "%*s- name: \"main\"\n", ind, "");
+	ind += 2;
+	kv(k, ind, "image", k->ref);
+	kv(k, ind, "imagePullPolicy", "IfNotPresent");
+	size_t n = 0;
+	while (cmd && cmd[n])
+		n++;
+	if (n)
+		list_q(k, ind, "command", cmd, n);
+	kv(k, ind, "workingDir", cfg->workdir ? cfg->workdir : cfg->workspace);
+	main_env(k, ind);
+	resources(k, ind);
+	hardened(k, ind, read_only_root(cfg));
+	fprintf(k->f, "%*svolumeMounts:\n", ind, "");
+	fprintf(k->f, "%*s- name: \"workspace\"\n", ind, "");
+	kv(k, ind + 2, "mountPath", cfg->workspace);
+	for (size_t i = 0; read_only_root(cfg) && i < ARRAY_SIZE(scratch); i++) {
+		fprintf(k->f, "%*s- name: \"%s\"\n", ind, "", scratch[i][0]);
+		kv(k, ind + 2, "mountPath", scratch[i][1]);
+	}
+}
+
+static void volumes(struct kube *k, int ind)
+{
+	char b[32];
+	kube_quantity_bytes(k->cfg->disk, b, sizeof(b));
+	fprintf(k->f, "%*svolumes:\n", ind, "");
+	fprintf(k->f, "%*s- name: \"workspace\"\n%*semptyDir:\n", ind, "", ind + 2, "");
+	if (k->cfg->disk)
+		kv(k, ind + 4, "sizeLimit", b);
+	for (size_t i = 0; read_only_root(k->cfg) && i < ARRAY_SIZE(scratch); i++) {
+		fprintf(k->f, "%*s- name: \"%s\"\n%*semptyDir:\n", ind, "", scratch[i][0], ind + 2, "");
+		if (k->cfg->disk)
+			kv(k, ind + 4, "sizeLimit", b);
+	}
+}
+
+static void pod_spec(struct kube *k, int ind, int with_deadline, const char *const *cmd)
+{
+	const struct sbx_config *cfg = k->cfg;
+	_cleanup_free_ char *sp = xasprintf("sbxrun-%s.json", k->name);
+
+	kv(k, ind, "restartPolicy", "Never");
+	if (with_deadline && cfg->timeout_ms)
+		kvf(k, ind, "activeDeadlineSeconds", "%llu",
+		    (unsigned long long)((cfg->timeout_ms + 999) / 1000));
+	kvf(k, ind, "automountServiceAccountToken", "false");
+	kvf(k, ind, "enableServiceLinks", "false");
+	if (cfg->hostname)
+		kv(k, ind, "hostname", cfg->hostname);
+	fprintf(k->f, "%*ssecurityContext:\n", ind, "");
+	if (cfg->seccomp != SBX_OFF) {
+		fprintf(k->f, "%*sseccompProfile:\n", ind + 2, "");
+		kv(k, ind + 4, "type", "Localhost");
+		kv(k, ind + 4, "localhostProfile", sp);
+	} else {
+		fprintf(k->f, "%*sseccompProfile:\n", ind + 2, "");
+		kv(k, ind + 4, "type", "Unconfined");
+	}
+	if (cfg->user && strspn(cfg->user, "0123456789") == strlen(cfg->user))
+		kvf(k, ind + 2, "runAsUser", "%s", cfg->user);
+	fprintf(k->f, "%*scontainers:\n", ind, "");
+	main_container(k, ind, cmd);
+	volumes(k, ind);
+}
+
+static void workload(struct kube *k, const char *const *cmd)
+{
+	_cleanup_free_ char *name = xasprintf("sbxrun-%s", k->name);
+
+	if (k->cfg->kube_kind == SBX_KUBE_POD) {
+		fprintf(k->f, "apiVersion: v1\nkind: Pod\n");
+		metadata(k, 0, name, "job");
+		seccomp_annotation(k, 2);
+		fprintf(k->f, "spec:\n");
+		pod_spec(k, 2, 1, cmd);
+		return;
+	}
+	fprintf(k->f, "apiVersion: batch/v1\nkind: Job\n");
+	metadata(k, 0, name, "job");
+	fprintf(k->f, "spec:\n");
+	kvf(k, 2, "backoffLimit", "0");
+	if (k->cfg->timeout_ms)
+		kvf(k, 2, "activeDeadlineSeconds", "%llu",
+		    (unsigned long long)((k->cfg->timeout_ms + 999) / 1000));
+	fprintf(k->f, "  template:\n");
+	fprintf(k->f, "    metadata:\n");
+	labels(k, 6, "job");
+	seccomp_annotation(k, 6);
+	fprintf(k->f, "    spec:\n");
+	pod_spec(k, 6, 0, cmd);
+}
+
+/* key: {matchLabels: ...}; as a list item ("- podSelector") its body is
+ * indented under the key, past the dash. */
+static void selector(struct kube *k, int ind, const char *key, const char *role)
+{
+	int body = ind + (key[0] == '-' ? 4 : 2);
+	fprintf(k->f, "%*s%s:\n%*smatchLabels:\n", ind, "", key, body, "");
+	kv(k, body + 2, "sbxrun.io/profile", k->name);
+	kv(k, body + 2, "sbxrun.io/role", role);
+}
+
+/* Egress to the cluster's DNS (the proxy's Service name must resolve). */
+static void dns_rule(struct kube *k, int ind)
+{
+	fprintf(k->f, "%*s- to:\n%*s- namespaceSelector: {}\n", ind, "", ind + 2, "");
+	fprintf(k->f, "%*spodSelector:\n%*smatchLabels:\n", ind + 4, "", ind + 6, "");
+	kv(k, ind + 8, "k8s-app", "kube-dns");
+	fprintf(k->f, "%*sports:\n", ind + 2, "");
+	fprintf(k->f, "%*s- {protocol: \"UDP\", port: 53}\n%*s- {protocol: \"TCP\", port: 53}\n",
+		ind + 2, "", ind + 2, "");
+}
+
+static void policy_head(struct kube *k, const char *suffix, const char *role, const char *types)
+{
+	_cleanup_free_ char *name = xasprintf("sbxrun-%s-%s", k->name, suffix);
+	fprintf(k->f, "---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n");
+	metadata(k, 0, name, "policy");
+	fprintf(k->f, "spec:\n");
+	selector(k, 2, "podSelector", role);
+	fprintf(k->f, "  policyTypes: %s\n", types);
+}
+
+static void network_policies(struct kube *k)
+{
+	if (k->cfg->egress == SBX_EGRESS_FULL)
+		return;
+	policy_head(k, "egress", "job", "[\"Egress\"]");
+	if (k->cfg->egress == SBX_EGRESS_NONE) {
+		fprintf(k->f, "  egress: []\n");
+		return;
+	}
+	/* packages: the job reaches the proxy's port and DNS, nothing else */
+	fprintf(k->f, "  egress:\n  - to:\n");
+	selector(k, 4, "- podSelector", "proxy");
+	fprintf(k->f, "    ports:\n    - {protocol: \"TCP\", port: %d}\n", PROXY_PORT);
+	dns_rule(k, 2);
+	/* the proxy: in from the job only; out to web ports and DNS (its own
+	 * allow list and address guard decide the rest) */
+	policy_head(k, "proxy", "proxy", "[\"Ingress\", \"Egress\"]");
+	fprintf(k->f, "  ingress:\n  - from:\n");
+	selector(k, 4, "- podSelector", "job");
+	fprintf(k->f, "    ports:\n    - {protocol: \"TCP\", port: %d}\n", PROXY_PORT);
+	fprintf(k->f, "  egress:\n  - ports:\n    - {protocol: \"TCP\", port: 80}\n"
+		      "    - {protocol: \"TCP\", port: 443}\n");
+	dns_rule(k, 2);
+}
+
+static void proxy_objects(struct kube *k)
+{
+	_cleanup_free_ char *name = xasprintf("sbxrun-proxy-%s", k->name);
+	_cleanup_free_ char *listen = xasprintf("0.0.0.0:%d", PROXY_PORT);
+	const char *cmd[] = { "sbxrun", "proxy", "--listen", listen, "--profile", k->cfg->profile,
+			      "--image", k->cfg->image };
+
+	fprintf(k->f, "---\napiVersion: apps/v1\nkind: Deployment\n");
+	metadata(k, 0, name, "proxy");
+	fprintf(k->f, "spec:\n  replicas: 1\n");
+	selector(k, 2, "selector", "proxy");
+	fprintf(k->f, "  template:\n    metadata:\n");
+	labels(k, 6, "proxy");
+	fprintf(k->f, "    spec:\n");
+	kvf(k, 6, "automountServiceAccountToken", "false");
+	fprintf(k->f, "      securityContext:\n        seccompProfile:\n          type: \"RuntimeDefault\"\n");
+	fprintf(k->f, "      containers:\n      - name: \"proxy\"\n");
+	kv(k, 8, "image", PROXY_IMAGE);
+	list_q(k, 8, "command", cmd, ARRAY_SIZE(cmd));
+	fprintf(k->f, "        ports:\n        - {containerPort: %d, protocol: \"TCP\"}\n", PROXY_PORT);
+	fprintf(k->f, "        resources:\n          limits:\n"
+		      "            memory: \"128Mi\"\n            cpu: \"500m\"\n");
+	hardened(k, 8, 1);
+	fprintf(k->f, "---\napiVersion: v1\nkind: Service\n");
+	metadata(k, 0, name, "proxy");
+	fprintf(k->f, "spec:\n");
+	fprintf(k->f, "  selector:\n");
+	kv(k, 4, "sbxrun.io/profile", k->name);
+	kv(k, 4, "sbxrun.io/role", "proxy");
+	fprintf(k->f, "  ports:\n  - {protocol: \"TCP\", port: %d, targetPort: %d}\n", PROXY_PORT,
+		PROXY_PORT);
+}
+
+/* Profile settings with no Kubernetes equivalent. */
+static void collect_notes(struct kube *k)
+{
+	const struct sbx_config *cfg = k->cfg;
+	char b[32];
+
+	if (cfg->pids)
+		note(k, "pids = %llu: a pod's process limit is the kubelet's podPidsLimit, not part of the pod spec",
+		     (unsigned long long)cfg->pids);
+	if (cfg->file_size)
+		note(k, "file_size: Kubernetes sets no per-container rlimits");
+	if (cfg->open_files)
+		note(k, "open_files: Kubernetes sets no per-container rlimits");
+	if (cfg->idle_ms || cfg->lifetime_ms)
+		note(k, "idle/lifetime: session settings; a Job ends with its command");
+	for (size_t i = 0; i < cfg->binds.n; i++)
+		note(k, "bind = %s: host paths are not exported (use a volume)", cfg->binds.v[i]);
+	if (cfg->user && strspn(cfg->user, "0123456789") != strlen(cfg->user))
+		note(k, "user = %s: give its uid as runAsUser", cfg->user);
+	if (cfg->storage == SBX_STORAGE_TMPFS && cfg->disk) {
+		kube_quantity_bytes(cfg->disk, b, sizeof(b));
+		note(k, "storage = tmpfs: the writable directories are emptyDirs on the node's disk, limited to %s by ephemeral-storage", b);
+	}
+	if (cfg->seccomp == SBX_OFF)
+		note(k, "seccomp = off: the pod runs Unconfined");
+	if (cfg->egress == SBX_EGRESS_PACKAGES)
+		note(k, "egress = packages: the root file system stays writable (package installs), counted in ephemeral-storage");
+	if (cfg->egress != SBX_EGRESS_FULL)
+		note(k, "egress = %s: the NetworkPolicy needs a network plugin that enforces policies (podman does not)",
+		     sbx_egress_names[cfg->egress]);
+}
+
+static void header(struct kube *k)
+{
+	fprintf(k->f, "# Kubernetes objects for the sbxrun profile ");
+	q(k->f, k->cfg->profile);
+	fprintf(k->f, " (sbxrun profile export --format kube).\n");
+	fprintf(k->f, "# The seccomp profile: sbxrun profile export ");
+	comment_text(k->f, k->cfg->profile);
+	fprintf(k->f, " --format seccomp,\n");
+	fprintf(k->f, "# installed as <kubelet seccomp root>/sbxrun-%s.json on every node.\n", k->name);
+	if (k->cfg->egress == SBX_EGRESS_PACKAGES)
+		fprintf(k->f, "# The proxy image (%s) holds sbxrun with this profile and image.\n", PROXY_IMAGE);
+	if (k->notes->n)
+		fprintf(k->f, "# Not expressed in Kubernetes:\n");
+	for (size_t i = 0; i < k->notes->n; i++) {
+		fprintf(k->f, "# - ");
+		comment_text(k->f, k->notes->v[i]);
+		fputc('\n', k->f);
+	}
+}
+
+int kube_yaml(const struct sbx_config *cfg, const char *const *cmd, char **out,
+	      struct kube_notes *notes, struct sbx_err *err)
+{
+	size_t len;
+	_cleanup_free_ char *ref = cfg->image_ref ? NULL : xasprintf("localhost/%s:latest", cfg->image);
+	struct kube k = { .cfg = cfg, .ref = cfg->image_ref ? cfg->image_ref : ref, .notes = notes };
+
+	kube_name(cfg->profile, k.name, sizeof(k.name));
+	if (!k.ref[0] || strpbrk(k.ref, " \t\n\r\"\\"))
+		return err_set(err, 0, "--image-ref: '%s' is not an image reference", k.ref);
+	collect_notes(&k);
+	*out = NULL;
+	k.f = open_memstream(out, &len);
+	if (!k.f)
+		return err_sys(err, "kube export");
+	header(&k);
+	workload(&k, cmd);
+	network_policies(&k);
+	if (cfg->egress == SBX_EGRESS_PACKAGES)
+		proxy_objects(&k);
+	if (fclose(k.f) != 0)
+		return err_sys(err, "kube export");
+	return 0;
+}
