@@ -25,13 +25,13 @@ for src in src/*/*.c; do
 	fi
 	objs+=("$obj")
 done
-for h in import profile httpreq; do
+for h in import profile httpreq download; do
 	$CC $cflags -fsanitize=fuzzer -o "$out/fuzz_$h" "tests/fuzz/fuzz_$h.c" "${objs[@]}" $libs
 done
 
 [ "${1:-}" = smoke ] || exit 0
 status=0
-for h in import profile httpreq; do
+for h in import profile httpreq download; do
 	work=$(mktemp -d)
 	cp -R "tests/fuzz/corpus/$h/." "$work/"
 	echo "fuzz: $h for ${FUZZ_SECONDS:-20}s"
