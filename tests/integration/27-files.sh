@@ -39,6 +39,44 @@ test_cp_does_not_follow_planted_symlinks() {
 	assert_bad_input "symlink"
 }
 
+# SESSION:PATH relative to the session's workspace, as download's DEST is
+# (issue 15); '..' is refused, absolute paths keep working.
+test_cp_workspace_relative_paths() {
+	local n=f$$r
+	sess "$n"
+	echo in > in.txt
+	run "$SBX" cp ./in.txt "$n:in.txt"
+	assert_status 0
+	"$SBX" run --session "$n" -- sh -c 'mkdir /workspace/sub; ln -s / /workspace/up'
+	run "$SBX" cp "$n:in.txt" ./x
+	assert_status 0
+	assert_eq in "$(cat x)"
+	run "$SBX" cp ./x "$n:sub/y"
+	assert_status 0
+	run "$SBX" cp ./x "$n:sub"
+	assert_status 0
+	run "$SBX" cp ./in.txt "$n:"
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'cat /workspace/sub/y /workspace/sub/x; ls /workspace'
+	assert_eq "in
+in
+in.txt
+sub
+up" "$out"
+	run "$SBX" cp "$n:/workspace/sub/y" ./abs
+	assert_status 0
+	assert_eq in "$(cat abs)"
+	run "$SBX" cp "$n:../etc/passwd" ./p
+	assert_bad_input "must not contain '..'"
+	run "$SBX" cp ./x "$n:sub/../../x"
+	assert_bad_input "must not contain '..'"
+	run "$SBX" cp "$n:up/etc/passwd" ./p
+	assert_bad_input "symlink"
+	[ ! -e p ] || fail "cp left a file for a refused path"
+	run "$SBX" cp ./x "$n:up/x"
+	assert_bad_input "symlink"
+}
+
 test_export_session_and_workspace() {
 	local n=f$$c
 	sess "$n"
