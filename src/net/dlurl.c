@@ -1,5 +1,7 @@
 /* dlurl.c - see dlurl.h. The URL is split by libcurl's own parser, the one
- * that will fetch it, so what is checked is what is fetched. */
+ * that will fetch it, so what is checked is what is fetched. curl gives an
+ * IPv6 host as "[addr]", the form hostmatch_canon takes (bare, it would be
+ * refused). */
 #define _GNU_SOURCE
 #define CURL_DISABLE_TYPECHECK
 #include "net/dlurl.h"
@@ -8,17 +10,6 @@
 #include <string.h>
 
 #include "base/util.h"
-
-/* curl gives IPv6 hosts as [addr]: the matcher takes them bare. */
-static char *unbracket(char *host)
-{
-	size_t n = strlen(host);
-	if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
-		host[n - 1] = '\0';
-		return host + 1;
-	}
-	return host;
-}
 
 int dlurl_check(const struct hostmatch_list *allow, const char *url, const char *profile,
 		struct dlurl *out, struct sbx_err *err)
@@ -40,7 +31,7 @@ int dlurl_check(const struct hostmatch_list *allow, const char *url, const char 
 		   curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
 		   parse_count(port, 1, 65535, &p, &e2) < 0) {
 		err_set(err, 0, "'%s' is not a URL with a host and port", url);
-	} else if (hostmatch_canon(unbracket(host), out->host, sizeof(out->host)) < 0) {
+	} else if (hostmatch_canon(host, out->host, sizeof(out->host)) < 0) {
 		err_set(err, 0, "'%s': '%s' is neither a host name nor a plain IP address", url, host);
 	} else if (hostmatch_check(allow, out->host, (int)p, &out->grant) != HOSTMATCH_OK) {
 		err_set(err, 0, "'%s': host '%s' port %s is not in [download] allow of profile '%s'",
