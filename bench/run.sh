@@ -50,12 +50,16 @@ echo
 echo "Rootless podman, same image: $podman_note"
 echo
 } > "$out"
-hyperfine -N --warmup 10 --runs "${BENCH_START_RUNS:-100}" --export-markdown "$tmp/start.md" \
+hyperfine -N --warmup 10 --runs "${BENCH_START_RUNS:-100}" --export-markdown "$tmp/start.md" --export-json "$tmp/start.json" \
 	-n "sbxrun run" "$SBX run --image tiny -- /bin/true" \
 	-n "bwrap --unshare-all" "bwrap --unshare-all --die-with-parent --ro-bind $R / --proc /proc --dev /dev --tmpfs /tmp /bin/true" \
 	-n "unshare -Urmpf chroot (floor)" "unshare -Urmpf --mount-proc $(command -v chroot || echo /usr/sbin/chroot) $R /bin/true" \
 	"${podman_cmd[@]}" >&2
 cat "$tmp/start.md" >> "$out"
+# medians too: on a shared machine the means carry every stall of a neighbour
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print("\nMedians: " + ", ".join("%s %.1f ms" % (x["command"], x["median"] * 1000) for x in r) + ".")' "$tmp/start.json" >> "$out"
 [ "${BENCH_ONLY:-}" = start ] && { echo "bench: results in $out" >&2; exit 0; }
 
 # Import against GNU tar extracting the same tarball.
