@@ -118,6 +118,7 @@ fuzz:
 
 # Benchmarks against peers (hyperfine): see bench/README.md.
 bench: all
+	sh bench/deps.sh
 	bash bench/run.sh
 
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions

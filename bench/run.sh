@@ -20,6 +20,26 @@ rootfs() { # the store directory of an image, from its digest
 R=$(rootfs tiny)
 [ -d "$R" ] || { echo "bench: no image 'tiny' (bash tests/images.sh DIR; sbxrun image import DIR/tiny.tar --name tiny)" >&2; exit 1; }
 
+# Rootless podman on the same image, where it runs: with its default OCI
+# runtime, else with runc (crun refuses hybrid cgroup v1/v2 machines:
+# "cgroups in hybrid mode not supported"), in the same hyperfine run.
+podman_cmd=() podman_note="Not measured: podman is not installed."
+if command -v podman >/dev/null && bash "$top/tests/images.sh" "$tmp/img" >/dev/null 2>&1 &&
+   podman import "$tmp/img/tiny.tar" sbxrun-bench-tiny >/dev/null 2>&1; then
+	trap 'rm -rf "$tmp"; "$SBX" session stop bench$$ >/dev/null 2>&1 || true; podman rmi -f sbxrun-bench-tiny >/dev/null 2>&1 || true' EXIT
+	rt=$(podman info --format '{{.Host.OCIRuntime.Name}}' 2>/dev/null || echo default)
+	if why=$(podman run --rm --network none sbxrun-bench-tiny /bin/true 2>&1); then
+		podman_cmd=(-n "podman run ($rt)" "podman run --rm --network none sbxrun-bench-tiny /bin/true")
+		podman_note="podman $(podman --version | awk '{print $3}') with its default runtime, $rt."
+	elif command -v runc >/dev/null &&
+	     podman --runtime runc run --rm --network none sbxrun-bench-tiny /bin/true >/dev/null 2>&1; then
+		podman_cmd=(-n "podman --runtime runc run" "podman --runtime runc run --rm --network none sbxrun-bench-tiny /bin/true")
+		podman_note="podman $(podman --version | awk '{print $3}') with runc ($(runc --version | head -1)): its default runtime, $rt, cannot run here: $(echo "$why" | tail -1)"
+	else
+		podman_note="podman is installed but cannot run here, with $rt nor with runc: $(echo "$why" | tail -1)"
+	fi
+fi
+
 {
 echo "# sbxrun benchmarks"
 echo
@@ -27,29 +47,20 @@ echo "Machine: $(nproc) CPUs, $(sed -n 's/^model name.*: //p' /proc/cpuinfo | he
 echo
 echo "## Start-up: /bin/true in a fresh sandbox (same namespaces, same rootfs)"
 echo
+echo "Rootless podman, same image: $podman_note"
+echo
 } > "$out"
-hyperfine -N --warmup 10 --runs 100 --export-markdown "$tmp/start.md" \
+hyperfine -N --warmup 10 --runs "${BENCH_START_RUNS:-100}" --export-markdown "$tmp/start.md" --export-json "$tmp/start.json" \
 	-n "sbxrun run" "$SBX run --image tiny -- /bin/true" \
 	-n "bwrap --unshare-all" "bwrap --unshare-all --die-with-parent --ro-bind $R / --proc /proc --dev /dev --tmpfs /tmp /bin/true" \
-	-n "unshare -Urmpf chroot (floor)" "unshare -Urmpf --mount-proc $(command -v chroot || echo /usr/sbin/chroot) $R /bin/true" >&2
+	-n "unshare -Urmpf chroot (floor)" "unshare -Urmpf --mount-proc $(command -v chroot || echo /usr/sbin/chroot) $R /bin/true" \
+	"${podman_cmd[@]}" >&2
 cat "$tmp/start.md" >> "$out"
-
-# Rootless podman on the same image, where it installs and runs.
-if command -v podman >/dev/null && bash "$top/tests/images.sh" "$tmp/img" >/dev/null 2>&1 &&
-   podman import "$tmp/img/tiny.tar" sbxrun-bench-tiny >/dev/null 2>&1; then
-	if why=$(podman run --rm --network none sbxrun-bench-tiny /bin/true 2>&1); then
-		printf '\n## Against rootless podman (same image)\n\n' >> "$out"
-		hyperfine -N --warmup 3 --runs 20 --export-markdown "$tmp/podman.md" \
-			-n "sbxrun run" "$SBX run --image tiny -- /bin/true" \
-			-n "podman run" "podman run --rm --network none sbxrun-bench-tiny /bin/true" >&2
-		cat "$tmp/podman.md" >> "$out"
-	else
-		printf '\n## Against rootless podman\n\npodman is installed but cannot run here: %s\n' "$why" >> "$out"
-	fi
-	podman rmi -f sbxrun-bench-tiny >/dev/null 2>&1 || true
-else
-	printf '\n## Against rootless podman\n\nNot measured: podman is not installed.\n' >> "$out"
-fi
+# medians too: on a shared machine the means carry every stall of a neighbour
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print("\nMedians: " + ", ".join("%s %.1f ms" % (x["command"], x["median"] * 1000) for x in r) + ".")' "$tmp/start.json" >> "$out"
+[ "${BENCH_ONLY:-}" = start ] && { echo "bench: results in $out" >&2; exit 0; }
 
 # Import against GNU tar extracting the same tarball.
 bash "$top/tests/images.sh" "$tmp/img" >/dev/null 2>&1 || true

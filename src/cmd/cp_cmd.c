@@ -15,6 +15,7 @@
 #include "base/inroot.h"
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/relpath.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
@@ -23,7 +24,8 @@
 static const char usage[] =
 	"usage: sbxrun cp SESSION:PATH HOSTPATH\n"
 	"       sbxrun cp HOSTPATH SESSION:PATH\n"
-	"Copies files and directories between the host and a live session.\n";
+	"Copies files and directories between the host and a live session. An\n"
+	"absolute PATH is inside the session, a relative one in its workspace.\n";
 
 #define MAX_DEPTH 128
 
@@ -110,15 +112,40 @@ static int dest_in_session(int rootfd, const char *path, const char *srcname, in
 	return *dir < 0 ? -1 : 0;
 }
 
-static int to_session(const char *src, const char *sess, const char *path, struct sbx_err *err)
+/* The directory fd PATH is resolved in: the session's root for an absolute
+ * PATH, its workspace (as a root: nothing above it) for a relative one,
+ * which must not contain '..' (an empty one is the workspace). *rel is
+ * PATH as seen from that fd. */
+static int session_base(const char *sess, const char *path, const char **rel, struct sbx_err *err)
 {
-	_cleanup_free_ char *ws = NULL, *copy = xstrdup(src);
-	_cleanup_close_ int rootfd = -1, dir = -1;
-	const char *name;
+	_cleanup_free_ char *ws = NULL;
+	_cleanup_close_ int rootfd = -1;
 
+	if (!path[0])
+		path = "."; /* SESSION: is the workspace itself */
+	if (path[0] != '/' && relpath_check(path, "cp: PATH", err) < 0)
+		return -1;
 	if (session_root(sess, &rootfd, &ws, err) < 0)
 		return -1;
-	if (dest_in_session(rootfd, path, basename(copy), &dir, &name, err) < 0)
+	*rel = path;
+	if (path[0] == '/')
+		return steal_fd(rootfd);
+	if (!ws[0])
+		return err_set(err, 0, "cp: session '%s' has no workspace for '%s'", sess, path);
+	int fd = inroot_open(rootfd, ws, O_PATH | O_DIRECTORY, 0, err);
+	return fd < 0 ? err_wrap(err, "cp: workspace of session '%s'", sess) : fd;
+}
+
+static int to_session(const char *src, const char *sess, const char *path, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = xstrdup(src);
+	_cleanup_close_ int dir = -1;
+	const char *name, *rel;
+	_cleanup_close_ int base = session_base(sess, path, &rel, err);
+
+	if (base < 0)
+		return -1;
+	if (dest_in_session(base, rel, basename(copy), &dir, &name, err) < 0)
 		return err_wrap(err, "cp: %s:%s", sess, path);
 	_cleanup_free_ char *sdir = xstrdup(src);
 	_cleanup_close_ int sfd = open(dirname(sdir), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -129,14 +156,15 @@ static int to_session(const char *src, const char *sess, const char *path, struc
 
 static int from_session(const char *sess, const char *path, const char *dst, struct sbx_err *err)
 {
-	_cleanup_free_ char *ws = NULL, *d1 = xstrdup(dst), *d2 = xstrdup(dst);
-	_cleanup_close_ int rootfd = -1, sdir = -1, ddir = -1;
-	const char *sname, *dname;
+	_cleanup_free_ char *d1 = xstrdup(dst), *d2 = xstrdup(dst);
+	_cleanup_close_ int sdir = -1, ddir = -1;
+	const char *sname, *dname, *rel;
 	struct stat st;
+	_cleanup_close_ int base = session_base(sess, path, &rel, err);
 
-	if (session_root(sess, &rootfd, &ws, err) < 0)
+	if (base < 0)
 		return -1;
-	sdir = inroot_parent(rootfd, path, &sname, err);
+	sdir = inroot_parent(base, rel, &sname, err);
 	if (sdir < 0)
 		return err_wrap(err, "cp: %s:%s", sess, path);
 	if (stat(dst, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -151,11 +179,14 @@ static int from_session(const char *sess, const char *path, const char *dst, str
 	return copy_tree(sdir, sname, ddir, dname, 0, 0, err);
 }
 
-/* SESSION:PATH, where SESSION is a plain name and PATH absolute. */
+/* SESSION:PATH, where SESSION is a plain name (no '/' before the colon:
+ * ./a:b is a host path) and PATH absolute in the session, or relative to
+ * its workspace. */
 static int split(const char *arg, char **sess, const char **path)
 {
 	const char *colon = strchr(arg, ':');
-	if (!colon || colon == arg || colon[1] != '/' || strchr(arg, '/') < colon)
+	const char *slash = strchr(arg, '/');
+	if (!colon || colon == arg || (slash && slash < colon))
 		return 0;
 	*sess = strndup(arg, (size_t)(colon - arg));
 	*path = colon + 1;
@@ -174,7 +205,7 @@ int cmd_cp(int argc, char **argv, struct sbx_err *err)
 		return err_set(err, 0, "usage: sbxrun cp SESSION:PATH HOSTPATH | sbxrun cp HOSTPATH SESSION:PATH");
 	int a = split(argv[rest], &s1, &p1), b = split(argv[rest + 1], &s2, &p2);
 	if (a == b)
-		return err_set(err, 0, "cp: exactly one side must be SESSION:/PATH (an absolute path inside)");
+		return err_set(err, 0, "cp: exactly one side must be SESSION:PATH (absolute inside the session, or relative to its workspace; a host path with ':' is written ./NAME)");
 	r = a ? from_session(s1, p1, argv[rest + 1], err) : to_session(argv[rest], s2, p2, err);
 	return r < 0 ? -1 : 0;
 }

@@ -19,10 +19,12 @@
 
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/relpath.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/download.h"
+#include "net/dlurl.h"
 #include "net/hostmatch.h"
 #include "session/session_client.h"
 
@@ -89,49 +91,19 @@ static int on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t u
 	return 0;
 }
 
-/* curl gives IPv6 hosts as [addr]: the matcher takes them bare. */
-static char *unbracket(char *host)
-{
-	size_t n = strlen(host);
-	if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
-		host[n - 1] = '\0';
-		return host + 1;
-	}
-	return host;
-}
-
-/* Scheme and host of one hop, checked against the profile. */
+/* Scheme, host and port of one hop, checked against the profile. */
 static int check_url(struct dl *d, CURL *c, const char *url, struct sbx_err *err)
 {
-	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *port = NULL, canon[256];
-	int r = -1;
+	struct dlurl u;
 
-	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
-		err_set(err, 0, "'%s' is not a URL", url);
-	} else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) {
-		err_set(err, 0, "'%s': only http and https may be downloaded", url);
-	} else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-		   curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
-		err_set(err, 0, "'%s' is not a URL with a host", url);
-	} else if (hostmatch_canon(unbracket(host), canon, sizeof(canon)) < 0) {
-		err_set(err, 0, "'%s': '%s' is neither a host name nor a plain IP address", url, host);
-	} else if (hostmatch_check(&d->allow, canon, atoi(port), &d->grant) != HOSTMATCH_OK) {
-		err_set(err, 0, "'%s': host '%s' port %s is not in [download] allow of profile '%s'",
-			url, canon, port, d->cfg->profile ? d->cfg->profile : "default");
-	} else {
-		snprintf(d->resolve, sizeof(d->resolve), "%s:%s:127.0.0.1", HOSTMATCH_INTERNAL, port);
-		d->resolve_list = (struct curl_slist){ d->resolve, NULL };
-		curl_easy_setopt(c, CURLOPT_RESOLVE, d->grant.internal ? &d->resolve_list : NULL);
-		curl_easy_setopt(c, CURLOPT_URL, url);
-		r = 0;
-	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(u);
-	return r;
+	if (dlurl_check(&d->allow, url, d->cfg->profile, &u, err) < 0)
+		return -1;
+	d->grant = u.grant;
+	snprintf(d->resolve, sizeof(d->resolve), "%s:%d:127.0.0.1", HOSTMATCH_INTERNAL, u.port);
+	d->resolve_list = (struct curl_slist){ d->resolve, NULL };
+	curl_easy_setopt(c, CURLOPT_RESOLVE, d->grant.internal ? &d->resolve_list : NULL);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	return 0;
 }
 
 static void setup(CURL *c, struct dl *d)
@@ -219,16 +191,8 @@ static int dest_dir(int basefd, const char *dest, const char **name, struct sbx_
 					   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV };
 	char dir[4096];
 
-	if (!dest[0] || dest[0] == '/')
-		return err_set(err, 0, "DEST '%s' must be a relative path", dest);
-	for (const char *p = dest; (p = strstr(p, "..")); p += 2)
-		if ((p == dest || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
-			return err_set(err, 0, "DEST '%s' must not contain '..'", dest);
-	const char *slash = strrchr(dest, '/');
-	*name = slash ? slash + 1 : dest;
-	if (!**name || !strcmp(*name, "."))
-		return err_set(err, 0, "DEST '%s' must name a file", dest);
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - dest) : 1, slash ? dest : ".");
+	if (relpath_split(dest, "DEST", dir, sizeof(dir), name, err) < 0)
+		return -1;
 	int fd = (int)syscall(SYS_openat2, basefd, dir, &how, sizeof(how));
 	return fd >= 0 ? fd : err_sys(err, "DEST directory '%s'%s", dir,
 				      errno == ELOOP || errno == EXDEV ? " (a symlink or mount is in the way)" : "");

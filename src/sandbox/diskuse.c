@@ -40,10 +40,10 @@ static uint64_t walk(int dirfd, dev_t dev, int depth)
 	return sum;
 }
 
-int diskuse_bytes(const char *dir, uint64_t *out)
+int diskuse_bytes_at(int dirfd, const char *dir, uint64_t *out)
 {
 	struct stat st;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
@@ -52,6 +52,11 @@ int diskuse_bytes(const char *dir, uint64_t *out)
 	}
 	*out = walk(fd, st.st_dev, 0);
 	return 0;
+}
+
+int diskuse_bytes(const char *dir, uint64_t *out)
+{
+	return diskuse_bytes_at(AT_FDCWD, dir, out);
 }
 
 uint64_t diskuse_next_ms(uint64_t walk_ms, uint64_t used, uint64_t quota)

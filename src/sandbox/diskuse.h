@@ -11,6 +11,8 @@
  * inode), without following symlinks or leaving its filesystem. Returns 0,
  * or -1 if dir cannot be read. */
 int diskuse_bytes(const char *dir, uint64_t *out);
+/* The same for dir below dirfd ("." for dirfd itself). */
+int diskuse_bytes_at(int dirfd, const char *dir, uint64_t *out);
 /* When to walk again (ms): 20 times what the last walk took, within 50 to
  * 500 ms; the shortest when less than a quarter of the quota is left. */
 uint64_t diskuse_next_ms(uint64_t walk_ms, uint64_t used, uint64_t quota);

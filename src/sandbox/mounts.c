@@ -25,6 +25,7 @@
 #include "net/dnswire.h"
 #include "net/netns.h"
 #include "sandbox/env.h"
+#include "sandbox/wsseed.h"
 
 #define STAGING "/tmp"
 
@@ -380,6 +381,25 @@ static int setup_resolv_conf(const struct sbx_plan *plan, int rootfd, struct sbx
 		? err_wrap(err, "/etc/resolv.conf") : 0;
 }
 
+/* What the image holds at the workspace path starts the fresh workspace,
+ * which would otherwise hide it (an exported session brings its work back). */
+static int seed_workspace(int rootfd, const char *workspace, const char *ws, struct sbx_err *err)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	_cleanup_close_ int src = (int)syscall(SYS_openat2, rootfd, workspace, &how, sizeof(how));
+	_cleanup_close_ int dst = open(ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (src < 0 || dst < 0)
+		return err_sys(err, "workspace from the image: open '%s'", src < 0 ? workspace : ws);
+	if (wsseed_copy(src, dst, err) < 0) {
+		if (err->errnum == ENOSPC || err->errnum == EDQUOT)
+			err_hint(err, "the image's workspace content does not fit in the disk quota: raise --disk");
+		return -1;
+	}
+	return 0;
+}
+
 static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
 			struct sbx_err *err)
 {
@@ -393,6 +413,8 @@ static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src 
 		return -1;
 	if (cfg->workspace) {
 		const char *ws = plan->storage == SBX_STORAGE_DISK ? "disk/ws" : "ws";
+		if (plan->ws_seed && seed_workspace(rootfd, cfg->workspace, ws, err) < 0)
+			return -1;
 		if (mount_on(rootfd, cfg->workspace, 1, ws, NULL, MS_BIND, NULL, err) < 0)
 			return err_wrap(err, "workspace");
 	}

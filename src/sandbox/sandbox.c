@@ -39,6 +39,7 @@
 #include "sandbox/mounts.h"
 #include "sandbox/supervise.h"
 #include "sandbox/userns.h"
+#include "sandbox/wsseed.h"
 
 /* tmpfs gained the user xattrs that overlay's userxattr needs on its upper
  * layer in Linux 6.6; before that the writable layer must live on disk. */
@@ -207,6 +208,9 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	if (limits_prepare(cfg, &plan->lim, err) < 0)
 		return -1;
 	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
+		return -1;
+	if (cfg->workspace && wsseed_measure(plan->img.rootfs_fd, cfg->workspace, plan->img.name,
+					     cfg->disk, &plan->ws_seed, err) < 0)
 		return -1;
 
 	if (cfg->events_file) {

@@ -47,6 +47,7 @@ struct sbx_plan {
 	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
 	int events_fd;       /* --events FILE, or -1 */
 	struct winsize ws;   /* the caller's terminal size, if any */
+	uint64_t ws_seed;    /* bytes the image holds at the workspace path, copied in */
 };
 
 struct sbx_result {

@@ -23,6 +23,7 @@
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -82,13 +83,18 @@ static const uint64_t ns_flags[] = {
 	CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP,
 };
 
-/* personality() values that are harmless: the Linux and 32-bit Linux
- * domains, UNAME26 (old build systems), ADDR_NO_RANDOMIZE (gdb sets it for
- * the programs it starts; it only weakens the ASLR of the sandbox's own
- * processes and is cleared on a setuid exec), their combinations, and the
- * query 0xffffffff. Everything else (READ_IMPLIES_EXEC, MMAP_PAGE_ZERO,
- * other exec domains, ...) is denied. */
-#define PERSONA_OK_BITS (PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE)
+/* personality() values allowed, exactly as Docker's and Flatpak's filters
+ * allow them: the Linux and 32-bit Linux domains, their UNAME26 forms (old
+ * build systems) and the query 0xffffffff; every other value is EPERM.
+ * ADDR_NO_RANDOMIZE is refused with the rest: gdb warns that it cannot
+ * disable address randomisation and carries on. The kernel reads the
+ * argument as an unsigned int; the filter also refuses high bits. */
+static const uint32_t persona_allowed[] = {
+	PER_LINUX, PER_LINUX32, PER_LINUX | UNAME26, PER_LINUX32 | UNAME26, 0xffffffff,
+};
+/* The same set for seccomp_rules() (the OCI exporter): every combination
+ * of these bits, or the query. */
+#define PERSONA_OK_BITS (PER_LINUX32 | UNAME26)
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ARG0_LO (offsetof(struct seccomp_data, args[0]))
@@ -141,32 +147,39 @@ static int deny_namespaces(scmp_filter_ctx ctx, struct sbx_err *err)
 	return rule(ctx, "unshare", SCMP_ACT_ERRNO(EPERM), 1, &t, err);
 }
 
-/* "Only these bits, or the query" is one AND in BPF, but libseccomp allows
- * one comparison per argument and rule: written as its rules, it took about
- * a hundred masked ranges and 0.5 ms of every start. So personality gets a
- * second, tiny filter of its own; the kernel runs both and the stricter
- * answer wins. Foreign ABIs pass here: the main filter kills them. */
+/* "One of these values" is one comparison per value in BPF, but over a
+ * default of "allow" libseccomp can only say it as many masked ranges (a
+ * hundred rules and 0.5 ms of every start, measured). So personality gets
+ * a second, tiny filter of its own, made from persona_allowed; the kernel
+ * runs both and the stricter answer wins. Foreign ABIs pass here: the main
+ * filter kills them. */
+#define PERSONA_HEAD 9
+#define PERSONA_MAX (PERSONA_HEAD + ARRAY_SIZE(persona_allowed) + 2)
+
 static int load_personality_filter(struct sbx_err *err)
 {
-	struct sock_filter f[] = {
+	const struct sock_filter head[PERSONA_HEAD] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		/* the kernel reads an unsigned int: no high garbage either */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_HI),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, (uint8_t)ARRAY_SIZE(persona_allowed) + 1),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 2, 0),
-		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~(uint32_t)PERSONA_OK_BITS),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 	};
-	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
+	struct sock_filter f[PERSONA_MAX];
+	size_t n = ARRAY_SIZE(persona_allowed), i;
+
+	memcpy(f, head, sizeof(head));
+	/* value i jumps over the rest and the EPERM to the final ALLOW */
+	for (i = 0; i < n; i++)
+		f[PERSONA_HEAD + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+								   persona_allowed[i], (uint8_t)(n - i), 0);
+	f[PERSONA_HEAD + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	f[PERSONA_HEAD + n + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = (unsigned short)PERSONA_MAX, .filter = f };
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
 		return err_sys(err, "seccomp: cannot load the personality filter");
 	return 0;

@@ -10,8 +10,9 @@
 
 /* Installs the default filter on the calling thread: a denylist of kernel
  * attack surface (keyring, bpf, perf, userfaultfd, io_uring, mounts, new
- * namespaces, kexec/modules, TIOCSTI/TIOCLINUX, exotic socket families, other
- * syscall ABIs), ptrace when cfg->ptrace is 0, and in single-uid mode
+ * namespaces, kexec/modules, TIOCSTI/TIOCLINUX, exotic socket families,
+ * personality values but PER_LINUX, PER_LINUX32, their UNAME26 forms and the
+ * query, other syscall ABIs), ptrace when cfg->ptrace is 0, and in single-uid mode
  * (single_uid != 0) the chown family and setgroups made to succeed without
  * effect. Sets no_new_privs. Does nothing when cfg->seccomp is SBX_OFF (the
  * caller warns). Call it last, right before execve: after it, mount,

@@ -1,7 +1,8 @@
 /* probe.c - the escape suite's one helper. `probe NAME [ARGS]` tries one
  * thing and reports by exit code: 0 it worked (the attack succeeded, the
  * action is permitted), 1 denied (the errno name on stderr), 2 usage error,
- * 3 not applicable on this kernel. Static, plain syscalls, no libseccomp:
+ * 3 not applicable on this kernel, 4 permitted but without its effect.
+ * Static, plain syscalls, no libseccomp:
  * it runs inside the tiny test image and, as a positive control, on the host
  * (plainly or under `unshare -Urmpnf`, which gives the same namespaces as the
  * sandbox without its confinement). Arguments are chosen so that nothing
@@ -34,7 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { P_OK = 0, P_DENIED = 1, P_USAGE = 2, P_NA = 3 };
+enum { P_OK = 0, P_DENIED = 1, P_USAGE = 2, P_NA = 3, P_WRONG = 4 };
 /* How an error counts: V_REACHED makes any errno but EPERM, EACCES and
  * ENOSYS a success (the arguments were meant to be rejected); V_NOSYS_NA
  * makes ENOSYS "not in this kernel" where the filter never answers ENOSYS. */
@@ -362,10 +363,20 @@ static int p_syslog(char **a)
 	return verdict(syscall(SYS_syslog, 10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), V_EXACT);
 }
 
+/* Sets the persona and, unless VALUE is the query, reads it back: a
+ * permitted value must really have taken effect. */
 static int p_personality(char **a)
 {
 	unsigned long v = a[0] ? (unsigned long)parse_num(a[0]) : 0x0400000 /* READ_IMPLIES_EXEC */;
-	return verdict(syscall(SYS_personality, v), V_EXACT);
+	int r = verdict(syscall(SYS_personality, v), V_EXACT);
+	if (r != P_OK || v == 0xffffffffUL)
+		return r;
+	long now = syscall(SYS_personality, 0xffffffffUL);
+	if (now != (long)v) {
+		fprintf(stderr, "probe personality: set %#lx but reads back %#lx\n", v, now);
+		return P_WRONG;
+	}
+	return P_OK;
 }
 
 /* ---- terminals ---- */

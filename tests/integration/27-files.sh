@@ -39,6 +39,44 @@ test_cp_does_not_follow_planted_symlinks() {
 	assert_bad_input "symlink"
 }
 
+# SESSION:PATH relative to the session's workspace, as download's DEST is
+# (issue 15); '..' is refused, absolute paths keep working.
+test_cp_workspace_relative_paths() {
+	local n=f$$r
+	sess "$n"
+	echo in > in.txt
+	run "$SBX" cp ./in.txt "$n:in.txt"
+	assert_status 0
+	"$SBX" run --session "$n" -- sh -c 'mkdir /workspace/sub; ln -s / /workspace/up'
+	run "$SBX" cp "$n:in.txt" ./x
+	assert_status 0
+	assert_eq in "$(cat x)"
+	run "$SBX" cp ./x "$n:sub/y"
+	assert_status 0
+	run "$SBX" cp ./x "$n:sub"
+	assert_status 0
+	run "$SBX" cp ./in.txt "$n:"
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'cat /workspace/sub/y /workspace/sub/x; ls /workspace'
+	assert_eq "in
+in
+in.txt
+sub
+up" "$out"
+	run "$SBX" cp "$n:/workspace/sub/y" ./abs
+	assert_status 0
+	assert_eq in "$(cat abs)"
+	run "$SBX" cp "$n:../etc/passwd" ./p
+	assert_bad_input "must not contain '..'"
+	run "$SBX" cp ./x "$n:sub/../../x"
+	assert_bad_input "must not contain '..'"
+	run "$SBX" cp "$n:up/etc/passwd" ./p
+	assert_bad_input "symlink"
+	[ ! -e p ] || fail "cp left a file for a refused path"
+	run "$SBX" cp ./x "$n:up/x"
+	assert_bad_input "symlink"
+}
+
 test_export_session_and_workspace() {
 	local n=f$$c
 	sess "$n"
@@ -65,4 +103,63 @@ test_export_session_and_workspace() {
 	run "$SBX" image export "$n" -o "$TESTDIR/bad.zip"
 	assert_bad_input "unknown archive type"
 	[ -z "$(ls "$TESTDIR" | grep tmp)" ] || fail "temporary files left: $(ls "$TESTDIR")"
+}
+
+# An exported session, imported as an image, starts new sandboxes and
+# sessions with its workspace (issue 15), on tmpfs and on disk storage, and
+# under the disk quota: content larger than --disk is refused before start.
+test_exported_workspace_comes_back() {
+	local n=f$$w img=ws$$ p
+	sess "$n"
+	"$SBX" run --session "$n" -- sh -c 'mkdir -p /workspace/sub; echo work > /workspace/a.txt
+		echo deep > /workspace/sub/b; chmod 640 /workspace/sub/b; ln -s a.txt /workspace/l
+		dd if=/dev/zero of=/workspace/big bs=1k count=2048 2>/dev/null'
+	run "$SBX" image export "$n" -o "$TESTDIR/s.tar"
+	assert_status 0
+	"$SBX" session stop "$n" >/dev/null
+	run "$SBX" image import "$TESTDIR/s.tar" --name "$img"
+	assert_status 0
+	trap "'$SBX' image rm '$img' >/dev/null 2>&1; '$SBX' session stop '$n-2' >/dev/null 2>&1 || true" EXIT
+	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/disk.ini"
+	printf '[sandbox]\nstorage = tmpfs\n[limits]\ndisk = 16M\n' > "$TESTDIR/tmpfs.ini"
+	for p in disk tmpfs; do
+		run "$SBX" run -p "$TESTDIR/$p.ini" --image "$img" -- sh -c \
+			'cat /workspace/a.txt /workspace/sub/b; readlink /workspace/l; stat -c %a /workspace/sub/b; echo more > /workspace/c; ls /workspace'
+		assert_status 0 "$p"
+		assert_eq "work
+deep
+a.txt
+640
+a.txt
+big
+c
+l
+sub" "$out" "$p"
+	done
+	# what one run wrote stays in that run: the image is unchanged
+	run "$SBX" run --image "$img" -- ls /workspace
+	assert_eq "a.txt
+big
+l
+sub" "$out"
+	# the 2 MiB brought in count against the quota: 15 MiB more do not fit
+	# in 16M (they would in an empty workspace)
+	for p in disk tmpfs; do
+		run "$SBX" run -p "$TESTDIR/$p.ini" --image "$img" -- sh -c \
+			'for i in $(seq 15); do dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>&1 || exit 9; sleep 0.05; done; echo wrote-all'
+		assert_not_contains "$out" "wrote-all" "$p"
+		case $p in disk) assert_contains "$err" "disk quota" ;; tmpfs) assert_contains "$out" "No space left" ;; esac
+		run "$SBX" run -p "$TESTDIR/$p.ini" --image tiny -- sh -c \
+			'for i in $(seq 15); do dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>&1 || exit 9; done; echo wrote-all'
+		assert_contains "$out" "wrote-all" "$p, the same without the image's workspace"
+	done
+	"$SBX" session start -p "$TESTDIR/disk.ini" --image "$img" "$n-2" >/dev/null || fail "session start"
+	run "$SBX" run --session "$n-2" -- cat /workspace/sub/b
+	assert_eq deep "$out" "session on disk storage"
+	"$SBX" session stop "$n-2" >/dev/null
+	for p in disk tmpfs; do
+		run "$SBX" run -p "$TESTDIR/$p.ini" --disk 1M --image "$img" -- true
+		assert_bad_input "more than the disk quota"
+		assert_contains "$err" "raise --disk"
+	done
 }

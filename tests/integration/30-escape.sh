@@ -105,12 +105,19 @@ test_machine_level_calls() {
 	escape root syslog
 }
 
+# Docker's and Flatpak's values only: PER_LINUX, PER_LINUX32, their UNAME26
+# forms and the query; ADDR_NO_RANDOMIZE (what gdb asks for) is refused too.
 test_personality_only_harmless_values() {
 	escape host personality 0x0400000 # READ_IMPLIES_EXEC
 	escape host personality 0x0100000 # MMAP_PAGE_ZERO
+	escape host personality 0x0040000 # ADDR_NO_RANDOMIZE
+	escape host personality 0x0060008 # PER_LINUX32|UNAME26|ADDR_NO_RANDOMIZE
+	escape host personality 0x0000001 # PER_SVR4, another exec domain
 	permitted -- personality 0xffffffff
-	permitted -- personality 0x0040000 # ADDR_NO_RANDOMIZE, as gdb sets it
 	permitted -- personality 0
+	permitted -- personality 8          # PER_LINUX32
+	permitted -- personality 0x0020000 # UNAME26
+	permitted -- personality 0x0020008 # PER_LINUX32|UNAME26
 }
 
 test_socket_families() {
@@ -253,4 +260,17 @@ test_seccomp_off_is_loud() {
 	# without the filter the keyring answers again, and stderr says why
 	permitted --profile "$TESTDIR/off.ini" -- keyctl
 	assert_contains "$err" seccomp "warning on stderr"
+}
+
+# gdb asks for ADDR_NO_RANDOMIZE, which the filter refuses: it must warn and
+# still run the program (gdb is installed from the image's own apt sources).
+test_gdb_runs_a_program_without_disabling_aslr() {
+	run "$SBX" run -p packages --image minimal --timeout 10m -- sh -c '
+		apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends gdb >/dev/null 2>&1 || echo "apt failed"
+		gdb -batch -ex run --args /bin/echo gdb-ran-it 2>&1'
+	assert_status 0
+	assert_not_contains "$out" "apt failed"
+	assert_contains "$out" "gdb-ran-it"
+	assert_contains "$out" "exited normally"
+	assert_contains "$out" "Error disabling address space randomization: Operation not permitted"
 }

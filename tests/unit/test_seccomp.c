@@ -143,7 +143,10 @@ static int t_pers_high(void) { return res(syscall(SYS_personality, 0x100000000UL
 static int t_pers_query(void) { return res(personality(0xffffffff)); }
 static int t_pers_norand(void) { return res(personality(ADDR_NO_RANDOMIZE)); }
 static int t_pers_linux32(void) { return res(personality(PER_LINUX32)); }
-static int t_pers_all_ok(void) { return res(personality(PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE)); }
+static int t_pers_all_bits(void) { return res(personality(PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE)); }
+static int t_pers_linux(void) { return res(personality(PER_LINUX)); }
+static int t_pers_uname26(void) { return res(personality(PER_LINUX | UNAME26)); }
+static int t_pers_uname26_32(void) { return res(personality(PER_LINUX32 | UNAME26)); }
 static int t_pers_page_zero(void) { return res(personality(MMAP_PAGE_ZERO)); }
 static int t_pers_bit31(void) { return res(syscall(SYS_personality, 0x80000000UL)); }
 static int t_pers_query_high(void) { return res(syscall(SYS_personality, 0x1ffffffffUL)); }
@@ -266,9 +269,13 @@ static void check_personality_ioctl(void)
 	expect("personality 0xfffffffe", &dflt, t_pers_fffe, EPERM);
 	expect("personality high bits", &dflt, t_pers_high, EPERM);
 	expect("personality query", &dflt, t_pers_query, 0);
-	expect("personality ADDR_NO_RANDOMIZE", &dflt, t_pers_norand, 0);
+	/* only Docker's and Flatpak's values: 0, 8, their UNAME26 forms, the query */
+	expect("personality ADDR_NO_RANDOMIZE", &dflt, t_pers_norand, EPERM);
+	expect("personality LINUX32|UNAME26|ADDR_NO_RANDOMIZE", &dflt, t_pers_all_bits, EPERM);
+	expect("personality PER_LINUX", &dflt, t_pers_linux, 0);
 	expect("personality PER_LINUX32", &dflt, t_pers_linux32, 0);
-	expect("personality LINUX32|UNAME26|ADDR_NO_RANDOMIZE", &dflt, t_pers_all_ok, 0);
+	expect("personality UNAME26", &dflt, t_pers_uname26, 0);
+	expect("personality PER_LINUX32|UNAME26", &dflt, t_pers_uname26_32, 0);
 	expect("personality MMAP_PAGE_ZERO", &dflt, t_pers_page_zero, EPERM);
 	expect("personality 0x80000000", &dflt, t_pers_bit31, EPERM);
 	expect("personality query with high bits", &dflt, t_pers_query_high, EPERM);

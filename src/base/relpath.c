@@ -1,0 +1,33 @@
+/* relpath.c - see relpath.h. Text checks only: the caller still resolves
+ * the result below a directory fd (RESOLVE_BENEATH or RESOLVE_IN_ROOT). */
+#include "base/relpath.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int relpath_check(const char *path, const char *what, struct sbx_err *err)
+{
+	if (!path[0] || path[0] == '/')
+		return err_set(err, 0, "%s '%s' must be a relative path", what, path);
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+			return err_set(err, 0, "%s '%s' must not contain '..'", what, path);
+	return 0;
+}
+
+int relpath_split(const char *path, const char *what, char *dir, size_t dirsize, const char **name,
+		  struct sbx_err *err)
+{
+	if (relpath_check(path, what, err) < 0)
+		return -1;
+	const char *slash = strrchr(path, '/');
+	*name = slash ? slash + 1 : path;
+	if (!**name || !strcmp(*name, "."))
+		return err_set(err, 0, "%s '%s' must name a file", what, path);
+	size_t n = slash ? (size_t)(slash - path) : 1;
+	if (n >= dirsize)
+		return err_set(err, 0, "%s '%s' is too long", what, path);
+	memcpy(dir, slash ? path : ".", n);
+	dir[n] = '\0';
+	return 0;
+}
