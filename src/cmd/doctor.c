@@ -26,6 +26,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "sandbox/cgroup.h"
+#include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "sandbox/scope.h"
 
@@ -209,6 +210,30 @@ static int probe_sandbox(void)
 	return got;
 }
 
+/* Before Linux 6.6: fuse-overlayfs keeps the writable layer on tmpfs, or
+ * else it goes to disk with sbxrun's walk and kill (sandbox.c, plan_fuse). */
+static void report_fuse_storage(void)
+{
+	char why[160];
+	_cleanup_free_ char *bin = NULL;
+
+	if (geteuid() == 0)
+		snprintf(why, sizeof(why), "not for a root caller");
+	else
+		bin = fuselayer_probe(why, sizeof(why));
+	if (bin) {
+		line("storage", "ok: fuse-overlayfs on tmpfs (%s; this kernel's tmpfs cannot hold the "
+		     "kernel overlay's writable layer): the disk quota is the tmpfs size, ENOSPC at the "
+		     "limit; disk (a walk and a kill) where the quota exceeds a cgroup memory limit", bin);
+		return;
+	}
+	line("storage", "fallback: disk (this kernel's tmpfs cannot hold the writable layer, and "
+	     "fuse-overlayfs cannot be used: %s): the disk quota is sbxrun's accounting, which ends "
+	     "the sandbox when it is passed; enforce = strict refuses it", why);
+	if (geteuid() != 0)
+		hint("install fuse-overlayfs (Debian: apt-get install fuse-overlayfs) for an exact quota");
+}
+
 static int report_sandbox(int got)
 {
 	/* overlay mounts on a tmpfs without user xattrs, but degrades (renames
@@ -239,8 +264,7 @@ static int report_sandbox(int got)
 		line("storage", "ok: tmpfs by default (the disk quota is the tmpfs size: ENOSPC at the "
 		     "limit); disk where the quota exceeds a cgroup memory limit");
 	else if (got & P_OVL_DISK)
-		line("storage", "fallback: disk (this kernel's tmpfs cannot hold the writable layer): the "
-		     "disk quota is sbxrun's accounting, which ends the sandbox when it is passed");
+		report_fuse_storage();
 	return (got & P_USERNS) && (got & P_MNTNS) && (got & (P_OVL_TMPFS | P_OVL_DISK));
 }
 

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "base/config.h"
+#include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "store/store.h"
 
@@ -34,6 +35,7 @@ struct sbx_plan {
 	char *lower;         /* the image's rootfs directory on the host */
 	int storage;         /* effective enum sbx_storage */
 	char *run_dir;       /* storage = disk: host dir holding upper, work, ws */
+	char *fuse_bin;      /* fuse-overlayfs serves the root over the staging tmpfs, or NULL */
 	int run_lock;        /* flock'ed fd of run_dir while it is in use, or -1 */
 	struct sbx_plan_bind *binds;
 	size_t nbinds;
@@ -78,6 +80,7 @@ struct sbx_sandbox {
 	int sync;
 	int proxy_fd;        /* packages egress: the door the sandbox made, or -1 */
 	struct sbx_run_fds fds;
+	struct sbx_fuselayer fuse; /* plan->fuse_bin: its fuse-overlayfs */
 };
 
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
@@ -91,5 +94,8 @@ struct sbx_proxy;
 /* packages egress: the proxy behind the door the sandbox handed over. */
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err);
 void sandbox_release(struct sbx_sandbox *sb);
+/* How the writable layer is kept: "tmpfs", "fuse-overlayfs+tmpfs" (an
+ * exact quota either way) or "disk" (sbxrun's walk and kill). */
+const char *sandbox_storage_name(const struct sbx_plan *plan);
 
 #endif
