@@ -6,7 +6,7 @@ pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
 libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev mmdebstrap uidmap
 fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
 util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
-libclang-rt-dev zsh fish fuse-overlayfs fuse3 fuse2fs"
+libclang-rt-dev zsh fish fuse-overlayfs"
 # only for `make bench`; not every release has them
 optional="hyperfine bubblewrap"
 # `sh tests/deps.sh vm`: what `make check-vm` needs besides
