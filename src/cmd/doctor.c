@@ -249,7 +249,7 @@ static int report_sandbox(int got)
 		line("tmpfs user xattrs", "ok");
 	else {
 		line("tmpfs user xattrs", "missing: user.* xattrs on tmpfs (Linux 6.6+)");
-		hint("use 'storage = disk' in the profile (the writable layer then lives on disk)");
+		hint("the kernel's overlay cannot keep its writable layer on tmpfs here: see 'storage'");
 	}
 	if (got & P_OVL_TMPFS)
 		line("overlay", "ok: overlay with userxattr, upper layer on tmpfs");

@@ -137,6 +137,15 @@ int fuselayer_spawn(const char *bin, int userns_fd, int mntns_fd, int fuse_fd, u
 	return 0;
 }
 
+int fuselayer_ended(const struct sbx_fuselayer *fl)
+{
+	siginfo_t info = { 0 };
+
+	if (fl->pid <= 0)
+		return 0;
+	return waitid(P_PID, (id_t)fl->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid;
+}
+
 void fuselayer_stop(struct sbx_fuselayer *fl)
 {
 	if (fl->pid <= 0)

@@ -27,6 +27,8 @@ struct sbx_fuselayer {
  * and dies with the host side. */
 int fuselayer_spawn(const char *bin, int userns_fd, int mntns_fd, int fuse_fd, uid_t uid, gid_t gid,
 		    struct sbx_fuselayer *fl, struct sbx_err *err);
+/* Whether it has already ended (it is not reaped here). */
+int fuselayer_ended(const struct sbx_fuselayer *fl);
 /* Kills and reaps it (after the sandbox ended). */
 void fuselayer_stop(struct sbx_fuselayer *fl);
 

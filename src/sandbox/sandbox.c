@@ -420,8 +420,13 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 	sb->fds.n = n;
 	if (r != 0)
 		return err_set(err, 0, "the sandbox died while being set up");
-	if (m.type == SBX_MSG_ERROR)
-		return err_set(err, m.errnum, "sandbox setup: %s", m.text);
+	if (m.type == SBX_MSG_ERROR) {
+		err_set(err, m.errnum, "sandbox setup: %s", m.text);
+		if (fuselayer_ended(&sb->fuse))
+			err_hint(err, "fuse-overlayfs, which serves the writable layer, ended early; "
+				 "'sbxrun -v' shows its messages");
+		return -1;
+	}
 	if (m.type != SBX_MSG_READY)
 		return err_set(err, EPROTO, "sandbox setup: unexpected message %d", m.type);
 	return 0;
