@@ -13,6 +13,8 @@
  *   and which pivot_root in the sandbox does not touch;
  * - outside the sandbox's pid namespace: nothing inside can see, signal or
  *   ptrace it; the sandbox has no /dev/fuse and may not mount;
+ * - no_new_privs; of the host side's fds only the FUSE device (stdin and
+ *   stdout are /dev/null, stderr too unless -v);
  * - a child of the host side with PR_SET_PDEATHSIG: it dies with the
  *   supervisor (also on kill -9), and the supervisor kills it when the
  *   sandbox ends. The FUSE mount is not allow_other: only the sandbox's
@@ -99,19 +101,21 @@ static __attribute__((noreturn)) void daemon_exec(const char *bin, int userns_fd
 	struct sbx_err err;
 	int fd = fcntl(fuse_fd, F_DUPFD, 10);
 
-	if (fd < 0 || dup2(fd, 3) < 0 || setns(userns_fd, CLONE_NEWUSER) < 0 ||
-	    setns(mntns_fd, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0 ||
-	    userns_become(uid, gid, &err) < 0)
+	/* fd 3 may be one of the namespace fds: dup2 only after they were used */
+	if (fd < 0 || setns(userns_fd, CLONE_NEWUSER) < 0 || setns(mntns_fd, CLONE_NEWNS) < 0 ||
+	    unshare(CLONE_NEWNS) < 0 || userns_become(uid, gid, &err) < 0 || dup2(fd, 3) < 0)
 		_exit(125);
 	syscall(SYS_close_range, 4, ~0U, 0);
-	/* the change of identity cleared it; the host side may be gone by now */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	/* the change of identity cleared it; the host side may be gone by now;
+	 * and no setuid program (fusermount3, sudo) gains it anything */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(125);
-	if (sbx_log_level < SBX_LOG_VERBOSE) {
-		int null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
-			dup2(null, 2);
-	}
+	/* the caller's terminal is not its business; its messages only with -v */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    (sbx_log_level < SBX_LOG_VERBOSE && dup2(null, 2) < 0))
+		_exit(125);
 	execl(bin, "fuse-overlayfs", "-f", "-o",
 	      "lowerdir=/tmp/lower,upperdir=/tmp/upper,workdir=/tmp/work,writeback=0,noacl",
 	      "/dev/fd/3", (char *)NULL);
