@@ -180,7 +180,7 @@ test_inode_fill_ends_in_enospc() {
 	local dir=/tmp
 	[ "$(storage_detail)" = fuse-overlayfs+tmpfs ] && dir=/workspace
 	run timeout 120 "$SBX" run --image tiny --disk 16M --timeout 60s -- sh -c \
-		"mkdir $dir/i; i=0; while echo -n > $dir/i/f\$i; do i=\$((i+1)); [ \$i -lt 1000000 ] || break; done; echo \"files=\$i\"; echo -n > /tmp/one-more && echo root-took-one-more"
+		"mkdir $dir/i; i=0; while echo -n > $dir/i/f\$i; do i=\$((i+1)); [ \$i -lt 1000000 ] || break; done; echo \"files=\$i\"; echo -n > /tmp/one-more && echo root-took-one-more; exit 0"
 	if [ "$(storage_mode)" = disk ]; then
 		# inodes count 4 KiB each in sbxrun's accounting: the walk ends it
 		assert_status 137
