@@ -6,7 +6,7 @@ pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
 libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev mmdebstrap uidmap
 fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
 util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
-libclang-rt-dev zsh fish strace
+libclang-rt-dev zsh fish strace fuse-overlayfs
 podman runc catatonit skopeo python3-yaml"
 # only for `make bench`; not every release has them
 optional="hyperfine bubblewrap"

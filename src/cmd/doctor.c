@@ -26,6 +26,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "sandbox/cgroup.h"
+#include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "sandbox/scope.h"
 
@@ -120,7 +121,8 @@ static void check_userns_sysctls(int userns_ok)
 }
 
 /* What the probe child managed, as bits of its exit status. */
-enum { P_USERNS = 1, P_MNTNS = 2, P_TMPFS = 4, P_XATTR = 8, P_OVL_TMPFS = 16, P_OVL_DISK = 32 };
+enum { P_USERNS = 1, P_MNTNS = 2, P_TMPFS = 4, P_XATTR = 8, P_OVL_TMPFS = 16, P_OVL_DISK = 32,
+       P_FUSE = 64 };
 
 static int write_file(const char *path, const char *s)
 {
@@ -155,7 +157,8 @@ static int try_overlay(const char *base)
 }
 
 /* In a forked child: a user + mount namespace, a tmpfs, user xattrs on it, an
- * overlay with userxattr on the tmpfs and on disk. Never returns. */
+ * overlay with userxattr on the tmpfs and on disk, and without those xattrs
+ * a FUSE mount as sbxrun makes one for fuse-overlayfs. Never returns. */
 static __attribute__((noreturn)) void probe_child(const char *tmpdir, const char *diskdir)
 {
 	char map[64], f[600];
@@ -185,6 +188,11 @@ static __attribute__((noreturn)) void probe_child(const char *tmpdir, const char
 		close(fd);
 	if (try_overlay(tmpdir))
 		got |= P_OVL_TMPFS;
+	/* what sbxrun does for fuse-overlayfs: a FUSE mount on an fd, in here */
+	_cleanup_close_ int fuse = -1;
+	snprintf(f, sizeof(f), "%s/fuse", tmpdir);
+	if (!(got & P_XATTR) && mkdir(f, 0755) == 0 && (fuse = fuselayer_mount(f, &(struct sbx_err){ 0 })) >= 0)
+		got |= P_FUSE;
 	_exit(got);
 }
 
@@ -209,6 +217,33 @@ static int probe_sandbox(void)
 	return got;
 }
 
+/* Before Linux 6.6: fuse-overlayfs keeps the writable layer on tmpfs, or
+ * else it goes to disk with sbxrun's walk and kill (sandbox.c, plan_fuse). */
+static void report_fuse_storage(int fuse_mounts)
+{
+	char why[160];
+	_cleanup_free_ char *bin = NULL;
+
+	if (geteuid() == 0)
+		snprintf(why, sizeof(why), "not for a root caller");
+	else if ((bin = fuselayer_probe(why, sizeof(why))) && !fuse_mounts) {
+		snprintf(why, sizeof(why), "a FUSE file system cannot be mounted in a user namespace");
+		free(bin);
+		bin = NULL;
+	}
+	if (bin) {
+		line("storage", "ok: fuse-overlayfs on tmpfs (%s; this kernel's tmpfs cannot hold the "
+		     "kernel overlay's writable layer): the disk quota is the tmpfs size, ENOSPC at the "
+		     "limit; disk (a walk and a kill) where the quota exceeds a cgroup memory limit", bin);
+		return;
+	}
+	line("storage", "fallback: disk (this kernel's tmpfs cannot hold the writable layer, and "
+	     "fuse-overlayfs cannot be used: %s): the disk quota is sbxrun's accounting, which ends "
+	     "the sandbox when it is passed; enforce = strict refuses it", why);
+	if (geteuid() != 0)
+		hint("install fuse-overlayfs (Debian: apt-get install fuse-overlayfs) for an exact quota");
+}
+
 static int report_sandbox(int got)
 {
 	/* overlay mounts on a tmpfs without user xattrs, but degrades (renames
@@ -224,7 +259,7 @@ static int report_sandbox(int got)
 		line("tmpfs user xattrs", "ok");
 	else {
 		line("tmpfs user xattrs", "missing: user.* xattrs on tmpfs (Linux 6.6+)");
-		hint("use 'storage = disk' in the profile (the writable layer then lives on disk)");
+		hint("the kernel's overlay cannot keep its writable layer on tmpfs here: see 'storage'");
 	}
 	if (got & P_OVL_TMPFS)
 		line("overlay", "ok: overlay with userxattr, upper layer on tmpfs");
@@ -239,8 +274,7 @@ static int report_sandbox(int got)
 		line("storage", "ok: tmpfs by default (the disk quota is the tmpfs size: ENOSPC at the "
 		     "limit); disk where the quota exceeds a cgroup memory limit");
 	else if (got & P_OVL_DISK)
-		line("storage", "fallback: disk (this kernel's tmpfs cannot hold the writable layer): the "
-		     "disk quota is sbxrun's accounting, which ends the sandbox when it is passed");
+		report_fuse_storage(got & P_FUSE);
 	return (got & P_USERNS) && (got & P_MNTNS) && (got & (P_OVL_TMPFS | P_OVL_DISK));
 }
 

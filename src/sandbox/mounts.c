@@ -21,9 +21,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/syncmsg.h"
 #include "base/util.h"
 #include "net/dnswire.h"
 #include "net/netns.h"
+#include "sandbox/fuselayer.h"
 #include "sandbox/env.h"
 #include "sandbox/wsseed.h"
 
@@ -156,7 +158,29 @@ static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src
 	return 0;
 }
 
-static int setup_overlay(const struct sbx_plan *plan, const struct sbx_mount_src *ms,
+/* fuse-overlayfs (fuselayer.c) serves the root; the host side starts it. */
+static int setup_fuse_root(int sync, struct sbx_err *err)
+{
+	int fds[3] = { -1, -1, -1 };
+	int r = -1;
+
+	if ((fds[0] = fuselayer_mount("root", err)) < 0)
+		return -1;
+	fds[1] = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	fds[2] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fds[1] < 0 || fds[2] < 0)
+		err_sys(err, "open the namespaces for fuse-overlayfs");
+	else if (msg_send(sync, &(struct sbx_msg){ .type = SBX_MSG_FUSE }, fds, 3) < 0)
+		err_sys(err, "hand the FUSE device over");
+	else
+		r = 0;
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return r;
+}
+
+static int setup_overlay(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int sync,
 			 struct sbx_err *err)
 {
 	char path[64];
@@ -167,6 +191,8 @@ static int setup_overlay(const struct sbx_plan *plan, const struct sbx_mount_src
 	fdpath(path, sizeof(path), ms->lower);
 	if (mount(path, "lower", NULL, MS_BIND | MS_REC, NULL) < 0)
 		return err_sys(err, "bind the image");
+	if (plan->fuse_bin)
+		return setup_fuse_root(sync, err);
 	if (mount("overlay", "root", "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
 		err_sys(err, "mount the overlay root");
 		err_hint(err, "overlayfs in a user namespace needs Linux 5.11 (see 'sbxrun doctor')");
@@ -466,11 +492,12 @@ int mounts_new_proc(struct sbx_err *err)
 	return rootfd < 0 ? err_sys(err, "open /") : setup_proc(rootfd, err);
 }
 
-int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, struct sbx_err *err)
+int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int sync,
+		 struct sbx_err *err)
 {
 	_cleanup_close_ int rootfd = -1;
 
-	if (setup_staging(plan, ms, err) < 0 || setup_overlay(plan, ms, err) < 0)
+	if (setup_staging(plan, ms, err) < 0 || setup_overlay(plan, ms, sync, err) < 0)
 		return -1;
 	rootfd = open("root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)

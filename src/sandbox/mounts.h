@@ -18,8 +18,11 @@ struct sbx_mount_src {
 /* Child side, first: makes mounts private, opens the host paths to mount. */
 int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 			struct sbx_err *err);
-/* Child side, with the namespace's capabilities; ends inside the new root. */
-int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, struct sbx_err *err);
+/* Child side, with the namespace's capabilities; ends inside the new root.
+ * With plan->fuse_bin, the root is a FUSE mount whose fd (with the user and
+ * mount namespace fds) goes to the host side over sync as SBX_MSG_FUSE. */
+int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int sync,
+		 struct sbx_err *err);
 /* A session command's init, pid 1 of its own pid namespace: a mount
  * namespace of its own with a /proc of that pid namespace, masked as the
  * session's is (otherwise /proc/PID names the session's processes). */

@@ -97,25 +97,49 @@ static void sweep_runs(const char *runs)
 	closedir(d);
 }
 
+/* Before Linux 6.6 the kernel's overlay cannot keep its writable layer on
+ * tmpfs; fuse-overlayfs can (fuselayer.c), where it and /dev/fuse are there.
+ * Not for a root caller: its host-side tools (cp, export) run as root, and
+ * the FUSE mount only lets the sandbox's host uid in. */
+static void plan_fuse(struct sbx_plan *plan)
+{
+	char why[160];
+
+	if (geteuid() == 0)
+		snprintf(why, sizeof(why), "not for a root caller");
+	else if ((plan->fuse_bin = fuselayer_probe(why, sizeof(why)))) {
+		log_verbose("storage: this kernel's tmpfs lacks user xattrs (Linux < 6.6): writable "
+			    "layer through fuse-overlayfs (%s) on tmpfs", plan->fuse_bin);
+		return;
+	}
+	log_verbose("storage: this kernel's tmpfs lacks user xattrs (Linux < 6.6) and fuse-overlayfs "
+		    "cannot be used (%s): writable layer on disk", why);
+	plan->storage = SBX_STORAGE_DISK;
+}
+
 static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, struct sbx_err *err)
 {
 	plan->storage = cfg->storage;
-	if (plan->storage == SBX_STORAGE_TMPFS && !tmpfs_has_user_xattrs()) {
-		log_verbose("storage: this kernel's tmpfs lacks user xattrs (Linux < 6.6): "
-			    "writable layer on disk");
-		plan->storage = SBX_STORAGE_DISK;
-	}
 	/* tmpfs pages are charged to the memory cgroup of whoever writes them:
-	 * a quota above the memory limit could never be filled on tmpfs. */
+	 * a quota above the memory limit could never be filled on tmpfs. Not
+	 * under strict: on tmpfs both limits stay exact, on disk one would not. */
 	if (plan->storage == SBX_STORAGE_TMPFS && cfg->memory && cfg->disk > cfg->memory &&
+	    cfg->enforce != SBX_ENFORCE_STRICT &&
 	    (plan->lim.mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP2 ||
 	     plan->lim.mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP1)) {
 		log_verbose("storage: the disk quota is above the memory limit, and tmpfs pages count "
 			    "as memory in a cgroup: writable layer on disk");
 		plan->storage = SBX_STORAGE_DISK;
 	}
+	if (plan->storage == SBX_STORAGE_TMPFS && !tmpfs_has_user_xattrs())
+		plan_fuse(plan);
 	if (plan->storage != SBX_STORAGE_DISK)
 		return 0;
+	/* on disk the quota is a walk and a kill: not exact */
+	if (cfg->disk && cfg->enforce == SBX_ENFORCE_STRICT)
+		return err_set(err, 0, "limit 'disk' cannot be enforced exactly on this machine: the "
+			       "writable layer is on disk, where sbxrun can only end the sandbox after "
+			       "the quota is passed");
 	limits_cap_file_size(&plan->lim, cfg->disk);
 	/* On disk, not in the runtime dir: that is a tmpfs, which lacks the user
 	 * xattrs overlay needs before Linux 6.6 (renames then fail with EXDEV). */
@@ -241,6 +265,7 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	}
 	free(plan->binds);
 	free(plan->lower);
+	free(plan->fuse_bin);
 	free(plan->ca_file);
 	if (plan->run_dir)
 		rm_rf_at(AT_FDCWD, plan->run_dir, &err);
@@ -333,7 +358,7 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 		return -1;
 	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
 		return err_sys(err, "sethostname");
-	if (mounts_setup(plan, &ms, err) < 0)
+	if (mounts_setup(plan, &ms, sync, err) < 0)
 		return -1;
 	return send_ready(sync, err);
 }
@@ -373,6 +398,22 @@ static pid_t clone_sandbox(const struct sbx_plan *plan, int *pidfd, struct sbx_e
 	return pid;
 }
 
+/* SBX_MSG_FUSE: the child mounted the root's FUSE device; serve it. */
+static int start_fuse(const struct sbx_plan *plan, struct sbx_sandbox *sb, int *fds, size_t n,
+		      struct sbx_err *err)
+{
+	int r = 0;
+
+	if (n != 3 || !plan->fuse_bin || sb->fuse.pid > 0)
+		r = err_set(err, EPROTO, "sandbox setup: unexpected FUSE message");
+	else
+		r = fuselayer_spawn(plan->fuse_bin, fds[1], fds[2], fds[0], plan->uid_in, plan->gid_in,
+				    &sb->fuse, err);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	return r;
+}
+
 /* Host side, after clone: id maps, then wait for the child's fds. */
 static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
 {
@@ -385,7 +426,14 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 	if (msg_send(sb->sync, &m, NULL, 0) < 0)
 		return err_sys(err, "start the sandbox");
 	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 &&
-	       (m.type == SBX_MSG_PROXY || m.type == SBX_MSG_DNS)) {
+	       (m.type == SBX_MSG_PROXY || m.type == SBX_MSG_DNS || m.type == SBX_MSG_FUSE)) {
+		/* start_fuse takes the fds of a FUSE message */
+		if (m.type == SBX_MSG_FUSE) {
+			if (start_fuse(plan, sb, sb->fds.fd, n, err) < 0)
+				return -1;
+			n = 0;
+			continue;
+		}
 		int *keep = m.type == SBX_MSG_PROXY ? &sb->proxy_fd : &sb->dns_fd;
 		for (size_t i = 0; i < n; i++)
 			if (*keep < 0)
@@ -397,8 +445,13 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 	sb->fds.n = n;
 	if (r != 0)
 		return err_set(err, 0, "the sandbox died while being set up");
-	if (m.type == SBX_MSG_ERROR)
-		return err_set(err, m.errnum, "sandbox setup: %s", m.text);
+	if (m.type == SBX_MSG_ERROR) {
+		err_set(err, m.errnum, "sandbox setup: %s", m.text);
+		if (fuselayer_ended(&sb->fuse))
+			err_hint(err, "fuse-overlayfs, which serves the writable layer, ended early; "
+				 "'sbxrun -v' shows its messages");
+		return -1;
+	}
 	if (m.type != SBX_MSG_READY)
 		return err_set(err, EPROTO, "sandbox setup: unexpected message %d", m.type);
 	return 0;
@@ -409,7 +462,7 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 	int sv[2];
 
 	memset(sb, 0, sizeof(*sb));
-	sb->pidfd = sb->sync = sb->proxy_fd = sb->dns_fd = -1;
+	sb->pidfd = sb->sync = sb->proxy_fd = sb->dns_fd = sb->fuse.pidfd = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, "socketpair");
 	sb->pid = clone_sandbox(plan, &sb->pidfd, err);
@@ -448,6 +501,8 @@ void sandbox_release(struct sbx_sandbox *sb)
 	if (sb->dns_fd >= 0)
 		close(sb->dns_fd);
 	sb->sync = sb->pidfd = sb->proxy_fd = sb->dns_fd = -1;
+	/* after the sandbox ended: nothing uses the layer any more */
+	fuselayer_stop(&sb->fuse);
 }
 
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
@@ -502,6 +557,13 @@ static void limits_result(const struct sbx_plan *plan, struct sbx_result *res)
 		snprintf(res->reason, sizeof(res->reason), "pids");
 }
 
+const char *sandbox_storage_name(const struct sbx_plan *plan)
+{
+	if (plan->storage == SBX_STORAGE_DISK)
+		return "disk";
+	return plan->fuse_bin ? "fuse-overlayfs+tmpfs" : "tmpfs";
+}
+
 int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)
 {
 	struct sbx_sandbox sb;
@@ -509,7 +571,7 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 
 	memset(res, 0, sizeof(*res));
 	res->mechanism[SBX_K_TIMEOUT] = plan->cfg->timeout_ms ? "wall-clock" : "none";
-	res->mechanism[SBX_K_DISK] = plan->storage == SBX_STORAGE_TMPFS ? "tmpfs" : "disk";
+	res->mechanism[SBX_K_DISK] = sandbox_storage_name(plan);
 	supervise_block_signals(&set);
 	if (sandbox_start(plan, &sb, err) < 0)
 		return -1;

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "base/config.h"
+#include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "store/store.h"
 
@@ -34,6 +35,7 @@ struct sbx_plan {
 	char *lower;         /* the image's rootfs directory on the host */
 	int storage;         /* effective enum sbx_storage */
 	char *run_dir;       /* storage = disk: host dir holding upper, work, ws */
+	char *fuse_bin;      /* fuse-overlayfs serves the root over the staging tmpfs, or NULL */
 	int run_lock;        /* flock'ed fd of run_dir while it is in use, or -1 */
 	struct sbx_plan_bind *binds;
 	size_t nbinds;
@@ -80,6 +82,7 @@ struct sbx_sandbox {
 	int proxy_fd;        /* packages egress: the door the sandbox made, or -1 */
 	int dns_fd;          /* egress none|packages: the DNS stub's socket, or -1 */
 	struct sbx_run_fds fds;
+	struct sbx_fuselayer fuse; /* plan->fuse_bin: its fuse-overlayfs */
 };
 
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
@@ -96,5 +99,8 @@ struct sbx_dnsstub;
 /* egress none|packages: the DNS stub behind the socket the sandbox made. */
 int sandbox_dns(const struct sbx_plan *plan, int sock, struct sbx_dnsstub **dns, struct sbx_err *err);
 void sandbox_release(struct sbx_sandbox *sb);
+/* How the writable layer is kept: "tmpfs", "fuse-overlayfs+tmpfs" (an
+ * exact quota either way) or "disk" (sbxrun's walk and kill). */
+const char *sandbox_storage_name(const struct sbx_plan *plan);
 
 #endif

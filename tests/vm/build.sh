@@ -34,7 +34,7 @@ if [ -s "$dir/disk.img" ]; then echo "$dir"; exit 0; fi
 pkgs="linux-image-amd64 initramfs-tools systemd systemd-sysv dbus dbus-user-session libpam-systemd
 libseccomp2 libcap-ng0 libinih1 libjson-c5 libarchive13 libcurl4 libssl3 libsystemd0
 bash python3 iproute2 util-linux passwd procps psmisc curl ca-certificates tmux zstd xz-utils
-busybox-static coreutils findutils grep sed kmod"
+busybox-static coreutils findutils grep sed kmod fuse-overlayfs fuse3 fuse2fs"
 # The test user, lingering, so that its systemd manager runs at boot (the
 # hooks are the positional parameters).
 # shellcheck disable=SC2016 # $1 is the hook's argument, the new root

@@ -1,0 +1,163 @@
+/* fuselayer.c - the writable layer through fuse-overlayfs where the kernel's
+ * overlay cannot put it on tmpfs (no user xattrs before Linux 6.6).
+ *
+ * The child mounts an empty FUSE file system (it must open /dev/fuse itself:
+ * the kernel wants the fd's opener in the mount's user namespace) and hands
+ * the fd over; the host side forks fuse-overlayfs, which serves that fd as
+ * /dev/fd/3 (libfuse >= 3.3). Where it runs, and why that is safe:
+ * - in the sandbox's user namespace, as the sandbox's identity (so the ids it
+ *   reports and creates are the sandbox's, and it has no more than the
+ *   caller already has on the host);
+ * - in a private copy of the sandbox's mount namespace taken before
+ *   pivot_root, where the staging tmpfs (upper, work, lower) stays at /tmp,
+ *   and which pivot_root in the sandbox does not touch;
+ * - outside the sandbox's pid namespace: nothing inside can see, signal or
+ *   ptrace it; the sandbox has no /dev/fuse and may not mount;
+ * - no_new_privs; of the host side's fds only the FUSE device (stdin and
+ *   stdout are /dev/null, stderr too unless -v);
+ * - a child of the host side with PR_SET_PDEATHSIG: it dies with the
+ *   supervisor (also on kill -9), and the supervisor kills it when the
+ *   sandbox ends. The FUSE mount is not allow_other: only the sandbox's
+ *   host uid can use it. Its writes land on the staging tmpfs, whose size
+ *   and nr_inodes are the quota. */
+#define _GNU_SOURCE
+#include "sandbox/fuselayer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "sandbox/userns.h"
+
+static char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	_cleanup_free_ char *copy = xstrdup(path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin");
+	char *save = NULL;
+
+	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		if (d[0] != '/')
+			continue; /* never relative to the current directory */
+		char *p = xasprintf("%s/%s", d, name);
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+char *fuselayer_probe(char *why, size_t size)
+{
+	char *bin = find_in_path("fuse-overlayfs");
+	int fd;
+
+	if (!bin) {
+		snprintf(why, size, "no fuse-overlayfs on PATH");
+		return NULL;
+	}
+	if ((fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)) < 0) {
+		snprintf(why, size, "cannot open /dev/fuse: %s", strerror(errno));
+		free(bin);
+		return NULL;
+	}
+	close(fd);
+	return bin;
+}
+
+int fuselayer_mount(const char *target, struct sbx_err *err)
+{
+	char opts[160];
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_sys(err, "open /dev/fuse");
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%u,group_id=%u,default_permissions",
+		 fd, (unsigned)getuid(), (unsigned)getgid());
+	if (mount("sbxrun", target, "fuse.sbxrun", MS_NOSUID | MS_NODEV, opts) < 0) {
+		close(fd);
+		return err_sys(err, "mount FUSE on '%s'", target);
+	}
+	return fd;
+}
+
+/* In the forked daemon: the sandbox's namespaces and identity, fd 3 the
+ * FUSE device, nothing else of the host side, then fuse-overlayfs. */
+static __attribute__((noreturn)) void daemon_exec(const char *bin, int userns_fd, int mntns_fd,
+						   int fuse_fd, uid_t uid, gid_t gid, pid_t parent)
+{
+	struct sbx_err err;
+	int fd = fcntl(fuse_fd, F_DUPFD, 10);
+
+	/* fd 3 may be one of the namespace fds: dup2 only after they were used */
+	if (fd < 0 || setns(userns_fd, CLONE_NEWUSER) < 0 || setns(mntns_fd, CLONE_NEWNS) < 0 ||
+	    unshare(CLONE_NEWNS) < 0 || userns_become(uid, gid, &err) < 0 || dup2(fd, 3) < 0)
+		_exit(125);
+	syscall(SYS_close_range, 4, ~0U, 0);
+	/* the change of identity cleared it; the host side may be gone by now;
+	 * and no setuid program (fusermount3, sudo) gains it anything */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		_exit(125);
+	/* the caller's terminal is not its business; its messages only with -v */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    (sbx_log_level < SBX_LOG_VERBOSE && dup2(null, 2) < 0))
+		_exit(125);
+	execl(bin, "fuse-overlayfs", "-f", "-o",
+	      "lowerdir=/tmp/lower,upperdir=/tmp/upper,workdir=/tmp/work,writeback=0,noacl",
+	      "/dev/fd/3", (char *)NULL);
+	_exit(127);
+}
+
+int fuselayer_spawn(const char *bin, int userns_fd, int mntns_fd, int fuse_fd, uid_t uid, gid_t gid,
+		    struct sbx_fuselayer *fl, struct sbx_err *err)
+{
+	pid_t parent = getpid();
+	int pidfd = -1;
+	pid_t pid = (pid_t)syscall(SYS_clone3, &(struct clone_args){ .flags = CLONE_PIDFD,
+				   .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD },
+				   sizeof(struct clone_args));
+
+	if (pid < 0)
+		return err_sys(err, "start fuse-overlayfs");
+	if (pid == 0)
+		daemon_exec(bin, userns_fd, mntns_fd, fuse_fd, uid, gid, parent);
+	fl->pid = pid;
+	fl->pidfd = pidfd;
+	log_verbose("storage: fuse-overlayfs (pid %d) serves the writable layer", (int)pid);
+	return 0;
+}
+
+int fuselayer_ended(const struct sbx_fuselayer *fl)
+{
+	siginfo_t info = { 0 };
+
+	if (fl->pid <= 0)
+		return 0;
+	return waitid(P_PID, (id_t)fl->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid;
+}
+
+void fuselayer_stop(struct sbx_fuselayer *fl)
+{
+	if (fl->pid <= 0)
+		return;
+	syscall(SYS_pidfd_send_signal, fl->pidfd, SIGKILL, NULL, 0);
+	while (waitpid(fl->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(fl->pidfd);
+	fl->pid = 0;
+	fl->pidfd = -1;
+}
