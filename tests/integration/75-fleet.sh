@@ -4,6 +4,9 @@
 # out as OCI seccomp JSON and Kubernetes YAML, played by podman; the egress
 # proxy as a TCP sidecar. The podman parts run in the root pass: rootless
 # podman needs a subuid range and a user session the test user lacks.
+# root-only: test_podman_loads_and_runs_oci_export test_podman_loads_docker_archive
+# root-only: test_podman_runs_with_exported_seccomp test_sidecar_proxy_serves_apt_in_podman
+# root-only: test_kube_pod_plays_in_podman test_import_what_podman_saves
 
 # Sets up a private podman (its own storage below $TESTDIR, runc, ulimits
 # within this machine's hard limits) or skips with the reason.
