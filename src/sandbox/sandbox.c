@@ -36,6 +36,7 @@
 #include "sandbox/env.h"
 #include "sandbox/init.h"
 #include "sandbox/mounts.h"
+#include "sandbox/seccomp_cache.h"
 #include "sandbox/supervise.h"
 #include "sandbox/userns.h"
 
@@ -207,6 +208,9 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		return -1;
 	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
 		return -1;
+	/* one uid is mapped (the setuid-free default): chown reports success */
+	if (seccomp_prepare(cfg, 1, &plan->seccomp, err) < 0)
+		return -1;
 
 	if (cfg->events_file) {
 		plan->events_fd = open(cfg->events_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
@@ -247,6 +251,7 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	free(plan->shell_argv[0]);
 	free(plan->shell_argv[1]);
 	util_strvfreep(&plan->envp);
+	seccomp_bpf_free(&plan->seccomp);
 	memset(plan, 0, sizeof(*plan));
 }
 

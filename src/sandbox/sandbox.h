@@ -9,6 +9,7 @@
 
 #include "base/config.h"
 #include "sandbox/limits.h"
+#include "sandbox/seccomp.h"
 #include "store/store.h"
 
 struct sbx_plan_bind {
@@ -47,6 +48,7 @@ struct sbx_plan {
 	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
 	int events_fd;       /* --events FILE, or -1 */
 	struct winsize ws;   /* the caller's terminal size, if any */
+	struct sbx_bpf seccomp; /* the compiled filter, loaded by each command */
 };
 
 struct sbx_result {
