@@ -183,6 +183,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->run_lock = -1;
 	if (store_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
+	log_trace("plan: image opened");
 	plan->lower = xasprintf("%s/rootfs", plan->img.dir);
 	if (userns_lookup(plan->img.rootfs_fd, cfg->user ? cfg->user : "0", &plan->uid_in,
 			  &plan->gid_in, &plan->home, err) < 0)
@@ -206,11 +207,13 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		return -1;
 	if (limits_prepare(cfg, &plan->lim, err) < 0)
 		return -1;
+	log_trace("plan: limits chosen");
 	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
 		return -1;
 	/* one uid is mapped (the setuid-free default): chown reports success */
 	if (seccomp_prepare(cfg, 1, &plan->seccomp, err) < 0)
 		return -1;
+	log_trace("plan: seccomp filter ready");
 
 	if (cfg->events_file) {
 		plan->events_fd = open(cfg->events_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
@@ -294,6 +297,7 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 		_exit(125); /* the host side is gone */
 	/* Host paths are opened before the identity changes: a root caller's
 	 * child can still enter root's directories as their owner. */
+	log_trace("child: go");
 	if (mounts_open_sources(plan, &ms, err) < 0)
 		return -1;
 	if (userns_become(plan->uid_in, plan->gid_in, err) < 0)
@@ -317,10 +321,12 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 		if (r < 0)
 			return err_sys(err, "hand the proxy's socket over");
 	}
+	log_trace("child: identity, cgroup ns, network set up");
 	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
 		return err_sys(err, "sethostname");
 	if (mounts_setup(plan, &ms, err) < 0)
 		return -1;
+	log_trace("child: file system built, pivot_root done");
 	return send_ready(sync, err);
 }
 
@@ -366,6 +372,7 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 	size_t n = 0;
 	int r;
 
+	log_trace("host: cloned");
 	if (userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0)
 		return -1;
 	if (msg_send(sb->sync, &m, NULL, 0) < 0)
@@ -379,6 +386,7 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 		n = 0;
 	}
 	sb->fds.n = n;
+	log_trace("host: sandbox ready");
 	if (r != 0)
 		return err_set(err, 0, "the sandbox died while being set up");
 	if (m.type == SBX_MSG_ERROR)

@@ -92,6 +92,7 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 || command_io(c, fds, nfds, io) < 0)
 		return err_sys(err, "command set-up");
 	io[3] = sv[1];
+	log_trace("supervisor: request accepted");
 	int r = control_send(s->sb.sync, req, io, 4);
 	close(sv[1]);
 	if (nfds != 3)
@@ -110,6 +111,7 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 		return err_set(err, 0, "%s%s%s", m.type == SBX_MSG_ERROR ? m.text : "the session did not start the command",
 			       m.errnum ? ": " : "", m.errnum ? strerror(m.errnum) : "");
 	}
+	log_trace("supervisor: command started");
 	c->used = 1;
 	c->pid = m.code;
 	c->pidfd = pfd[0];
@@ -270,6 +272,7 @@ static void finish_command(struct sbx_session *s, struct sbx_session_cmd *c)
 		c->res.exit_status = 128 + SIGKILL;
 	else if (!c->res.message[0])
 		c->res.exit_status = 125, snprintf(c->res.message, sizeof(c->res.message), "the command's init ended unexpectedly");
+	log_trace("supervisor: command ended");
 	send_reply(c);
 	close(c->client);
 	close(c->pidfd);

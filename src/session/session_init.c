@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
 #include "sandbox/env.h"
@@ -139,10 +140,12 @@ static void spawn(const struct sbx_plan *plan, struct json_object *req, const in
 		if (report > 3)
 			syscall(SYS_close_range, 3, report - 1, 0);
 		syscall(SYS_close_range, report + 1, ~0U, 0);
+		log_trace("command init: in its pid namespace");
 		if (mounts_new_proc(&err) < 0) {
 			msg_send_error(report, &err);
 			_exit(125);
 		}
+		log_trace("command init: /proc mounted");
 		init_run(&cp, report);
 	}
 	struct sbx_msg m = { .type = SBX_MSG_READY, .code = pid };
