@@ -17,9 +17,9 @@ out=$1 R=$2 user=${3:-}
 N=${BENCH_SESSIONS:-100}
 ROUNDS=${BENCH_ROUNDS:-6} RUNS=${BENCH_RUNS:-40}
 tmp=$(mktemp -d)
-chmod 0755 "$tmp"
+chmod 0777 "$tmp" # the user writes its hyperfine results here
 as_user() {
-	if [ -n "$user" ]; then runuser -u "$user" -- env -i HOME="$(getent passwd "$user" | cut -d: -f6)" \
+	if [ -n "$user" ]; then nice -n "${BENCH_NICE:-0}" runuser -u "$user" -- env -i HOME="$(getent passwd "$user" | cut -d: -f6)" \
 		PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 "$@"; else "$@"; fi
 }
 names=()
@@ -37,7 +37,7 @@ latency() { # JSON
 		args+=(-n "run --session (one of the sessions) #$k" "$SBX run --session ${names[0]} -- /bin/true"
 		       -n "bwrap #$k" "bwrap --unshare-all --die-with-parent --ro-bind $R / --proc /proc --dev /dev --tmpfs /tmp /bin/true")
 	done
-	as_user hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$1" "${args[@]}" >/dev/null 2>&1
+	as_user hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$1" "${args[@]}" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 }
 median_ratio() { # JSON -> "session-median bwrap-median ratio"
 	python3 - "$1" <<'EOF'
@@ -51,9 +51,17 @@ print("%.2f %.2f %.3f" % (s, b, s / b))
 EOF
 }
 state() { as_user sh -c 'echo "${XDG_RUNTIME_DIR:+$XDG_RUNTIME_DIR/sbxrun}"'; }
-pss_kib() { # PID -> its PSS in KiB, or "-" when not readable
-	awk '/^Pss:/ { print $2; found = 1 } END { if (!found) print "-" }' "/proc/$1/smaps_rollup" 2>/dev/null || echo -
+pss_kib() { # PID... -> their PSS in KiB, or "-" when one is not readable
+	local p t=0 v
+	for p in "$@"; do
+		v=$(awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup" 2>/dev/null)
+		[ -n "$v" ] || { echo -; return; }
+		t=$((t + v))
+	done
+	echo "$t"
 }
+# the sandbox's init and its children: the next command's init, made ahead
+family() { echo "$1" $(cat "/proc/$1/task/$1/children" 2>/dev/null); }
 
 as_user "$SBX" session start --image tiny "${names[0]}" >/dev/null
 latency "$tmp/one.json"
@@ -68,7 +76,7 @@ sup_total=0 init_total=0 max=0 unread=0
 for s in "${names[@]}"; do
 	read -r sp ip < <(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["pid"], o["init_pid"])' \
 		"$dir/sessions/$s/info.json")
-	a=$(pss_kib "$sp") b=$(pss_kib "$ip")
+	a=$(pss_kib "$sp") b=$(pss_kib $(family "$ip"))
 	if [ "$a" = - ] || [ "$b" = - ]; then unread=$((unread + 1)); continue; fi
 	sup_total=$((sup_total + a)) init_total=$((init_total + b))
 	[ $((a + b)) -gt "$max" ] && max=$((a + b))
@@ -89,7 +97,7 @@ read -r s100 b100 r100 < <(median_ratio "$tmp/all.json")
 		echo "| host-side memory per idle session (PSS, /proc/PID/smaps_rollup) | KiB |"
 		echo "|:---|---:|"
 		echo "| supervisor, mean over $ok sessions | $((sup_total / ok)) |"
-		echo "| sandbox init, mean | $((init_total / ok)) |"
+		echo "| sandbox init and the next command's init (made ahead), mean | $((init_total / ok)) |"
 		echo "| supervisor + init, mean | $per |"
 		echo "| supervisor + init, largest | $max |"
 		echo

@@ -29,14 +29,14 @@ for k in $(seq 1 "$ROUNDS"); do
 	       -n "unshare -Urmpf chroot (floor) #$k" "unshare -Urmpf --mount-proc $chroot $R /bin/true")
 done
 load=$(cut -d" " -f1 /proc/loadavg)
-hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$tmp/start.json" "${args[@]}" >/dev/null 2>&1
+hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$tmp/start.json" "${args[@]}" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 {
 	echo "## Start-up: /bin/true, side by side (issue 16)"
 	echo
 	echo "One hyperfine run, $ROUNDS rounds of $RUNS runs per command, alternating; medians pooled over the rounds."
 	echo "bwrap: \`bwrap --unshare-all --die-with-parent --ro-bind ROOTFS / --proc /proc --dev /dev --tmpfs /tmp\`"
 	echo "(user, mount, pid, net, ipc, uts, cgroup namespaces, as sbxrun) on the rootfs of the image sbxrun runs."
-	echo "Load during the run (1-minute load average before it): $load."
+	echo "Load during the run (1-minute load average before it): $load; priority: nice ${BENCH_NICE:-0}, both sides alike."
 	echo
 	python3 "$top/bench/ratios.py" "$tmp/start.json" bwrap "sbxrun run<=1.0" "sbxrun run --session<=0.6" \
 		"sbxrun run --net packages~sbxrun run<=1.0"
