@@ -125,9 +125,9 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 		_exit(125); /* the session's init is gone, or handed over nothing */
 	close(chan);
 	int report = fds[3];
-	log_trace("command init: in its pid namespace, /proc mounted");
 	for (int i = 0; i < 3; i++)
 		dup2(fds[i], i);
+	log_trace("command init (made ahead): request received");
 	if (report > 3)
 		syscall(SYS_close_range, 3, report - 1, 0);
 	syscall(SYS_close_range, report + 1, ~0U, 0);
