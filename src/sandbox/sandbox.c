@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
+#include <linux/sockios.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -296,11 +297,11 @@ static int send_ready(int sync, int keep_fds, struct sbx_err *err)
  * a start, 0.6 ms here, and it shares nothing with the mounts (other locks,
  * no paths), so on a second core it costs no wall time (bench/README.md).
  * The helper makes the namespace, brings lo up, makes the proxy's door and
- * waits; the child joins the namespace through the helper's pidfd before
- * anything of the sandbox runs, then lets it go. */
+ * sends the namespace (SIOCGSKNS, no path: the child may be in the middle
+ * of pivot_root) and the door; the child joins it before anything of the
+ * sandbox runs. */
 struct net_helper {
 	pid_t pid;
-	int pidfd;
 	int sock;
 };
 
@@ -308,19 +309,19 @@ static __attribute__((noreturn)) void net_helper_main(const struct sbx_config *c
 {
 	struct sbx_err err = { 0 };
 	struct sbx_msg m = { .type = SBX_MSG_READY };
-	int door = -1;
-	char c;
+	int fds[2] = { -1, -1 }, s = -1;
 
 	if (unshare(CLONE_NEWNET) < 0)
 		err_sys(&err, "a network namespace");
 	else if (netns_loopback_up(&err) == 0 && cfg->egress == SBX_EGRESS_PACKAGES)
-		door = netns_proxy_door(&err);
-	if (err.msg[0] || msg_send(sock, &m, door >= 0 ? &door : NULL, door >= 0) < 0) {
+		fds[1] = netns_proxy_door(&err);
+	if (!err.msg[0] && ((s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
+			    (fds[0] = ioctl(s, SIOCGSKNS)) < 0))
+		err_sys(&err, "open the network namespace");
+	if (err.msg[0] || msg_send(sock, &m, fds, fds[1] >= 0 ? 2 : 1) < 0) {
 		msg_send_error(sock, &err);
 		_exit(125);
 	}
-	while (read(sock, &c, 1) < 0 && errno == EINTR) /* until the child has joined */
-		;
 	_exit(0);
 }
 
@@ -330,9 +331,7 @@ static int net_start(const struct sbx_config *cfg, struct net_helper *h, struct 
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, "socketpair");
-	struct clone_args args = { .flags = CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&h->pidfd,
-				   .exit_signal = SIGCHLD };
-	h->pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	h->pid = fork();
 	if (h->pid == 0) {
 		close(sv[0]);
 		net_helper_main(cfg, sv[1]);
@@ -350,23 +349,22 @@ static int net_start(const struct sbx_config *cfg, struct net_helper *h, struct 
 static int net_join(struct net_helper *h, int sync, struct sbx_err *err)
 {
 	struct sbx_msg m;
-	int door = -1, r = -1;
+	int fds[SBX_MSG_MAX_FDS], r = -1;
 	size_t n = 0;
 
-	if (msg_recv(h->sock, &m, &door, &n) != 0)
+	if (msg_recv(h->sock, &m, fds, &n) != 0)
 		err_set(err, 0, "the network set-up ended early");
 	else if (m.type == SBX_MSG_ERROR)
 		err_set(err, m.errnum, "%s", m.text);
-	else if (setns(h->pidfd, CLONE_NEWNET) < 0)
+	else if (n < 1 || setns(fds[0], CLONE_NEWNET) < 0)
 		err_sys(err, "join the network namespace");
-	else if (n == 1 && msg_send(sync, &(struct sbx_msg){ .type = SBX_MSG_PROXY }, &door, 1) < 0)
+	else if (n == 2 && msg_send(sync, &(struct sbx_msg){ .type = SBX_MSG_PROXY }, &fds[1], 1) < 0)
 		err_sys(err, "hand the proxy's socket over");
 	else
 		r = 0;
-	if (n == 1)
-		close(door);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
 	close(h->sock);
-	close(h->pidfd);
 	while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	return r;
@@ -374,7 +372,7 @@ static int net_join(struct net_helper *h, int sync, struct sbx_err *err)
 
 static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *err)
 {
-	struct net_helper net = { -1, -1, -1 };
+	struct net_helper net = { -1, -1 };
 	const struct sbx_config *cfg = plan->cfg;
 	struct sbx_mount_src ms;
 	struct sbx_msg m;
