@@ -79,7 +79,7 @@ T=$img/minimal.tar.zst
 if [ -f "$T" ]; then
 	zstd -dqf "$T" -o "$tmp/m.tar"
 	printf '\n## Import of the minimal image (%s unpacked) against GNU tar\n\n' "$(du -sh "$tmp/m.tar" | cut -f1)" >> "$out"
-	hyperfine --warmup 1 --runs 5 --export-markdown "$tmp/imp.md" \
+	hyperfine --warmup 1 --runs 3 --export-markdown "$tmp/imp.md" \
 		--prepare "rm -rf $tmp/x; mkdir $tmp/x; $SBX image rm bench-import >/dev/null 2>&1; rm -rf \${XDG_DATA_HOME:-\$HOME/.local/share}/sbxrun/images/digests" \
 		-n "sbxrun image import (first)" "$SBX image import $tmp/m.tar --name bench-import" \
 		-n "tar -x" "tar -C $tmp/x --exclude=./dev/* -xf $tmp/m.tar" >&2

@@ -311,6 +311,10 @@ static __attribute__((noreturn)) void net_helper_main(const struct sbx_config *c
 	struct sbx_msg m = { .type = SBX_MSG_READY };
 	int fds[2] = { -1, -1 }, s = -1;
 
+	/* nothing of the child's but the way back (not its sync socket) */
+	if (sock > 3)
+		syscall(SYS_close_range, 3, sock - 1, 0);
+	syscall(SYS_close_range, sock + 1, ~0U, 0);
 	if (unshare(CLONE_NEWNET) < 0)
 		err_sys(&err, "a network namespace");
 	else if (netns_loopback_up(&err) == 0 && cfg->egress == SBX_EGRESS_PACKAGES)
