@@ -198,5 +198,6 @@ void init_run(const struct sbx_plan *plan, int sync)
 		m.code = WEXITSTATUS(status);
 	}
 	msg_send(sync, &m, NULL, 0);
+	log_trace("init: exit sent, ending");
 	_exit(m.kind == SBX_EXIT_SIGNAL ? 128 + m.code : m.code);
 }

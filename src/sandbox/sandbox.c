@@ -207,6 +207,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		plan->ca_file = host_ca_bundle();
 	if (env_build(cfg, &plan->img, plan->home, plan->ca_file ? SBX_CA_INSIDE : NULL, &plan->envp, err) < 0)
 		return -1;
+	log_trace("plan: identity and environment");
 	if (limits_prepare(cfg, &plan->lim, err) < 0)
 		return -1;
 	log_trace("plan: limits chosen");
@@ -584,6 +585,7 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 		return -1;
 	}
 	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, res, err);
+	log_trace("host: supervised");
 	if (px) {
 		struct sbx_proxy_counters st;
 		proxy_counters(px, &st);
