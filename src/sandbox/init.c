@@ -189,6 +189,15 @@ void init_run(const struct sbx_plan *plan, int sync)
 	}
 	int status = wait_command(cmd, sfd);
 	log_trace("init: command ended");
+	/* What else the command started goes now and is reaped before the
+	 * result is sent, as the kernel would do after our exit: whoever gets
+	 * the result may rely on the command's processes being gone, and need
+	 * not wait for the namespaces' own teardown (a session replies here). */
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	for (int fd = 0; fd < 3; fd++) /* a session's capture pipes end here */
+		close(fd);
 	struct sbx_msg m = { .type = SBX_MSG_EXIT };
 	if (WIFSIGNALED(status)) {
 		m.kind = SBX_EXIT_SIGNAL;

@@ -308,6 +308,7 @@ static void command_msg(struct sbx_session_cmd *c)
 	} else if (m.type == SBX_MSG_EXIT) {
 		c->res.kind = m.kind;
 		c->res.code = m.code;
+		c->exited = 1;
 	} else if (m.type == SBX_MSG_EXEC_FAILED || m.type == SBX_MSG_ERROR) {
 		c->res.exit_status = m.type == SBX_MSG_ERROR ? 125 : m.code;
 		msg_text(c, &m);
@@ -421,9 +422,16 @@ static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, 
 		case 4: capture_read(c, 1); break;
 		}
 	}
-	for (int i = 4; i < n; i++)
-		if (map[i].what == 0 && (p[i].revents & POLLIN) && map[i].c->used)
-			finish_command(s, map[i].c);
+	/* The reply goes when the command's init has ended, or as soon as it
+	 * reported the exit (it killed and reaped all the command started)
+	 * and the output is complete: its own exit, which unmounts its /proc
+	 * and mount namespace, then follows off the reply's path. */
+	for (int i = 4; i < n; i++) {
+		struct sbx_session_cmd *c = map[i].c;
+		if (map[i].what == 0 && c->used &&
+		    ((p[i].revents & POLLIN) || (c->exited && c->capture[0] < 0 && c->capture[1] < 0)))
+			finish_command(s, c);
+	}
 }
 
 int session_serve(struct sbx_session *s, const sigset_t *set)
