@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 int sbx_log_level = SBX_LOG_NORMAL;
 
@@ -56,4 +58,20 @@ void log_verbose(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog("", fmt, ap);
 	va_end(ap);
+}
+
+void log_trace(const char *fmt, ...)
+{
+	va_list ap;
+	char raw[512];
+	struct timespec ts;
+
+	if (sbx_log_level < SBX_LOG_TRACE)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "sbxrun: trace %lld.%06ld [%d] %s\n", (long long)ts.tv_sec, ts.tv_nsec / 1000,
+		(int)getpid(), raw);
 }

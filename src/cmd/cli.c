@@ -85,7 +85,7 @@ static int collect(int argc, char **argv, unsigned cmd, struct pair *pairs, size
 		if (c == OPT_HELP)
 			return 1;
 		if (c == OPT_VERBOSE) {
-			sbx_log_level = SBX_LOG_VERBOSE;
+			sbx_log_level = sbx_log_level >= SBX_LOG_VERBOSE ? SBX_LOG_TRACE : SBX_LOG_VERBOSE;
 			continue;
 		}
 		if (c == OPT_QUIET) {

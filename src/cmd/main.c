@@ -42,7 +42,9 @@ int main(int argc, char **argv)
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
-			sbx_log_level = SBX_LOG_VERBOSE;
+			sbx_log_level = sbx_log_level >= SBX_LOG_VERBOSE ? SBX_LOG_TRACE : SBX_LOG_VERBOSE;
+		else if (!strcmp(argv[i], "-vv"))
+			sbx_log_level = SBX_LOG_TRACE;
 		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
 			sbx_log_level = SBX_LOG_QUIET;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {

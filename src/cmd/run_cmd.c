@@ -70,10 +70,12 @@ static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
 			       argv[rest]);
 	}
 	if (cfg.session) {
+		log_trace("config and profile read");
 		r = session_client_run(&cfg, cmd == SBX_CMD_RUN ? argv + rest : NULL, err);
 		config_free(&cfg);
 		return r;
 	}
+	log_trace("config and profile read");
 	r = sandbox_plan(&cfg, cmd == SBX_CMD_RUN ? argv + rest : NULL, &plan, err);
 	if (r == 0)
 		r = sandbox_run(&plan, &res, err);
@@ -84,6 +86,7 @@ static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
 	}
 	sandbox_plan_free(&plan);
 	config_free(&cfg);
+	log_trace("host: done");
 	return r < 0 ? -1 : res.exit_status;
 }
 

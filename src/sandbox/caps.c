@@ -7,15 +7,31 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The process sets as the kernel has them, with one capget: libcap-ng's
+ * capng_get_caps_process reads /proc/self/status twice, and a start read it
+ * seven times (bench/README.md). */
+static int read_sets(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	return (int)syscall(SYS_capget, &h, d);
+}
+
+static int has(const struct __user_cap_data_struct d[2], unsigned cap, int effective)
+{
+	unsigned set = effective ? d[cap / 32].effective : d[cap / 32].permitted;
+	return (set >> (cap % 32)) & 1;
+}
 
 /* Makes CAP_SETPCAP effective when it is only permitted (after a setuid
  * with PR_SET_KEEPCAPS), so that the bounding set can still be cleared. */
-static int raise_setpcap(struct sbx_err *err)
+static int raise_setpcap(const struct __user_cap_data_struct d[2], struct sbx_err *err)
 {
-	if (!capng_have_capability(CAPNG_PERMITTED, CAP_SETPCAP) ||
-	    capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
+	if (!has(d, CAP_SETPCAP, 0) || has(d, CAP_SETPCAP, 1))
 		return 0;
-	if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE, CAP_SETPCAP) < 0 ||
+	if (capng_get_caps_process() < 0 || capng_update(CAPNG_ADD, CAPNG_EFFECTIVE, CAP_SETPCAP) < 0 ||
 	    capng_apply(CAPNG_SELECT_CAPS) < 0)
 		return err_set(err, EPERM, "capabilities: cannot raise CAP_SETPCAP");
 	return 0;
@@ -24,11 +40,12 @@ static int raise_setpcap(struct sbx_err *err)
 static int drop_sets(int bounding, struct sbx_err *err)
 {
 	int rc;
-	if (bounding) {
-		capng_clear(CAPNG_SELECT_BOUNDS);
-		if ((rc = capng_apply(CAPNG_SELECT_BOUNDS)) < 0)
-			return err_set(err, EPERM, "capabilities: cannot clear the bounding set (%d)", rc);
-	}
+	/* The bounding set with PR_CAPBSET_DROP directly: libcap-ng's
+	 * capng_apply reads /proc/self/status three times around the same
+	 * drops. PR_CAPBSET_READ fails past the last capability. */
+	for (int c = 0; bounding && prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+			return err_sys(err, "capabilities: cannot clear the bounding set");
 	capng_clear(CAPNG_SELECT_AMBIENT);
 	if ((rc = capng_apply(CAPNG_SELECT_AMBIENT)) < 0)
 		return err_set(err, EPERM, "capabilities: cannot clear the ambient set (%d)", rc);
@@ -38,27 +55,37 @@ static int drop_sets(int bounding, struct sbx_err *err)
 	return 0;
 }
 
-/* Reads the sets back from the kernel: a silent partial drop must not pass. */
+/* Reads the sets back from the kernel, with syscalls: a silent partial
+ * drop must not pass. PR_CAPBSET_READ fails past the last capability. */
 static int verify(int bounding, struct sbx_err *err)
 {
-	if (capng_get_caps_process() < 0)
+	struct __user_cap_data_struct d[2];
+
+	if (read_sets(d) < 0)
 		return err_sys(err, "capabilities: cannot read them back");
-	if (capng_have_capabilities(CAPNG_SELECT_CAPS) != CAPNG_NONE)
-		return err_set(err, EPERM, "capabilities: some remain after dropping");
-	if (capng_have_capabilities(CAPNG_SELECT_AMBIENT) != CAPNG_NONE)
-		return err_set(err, EPERM, "capabilities: the ambient set is not empty");
-	if (bounding && capng_have_capabilities(CAPNG_SELECT_BOUNDS) != CAPNG_NONE)
-		return err_set(err, EPERM, "capabilities: the bounding set is not empty");
-	return 0;
+	for (int i = 0; i < 2; i++)
+		if (d[i].effective || d[i].permitted || d[i].inheritable)
+			return err_set(err, EPERM, "capabilities: some remain after dropping");
+	for (int c = 0;; c++) {
+		int in_bounds = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
+		if (in_bounds < 0)
+			return c > 0 ? 0 : err_sys(err, "capabilities: cannot read the bounding set");
+		if (bounding && in_bounds)
+			return err_set(err, EPERM, "capabilities: the bounding set is not empty");
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) > 0)
+			return err_set(err, EPERM, "capabilities: the ambient set is not empty");
+	}
 }
 
 int caps_drop_all(struct sbx_err *err)
 {
-	if (capng_get_caps_process() < 0)
+	struct __user_cap_data_struct d[2];
+
+	if (read_sets(d) < 0)
 		return err_sys(err, "capabilities: cannot read them");
-	if (raise_setpcap(err) < 0)
+	if (raise_setpcap(d, err) < 0)
 		return -1;
-	int bounding = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP);
+	int bounding = has(d, CAP_SETPCAP, 0);
 	if (drop_sets(bounding, err) < 0 || verify(bounding, err) < 0)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

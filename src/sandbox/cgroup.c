@@ -154,16 +154,42 @@ int cgroup_write_path(const char *path, const char *value, struct sbx_err *err)
 	return write_at(AT_FDCWD, NULL, path, value, err);
 }
 
+int cgroup_snapshot(struct sbx_cg_snapshot *snap)
+{
+	snap->mountinfo = xmalloc(65536);
+	snap->self = xmalloc(8192);
+	if (cgroup_read_path("/proc/self/mountinfo", snap->mountinfo, 65536) < 0 ||
+	    cgroup_read_path("/proc/self/cgroup", snap->self, 8192) < 0) {
+		cgroup_snapshot_free(snap);
+		return -1;
+	}
+	return 0;
+}
+
+void cgroup_snapshot_free(struct sbx_cg_snapshot *snap)
+{
+	free(snap->mountinfo);
+	free(snap->self);
+	snap->mountinfo = snap->self = NULL;
+}
+
 int cgroup_self_dir(const char *ctl, char *out, size_t size)
 {
-	_cleanup_free_ char *mi = xmalloc(65536), *self = xmalloc(8192);
+	struct sbx_cg_snapshot snap;
+
+	if (cgroup_snapshot(&snap) < 0)
+		return -1;
+	int r = cgroup_self_dir_in(&snap, ctl, out, size);
+	cgroup_snapshot_free(&snap);
+	return r;
+}
+
+int cgroup_self_dir_in(const struct sbx_cg_snapshot *snap, const char *ctl, char *out, size_t size)
+{
 	char mnt[PATH_MAX], root[PATH_MAX], path[PATH_MAX];
 
-	if (cgroup_read_path("/proc/self/mountinfo", mi, 65536) < 0 ||
-	    cgroup_read_path("/proc/self/cgroup", self, 8192) < 0)
-		return -1;
-	if (cgroup_parse_mountinfo(mi, ctl, mnt, root, sizeof(mnt)) < 0 ||
-	    cgroup_parse_self(self, ctl, path, sizeof(path)) < 0)
+	if (cgroup_parse_mountinfo(snap->mountinfo, ctl, mnt, root, sizeof(mnt)) < 0 ||
+	    cgroup_parse_self(snap->self, ctl, path, sizeof(path)) < 0)
 		return -1;
 	/* A mount of a sub-tree (a container's view) shows paths below its root. */
 	const char *rel = path;
@@ -194,12 +220,22 @@ static int usable_parent(enum sbx_cg_version v, const char *dir, const char *con
 int cgroup_find_parent(enum sbx_cg_version v, const char *ctl, const char *const *wanted,
 		       char *out, size_t size)
 {
-	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
-	_cleanup_free_ char *mi = xmalloc(65536);
+	struct sbx_cg_snapshot snap;
 
-	if (cgroup_read_path("/proc/self/mountinfo", mi, 65536) < 0 ||
-	    cgroup_parse_mountinfo(mi, v == SBX_CG_V2 ? NULL : ctl, mnt, root, sizeof(mnt)) < 0 ||
-	    cgroup_self_dir(v == SBX_CG_V2 ? NULL : ctl, dir, sizeof(dir)) < 0)
+	if (cgroup_snapshot(&snap) < 0)
+		return -1;
+	int r = cgroup_find_parent_in(&snap, v, ctl, wanted, out, size);
+	cgroup_snapshot_free(&snap);
+	return r;
+}
+
+int cgroup_find_parent_in(const struct sbx_cg_snapshot *snap, enum sbx_cg_version v, const char *ctl,
+			  const char *const *wanted, char *out, size_t size)
+{
+	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+
+	if (cgroup_parse_mountinfo(snap->mountinfo, v == SBX_CG_V2 ? NULL : ctl, mnt, root, sizeof(mnt)) < 0 ||
+	    cgroup_self_dir_in(snap, v == SBX_CG_V2 ? NULL : ctl, dir, sizeof(dir)) < 0)
 		return -1;
 	for (;;) {
 		if (usable_parent(v, dir, wanted)) {

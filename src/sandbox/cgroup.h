@@ -34,6 +34,19 @@ int cgroup_self_dir(const char *ctl, char *out, size_t size);
 int cgroup_find_parent(enum sbx_cg_version v, const char *ctl, const char *const *wanted,
 		       char *out, size_t size);
 
+/* /proc/self/mountinfo and /proc/self/cgroup read once, for the _in
+ * variants below: a probe of every controller then reads each file once,
+ * not twice per controller (a start spent 0.3 ms on those reads). */
+struct sbx_cg_snapshot {
+	char *mountinfo;
+	char *self;
+};
+int cgroup_snapshot(struct sbx_cg_snapshot *snap);
+void cgroup_snapshot_free(struct sbx_cg_snapshot *snap);
+int cgroup_self_dir_in(const struct sbx_cg_snapshot *snap, const char *ctl, char *out, size_t size);
+int cgroup_find_parent_in(const struct sbx_cg_snapshot *snap, enum sbx_cg_version v, const char *ctl,
+			  const char *const *wanted, char *out, size_t size);
+
 /* A cgroup sbxrun made for one sandbox. */
 struct sbx_cgroup {
 	enum sbx_cg_version version;

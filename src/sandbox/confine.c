@@ -14,6 +14,6 @@ int confine_command(const struct sbx_plan *plan, struct sbx_err *err)
 		return -1;
 	if (caps_drop_all(err) < 0)
 		return -1;
-	/* one uid is mapped (the setuid-free default): chown reports success */
-	return seccomp_install(plan->cfg, 1, err);
+	/* compiled (or read from the cache) by sandbox_plan */
+	return seccomp_apply(&plan->seccomp, err);
 }

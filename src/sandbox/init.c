@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
 #include "sandbox/confine.h"
@@ -66,8 +67,10 @@ static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, 
 	syscall(SYS_close_range, report + 1, ~0U, 0);
 	if (chdir(plan->workdir) < 0)
 		exec_fail(report, 125, errno, plan->workdir);
+	log_trace("command: set up, confining");
 	if (confine_command(plan, &err) < 0)
 		exec_fail(report, 125, err.errnum, err.msg);
+	log_trace("command: confined, exec");
 	environ = plan->envp;
 	execvp(plan->argv[0], plan->argv);
 	int e = errno;
@@ -185,6 +188,16 @@ void init_run(const struct sbx_plan *plan, int sync)
 		_exit(r.code);
 	}
 	int status = wait_command(cmd, sfd);
+	log_trace("init: command ended");
+	/* What else the command started goes now and is reaped before the
+	 * result is sent, as the kernel would do after our exit: whoever gets
+	 * the result may rely on the command's processes being gone, and need
+	 * not wait for the namespaces' own teardown (a session replies here). */
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	for (int fd = 0; fd < 3; fd++) /* a session's capture pipes end here */
+		close(fd);
 	struct sbx_msg m = { .type = SBX_MSG_EXIT };
 	if (WIFSIGNALED(status)) {
 		m.kind = SBX_EXIT_SIGNAL;
@@ -194,5 +207,6 @@ void init_run(const struct sbx_plan *plan, int sync)
 		m.code = WEXITSTATUS(status);
 	}
 	msg_send(sync, &m, NULL, 0);
+	log_trace("init: exit sent, ending");
 	_exit(m.kind == SBX_EXIT_SIGNAL ? 128 + m.code : m.code);
 }

@@ -71,13 +71,14 @@ static uint64_t hard_limit(int res)
 /* The controllers sbxrun asks for, as cgroup_find_parent takes them. */
 static const char *const wanted[] = { "memory", "pids", "cpu", NULL };
 
-static void probe_v2(struct sbx_limits_avail *av)
+static void probe_v2(struct sbx_limits_avail *av, const struct sbx_cg_snapshot *snap)
 {
 	char buf[512], file[PATH_MAX + 32];
 
 	memset(av->v2, 0, sizeof(av->v2));
 	av->v2_parent[0] = '\0';
-	if (cgroup_find_parent(SBX_CG_V2, NULL, wanted, av->v2_parent, sizeof(av->v2_parent)) < 0)
+	if (!snap->mountinfo ||
+	    cgroup_find_parent_in(snap, SBX_CG_V2, NULL, wanted, av->v2_parent, sizeof(av->v2_parent)) < 0)
 		return;
 	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", av->v2_parent);
 	if (cgroup_read_path(file, buf, sizeof(buf)) == 0)
@@ -103,7 +104,12 @@ static void probe_systemd(struct sbx_limits_avail *av)
 			log_verbose("cgroup: %s", av->v2_missing);
 			return;
 		}
-		probe_v2(av);
+		/* the scope moved us: read where we are now */
+		struct sbx_cg_snapshot now;
+		if (cgroup_snapshot(&now) == 0) {
+			probe_v2(av, &now);
+			cgroup_snapshot_free(&now);
+		}
 		if (!av->v2_parent[0] || !scope_is_ours(av->v2_parent)) {
 			*av = before;
 			snprintf(av->v2_missing, sizeof(av->v2_missing), "systemd's scope %s is not usable", dir);
@@ -116,9 +122,12 @@ static void probe_systemd(struct sbx_limits_avail *av)
 void limits_probe(struct sbx_limits_avail *av, int delegate)
 {
 	cpu_set_t set;
+	struct sbx_cg_snapshot snap = { 0 };
 
 	memset(av, 0, sizeof(*av));
-	probe_v2(av);
+	if (cgroup_snapshot(&snap) < 0)
+		snap.mountinfo = snap.self = NULL;
+	probe_v2(av, &snap);
 	if (scope_systemd_running()) {
 		if (delegate)
 			probe_systemd(av);
@@ -130,9 +139,10 @@ void limits_probe(struct sbx_limits_avail *av, int delegate)
 			 "no writable cgroup v2 subtree with memory, pids or cpu, and no systemd to ask");
 	}
 	for (int c = 0; c < SBX_CTL__COUNT; c++)
-		if (cgroup_find_parent(SBX_CG_V1, ctl_names[c], wanted, av->v1_parent[c],
-				       sizeof(av->v1_parent[c])) < 0)
+		if (!snap.mountinfo || cgroup_find_parent_in(&snap, SBX_CG_V1, ctl_names[c], wanted,
+							     av->v1_parent[c], sizeof(av->v1_parent[c])) < 0)
 			av->v1_parent[c][0] = '\0';
+	cgroup_snapshot_free(&snap);
 	av->nofile_hard = hard_limit(RLIMIT_NOFILE);
 	av->fsize_hard = hard_limit(RLIMIT_FSIZE);
 	av->ncpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned)CPU_COUNT(&set) : 1;

@@ -213,11 +213,17 @@ static int setup_dev(int rootfd, struct sbx_err *err)
 	if (mount_on(rootfd, "/dev", 1, "sbxdev", "tmpfs", MS_NOSUID | MS_NOEXEC,
 		     "mode=0755,size=64k,nr_inodes=64", err) < 0)
 		return -1;
+	/* the tmpfs is new and ours: its nodes are made relative to it,
+	 * one openat each instead of a walk from the root */
+	_cleanup_close_ int devfs = openat2_in_root(rootfd, "/dev", O_PATH | O_DIRECTORY | O_NOFOLLOW);
+	if (devfs < 0)
+		return err_sys(err, "open /dev");
 	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
-		snprintf(dst, sizeof(dst), "/dev/%s", nodes[i]);
+		_cleanup_close_ int fd = openat(devfs, nodes[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		snprintf(src, sizeof(src), "/dev/%s", nodes[i]);
-		if (mount_on(rootfd, dst, 0, src, NULL, MS_BIND, NULL, err) < 0)
-			return -1;
+		fdpath(dst, sizeof(dst), fd);
+		if (fd < 0 || mount(src, dst, NULL, MS_BIND, NULL) < 0)
+			return err_sys(err, "mount '%s' on '%s'", src, src);
 	}
 	if (mount_on(rootfd, "/dev/pts", 1, "devpts", "devpts", MS_NOSUID | MS_NOEXEC,
 		     "newinstance,ptmxmode=0666,mode=0620", err) < 0)
@@ -250,18 +256,24 @@ static int setup_proc(int rootfd, struct sbx_err *err)
 
 	if (mount_on(rootfd, "/proc", 1, "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, err) < 0)
 		return -1;
+	/* each mask is mounted on the fd its check opened: one lookup, not two */
 	for (size_t i = 0; i < ARRAY_SIZE(hide_files); i++) {
+		char target[64];
 		_cleanup_close_ int fd = openat2_in_root(rootfd, hide_files[i], O_PATH | O_NOFOLLOW);
 		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		if (mount_on(rootfd, hide_files[i], 0, "/dev/null", NULL, MS_BIND, NULL, err) < 0)
-			return -1;
+		fdpath(target, sizeof(target), fd);
+		if (mount("/dev/null", target, NULL, MS_BIND, NULL) < 0)
+			return err_sys(err, "mount '/dev/null' on '%s'", hide_files[i]);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(hide_dirs); i++) {
-		_cleanup_close_ int fd = openat2_in_root(rootfd, hide_dirs[i], O_PATH | O_DIRECTORY);
-		if (fd >= 0 && mount_on(rootfd, hide_dirs[i], 1, "sbxmask", "tmpfs",
-					MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0", err) < 0)
-			return -1;
+		char target[64];
+		_cleanup_close_ int fd = openat2_in_root(rootfd, hide_dirs[i], O_PATH | O_DIRECTORY | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		fdpath(target, sizeof(target), fd);
+		if (mount("sbxmask", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0") < 0)
+			return err_sys(err, "mount 'tmpfs' on '%s'", hide_dirs[i]);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(readonly); i++) {
 		char path[64];

@@ -10,6 +10,7 @@
 #include "base/config.h"
 #include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
+#include "sandbox/seccomp.h"
 #include "store/store.h"
 
 struct sbx_plan_bind {
@@ -50,6 +51,7 @@ struct sbx_plan {
 	int events_fd;       /* --events FILE, or -1 */
 	struct winsize ws;   /* the caller's terminal size, if any */
 	uint64_t ws_seed;    /* bytes the image holds at the workspace path, copied in */
+	struct sbx_bpf seccomp; /* the compiled filter, loaded by each command */
 };
 
 struct sbx_result {

@@ -28,7 +28,11 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
 
@@ -259,21 +263,70 @@ static int build(scmp_filter_ctx ctx, const struct sbx_config *cfg, int single_u
 	return 0;
 }
 
-int seccomp_install(const struct sbx_config *cfg, int single_uid, struct sbx_err *err)
+/* Exports what libseccomp would load: the same program seccomp_load()
+ * generates, read back from a memfd so that it can be cached and loaded
+ * later without libseccomp (seccomp_cache.c). */
+int seccomp_compile(const struct sbx_config *cfg, int single_uid, struct sbx_bpf *out,
+		    struct sbx_err *err)
 {
-	if (cfg->seccomp == SBX_OFF)
-		return 0;
+	memset(out, 0, sizeof(*out));
 	__attribute__((cleanup(filter_release))) scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return err_set(err, ENOMEM, "seccomp: cannot create a filter");
 	if (build(ctx, cfg, single_uid, err) < 0)
 		return -1;
-	/* libseccomp sets no_new_privs itself (SCMP_FLTATR_CTL_NNP) before
-	 * loading, which an unprivileged process needs */
-	int rc = seccomp_load(ctx);
+	_cleanup_close_ int fd = memfd_create("sbxrun-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return err_sys(err, "seccomp: memfd");
+	int rc = seccomp_export_bpf(ctx, fd);
 	if (rc < 0)
-		return err_set(err, -rc, "seccomp: cannot load the filter");
+		return err_set(err, -rc, "seccomp: cannot export the filter");
+	off_t size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) ||
+	    size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return err_set(err, EINVAL, "seccomp: exported filter has a bad size (%lld)", (long long)size);
+	out->insns = xmalloc((size_t)size);
+	if (pread(fd, out->insns, (size_t)size, 0) != size) {
+		seccomp_bpf_free(out);
+		return err_sys(err, "seccomp: read the exported filter back");
+	}
+	out->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+	return 0;
+}
+
+void seccomp_bpf_free(struct sbx_bpf *bpf)
+{
+	free(bpf->insns);
+	bpf->insns = NULL;
+	bpf->len = 0;
+}
+
+/* Loads a compiled filter as seccomp_load() would (no flags), after
+ * no_new_privs, then the personality filter. An empty program means
+ * seccomp = off. */
+int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err)
+{
+	if (!bpf->len)
+		return 0;
+	struct sock_fprog prog = { .len = bpf->len, .filter = bpf->insns };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return err_sys(err, "seccomp: no_new_privs");
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return err_sys(err, "seccomp: cannot load the filter");
 	return load_personality_filter(err);
+}
+
+int seccomp_install(const struct sbx_config *cfg, int single_uid, struct sbx_err *err)
+{
+	struct sbx_bpf bpf = { 0 };
+
+	if (cfg->seccomp == SBX_OFF)
+		return 0;
+	if (seccomp_compile(cfg, single_uid, &bpf, err) < 0)
+		return -1;
+	int r = seccomp_apply(&bpf, err);
+	seccomp_bpf_free(&bpf);
+	return r;
 }
 
 void seccomp_rules(struct sbx_seccomp_rules *r)

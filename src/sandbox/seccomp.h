@@ -8,6 +8,8 @@
 #include "base/config.h"
 #include "base/err.h"
 
+#include <linux/filter.h>
+
 /* Installs the default filter on the calling thread: a denylist of kernel
  * attack surface (keyring, bpf, perf, userfaultfd, io_uring, mounts, new
  * namespaces, kexec/modules, TIOCSTI/TIOCLINUX, exotic socket families,
@@ -47,5 +49,20 @@ struct sbx_seccomp_rules {
 };
 
 void seccomp_rules(struct sbx_seccomp_rules *r);
+
+/* The filter as a BPF program: what seccomp_install loads, compiled once
+ * (and cached, seccomp_cache.h) on the host side, loaded in the child. */
+struct sbx_bpf {
+	struct sock_filter *insns;
+	unsigned short len; /* 0: no filter (seccomp = off) */
+};
+
+/* Builds the filter of cfg with libseccomp and exports it. */
+int seccomp_compile(const struct sbx_config *cfg, int single_uid, struct sbx_bpf *out,
+		    struct sbx_err *err);
+/* Sets no_new_privs and loads bpf as seccomp_install would; nothing when
+ * bpf is empty. Call it last, right before execve. */
+int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err);
+void seccomp_bpf_free(struct sbx_bpf *bpf);
 
 #endif

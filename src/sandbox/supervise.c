@@ -188,6 +188,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		if (p[0].revents & POLLIN)
 			break;
 	}
+	log_trace("host: the sandbox's init has ended");
 	while (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0 && errno == EINTR)
 		;
 	struct pollfd last = { sync, POLLIN, 0 };

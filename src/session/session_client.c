@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/util.h"
 #include "sandbox/pty.h"
 #include "sandbox/supervise.h"
@@ -140,6 +141,7 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 	supervise_block_signals(&set);
 	_cleanup_close_ int sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	struct json_object *req = build_request(cfg, argv, tty);
+	log_trace("client: connected");
 	int r = control_send(s, req, io, 3);
 	json_object_put(req);
 	if (r < 0)
@@ -166,6 +168,7 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 			pty_relay_handle(&relay, p + 2, n - 2);
 	}
 	pty_relay_end(&relay);
+	log_trace("client: reply received");
 	if (msg[0])
 		fprintf(stderr, "sbxrun: %s%s\n", strncmp(msg, "timeout", 7) ? "error: " : "", msg);
 	return status;

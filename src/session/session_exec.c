@@ -92,6 +92,7 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 || command_io(c, fds, nfds, io) < 0)
 		return err_sys(err, "command set-up");
 	io[3] = sv[1];
+	log_trace("supervisor: request accepted");
 	int r = control_send(s->sb.sync, req, io, 4);
 	close(sv[1]);
 	if (nfds != 3)
@@ -110,6 +111,7 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 		return err_set(err, 0, "%s%s%s", m.type == SBX_MSG_ERROR ? m.text : "the session did not start the command",
 			       m.errnum ? ": " : "", m.errnum ? strerror(m.errnum) : "");
 	}
+	log_trace("supervisor: command started");
 	c->used = 1;
 	c->pid = m.code;
 	c->pidfd = pfd[0];
@@ -270,6 +272,7 @@ static void finish_command(struct sbx_session *s, struct sbx_session_cmd *c)
 		c->res.exit_status = 128 + SIGKILL;
 	else if (!c->res.message[0])
 		c->res.exit_status = 125, snprintf(c->res.message, sizeof(c->res.message), "the command's init ended unexpectedly");
+	log_trace("supervisor: command ended");
 	send_reply(c);
 	close(c->client);
 	close(c->pidfd);
@@ -305,6 +308,7 @@ static void command_msg(struct sbx_session_cmd *c)
 	} else if (m.type == SBX_MSG_EXIT) {
 		c->res.kind = m.kind;
 		c->res.code = m.code;
+		c->exited = 1;
 	} else if (m.type == SBX_MSG_EXEC_FAILED || m.type == SBX_MSG_ERROR) {
 		c->res.exit_status = m.type == SBX_MSG_ERROR ? 125 : m.code;
 		msg_text(c, &m);
@@ -422,9 +426,16 @@ static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, 
 		case 4: capture_read(c, 1); break;
 		}
 	}
-	for (int i = FIXED_SLOTS; i < n; i++)
-		if (map[i].what == 0 && (p[i].revents & POLLIN) && map[i].c->used)
-			finish_command(s, map[i].c);
+	/* The reply goes when the command's init has ended, or as soon as it
+	 * reported the exit (it killed and reaped all the command started)
+	 * and the output is complete: its own exit, which unmounts its /proc
+	 * and mount namespace, then follows off the reply's path. */
+	for (int i = FIXED_SLOTS; i < n; i++) {
+		struct sbx_session_cmd *c = map[i].c;
+		if (map[i].what == 0 && c->used &&
+		    ((p[i].revents & POLLIN) || (c->exited && c->capture[0] < 0 && c->capture[1] < 0)))
+			finish_command(s, c);
+	}
 }
 
 int session_serve(struct sbx_session *s, const sigset_t *set)

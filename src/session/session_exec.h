@@ -28,6 +28,7 @@ struct sbx_session_cmd {
 	struct sbx_buf out[2];
 	uint64_t start_ms, timeout_ms;
 	int timed_out;
+	int exited;        /* its init reported the exit: everything it ran is gone */
 	struct sbx_result res;
 };
 

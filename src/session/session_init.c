@@ -16,10 +16,12 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
 #include "sandbox/env.h"
@@ -97,65 +99,123 @@ static int command_plan(const struct sbx_plan *plan, struct json_object *req, st
 	return 0;
 }
 
-static void spawn(const struct sbx_plan *plan, struct json_object *req, const int *fds, int sync,
-		  int sfd)
+/* A command's init made ahead of the request: already in its own pid
+ * namespace, with its own mount namespace and a fresh, masked /proc, so
+ * that a request pays none of that (bench/README.md: it was a third of a
+ * session command's latency). It waits on chan for the request. */
+struct prepared {
+	pid_t pid;
+	int pidfd;
+	int chan; /* our end: the request, its stdio and report socket go here */
+};
+
+static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan, int chan)
+{
+	_cleanup_strv_ char **argv = NULL, **envp = NULL;
+	struct sbx_err err = { 0 }, mnt_err = { 0 };
+	struct json_object *req = NULL;
+	struct sbx_plan cp;
+	int fds[4];
+	size_t n = 0;
+
+	syscall(SYS_close_range, 3, chan - 1, 0);
+	syscall(SYS_close_range, chan + 1, ~0U, 0);
+	int mounted = mounts_new_proc(&mnt_err);
+	if (control_recv(chan, &req, fds, &n, 4) != 0 || n != 4)
+		_exit(125); /* the session's init is gone, or handed over nothing */
+	close(chan);
+	int report = fds[3];
+	for (int i = 0; i < 3; i++)
+		dup2(fds[i], i);
+	log_trace("command init (made ahead): request received");
+	if (report > 3)
+		syscall(SYS_close_range, 3, report - 1, 0);
+	syscall(SYS_close_range, report + 1, ~0U, 0);
+	if (mounted < 0 || command_plan(plan, req, &cp, &argv, &envp, &err) < 0) {
+		msg_send_error(report, mounted < 0 ? &mnt_err : &err);
+		_exit(125);
+	}
+	init_run(&cp, report);
+	_exit(125);
+}
+
+static int prepare(const struct sbx_plan *plan, struct prepared *pc)
+{
+	int sv[2];
+
+	pc->pid = -1;
+	pc->pidfd = pc->chan = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	struct clone_args args = { .flags = CLONE_NEWPID | CLONE_PIDFD,
+				   .pidfd = (uint64_t)(uintptr_t)&pc->pidfd, .exit_signal = SIGCHLD };
+	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0) {
+		close(sv[0]);
+		prepared_main(plan, sv[1]);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return -1;
+	}
+	pc->pid = pid;
+	pc->chan = sv[0];
+	return 0;
+}
+
+static void prepared_drop(struct prepared *pc)
+{
+	if (pc->pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, pc->pidfd, SIGKILL, NULL, 0);
+		close(pc->pidfd);
+	}
+	if (pc->chan >= 0)
+		close(pc->chan);
+	pc->pid = pc->pidfd = pc->chan = -1;
+}
+
+/* Hands the request to the prepared init (made now if there is none):
+ * READY with its pidfd goes first on the report socket, then the request,
+ * so the command's own reports always follow READY. */
+static void spawn(const struct sbx_plan *plan, struct prepared *pc, struct json_object *req,
+		  const int *fds)
 {
 	_cleanup_strv_ char **argv = NULL, **envp = NULL;
 	struct sbx_err err = { 0 };
 	struct sbx_plan cp;
-	int pidfd = -1, report = fds[3];
+	int report = fds[3];
 
+	/* checked here too, so that a bad request gets its error instead of READY */
 	if (command_plan(plan, req, &cp, &argv, &envp, &err) < 0) {
 		msg_send_error(report, &err);
 		return;
 	}
-	struct clone_args args = { .flags = CLONE_NEWPID | CLONE_PIDFD,
-				   .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
-	int gate[2];
-	if (pipe2(gate, O_CLOEXEC) < 0) {
-		err_sys(&err, "pipe");
-		msg_send_error(report, &err);
-		return;
-	}
-	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-	if (pid < 0) {
+	struct pollfd gone = { pc->pidfd, POLLIN, 0 };
+	if (pc->pid >= 0 && poll(&gone, 1, 0) != 0) /* it died while waiting */
+		prepared_drop(pc);
+	if (pc->pid < 0 && prepare(plan, pc) < 0) {
 		err_sys(&err, "create the command's pid namespace");
 		msg_send_error(report, &err);
-		close(gate[0]);
-		close(gate[1]);
 		return;
 	}
-	if (pid == 0) {
-		char c;
-		/* READY goes first on the shared report socket: wait for it */
-		close(gate[1]);
-		if (read(gate[0], &c, 1) != 1)
-			_exit(125);
-		close(gate[0]);
-		for (int i = 0; i < 3; i++)
-			dup2(fds[i], i);
-		close(sync);
-		close(sfd);
-		if (report > 3)
-			syscall(SYS_close_range, 3, report - 1, 0);
-		syscall(SYS_close_range, report + 1, ~0U, 0);
-		if (mounts_new_proc(&err) < 0) {
-			msg_send_error(report, &err);
-			_exit(125);
-		}
-		init_run(&cp, report);
-	}
-	struct sbx_msg m = { .type = SBX_MSG_READY, .code = pid };
-	msg_send(report, &m, &pidfd, 1);
-	close(pidfd);
-	close(gate[0]);
-	(void)!write(gate[1], "", 1);
-	close(gate[1]);
+	struct sbx_msg m = { .type = SBX_MSG_READY, .code = pc->pid };
+	msg_send(report, &m, &pc->pidfd, 1);
+	if (control_send(pc->chan, req, fds, 4) < 0) /* it died: its pidfd tells the supervisor */
+		log_trace("command init: gone before the request");
+	close(pc->pidfd);
+	close(pc->chan);
+	pc->pid = pc->pidfd = pc->chan = -1;
 }
 
 void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 {
+	struct prepared pc = { -1, -1, -1 };
+
 	for (;;) {
+		/* the next command's init, made while the session is idle */
+		if (pc.pid < 0)
+			prepare(plan, &pc);
 		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { sync, POLLIN, 0 } };
 		if (poll(p, 2, -1) < 0)
 			continue;
@@ -164,8 +224,10 @@ void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 			if (si.ssi_signo == SIGCHLD)
 				while (waitpid(-1, NULL, WNOHANG) > 0)
 					;
-			else if (si.ssi_pid == 0 && (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT))
+			else if (si.ssi_pid == 0 && (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)) {
+				prepared_drop(&pc);
 				_exit(0);
+			}
 		}
 		if (!(p[1].revents & (POLLIN | POLLHUP)))
 			continue;
@@ -173,10 +235,12 @@ void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 		int fds[4];
 		size_t n = 0;
 		int r = control_recv(sync, &req, fds, &n, 4);
-		if (r == 1)
+		if (r == 1) {
+			prepared_drop(&pc);
 			_exit(0); /* the supervisor is gone */
+		}
 		if (r == 0 && n == 4)
-			spawn(plan, req, fds, sync, sfd);
+			spawn(plan, &pc, req, fds);
 		for (size_t i = 0; i < n; i++)
 			close(fds[i]);
 		if (req)
