@@ -11,6 +11,8 @@ export AS_ROOT=$([ "$who" = root ] && echo 1 || echo 0)
 root_only=" $(sed -n 's/^# root-only: //p' "$file" | tr '\n' ' ') "
 for t in $(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '{print $3}' | grep '^test_'); do
 	[ "$who" = user ] && [[ "$root_only" == *" $t "* ]] && continue
+	# SBX_TESTS="test_a test_b": only these (a quick rerun of a few tests)
+	[ -n "${SBX_TESTS:-}" ] && [[ " $SBX_TESTS " != *" $t "* ]] && continue
 	TESTDIR=$(mktemp -d "${TMPDIR:-/tmp}/sbxt.XXXXXX")
 	export TESTDIR
 	( cd "$TESTDIR" && set -e && source "$here/lib.sh" && source "$file" && "$t" ) \

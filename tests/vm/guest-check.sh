@@ -48,7 +48,8 @@ results=${results_out:-$T/results}
 in_mode() {
 	local mode=$1; shift
 	local envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
-		    SBX="$T/sbxrun" IMAGES="$T/images" TOP="$T" CI="${CI:-}" TMPDIR=/tmp)
+		    SBX="$T/sbxrun" IMAGES="$T/images" TOP="$T" CI="${CI:-}" TMPDIR=/tmp
+		    SBX_TESTS="${SBX_TESTS:-}")
 	local bus=("XDG_RUNTIME_DIR=/run/user/$uid" "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus")
 	case $mode in
 	root) env -i HOME="$T/home-root" "${envs[@]}" "$@" ;;
