@@ -28,6 +28,7 @@ struct sbx_msg {
 	int errnum;
 	int kind; /* SBX_MSG_EXIT: enum sbx_exit_kind */
 	int code; /* exit code, signal number, or 126/127 */
+	long peak_kb; /* SBX_MSG_EXIT: the largest resident set of the command's processes */
 	char text[900];
 };
 

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,12 +156,74 @@ int cgroup_write_path(const char *path, const char *value, struct sbx_err *err)
 	return write_at(AT_FDCWD, NULL, path, value, err);
 }
 
+static int is_fs(const char *path, long magic)
+{
+	struct statfs sf;
+	return statfs(path, &sf) == 0 && sf.f_type == magic;
+}
+
+/* One hierarchy of /proc/self/cgroup ("N:CONTROLLERS:PATH") at the place
+ * systemd mounts it, as a mountinfo line; 0 only when that place is such a
+ * file system and the caller's own cgroup is there. */
+static int standard_mount(const char *line, int hybrid, char *out, size_t size)
+{
+	char ctls[256], dir[PATH_MAX], own[PATH_MAX * 2];
+	const char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	struct stat st;
+
+	if (!c2 || (size_t)(c2 - c1 - 1) >= sizeof(ctls))
+		return -1;
+	snprintf(ctls, sizeof(ctls), "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+	if (!ctls[0]) /* the v2 hierarchy */
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", hybrid ? "/unified" : "");
+	else
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s",
+			 strncmp(ctls, "name=", 5) ? ctls : ctls + 5);
+	snprintf(own, sizeof(own), "%s%s", dir, c2 + 1);
+	if (!is_fs(dir, ctls[0] ? CGROUP_SUPER_MAGIC : CGROUP2_SUPER_MAGIC) || stat(own, &st) < 0)
+		return -1;
+	snprintf(out, size, "0 0 0:0 / %s rw - %s %s rw%s%s\n", dir, ctls[0] ? "cgroup" : "cgroup2",
+		 ctls[0] ? "cgroup" : "cgroup2", ctls[0] ? "," : "", ctls);
+	return 0;
+}
+
+/* The cgroup mounts without reading /proc/self/mountinfo, which takes the
+ * mount namespace's lock and costs more than the rest of the probe: where
+ * every hierarchy is mounted where systemd puts it (checked by statfs and
+ * by finding the caller's own cgroup there), mountinfo lines are made up
+ * for them; anything else (a container's view, a mount elsewhere) reads
+ * the real mountinfo. */
+static int standard_mounts(const char *self, char *out, size_t size)
+{
+	int hybrid = !is_fs("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC);
+	size_t n = 0;
+	char line[4096];
+
+	if (hybrid && !is_fs("/sys/fs/cgroup", TMPFS_MAGIC))
+		return -1;
+	out[0] = '\0';
+	for (const char *p = self; *p;) {
+		size_t len = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+		if (!line[0])
+			continue;
+		if (standard_mount(line, hybrid, out + n, size - n) < 0)
+			return -1;
+		n += strlen(out + n);
+		if (n + 1 >= size)
+			return -1;
+	}
+	return n ? 0 : -1;
+}
+
 int cgroup_snapshot(struct sbx_cg_snapshot *snap)
 {
 	snap->mountinfo = xmalloc(65536);
 	snap->self = xmalloc(8192);
-	if (cgroup_read_path("/proc/self/mountinfo", snap->mountinfo, 65536) < 0 ||
-	    cgroup_read_path("/proc/self/cgroup", snap->self, 8192) < 0) {
+	if (cgroup_read_path("/proc/self/cgroup", snap->self, 8192) < 0 ||
+	    (standard_mounts(snap->self, snap->mountinfo, 65536) < 0 &&
+	     cgroup_read_path("/proc/self/mountinfo", snap->mountinfo, 65536) < 0)) {
 		cgroup_snapshot_free(snap);
 		return -1;
 	}

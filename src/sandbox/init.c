@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -199,6 +200,9 @@ void init_run(const struct sbx_plan *plan, int sync)
 	for (int fd = 0; fd < 3; fd++) /* a session's capture pipes end here */
 		close(fd);
 	struct sbx_msg m = { .type = SBX_MSG_EXIT };
+	struct rusage ru;
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		m.peak_kb = ru.ru_maxrss;
 	if (WIFSIGNALED(status)) {
 		m.kind = SBX_EXIT_SIGNAL;
 		m.code = WTERMSIG(status);

@@ -396,6 +396,14 @@ static const struct sbx_cgroup *cg_of(const struct sbx_limits *lim, int c)
 	return NULL;
 }
 
+int limits_use_cgroups(const struct sbx_limits *lim)
+{
+	for (int c = 0; c < SBX_LIM__COUNT; c++)
+		if (cg_of(lim, c))
+			return 1;
+	return 0;
+}
+
 int limits_outcome(const struct sbx_limits *lim, struct sbx_limits_outcome *out)
 {
 	const struct sbx_cgroup *mem = cg_of(lim, SBX_LIM_MEMORY), *pids = cg_of(lim, SBX_LIM_PIDS);

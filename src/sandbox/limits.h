@@ -72,6 +72,8 @@ void limits_cap_file_size(struct sbx_limits *lim, uint64_t bytes);
 /* One OOM kill ends every process of the sandbox (memory.oom.group), as a
  * container engine does; not for sessions, where it would end them all. */
 void limits_kill_as_group(const struct sbx_limits *lim);
+/* Whether any limit is a cgroup (which must be empty before it is removed). */
+int limits_use_cgroups(const struct sbx_limits *lim);
 /* Host side, right after clone: moves the sandbox's pid 1 into the cgroups. */
 int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err);
 /* In the sandbox, before exec: rlimits (RLIMIT_CORE 0 always) and affinity. */

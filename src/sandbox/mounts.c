@@ -183,16 +183,20 @@ static int setup_fuse_root(int sync, struct sbx_err *err)
 static int setup_overlay(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int sync,
 			 struct sbx_err *err)
 {
-	char path[64];
-	const char *opts = plan->storage == SBX_STORAGE_DISK
-		? "lowerdir=lower,upperdir=disk/upper,workdir=disk/work,userxattr"
-		: "lowerdir=lower,upperdir=upper,workdir=work,userxattr";
+	char path[64], opts[160];
 
 	fdpath(path, sizeof(path), ms->lower);
-	if (mount(path, "lower", NULL, MS_BIND | MS_REC, NULL) < 0)
-		return err_sys(err, "bind the image");
-	if (plan->fuse_bin)
+	/* fuse-overlayfs finds the image at /tmp/lower in its copy of this
+	 * mount namespace; the kernel's overlay takes the fd's path itself,
+	 * which shows as /proc/self/fd/N, never as a host path */
+	if (plan->fuse_bin) {
+		if (mount(path, "lower", NULL, MS_BIND | MS_REC, NULL) < 0)
+			return err_sys(err, "bind the image");
 		return setup_fuse_root(sync, err);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,%s,userxattr", path,
+		 plan->storage == SBX_STORAGE_DISK ? "upperdir=disk/upper,workdir=disk/work"
+						   : "upperdir=upper,workdir=work");
 	if (mount("overlay", "root", "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
 		err_sys(err, "mount the overlay root");
 		err_hint(err, "overlayfs in a user namespace needs Linux 5.11 (see 'sbxrun doctor')");
@@ -237,65 +241,87 @@ static int setup_dev(int rootfd, struct sbx_err *err)
 	return 0;
 }
 
-static int setup_proc(int rootfd, struct sbx_err *err)
+/* An empty read-only directory over dst. The first is a tmpfs (read-only
+ * as a file system, so no bind of it can be written either), the others
+ * bind that one: one superblock to make and to take down, not one each. */
+static int mask_dir(int rootfd, const char *dst, int *empty, struct sbx_err *err)
 {
+	char target[64], src[64];
+	_cleanup_close_ int fd = openat2_in_root(rootfd, dst, O_PATH | O_DIRECTORY | O_NOFOLLOW);
+
+	if (fd < 0)
+		return 0;
+	fdpath(target, sizeof(target), fd);
+	if (*empty >= 0) {
+		fdpath(src, sizeof(src), *empty);
+		if (mount(src, target, NULL, MS_BIND, NULL) < 0)
+			return err_sys(err, "mount an empty directory on '%s'", dst);
+		return 0;
+	}
+	if (mount("sbxmask", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=0,nr_inodes=1,mode=0555") < 0)
+		return err_sys(err, "mount 'tmpfs' on '%s'", dst);
+	if ((*empty = openat2_in_root(rootfd, dst, O_PATH | O_DIRECTORY | O_NOFOLLOW)) < 0)
+		return err_sys(err, "open '%s'", dst);
+	return 0;
+}
+
+static int setup_proc(int rootfd, int *empty, struct sbx_err *err)
+{
+	/* names in the /proc just mounted, found relative to it: it is ours,
+	 * nothing of the image is in it */
 	static const char *const hide_files[] = {
-		"/proc/kcore", "/proc/keys", "/proc/key-users", "/proc/timer_list",
-		"/proc/sched_debug", "/proc/latency_stats",
-		"/proc/kallsyms", "/proc/kpagecount", "/proc/kpageflags", "/proc/kpagecgroup",
-		"/proc/config.gz", "/proc/vmallocinfo", "/proc/pagetypeinfo",
+		"kcore", "keys", "key-users", "timer_list", "sched_debug", "latency_stats",
+		"kallsyms", "kpagecount", "kpageflags", "kpagecgroup", "config.gz",
+		"vmallocinfo", "pagetypeinfo",
 	};
-	static const char *const hide_dirs[] = { "/proc/acpi", "/proc/scsi", "/proc/asound",
-						 "/proc/driver" };
-	static const char *const readonly[] = { "/proc/sys", "/proc/irq", "/proc/bus", "/proc/fs" };
+	static const char *const hide_dirs[] = { "acpi", "scsi", "asound", "driver" };
+	static const char *const readonly[] = { "sys", "irq", "bus", "fs" };
 	/* Not masked with /dev/null (a device node: opening it for writing
 	 * succeeds, on some kernels even on a read-only mount), but bound onto
 	 * itself read-only, so that any open for writing fails with EROFS. */
-	static const char *const readonly_files[] = { "/proc/sysrq-trigger" };
+	static const char *const readonly_files[] = { "sysrq-trigger" };
 	struct stat st;
 
 	if (mount_on(rootfd, "/proc", 1, "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, err) < 0)
 		return -1;
+	_cleanup_close_ int proc = openat2_in_root(rootfd, "/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW);
+	if (proc < 0)
+		return err_sys(err, "open /proc");
 	/* each mask is mounted on the fd its check opened: one lookup, not two */
 	for (size_t i = 0; i < ARRAY_SIZE(hide_files); i++) {
 		char target[64];
-		_cleanup_close_ int fd = openat2_in_root(rootfd, hide_files[i], O_PATH | O_NOFOLLOW);
+		_cleanup_close_ int fd = openat2_in_root(proc, hide_files[i], O_PATH | O_NOFOLLOW);
 		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		fdpath(target, sizeof(target), fd);
 		if (mount("/dev/null", target, NULL, MS_BIND, NULL) < 0)
-			return err_sys(err, "mount '/dev/null' on '%s'", hide_files[i]);
+			return err_sys(err, "mount '/dev/null' on '/proc/%s'", hide_files[i]);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(hide_dirs); i++) {
-		char target[64];
-		_cleanup_close_ int fd = openat2_in_root(rootfd, hide_dirs[i], O_PATH | O_DIRECTORY | O_NOFOLLOW);
-		if (fd < 0)
-			continue;
-		fdpath(target, sizeof(target), fd);
-		if (mount("sbxmask", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0") < 0)
-			return err_sys(err, "mount 'tmpfs' on '%s'", hide_dirs[i]);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(hide_dirs); i++)
+		if (mask_dir(proc, hide_dirs[i], empty, err) < 0)
+			return err_wrap(err, "/proc/%s", hide_dirs[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(readonly); i++) {
 		char path[64];
-		_cleanup_close_ int fd = openat2_in_root(rootfd, readonly[i], O_PATH | O_DIRECTORY);
+		_cleanup_close_ int fd = openat2_in_root(proc, readonly[i], O_PATH | O_DIRECTORY);
 		if (fd < 0)
 			continue;
 		fdpath(path, sizeof(path), fd);
 		if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
-			return err_sys(err, "bind '%s'", readonly[i]);
-		if (make_readonly(rootfd, readonly[i], 1, err) < 0)
-			return -1;
+			return err_sys(err, "bind '/proc/%s'", readonly[i]);
+		if (make_readonly(proc, readonly[i], 1, err) < 0)
+			return err_wrap(err, "/proc/%s", readonly[i]);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(readonly_files); i++) {
 		char path[64];
-		_cleanup_close_ int fd = openat2_in_root(rootfd, readonly_files[i], O_PATH | O_NOFOLLOW);
+		_cleanup_close_ int fd = openat2_in_root(proc, readonly_files[i], O_PATH | O_NOFOLLOW);
 		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		fdpath(path, sizeof(path), fd);
 		if (mount(path, path, NULL, MS_BIND, NULL) < 0)
-			return err_sys(err, "bind '%s'", readonly_files[i]);
-		if (make_readonly(rootfd, readonly_files[i], 0, err) < 0)
-			return -1;
+			return err_sys(err, "bind '/proc/%s'", readonly_files[i]);
+		if (make_readonly(proc, readonly_files[i], 0, err) < 0)
+			return err_wrap(err, "/proc/%s", readonly_files[i]);
 	}
 	return 0;
 }
@@ -442,12 +468,10 @@ static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src 
 			struct sbx_err *err)
 {
 	const struct sbx_config *cfg = plan->cfg;
-	_cleanup_close_ int sys = openat2_in_root(rootfd, "/sys", O_PATH | O_DIRECTORY);
+	_cleanup_close_ int empty = -1;
 
-	if (setup_proc(rootfd, err) < 0 || setup_dev(rootfd, err) < 0)
-		return -1;
-	if (sys >= 0 && mount_on(rootfd, "/sys", 1, "sbxsys", "tmpfs",
-				 MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0", err) < 0)
+	if (setup_proc(rootfd, &empty, err) < 0 || setup_dev(rootfd, err) < 0 ||
+	    mask_dir(rootfd, "/sys", &empty, err) < 0)
 		return -1;
 	if (cfg->workspace) {
 		const char *ws = plan->storage == SBX_STORAGE_DISK ? "disk/ws" : "ws";
@@ -501,7 +525,8 @@ int mounts_new_proc(struct sbx_err *err)
 		return err_sys(err, "a mount namespace for the command");
 	/* opened after unshare, so that it names this namespace's mounts */
 	_cleanup_close_ int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return rootfd < 0 ? err_sys(err, "open /") : setup_proc(rootfd, err);
+	_cleanup_close_ int empty = -1;
+	return rootfd < 0 ? err_sys(err, "open /") : setup_proc(rootfd, &empty, err);
 }
 
 int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int sync,

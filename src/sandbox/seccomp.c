@@ -154,39 +154,37 @@ static int deny_namespaces(scmp_filter_ctx ctx, struct sbx_err *err)
 /* "One of these values" is one comparison per value in BPF, but over a
  * default of "allow" libseccomp can only say it as many masked ranges (a
  * hundred rules and 0.5 ms of every start, measured). So personality gets
- * a second, tiny filter of its own, made from persona_allowed; the kernel
- * runs both and the stricter answer wins. Foreign ABIs pass here: the main
- * filter kills them. */
+ * a tiny filter of its own, made from persona_allowed, put in front of the
+ * compiled one: where it has no objection it jumps to the compiled filter's
+ * first instruction (which allows personality), so one program is loaded
+ * and run, not two. Foreign ABIs pass here: the main filter kills them. */
 #define PERSONA_HEAD 9
-#define PERSONA_MAX (PERSONA_HEAD + ARRAY_SIZE(persona_allowed) + 2)
+#define PERSONA_LEN (PERSONA_HEAD + ARRAY_SIZE(persona_allowed) + 2)
+/* on to the compiled filter, from instruction `at` of the prefix */
+#define PERSONA_ON(at) BPF_JUMP(BPF_JMP | BPF_JA, (uint32_t)(PERSONA_LEN - (at) - 1), 0, 0)
 
-static int load_personality_filter(struct sbx_err *err)
+static void personality_prefix(struct sock_filter f[PERSONA_LEN])
 {
 	const struct sock_filter head[PERSONA_HEAD] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		PERSONA_ON(2),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		PERSONA_ON(5),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_HI),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, (uint8_t)ARRAY_SIZE(persona_allowed) + 1),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
 	};
-	struct sock_filter f[PERSONA_MAX];
 	size_t n = ARRAY_SIZE(persona_allowed), i;
 
 	memcpy(f, head, sizeof(head));
-	/* value i jumps over the rest and the EPERM to the final ALLOW */
+	/* value i jumps over the rest and the EPERM to the last instruction */
 	for (i = 0; i < n; i++)
 		f[PERSONA_HEAD + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 								   persona_allowed[i], (uint8_t)(n - i), 0);
 	f[PERSONA_HEAD + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-	f[PERSONA_HEAD + n + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	struct sock_fprog prog = { .len = (unsigned short)PERSONA_MAX, .filter = f };
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-		return err_sys(err, "seccomp: cannot load the personality filter");
-	return 0;
+	f[PERSONA_HEAD + n + 1] = (struct sock_filter)PERSONA_ON(PERSONA_HEAD + n + 1);
 }
 
 /* TIOCSTI pushes keystrokes into a terminal (the caller's, if it leaked in);
@@ -301,19 +299,24 @@ void seccomp_bpf_free(struct sbx_bpf *bpf)
 	bpf->len = 0;
 }
 
-/* Loads a compiled filter as seccomp_load() would (no flags), after
- * no_new_privs, then the personality filter. An empty program means
- * seccomp = off. */
+/* Loads the personality prefix and the compiled filter as one program, as
+ * seccomp_load() would (no flags), after no_new_privs. An empty program
+ * means seccomp = off. */
 int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err)
 {
 	if (!bpf->len)
 		return 0;
-	struct sock_fprog prog = { .len = bpf->len, .filter = bpf->insns };
+	if (bpf->len > BPF_MAXINSNS - PERSONA_LEN)
+		return err_set(err, E2BIG, "seccomp: the filter is too long (%u instructions)", bpf->len);
+	_cleanup_free_ struct sock_filter *f = xcalloc(PERSONA_LEN + bpf->len, sizeof(*f));
+	personality_prefix(f);
+	memcpy(f + PERSONA_LEN, bpf->insns, bpf->len * sizeof(*f));
+	struct sock_fprog prog = { .len = (unsigned short)(PERSONA_LEN + bpf->len), .filter = f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return err_sys(err, "seccomp: no_new_privs");
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
 		return err_sys(err, "seccomp: cannot load the filter");
-	return load_personality_filter(err);
+	return 0;
 }
 
 int seccomp_install(const struct sbx_config *cfg, int single_uid, struct sbx_err *err)

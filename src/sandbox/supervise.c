@@ -89,6 +89,7 @@ static int handle_msg(int sync, struct sbx_result *res, struct sbx_pty_relay *re
 	} else if (m.type == SBX_MSG_EXIT) {
 		res->kind = m.kind;
 		res->code = m.code;
+		res->peak_memory = (uint64_t)(m.peak_kb > 0 ? m.peak_kb : 0) * 1024;
 	} else if (m.type == SBX_MSG_EXEC_FAILED) {
 		res->kind = 0;
 		res->exit_status = m.code;
@@ -127,6 +128,20 @@ static int over_quota(const struct sbx_plan *plan, int dfd)
 	struct itimerspec its = { .it_value = { (time_t)(next / 1000), (long)(next % 1000) * 1000000 } };
 	timerfd_settime(dfd, 0, &its, NULL);
 	return 0;
+}
+
+/* init reports the command's end only after it killed and reaped every
+ * other process in the sandbox; what is left is init's own exit, in which
+ * the kernel takes the namespaces down (the mounts: about half a
+ * millisecond). The result need not wait for that (bwrap's monitor does not
+ * either), unless something of the host side must go after it: a cgroup
+ * (which must be empty to be removed), the writable layer on disk, the FUSE
+ * daemon that serves it. The kernel finishes the teardown in any case; the
+ * orphaned init is then reaped by the host's init. */
+static int must_wait_for_init(const struct sbx_plan *plan)
+{
+	return plan->pid1_loop || plan->storage == SBX_STORAGE_DISK || plan->fuse_bin ||
+	       limits_use_cgroups(&plan->lim);
 }
 
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
@@ -187,17 +202,23 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		}
 		if (p[0].revents & POLLIN)
 			break;
+		if (res->kind && !must_wait_for_init(plan)) {
+			log_trace("host: the command's end reported; init ends on its own");
+			break;
+		}
 	}
-	log_trace("host: the sandbox's init has ended");
-	while (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0 && errno == EINTR)
-		;
+	if (!res->kind || must_wait_for_init(plan)) {
+		log_trace("host: the sandbox's init has ended");
+		while (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0 && errno == EINTR)
+			;
+	}
 	struct pollfd last = { sync, POLLIN, 0 };
 	while (sync_open && poll(&last, 1, 0) > 0 && (last.revents & (POLLIN | POLLHUP)))
 		sync_open = handle_msg(sync, res, &relay) == 0;
 	pty_relay_end(&relay);
 	res->duration_ms = now_ms() - start;
 	struct rusage ru;
-	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0 && (uint64_t)ru.ru_maxrss * 1024 > res->peak_memory)
 		res->peak_memory = (uint64_t)ru.ru_maxrss * 1024;
 	finish(&info, res);
 	return 0;

@@ -131,6 +131,15 @@ test_caller_fd_and_variable_do_not_cross() {
 	assert_eq "hunter2 b" "$out"
 }
 
+# sbxrun returns without waiting for the namespaces' teardown (issue 16), but
+# only after init killed and reaped everything else: no polling here.
+test_nothing_of_the_command_outlives_the_return() {
+	run "$SBX" run --image tiny -- sh -c 'sleep 985 & sleep 984 & echo started'
+	assert_status 0
+	assert_eq started "$out"
+	! pgrep -f '^sleep 98[45]' >/dev/null || fail "alive after sbxrun returned: $(pgrep -af '^sleep 98[45]')"
+}
+
 test_kill_9_of_sbxrun_leaves_nothing() {
 	"$SBX" run --image tiny -- sh -c 'sleep 987 & sleep 986' &
 	local pid=$!

@@ -35,6 +35,16 @@ test_record_exit_signal_timeout() {
 	assert_contains "$(cat c.json)" '"timeout":{"value":"500ms","mechanism":"wall-clock"}'
 }
 
+# The peak is the command's own (init reports it: sbxrun need not wait for
+# init's exit to know it).
+test_record_peak_memory_is_the_commands() {
+	run "$SBX" run --image tiny --json "$TESTDIR/p.json" -- dd if=/dev/zero of=/dev/null bs=64M count=1
+	assert_status 0
+	local peak
+	peak=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["peak_memory_bytes"])' p.json)
+	[ "$peak" -ge $((64 << 20)) ] && [ "$peak" -lt $((1 << 30)) ] || fail "peak_memory_bytes $peak for a 64M buffer"
+}
+
 test_record_on_an_fd_is_not_mixed_into_output() {
 	run sh -c "'$SBX' run --image tiny --json-fd 3 -- sh -c 'echo out; echo err >&2' 3>'$TESTDIR/r.json'"
 	assert_status 0
