@@ -18,16 +18,21 @@ test_exit_codes() {
 	run "$SBX" run --image tiny -- sh -c 'kill -9 $$'; assert_status 137
 }
 
+# Sleeps of this run's own lengths: another test run on the machine (as
+# root and as the test user, or a second checkout) has its own.
+uniq_sleep() { echo $((100000 + RANDOM * 3)); }
+
 test_timeout_kills_everything_promptly() {
-	local start end
+	local start end s
+	s=$(uniq_sleep)
 	start=$(date +%s)
-	run "$SBX" run --image tiny --timeout 1s -- sh -c 'sleep 300 & (setsid sleep 301 &) ; trap "" TERM; sleep 302'
+	run "$SBX" run --image tiny --timeout 1s -- sh -c "sleep $s & (setsid sleep $((s + 1)) &) ; trap '' TERM; sleep $((s + 2))"
 	end=$(date +%s)
 	assert_status 124
 	assert_contains "$err" "timeout"
 	[ $((end - start)) -lt 10 ] || fail "timeout took $((end - start))s"
 	sleep 0.5
-	! pgrep -f '^sleep 30[012]' >/dev/null || fail "processes survived the timeout: $(pgrep -af '^sleep 30[012]')"
+	! pgrep -f "^sleep ($s|$((s + 1))|$((s + 2)))\$" >/dev/null || fail "processes survived the timeout: $(pgrep -af "^sleep $s")"
 }
 
 test_writes_are_gone_after_the_run() {
@@ -134,10 +139,12 @@ test_caller_fd_and_variable_do_not_cross() {
 # sbxrun returns without waiting for the namespaces' teardown (issue 16), but
 # only after init killed and reaped everything else: no polling here.
 test_nothing_of_the_command_outlives_the_return() {
-	run "$SBX" run --image tiny -- sh -c 'sleep 985 & sleep 984 & echo started'
+	local s
+	s=$(uniq_sleep)
+	run "$SBX" run --image tiny -- sh -c "sleep $s & sleep $((s + 1)) & echo started"
 	assert_status 0
 	assert_eq started "$out"
-	! pgrep -f '^sleep 98[45]' >/dev/null || fail "alive after sbxrun returned: $(pgrep -af '^sleep 98[45]')"
+	! pgrep -f "^sleep ($s|$((s + 1)))\$" >/dev/null || fail "alive after sbxrun returned: $(pgrep -af "^sleep $s")"
 }
 
 test_kill_9_of_sbxrun_leaves_nothing() {
