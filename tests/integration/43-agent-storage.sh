@@ -38,13 +38,21 @@ print(r)' "$@"
 }
 
 # After a run: its layer on disk is removed, and the cgroups that -v named
-# (memory, pids; v1 or v2) are gone.
+# (memory, pids; v1 or v2) are gone, and so is the systemd scope it asked for
+# (systemd removes an empty scope on its own, shortly after).
 assert_nothing_left() {
-	local runs=$HOME/.local/share/sbxrun/run cg
+	local runs=$HOME/.local/share/sbxrun/run cg scope
 	assert_eq 0 "$(ls -A "$runs" 2>/dev/null | wc -l)" "writable layers left in $runs"
 	for cg in $(printf '%s\n' "$err" | grep -o '(/sys/fs/cgroup/[^)]*)' | tr -d '()'); do
 		[ ! -e "$cg" ] || fail "cgroup left after the run: $cg"
 	done
+	scope=$(printf '%s\n' "$err" | grep -o 'systemd scope sbxrun-[0-9a-f-]*\.scope' | head -1)
+	[ -n "$scope" ] || return 0
+	for _ in $(seq 1 50); do
+		[ -z "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "${scope#systemd scope }")" ] && return 0
+		sleep 0.2
+	done
+	fail "the run's $scope is left"
 }
 
 # The profile and the size: the stock agent profile and 5 GiB, or scaled.
