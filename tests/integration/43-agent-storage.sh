@@ -81,7 +81,9 @@ test_agent_profile_fills_its_workspace_beyond_its_memory_limit() {
 	assert_eq "$want" "$(record "$TESTDIR/r.json" limits disk mechanism)" "the storage in --json"
 	assert_eq "$mem" "$(record "$TESTDIR/r.json" limits memory mechanism)" "the memory mechanism in --json"
 	case $want in
-	disk) assert_contains "$err" "storage: writable layer on disk: the disk quota ($quota) is above the memory limit ($memory, $mem), and a cgroup counts tmpfs pages as memory" ;;
+	disk)	assert_contains "$err" "storage: writable layer on disk: the disk quota ($quota) is above the memory limit ($memory, $mem), and a cgroup counts tmpfs pages as memory"
+		# one file is capped at the quota there, and the record says so
+		assert_eq "$quota" "$(record "$TESTDIR/r.json" limits file_size value)" "file_size in --json" ;;
 	tmpfs) assert_contains "$err" "storage: writable layer and workspace on a tmpfs of $quota" ;;
 	*) assert_contains "$err" "storage: " ;;
 	esac
