@@ -26,7 +26,8 @@ static const char *reason(const struct sbx_result *res)
 	return "error";
 }
 
-static struct json_object *limits(const struct sbx_config *cfg, const struct sbx_result *res)
+static struct json_object *limits(const struct sbx_config *cfg, const struct sbx_plan *plan,
+				  const struct sbx_result *res)
 {
 	struct json_object *l = json_object_new_object();
 	static const enum sbx_key keys[] = { SBX_K_TIMEOUT, SBX_K_MEMORY, SBX_K_DISK, SBX_K_PIDS,
@@ -36,6 +37,9 @@ static struct json_object *limits(const struct sbx_config *cfg, const struct sbx
 		struct json_object *e = json_object_new_object();
 		char buf[64];
 		config_format(cfg, o, buf, sizeof(buf));
+		/* on disk storage one file is capped at the quota (limits_cap_file_size) */
+		if (keys[i] == SBX_K_FILE_SIZE && plan->lim.file_size)
+			format_size(plan->lim.file_size, buf, sizeof(buf));
 		json_object_object_add(e, "value", json_object_new_string(buf));
 		json_object_object_add(e, "mechanism",
 				       json_object_new_string(res->mechanism[keys[i]] ? res->mechanism[keys[i]] : "none"));
@@ -60,7 +64,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "duration_ms", json_object_new_int64((int64_t)res->duration_ms));
 	json_object_object_add(o, "peak_memory_bytes", json_object_new_int64((int64_t)res->peak_memory));
 	json_object_object_add(o, "network", json_object_new_string(sbx_egress_names[cfg->egress]));
-	json_object_object_add(o, "limits", limits(cfg, res));
+	json_object_object_add(o, "limits", limits(cfg, plan, res));
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));
 	struct json_object *eg = json_object_new_object();
 	json_object_object_add(eg, "allowed", json_object_new_int64((int64_t)res->egress_allowed));

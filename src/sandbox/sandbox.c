@@ -120,22 +120,42 @@ static void plan_fuse(struct sbx_plan *plan)
 	plan->storage = SBX_STORAGE_DISK;
 }
 
+/* tmpfs pages are charged to the memory cgroup of whoever writes them: a
+ * quota above the memory limit could never be filled on tmpfs, so the layer
+ * goes to disk. Not under strict: on tmpfs both limits stay exact, on disk
+ * the quota would not be. One -v line says what was chosen and why. */
+static void plan_storage_mode(const struct sbx_config *cfg, struct sbx_plan *plan)
+{
+	enum sbx_limit_mech mem = plan->lim.mech[SBX_LIM_MEMORY];
+	char d[32], m[32];
+
+	format_size(cfg->disk, d, sizeof(d));
+	format_size(cfg->memory, m, sizeof(m));
+	plan->storage = cfg->storage;
+	if (plan->storage == SBX_STORAGE_DISK) {
+		log_verbose("storage: writable layer on disk (storage = disk), quota %s",
+			    cfg->disk ? d : "none");
+		return;
+	}
+	if (cfg->memory && cfg->disk > cfg->memory && cfg->enforce != SBX_ENFORCE_STRICT &&
+	    (mem == SBX_MECH_CGROUP2 || mem == SBX_MECH_CGROUP1)) {
+		log_verbose("storage: writable layer on disk: the disk quota (%s) is above the memory "
+			    "limit (%s, %s), and a cgroup counts tmpfs pages as memory", d, m,
+			    limits_mech_name(mem));
+		plan->storage = SBX_STORAGE_DISK;
+		return;
+	}
+	if (!tmpfs_has_user_xattrs()) {
+		plan_fuse(plan);
+		return;
+	}
+	log_verbose("storage: writable layer and workspace on a tmpfs of %s",
+		    cfg->disk ? d : "half the RAM");
+}
+
 static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, struct sbx_err *err)
 {
-	plan->storage = cfg->storage;
-	/* tmpfs pages are charged to the memory cgroup of whoever writes them:
-	 * a quota above the memory limit could never be filled on tmpfs. Not
-	 * under strict: on tmpfs both limits stay exact, on disk one would not. */
-	if (plan->storage == SBX_STORAGE_TMPFS && cfg->memory && cfg->disk > cfg->memory &&
-	    cfg->enforce != SBX_ENFORCE_STRICT &&
-	    (plan->lim.mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP2 ||
-	     plan->lim.mech[SBX_LIM_MEMORY] == SBX_MECH_CGROUP1)) {
-		log_verbose("storage: the disk quota is above the memory limit, and tmpfs pages count "
-			    "as memory in a cgroup: writable layer on disk");
-		plan->storage = SBX_STORAGE_DISK;
-	}
-	if (plan->storage == SBX_STORAGE_TMPFS && !tmpfs_has_user_xattrs())
-		plan_fuse(plan);
+	plan_storage_mode(cfg, plan);
 	if (plan->storage != SBX_STORAGE_DISK)
 		return 0;
 	/* on disk the quota is a walk and a kill: not exact */
