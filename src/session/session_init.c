@@ -24,6 +24,7 @@
 #include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
+#include "sandbox/confine.h"
 #include "sandbox/env.h"
 #include "sandbox/init.h"
 #include "sandbox/mounts.h"
@@ -120,7 +121,10 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 
 	syscall(SYS_close_range, 3, chan - 1, 0);
 	syscall(SYS_close_range, chan + 1, ~0U, 0);
-	int ready = mounts_new_proc(&mnt_err) == 0;
+	/* Its own /proc, then what every command of the session drops anyway
+	 * (capabilities, no_new_privs, the seccomp filter): this init needs
+	 * none of it once /proc is mounted, and its child inherits it all. */
+	int ready = mounts_new_proc(&mnt_err) == 0 && confine_ahead(plan, &mnt_err) == 0;
 	if (control_recv(chan, &req, fds, &n, 4) != 0 || n != 4)
 		_exit(125); /* the session's init is gone, or handed over nothing */
 	close(chan);
@@ -135,6 +139,7 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 		msg_send_error(report, !ready ? &mnt_err : &err);
 		_exit(125);
 	}
+	cp.confined = 1;
 	init_run(&cp, report);
 	_exit(125);
 }
