@@ -6,9 +6,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -149,6 +151,45 @@ static int open_terminal(const struct sbx_plan *plan, int sync)
 	return slave;
 }
 
+struct child_args {
+	const struct sbx_plan *plan;
+	int close_fds[3]; /* the init's: sync socket, signalfd, the report pipe's read end */
+	int report, slave;
+};
+
+static int command_child(void *arg)
+{
+	const struct child_args *a = arg;
+	for (int i = 0; i < 3; i++)
+		close(a->close_fds[i]);
+	command_exec(a->plan, a->report, a->slave);
+}
+
+/* With plan->confined (a session's command init made ahead, which already
+ * dropped the capabilities and loaded the filter) the child shares the
+ * init's memory until it execs, as posix_spawn's does, on a stack of its
+ * own, with the init suspended meanwhile: no page tables to copy, nor to
+ * tear down at exec. What command_exec then calls allocates nothing
+ * (libcap-ng's state, the one thing that might, is not touched). Its fd
+ * table and signal handlers are its own (no CLONE_FILES, CLONE_SIGHAND). */
+static pid_t start_child(struct child_args *a)
+{
+	if (!a->plan->confined) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(command_child(a));
+		return pid;
+	}
+	const size_t size = 256 << 10;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	pid_t pid = clone(command_child, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+	munmap(stack, size);
+	return pid;
+}
+
 void init_run(const struct sbx_plan *plan, int sync)
 {
 	sigset_t set;
@@ -165,15 +206,10 @@ void init_run(const struct sbx_plan *plan, int sync)
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		_exit(125);
 	int slave = open_terminal(plan, sync);
-	pid_t cmd = fork();
+	struct child_args a = { plan, { sync, sfd, pipefd[0] }, pipefd[1], slave };
+	pid_t cmd = start_child(&a);
 	if (cmd < 0)
 		_exit(125);
-	if (cmd == 0) {
-		close(sync);
-		close(sfd);
-		close(pipefd[0]);
-		command_exec(plan, pipefd[1], slave);
-	}
 	if (slave >= 0)
 		close(slave);
 	close(pipefd[1]);
