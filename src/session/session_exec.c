@@ -95,7 +95,11 @@ static void ahead_drop(struct sbx_session *s)
  * held or on its way. */
 static void ahead_ask(struct sbx_session *s)
 {
-	if (s->ahead.chan >= 0 || s->ahead.asked || s->sb.sync < 0)
+	int busy = 0;
+
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+		busy |= s->cmds[i].used;
+	if (busy || s->ahead.chan >= 0 || s->ahead.asked || s->init_gone)
 		return;
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "op", json_object_new_string("prepare"));
@@ -111,11 +115,12 @@ static void init_msg(struct sbx_session *s)
 	size_t n = 0;
 	int r = msg_recv(s->sb.sync, &m, fds, &n);
 
+	if (r == 0 && m.type == SBX_MSG_PREPARED)
+		s->ahead.asked = 0;
 	if (r == 0 && m.type == SBX_MSG_PREPARED && n == 2 && s->ahead.chan < 0) {
 		s->ahead.chan = fds[0];
 		s->ahead.pidfd = fds[1];
 		s->ahead.pid = m.code;
-		s->ahead.asked = 0;
 		return;
 	}
 	if (r == 0 && m.type == SBX_MSG_PREPARED && n == 2)
@@ -132,6 +137,10 @@ static void init_msg(struct sbx_session *s)
 static int hand_ahead(struct sbx_session *s, struct json_object *req, const int io[4], pid_t *pid,
 		      int *pidfd)
 {
+	/* asked for when the last command ended: it may still be on its way */
+	struct pollfd p = { s->sb.sync, POLLIN, 0 };
+	if (s->ahead.chan < 0 && s->ahead.asked && !s->init_gone && poll(&p, 1, 1000) == 1)
+		init_msg(s);
 	if (s->ahead.chan < 0)
 		return -1;
 	int r = control_send(s->ahead.chan, req, io, 4);
@@ -185,7 +194,6 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 	if (nfds != 3)
 		for (int i = 0; i < 3; i++)
 			close(io[i]);
-	ahead_ask(s);
 	if (r < 0) {
 		close(sv[0]);
 		for (int i = 0; i < 2; i++)
@@ -526,8 +534,8 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 	struct slot map[FIXED_SLOTS + 5 * SBX_SESSION_MAX_CMDS];
 
 	s->ahead.chan = s->ahead.pidfd = -1;
-	ahead_ask(s);
 	while (!s->stopping) {
+		ahead_ask(s);
 		int n = build_poll(s, p, map, sfd);
 		if (poll(p, (nfds_t)n, next_timeout(s, now_ms())) < 0 && errno != EINTR)
 			break;

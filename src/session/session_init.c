@@ -217,10 +217,13 @@ static void spawn(const struct sbx_plan *plan, struct json_object *req, const in
 static void prepare_for_supervisor(const struct sbx_plan *plan, int sync)
 {
 	struct prepared pc;
+	struct sbx_msg m = { .type = SBX_MSG_PREPARED };
 
-	if (prepare(plan, &pc) < 0)
-		return; /* the supervisor falls back to an exec request */
-	struct sbx_msg m = { .type = SBX_MSG_PREPARED, .code = pc.pid };
+	if (prepare(plan, &pc) < 0) { /* none: the supervisor sends exec requests here */
+		msg_send(sync, &m, NULL, 0);
+		return;
+	}
+	m.code = pc.pid;
 	int fds[2] = { pc.chan, pc.pidfd };
 	if (msg_send(sync, &m, fds, 2) < 0)
 		prepared_drop(&pc);
