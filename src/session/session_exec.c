@@ -92,14 +92,18 @@ static void ahead_drop(struct sbx_session *s)
 }
 
 /* Asks the session's init for the next command's init, unless one is
- * held or on its way. */
+ * held or on its way. Not while exactly one command runs: making it (a
+ * clone, a mount namespace, /proc and its masks, the filter) would take
+ * CPU from that command's start, and in a run of commands one after the
+ * other, the time between a reply and the next request suffices. With
+ * more than one running, the commands come in parallel: ask at once. */
 static void ahead_ask(struct sbx_session *s)
 {
-	int busy = 0;
+	int running = 0;
 
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
-		busy |= s->cmds[i].used;
-	if (busy || s->ahead.chan >= 0 || s->ahead.asked || s->init_gone)
+		running += s->cmds[i].used;
+	if (running == 1 || s->ahead.chan >= 0 || s->ahead.asked || s->init_gone)
 		return;
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "op", json_object_new_string("prepare"));
