@@ -167,7 +167,7 @@ static int command_child(void *arg)
 
 /* With plan->confined (a session's command init made ahead, which already
  * dropped the capabilities and loaded the filter) the child shares the
- * init's memory until it execs, as posix_spawn's does, on a stack of its
+ * init's memory until it execs, as glibc's posix_spawn does, on a stack of its
  * own, with the init suspended meanwhile: no page tables to copy, nor to
  * tear down at exec. What command_exec then calls allocates nothing
  * (libcap-ng's state, the one thing that might, is not touched). Its fd

@@ -1,9 +1,10 @@
 /* session_init.c - inside a session, pid 1 reaps and, on the supervisor's
  * request, clones each command's own init into a new pid namespace below
  * the session's (only a process inside can: a pid namespace is nested
- * under the creator's active one). The request arrives as the control
- * JSON with the command's stdio and the end of a socket pair on which the
- * command's init reports to the supervisor. */
+ * under the creator's active one), ahead of the command, and hands it to
+ * the supervisor. The request reaches that init as the control JSON with
+ * the command's stdio and the end of a socket pair on which the command's
+ * init reports to the supervisor. */
 #define _GNU_SOURCE
 #include "session/session_init.h"
 
@@ -126,7 +127,7 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 	 * none of it once /proc is mounted, and its child inherits it all. */
 	int ready = mounts_new_proc(&mnt_err) == 0 && confine_ahead(plan, &mnt_err) == 0;
 	if (control_recv(chan, &req, fds, &n, 4) != 0 || n != 4)
-		_exit(125); /* the session's init is gone, or handed over nothing */
+		_exit(125); /* the supervisor is gone, or handed over nothing */
 	close(chan);
 	int report = fds[3];
 	for (int i = 0; i < 3; i++)
@@ -225,8 +226,10 @@ static void prepare_for_supervisor(const struct sbx_plan *plan, int sync)
 	}
 	m.code = pc.pid;
 	int fds[2] = { pc.chan, pc.pidfd };
-	if (msg_send(sync, &m, fds, 2) < 0)
+	if (msg_send(sync, &m, fds, 2) < 0) {
 		prepared_drop(&pc);
+		return;
+	}
 	close(pc.chan);
 	close(pc.pidfd);
 }
