@@ -122,10 +122,16 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 	}
 	if (r < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++)
+	int in_session = 0;
+	for (size_t i = 0; i < n; i++) {
 		if (pairs[i].opt->key == SBX_K_PROFILE)
 			profile = pairs[i].value;
-	if (profile_load(cfg, profile ? profile : "default", err) < 0)
+		in_session |= pairs[i].opt->key == SBX_K_SESSION;
+	}
+	/* A command in a session runs with the session's settings and only
+	 * what its command line says (session_client.c): no profile is read. */
+	in_session &= (cmd & (SBX_CMD_RUN | SBX_CMD_SHELL)) != 0;
+	if (!in_session && profile_load(cfg, profile ? profile : "default", err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct sbx_option *o = pairs[i].opt;

@@ -6,10 +6,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -78,41 +78,6 @@ static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, 
 	execvp(plan->argv[0], plan->argv);
 	int e = errno;
 	exec_fail(report, e == ENOENT ? 127 : 126, e, plan->argv[0]);
-}
-
-struct command_args {
-	const struct sbx_plan *plan;
-	int sync, sfd, report_rd, report, slave;
-};
-
-static int command_main(void *arg)
-{
-	const struct command_args *a = arg;
-	close(a->sync);
-	close(a->sfd);
-	close(a->report_rd);
-	command_exec(a->plan, a->report, a->slave);
-}
-
-/* The command as posix_spawn starts a program: in init's memory, on a
- * stack of its own, init waiting until the exec (or the failure report).
- * No copy of init's page tables is made and none is torn down at the exec,
- * which a fork of this large process costs. Everything the child changes
- * is its own (no CLONE_FILES, CLONE_FS, CLONE_SIGHAND, CLONE_THREAD: fds,
- * working directory, signal handlers, credentials, rlimits, seccomp) except
- * memory, where it only leaves what init never reads again. */
-#define COMMAND_STACK (512 * 1024)
-
-static pid_t spawn_command(const struct command_args *a)
-{
-	void *stack = mmap(NULL, COMMAND_STACK, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		return -1;
-	pid_t pid = clone(command_main, (char *)stack + COMMAND_STACK,
-			  CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)a);
-	munmap(stack, COMMAND_STACK);
-	return pid;
 }
 
 static int setup_signals(sigset_t *set)
@@ -187,6 +152,52 @@ static int open_terminal(const struct sbx_plan *plan, int sync)
 	return slave;
 }
 
+struct child_args {
+	const struct sbx_plan *plan;
+	int close_fds[3]; /* the init's: sync socket, signalfd, the report pipe's read end */
+	int report, slave;
+};
+
+static int command_child(void *arg)
+{
+	const struct child_args *a = arg;
+	for (int i = 0; i < 3; i++)
+		close(a->close_fds[i]);
+	command_exec(a->plan, a->report, a->slave);
+}
+
+/* The child shares the init's memory until it execs, as glibc's
+ * posix_spawn does, on a stack of its own, with the init suspended
+ * meanwhile: no page tables to copy, nor to tear down at exec (the init is
+ * a copy of the large sbxrun process). Its fd table, working directory,
+ * signal handlers, credentials, rlimits and seccomp filter are its own (no
+ * CLONE_FILES, CLONE_FS, CLONE_SIGHAND, CLONE_THREAD). In memory it leaves
+ * only what the init never reads again: environ, and libcap-ng's state
+ * when it drops capabilities (a session's command init made ahead,
+ * plan->confined, did that already); the seccomp program is built on the
+ * stack, nothing is allocated. */
+static pid_t start_child(struct child_args *a)
+{
+	int share = 1;
+#ifdef __SANITIZE_ADDRESS__
+	share = 0; /* ASan warns on every switch to another stack, into the command's stderr */
+#endif
+	if (!share) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(command_child(a));
+		return pid;
+	}
+	const size_t size = 256 << 10;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	pid_t pid = clone(command_child, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+	munmap(stack, size);
+	return pid;
+}
+
 void init_run(const struct sbx_plan *plan, int sync)
 {
 	sigset_t set;
@@ -203,8 +214,8 @@ void init_run(const struct sbx_plan *plan, int sync)
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		_exit(125);
 	int slave = open_terminal(plan, sync);
-	struct command_args args = { plan, sync, sfd, pipefd[0], pipefd[1], slave };
-	pid_t cmd = spawn_command(&args);
+	struct child_args a = { plan, { sync, sfd, pipefd[0] }, pipefd[1], slave };
+	pid_t cmd = start_child(&a);
 	if (cmd < 0)
 		_exit(125);
 	if (slave >= 0)

@@ -46,6 +46,7 @@ struct sbx_plan {
 	 * (the session's commands join later). The layer above passes it down,
 	 * so init never depends on the session code. Never returns. */
 	void (*pid1_loop)(const struct sbx_plan *plan, int sync, int sfd);
+	int confined;        /* pid 1 already ran confine_ahead (a session's command init) */
 	char *ca_file;       /* the host's CA bundle, bound in for packages egress */
 	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
 	int events_fd;       /* --events FILE, or -1 */

@@ -308,7 +308,9 @@ int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err)
 		return 0;
 	if (bpf->len > BPF_MAXINSNS - PERSONA_LEN)
 		return err_set(err, E2BIG, "seccomp: the filter is too long (%u instructions)", bpf->len);
-	_cleanup_free_ struct sock_filter *f = xcalloc(PERSONA_LEN + bpf->len, sizeof(*f));
+	/* on the stack (at most BPF_MAXINSNS, 32 KiB): the command child that
+	 * loads it shares init's memory and allocates nothing */
+	struct sock_filter f[PERSONA_LEN + bpf->len];
 	personality_prefix(f);
 	memcpy(f + PERSONA_LEN, bpf->insns, bpf->len * sizeof(*f));
 	struct sock_fprog prog = { .len = (unsigned short)(PERSONA_LEN + bpf->len), .filter = f };

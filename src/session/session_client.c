@@ -30,12 +30,16 @@ int session_connect(const char *name, struct sbx_err *err)
 
 	if (session_dir(name, &dir, err) < 0)
 		return -1;
-	if (!session_alive(dir))
-		return err_set(err, ENOENT, "session '%s' is not running", name);
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/control.sock", dir);
 	_cleanup_close_ int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+	if (s < 0)
+		return err_sys(err, "session '%s': socket", name);
+	/* only a live supervisor listens there: no need to test its lock first */
+	if (connect(s, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		if (errno == ENOENT || errno == ECONNREFUSED || !session_alive(dir))
+			return err_set(err, ENOENT, "session '%s' is not running", name);
 		return err_sys(err, "session '%s': connect", name);
+	}
 	return steal_fd(s);
 }
 
@@ -71,7 +75,7 @@ static struct json_object *build_request(const struct sbx_config *cfg, char *con
 	for (char *const *a = argv ? argv : shell; *a; a++)
 		json_object_array_add(cmd, json_object_new_string(*a));
 	json_object_object_add(o, "cmd", cmd);
-	if (cfg->workdir)
+	if (cfg->workdir && strcmp(cfg->origin[SBX_K_WORKDIR], "command line") == 0)
 		json_object_object_add(o, "workdir", json_object_new_string(cfg->workdir));
 	if (strcmp(cfg->origin[SBX_K_TIMEOUT], "command line") == 0)
 		json_object_object_add(o, "timeout_ms", json_object_new_int64((int64_t)cfg->timeout_ms));

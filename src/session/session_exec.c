@@ -80,9 +80,107 @@ static int command_io(struct sbx_session_cmd *c, const int *fds, size_t nfds, in
 	return 0;
 }
 
+static void ahead_drop(struct sbx_session *s)
+{
+	if (s->ahead.pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, s->ahead.pidfd, SIGKILL, NULL, 0);
+		close(s->ahead.pidfd);
+	}
+	if (s->ahead.chan >= 0)
+		close(s->ahead.chan);
+	s->ahead.chan = s->ahead.pidfd = -1;
+}
+
+/* Asks the session's init for the next command's init, unless one is
+ * held or on its way. Not while exactly one command runs: making it (a
+ * clone, a mount namespace, /proc and its masks, the filter) would take
+ * CPU from that command's start, and in a run of commands one after the
+ * other, the time between a reply and the next request suffices. With
+ * more than one running, the commands come in parallel: ask at once. */
+static void ahead_ask(struct sbx_session *s)
+{
+	int running = 0;
+
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+		running += s->cmds[i].used;
+	if (running == 1 || s->ahead.chan >= 0 || s->ahead.asked || s->init_gone)
+		return;
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("prepare"));
+	s->ahead.asked = control_send(s->sb.sync, o, NULL, 0) == 0;
+	json_object_put(o);
+}
+
+/* The session's init hands over each command's init it made ahead. */
+static void init_msg(struct sbx_session *s)
+{
+	struct sbx_msg m;
+	int fds[SBX_MSG_MAX_FDS];
+	size_t n = 0;
+	int r = msg_recv(s->sb.sync, &m, fds, &n);
+
+	if (r == 0 && m.type == SBX_MSG_PREPARED)
+		s->ahead.asked = 0;
+	if (r == 0 && m.type == SBX_MSG_PREPARED && n == 2 && s->ahead.chan < 0) {
+		s->ahead.chan = fds[0];
+		s->ahead.pidfd = fds[1];
+		s->ahead.pid = m.code;
+		return;
+	}
+	if (r == 0 && m.type == SBX_MSG_PREPARED && n == 2)
+		syscall(SYS_pidfd_send_signal, fds[1], SIGKILL, NULL, 0);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	if (r != 0)
+		s->init_gone = 1; /* its pidfd ends the session */
+}
+
+/* The request, the command's stdio and the report socket go straight to
+ * the command's init made ahead; without one (or if it died while it
+ * waited), the session's init makes one now (hand_to_init). */
+static int hand_ahead(struct sbx_session *s, struct json_object *req, const int io[4], pid_t *pid,
+		      int *pidfd)
+{
+	/* asked for when the last command ended: it may still be on its way */
+	struct pollfd p = { s->sb.sync, POLLIN, 0 };
+	if (s->ahead.chan < 0 && s->ahead.asked && !s->init_gone && poll(&p, 1, 1000) == 1)
+		init_msg(s);
+	if (s->ahead.chan < 0)
+		return -1;
+	int r = control_send(s->ahead.chan, req, io, 4);
+	close(s->ahead.chan);
+	s->ahead.chan = -1;
+	if (r < 0) {
+		ahead_drop(s);
+		return -1;
+	}
+	*pid = s->ahead.pid;
+	*pidfd = s->ahead.pidfd;
+	s->ahead.pidfd = -1;
+	return 0;
+}
+
 /* The session's init starts the command (it alone can make a pid
  * namespace below the session's): it gets the request, the command's stdio
- * and one end of a socket pair on which the command's init reports. */
+ * and one end of a socket pair on which the command's init reports, and
+ * answers READY with the command init's pidfd. */
+static int hand_to_init(struct sbx_session *s, struct json_object *req, const int io[4], int report,
+			pid_t *pid, int *pidfd, struct sbx_err *err)
+{
+	struct sbx_msg m = { 0 };
+	size_t n = 0;
+
+	if (control_send(s->sb.sync, req, io, 4) < 0 || msg_recv(report, &m, pidfd, &n) != 0 ||
+	    m.type != SBX_MSG_READY || n != 1) {
+		if (n)
+			close(*pidfd);
+		return err_set(err, 0, "%s%s%s", m.type == SBX_MSG_ERROR ? m.text : "the session did not start the command",
+			       m.errnum ? ": " : "", m.errnum ? strerror(m.errnum) : "");
+	}
+	*pid = m.code;
+	return 0;
+}
+
 static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struct json_object *req,
 			 const int *fds, size_t nfds, struct sbx_err *err)
 {
@@ -93,28 +191,22 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 		return err_sys(err, "command set-up");
 	io[3] = sv[1];
 	log_trace("supervisor: request accepted");
-	int r = control_send(s->sb.sync, req, io, 4);
+	int r = hand_ahead(s, req, io, &c->pid, &c->pidfd);
+	if (r < 0)
+		r = hand_to_init(s, req, io, sv[0], &c->pid, &c->pidfd, err);
 	close(sv[1]);
 	if (nfds != 3)
 		for (int i = 0; i < 3; i++)
 			close(io[i]);
-	struct sbx_msg m = { 0 };
-	int pfd[1];
-	size_t n = 0;
-	if (r < 0 || msg_recv(sv[0], &m, pfd, &n) != 0 || m.type != SBX_MSG_READY || n != 1) {
+	if (r < 0) {
 		close(sv[0]);
-		for (size_t i = 0; i < n; i++)
-			close(pfd[i]);
 		for (int i = 0; i < 2; i++)
 			if (c->capture[i] >= 0)
 				close(c->capture[i]);
-		return err_set(err, 0, "%s%s%s", m.type == SBX_MSG_ERROR ? m.text : "the session did not start the command",
-			       m.errnum ? ": " : "", m.errnum ? strerror(m.errnum) : "");
+		return -1;
 	}
 	log_trace("supervisor: command started");
 	c->used = 1;
-	c->pid = m.code;
-	c->pidfd = pfd[0];
 	c->sync = sv[0];
 	c->start_ms = now_ms();
 	c->timeout_ms = t ? (uint64_t)json_object_get_int64(t) : s->cfg->timeout_ms;
@@ -387,8 +479,8 @@ static void check_deadlines(struct sbx_session *s, uint64_t now)
 
 /* Which command a polled fd belongs to: fills the map while building. The
  * first slots are the session's own: control socket, signals, init, proxy,
- * DNS stub. */
-#define FIXED_SLOTS 5
+ * DNS stub, the init's messages. */
+#define FIXED_SLOTS 6
 struct slot { struct sbx_session_cmd *c; int what; };
 
 static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map, int sfd)
@@ -400,6 +492,7 @@ static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map,
 	p[n++] = (struct pollfd){ s->sb.pidfd, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->px ? proxy_pollfd(s->px) : -1, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->dns ? dnsstub_pollfd(s->dns) : -1, POLLIN, 0 };
+	p[n++] = (struct pollfd){ s->init_gone ? -1 : s->sb.sync, POLLIN, 0 };
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
 		struct sbx_session_cmd *c = &s->cmds[i];
 		if (!c->used)
@@ -444,7 +537,9 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 	struct pollfd p[FIXED_SLOTS + 5 * SBX_SESSION_MAX_CMDS];
 	struct slot map[FIXED_SLOTS + 5 * SBX_SESSION_MAX_CMDS];
 
+	s->ahead.chan = s->ahead.pidfd = -1;
 	while (!s->stopping) {
+		ahead_ask(s);
 		int n = build_poll(s, p, map, sfd);
 		if (poll(p, (nfds_t)n, next_timeout(s, now_ms())) < 0 && errno != EINTR)
 			break;
@@ -462,6 +557,8 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 			log_warn("session '%s': the sandbox's init ended", s->name);
 			s->stopping = 1;
 		}
+		if (p[5].revents & (POLLIN | POLLHUP | POLLERR))
+			init_msg(s);
 		dispatch(s, p, map, n);
 		if (p[0].revents & POLLIN)
 			accept_client(s);
@@ -472,5 +569,6 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 			kill_command(&s->cmds[i]);
 			finish_command(s, &s->cmds[i]);
 		}
+	ahead_drop(s);
 	return 0;
 }

@@ -42,6 +42,10 @@ struct sbx_session {
 	struct sbx_dnsstub *dns; /* egress none|packages: the DNS stub, or NULL */
 	int listen;
 	int stopping;
+	/* The next command's init, made ahead by the session's init: a request
+	 * goes straight to it on chan. asked: one is on its way. */
+	struct { int chan, pidfd; pid_t pid; int asked; } ahead;
+	int init_gone;         /* the init's end of sb.sync is closed */
 	uint64_t started, last_active;
 	struct sbx_session_cmd cmds[SBX_SESSION_MAX_CMDS];
 };

@@ -1,9 +1,10 @@
 /* session_init.c - inside a session, pid 1 reaps and, on the supervisor's
  * request, clones each command's own init into a new pid namespace below
  * the session's (only a process inside can: a pid namespace is nested
- * under the creator's active one). The request arrives as the control
- * JSON with the command's stdio and the end of a socket pair on which the
- * command's init reports to the supervisor. */
+ * under the creator's active one), ahead of the command, and hands it to
+ * the supervisor. The request reaches that init as the control JSON with
+ * the command's stdio and the end of a socket pair on which the command's
+ * init reports to the supervisor. */
 #define _GNU_SOURCE
 #include "session/session_init.h"
 
@@ -24,6 +25,7 @@
 #include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
+#include "sandbox/confine.h"
 #include "sandbox/env.h"
 #include "sandbox/init.h"
 #include "sandbox/mounts.h"
@@ -120,9 +122,12 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 
 	syscall(SYS_close_range, 3, chan - 1, 0);
 	syscall(SYS_close_range, chan + 1, ~0U, 0);
-	int mounted = mounts_new_proc(&mnt_err);
+	/* Its own /proc, then what every command of the session drops anyway
+	 * (capabilities, no_new_privs, the seccomp filter): this init needs
+	 * none of it once /proc is mounted, and its child inherits it all. */
+	int ready = mounts_new_proc(&mnt_err) == 0 && confine_ahead(plan, &mnt_err) == 0;
 	if (control_recv(chan, &req, fds, &n, 4) != 0 || n != 4)
-		_exit(125); /* the session's init is gone, or handed over nothing */
+		_exit(125); /* the supervisor is gone, or handed over nothing */
 	close(chan);
 	int report = fds[3];
 	for (int i = 0; i < 3; i++)
@@ -131,10 +136,11 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 	if (report > 3)
 		syscall(SYS_close_range, 3, report - 1, 0);
 	syscall(SYS_close_range, report + 1, ~0U, 0);
-	if (mounted < 0 || command_plan(plan, req, &cp, &argv, &envp, &err) < 0) {
-		msg_send_error(report, mounted < 0 ? &mnt_err : &err);
+	if (!ready || command_plan(plan, req, &cp, &argv, &envp, &err) < 0) {
+		msg_send_error(report, !ready ? &mnt_err : &err);
 		_exit(125);
 	}
+	cp.confined = 1;
 	init_run(&cp, report);
 	_exit(125);
 }
@@ -175,15 +181,16 @@ static void prepared_drop(struct prepared *pc)
 	pc->pid = pc->pidfd = pc->chan = -1;
 }
 
-/* Hands the request to the prepared init (made now if there is none):
- * READY with its pidfd goes first on the report socket, then the request,
- * so the command's own reports always follow READY. */
-static void spawn(const struct sbx_plan *plan, struct prepared *pc, struct json_object *req,
-		  const int *fds)
+/* The fallback when the supervisor holds no init made ahead (a request
+ * came before the next one was ready): one is made now and handed the
+ * request. READY with its pidfd goes first on the report socket, then the
+ * request, so the command's own reports always follow READY. */
+static void spawn(const struct sbx_plan *plan, struct json_object *req, const int *fds)
 {
 	_cleanup_strv_ char **argv = NULL, **envp = NULL;
 	struct sbx_err err = { 0 };
 	struct sbx_plan cp;
+	struct prepared pc;
 	int report = fds[3];
 
 	/* checked here too, so that a bad request gets its error instead of READY */
@@ -191,31 +198,51 @@ static void spawn(const struct sbx_plan *plan, struct prepared *pc, struct json_
 		msg_send_error(report, &err);
 		return;
 	}
-	struct pollfd gone = { pc->pidfd, POLLIN, 0 };
-	if (pc->pid >= 0 && poll(&gone, 1, 0) != 0) /* it died while waiting */
-		prepared_drop(pc);
-	if (pc->pid < 0 && prepare(plan, pc) < 0) {
+	if (prepare(plan, &pc) < 0) {
 		err_sys(&err, "create the command's pid namespace");
 		msg_send_error(report, &err);
 		return;
 	}
-	struct sbx_msg m = { .type = SBX_MSG_READY, .code = pc->pid };
-	msg_send(report, &m, &pc->pidfd, 1);
-	if (control_send(pc->chan, req, fds, 4) < 0) /* it died: its pidfd tells the supervisor */
+	struct sbx_msg m = { .type = SBX_MSG_READY, .code = pc.pid };
+	msg_send(report, &m, &pc.pidfd, 1);
+	if (control_send(pc.chan, req, fds, 4) < 0) /* it died: its pidfd tells the supervisor */
 		log_trace("command init: gone before the request");
-	close(pc->pidfd);
-	close(pc->chan);
-	pc->pid = pc->pidfd = pc->chan = -1;
+	close(pc.pidfd);
+	close(pc.chan);
+}
+
+/* Makes the next command's init ahead and hands it to the supervisor (its
+ * channel and pidfd), which then sends a request straight to it: one
+ * hand-over less on a command's way in. The supervisor asks for each one;
+ * this side keeps no copy, so one init never gets two requests. */
+static void prepare_for_supervisor(const struct sbx_plan *plan, int sync)
+{
+	struct prepared pc;
+	struct sbx_msg m = { .type = SBX_MSG_PREPARED };
+
+	if (prepare(plan, &pc) < 0) { /* none: the supervisor sends exec requests here */
+		msg_send(sync, &m, NULL, 0);
+		return;
+	}
+	m.code = pc.pid;
+	int fds[2] = { pc.chan, pc.pidfd };
+	if (msg_send(sync, &m, fds, 2) < 0) {
+		prepared_drop(&pc);
+		return;
+	}
+	close(pc.chan);
+	close(pc.pidfd);
+}
+
+static int is_op(struct json_object *req, const char *op)
+{
+	struct json_object *v = get(req, "op", json_type_string);
+	return v && strcmp(json_object_get_string(v), op) == 0;
 }
 
 void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 {
-	struct prepared pc = { -1, -1, -1 };
-
 	for (;;) {
-		/* the next command's init, made while the session is idle */
-		if (pc.pid < 0)
-			prepare(plan, &pc);
 		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { sync, POLLIN, 0 } };
 		if (poll(p, 2, -1) < 0)
 			continue;
@@ -224,10 +251,8 @@ void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 			if (si.ssi_signo == SIGCHLD)
 				while (waitpid(-1, NULL, WNOHANG) > 0)
 					;
-			else if (si.ssi_pid == 0 && (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)) {
-				prepared_drop(&pc);
+			else if (si.ssi_pid == 0 && (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT))
 				_exit(0);
-			}
 		}
 		if (!(p[1].revents & (POLLIN | POLLHUP)))
 			continue;
@@ -235,12 +260,12 @@ void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 		int fds[4];
 		size_t n = 0;
 		int r = control_recv(sync, &req, fds, &n, 4);
-		if (r == 1) {
-			prepared_drop(&pc);
+		if (r == 1)
 			_exit(0); /* the supervisor is gone */
-		}
-		if (r == 0 && n == 4)
-			spawn(plan, &pc, req, fds);
+		if (r == 0 && n == 0 && is_op(req, "prepare"))
+			prepare_for_supervisor(plan, sync);
+		else if (r == 0 && n == 4)
+			spawn(plan, req, fds);
 		for (size_t i = 0; i < n; i++)
 			close(fds[i]);
 		if (req)
