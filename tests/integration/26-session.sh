@@ -51,6 +51,9 @@ test_exit_codes_timeout_and_stdio() {
 /tmp" "$out"
 	run "$SBX" run --session "$n" --net full -- true
 	assert_bad_input "--net"
+	# one identity per session: --user is refused, not silently ignored
+	run "$SBX" run --session "$n" -u 1000 -- id -u
+	assert_bad_input "--user"
 }
 
 test_concurrent_runs() {
