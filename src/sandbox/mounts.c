@@ -153,7 +153,10 @@ static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src
 			return err_sys(err, "bind the disk layer");
 		return 0;
 	}
-	if (mkdir("upper", 0755) < 0 || mkdir("work", 0755) < 0 || mkdir("ws", 0755) < 0)
+	/* upper and work below one directory: fuse-overlayfs gets that one
+	 * directory (fuseroot.c), as one mount, since it renames between them */
+	if (mkdir("layer", 0755) < 0 || mkdir("layer/upper", 0755) < 0 ||
+	    mkdir("layer/work", 0755) < 0 || mkdir("ws", 0755) < 0)
 		return err_sys(err, "staging directories");
 	return 0;
 }
@@ -186,7 +189,7 @@ static int setup_overlay(const struct sbx_plan *plan, const struct sbx_mount_src
 	char path[64];
 	const char *opts = plan->storage == SBX_STORAGE_DISK
 		? "lowerdir=lower,upperdir=disk/upper,workdir=disk/work,userxattr"
-		: "lowerdir=lower,upperdir=upper,workdir=work,userxattr";
+		: "lowerdir=lower,upperdir=layer/upper,workdir=layer/work,userxattr";
 
 	fdpath(path, sizeof(path), ms->lower);
 	if (mount(path, "lower", NULL, MS_BIND | MS_REC, NULL) < 0)
