@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -114,27 +115,59 @@ struct daemon_args {
 	pid_t parent;
 };
 
-/* In the forked daemon: the sandbox's namespaces and identity, a root of its
- * own, fd 3 the FUSE device, nothing else of the host side, its seccomp
- * filter, then fuse-overlayfs. Nothing here may allocate (the host side may
- * have threads); every failure is exit 125, which the supervisor reports. */
+/* The first process (the one the host side knows): it only waits for the
+ * daemon, pid 1 of the new pid namespace, and ends as it ends. It holds
+ * nothing but the pipe whose end tells the daemon it is gone; the daemon's
+ * pivot_root moves its root too. */
+static __attribute__((noreturn)) void daemon_wait(const struct daemon_args *a, pid_t pid, int alive)
+{
+	int status;
+
+	if (dup2(alive, 3) < 0)
+		_exit(125);
+	syscall(SYS_close_range, 4, ~0U, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_apply_daemon(a->bpf, getpid()) < 0)
+		_exit(125);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+/* In the forked daemon: the sandbox's namespaces and identity, a pid
+ * namespace of its own (so that it can have a /proc, which fuse-overlayfs
+ * needs, showing no other process), a root of its own, fd 3 the FUSE
+ * device, nothing else of the host side, its seccomp filter, then
+ * fuse-overlayfs. Nothing here may allocate (the host side may have
+ * threads); every failure is exit 125, which the supervisor reports. */
 static __attribute__((noreturn)) void daemon_exec(const struct daemon_args *a)
 {
 	struct sbx_err err;
-	int fd = fcntl(a->fuse_fd, F_DUPFD, 10);
+	int fd = fcntl(a->fuse_fd, F_DUPFD, 10), alive[2];
 
+	/* setns clears PR_SET_PDEATHSIG; the host side may be gone by then */
+	if (fd < 0 || pipe2(alive, O_CLOEXEC) < 0 || setns(a->userns_fd, CLONE_NEWUSER) < 0 ||
+	    setns(a->mntns_fd, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS | CLONE_NEWPID) < 0 ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != a->parent)
+		_exit(125);
+	pid_t pid = fork();
+	if (pid < 0)
+		_exit(125);
+	if (pid > 0)
+		daemon_wait(a, pid, alive[1]);
+	close(alive[1]);
 	/* fd 3 may be one of the namespace fds: dup2 only after they were used;
 	 * the root is built while it has all capabilities in the user namespace */
-	if (fd < 0 || setns(a->userns_fd, CLONE_NEWUSER) < 0 || setns(a->mntns_fd, CLONE_NEWNS) < 0 ||
-	    unshare(CLONE_NEWNS) < 0 || fuseroot_enter(a->bin) < 0 ||
-	    userns_become(a->uid, a->gid, &err) < 0 || dup2(fd, 3) < 0)
+	if (fuseroot_enter(a->bin) < 0 || userns_become(a->uid, a->gid, &err) < 0 || dup2(fd, 3) < 0)
 		_exit(125);
-	syscall(SYS_close_range, 4, ~0U, 0);
-	/* the change of identity cleared it; the host side may be gone by now;
-	 * and no setuid program (fusermount3, sudo) gains it anything */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != a->parent ||
+	/* it dies with the waiter, and so with the host side (checked after
+	 * the change of identity, which may clear it); no setuid program
+	 * (fusermount3, sudo) gains it anything */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+	    poll(&(struct pollfd){ .fd = alive[0], .events = POLLIN }, 1, 0) != 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(125);
+	syscall(SYS_close_range, 4, ~0U, 0);
 	/* the caller's terminal is not its business; its messages only with -v */
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||

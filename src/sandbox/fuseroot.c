@@ -162,6 +162,12 @@ static int build_and_pivot(struct fuseroot_tree *trees, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (place(rootfd, &trees[i]) < 0)
 			return -1;
+	/* fuse-overlayfs reads /proc/sys/kernel/overflow[ug]id, works through
+	 * /proc/self/fd and checks that /proc is a writable procfs; this one
+	 * shows only the daemon's own pid namespace */
+	if (mkdirat(rootfd, "proc", 0555) < 0 ||
+	    mount("proc", "/tmp/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return -1;
 	if (fchdir(rootfd) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
 	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return -1;
