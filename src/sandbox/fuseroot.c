@@ -3,9 +3,10 @@
  * The daemon starts in a private copy of the sandbox's mount namespace taken
  * before pivot_root: the host's whole tree, with the staging tmpfs at /tmp.
  * It needs little of that: its binary, the loader and the libraries, the
- * image (lower) and the writable layer. So it gets a small tmpfs of its own
- * holding only those, bound in from the copy (read-only but the layer), and
- * pivots into it; the old root is detached, so nothing of the user's home or
+ * image (lower), the writable layer, and a /proc (fuse-overlayfs works
+ * through /proc/self/fd). So it gets a small tmpfs of its own holding only
+ * those, bound in from the copy (read-only but the layer), with a /proc of
+ * the pid namespace made for it alone (fuselayer.c), and pivots into it; the old root is detached, so nothing of the user's home or
  * of the rest of the host stays reachable by path. With mount, pivot_root,
  * open_tree and open_by_handle_at denied by its seccomp filter afterwards, it
  * cannot get back.

@@ -5,8 +5,9 @@
 #define SBX_FUSEROOT_H
 
 /* In the forked daemon, in its private copy of the sandbox's mount
- * namespace (staging dirs at /tmp/lower and /tmp/layer), with capabilities
- * in its user namespace: builds the root and pivots into it. There, the
+ * namespace (staging dirs at /tmp/lower and /tmp/layer), as pid 1 of a pid
+ * namespace of its own (its /proc shows only that), with capabilities in
+ * its user namespace: builds the root and pivots into it. There, the
  * image is /lower and the layer /layer (upper and work). `bin` is the
  * daemon's binary as a real path (no symlinks). Returns 0, or -1 with errno
  * (nothing printed: the daemon's errors are exit 125). */
