@@ -429,8 +429,9 @@ test_fuse_daemon_is_confined_to_its_own_root() {
 	echo secret > "$HOME/sbx-marker.$$"
 	echo secret > "$TESTDIR/marker"
 	"$SBX" run --image tiny --disk 64M -- sh -c 'echo up; sleep 60' > "$TESTDIR/out" &
-	local pid=$! d="" e p
-	trap 'kill $pid 2>/dev/null; rm -f "$HOME/sbx-marker.$$"' EXIT
+	fuse_run=$! # not local: the EXIT trap runs after this function returned
+	trap 'kill "$fuse_run" 2>/dev/null; rm -f "$HOME/sbx-marker.$$"' EXIT
+	local pid=$fuse_run d="" e p
 	# fuse-overlayfs is a child of sbxrun or of a process sbxrun started
 	for _ in $(seq 1 300); do
 		for p in "$pid" $(pgrep -P "$pid"); do d=$(pgrep -P "$p" -x fuse-overlayfs) && break; done
