@@ -430,7 +430,7 @@ test_fuse_daemon_is_confined_to_its_own_root() {
 	echo secret > "$TESTDIR/marker"
 	"$SBX" run --image tiny --disk 64M -- sh -c 'echo up; sleep 60' > "$TESTDIR/out" &
 	fuse_run=$! # not local: the EXIT trap runs after this function returned
-	trap 'kill "$fuse_run" 2>/dev/null; rm -f "$HOME/sbx-marker.$$"' EXIT
+	trap 'kill "$fuse_run" 2>/dev/null || true; rm -f "$HOME/sbx-marker.$$"' EXIT
 	local pid=$fuse_run d="" e p
 	# fuse-overlayfs is a child of sbxrun or of a process sbxrun started
 	for _ in $(seq 1 300); do
