@@ -17,14 +17,17 @@
  *   host's root is detached: nothing of the user's home or of the rest of
  *   the host is reachable by path;
  * - outside the sandbox's pid namespace: nothing inside can see, signal or
- *   ptrace it; the sandbox has no /dev/fuse and may not mount;
+ *   ptrace it; the sandbox has no /dev/fuse and may not mount. It is pid 1
+ *   of a pid namespace of its own, whose /proc (which fuse-overlayfs needs)
+ *   shows only itself; the process the host side knows is a waiter above
+ *   it, which holds nothing and ends as it ends;
  * - no_new_privs; of the host side's fds only the FUSE device (stdin and
  *   stdout are /dev/null, stderr too unless -v);
  * - a seccomp filter (seccomp.c, seccomp_compile_daemon): no sockets, no
  *   ptrace or process_vm_*, no mounts, new roots or namespaces, no keyring,
  *   bpf, perf, userfaultfd, io_uring, kexec or modules, and signals only to
- *   itself: the host's pid namespace it lives in holds the user's other
- *   processes;
+ *   itself (the waiter, in the host's pid namespace, could otherwise reach
+ *   the user's other processes), on both processes;
  * - a child of the host side with PR_SET_PDEATHSIG: it dies with the
  *   supervisor (also on kill -9), and the supervisor kills it when the
  *   sandbox ends. The FUSE mount is not allow_other: only the sandbox's
