@@ -153,7 +153,10 @@ static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src
 			return err_sys(err, "bind the disk layer");
 		return 0;
 	}
-	if (mkdir("upper", 0755) < 0 || mkdir("work", 0755) < 0 || mkdir("ws", 0755) < 0)
+	/* upper and work below one directory: fuse-overlayfs gets that one
+	 * directory (fuseroot.c), as one mount, since it renames between them */
+	if (mkdir("layer", 0755) < 0 || mkdir("layer/upper", 0755) < 0 ||
+	    mkdir("layer/work", 0755) < 0 || mkdir("ws", 0755) < 0)
 		return err_sys(err, "staging directories");
 	return 0;
 }
@@ -196,7 +199,7 @@ static int setup_overlay(const struct sbx_plan *plan, const struct sbx_mount_src
 	}
 	snprintf(opts, sizeof(opts), "lowerdir=%s,%s,userxattr", path,
 		 plan->storage == SBX_STORAGE_DISK ? "upperdir=disk/upper,workdir=disk/work"
-						   : "upperdir=upper,workdir=work");
+						   : "upperdir=layer/upper,workdir=layer/work");
 	if (mount("overlay", "root", "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
 		err_sys(err, "mount the overlay root");
 		err_hint(err, "overlayfs in a user namespace needs Linux 5.11 (see 'sbxrun doctor')");

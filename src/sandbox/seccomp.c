@@ -264,15 +264,8 @@ static int build(scmp_filter_ctx ctx, const struct sbx_config *cfg, int single_u
 /* Exports what libseccomp would load: the same program seccomp_load()
  * generates, read back from a memfd so that it can be cached and loaded
  * later without libseccomp (seccomp_cache.c). */
-int seccomp_compile(const struct sbx_config *cfg, int single_uid, struct sbx_bpf *out,
-		    struct sbx_err *err)
+static int export_filter(scmp_filter_ctx ctx, struct sbx_bpf *out, struct sbx_err *err)
 {
-	memset(out, 0, sizeof(*out));
-	__attribute__((cleanup(filter_release))) scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return err_set(err, ENOMEM, "seccomp: cannot create a filter");
-	if (build(ctx, cfg, single_uid, err) < 0)
-		return -1;
 	_cleanup_close_ int fd = memfd_create("sbxrun-bpf", MFD_CLOEXEC);
 	if (fd < 0)
 		return err_sys(err, "seccomp: memfd");
@@ -290,6 +283,18 @@ int seccomp_compile(const struct sbx_config *cfg, int single_uid, struct sbx_bpf
 	}
 	out->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
 	return 0;
+}
+
+int seccomp_compile(const struct sbx_config *cfg, int single_uid, struct sbx_bpf *out,
+		    struct sbx_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	__attribute__((cleanup(filter_release))) scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return err_set(err, ENOMEM, "seccomp: cannot create a filter");
+	if (build(ctx, cfg, single_uid, err) < 0)
+		return -1;
+	return export_filter(ctx, out, err);
 }
 
 void seccomp_bpf_free(struct sbx_bpf *bpf)
@@ -346,4 +351,94 @@ void seccomp_rules(struct sbx_seccomp_rules *r)
 		.chown_family = chown_family, .n_chown = ARRAY_SIZE(chown_family),
 		.personality_ok_bits = PERSONA_OK_BITS,
 	};
+}
+
+/* The fuse-overlayfs daemon's filter (fuselayer.c). It serves the sandbox's
+ * root from the host's pid namespace, as the sandbox's identity, so what it
+ * must not do is reach out: the same denylist as the sandbox's (keyring,
+ * bpf, perf, userfaultfd, io_uring, mounts and new roots, new namespaces,
+ * kexec and modules, TIOCSTI), plus every socket, ptrace and its kin, and
+ * anything that acts on another process of the same host uid (which, from
+ * the host's pid namespace, could be the user's own shell). A denylist
+ * rather than an allowlist for the reason given at the top: the daemon is
+ * the host's fuse-overlayfs, whatever its version and libc, and an
+ * allowlist written against one build fails another in ways nobody can
+ * debug (the layer just stops working); what it really calls, traced on
+ * Debian 12 (fuse-overlayfs 1.10, libfuse 3.14), touches none of this. */
+static const struct sbx_deny deny_daemon[] = {
+	{ "socket", EPERM }, { "socketpair", EPERM },
+	{ "unshare", EPERM },
+	{ "process_madvise", EPERM }, { "migrate_pages", EPERM }, { "move_pages", EPERM },
+	{ "pidfd_open", EPERM }, { "pidfd_send_signal", EPERM }, { "tkill", EPERM },
+};
+
+static int build_daemon(scmp_filter_ctx ctx, struct sbx_err *err)
+{
+	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc < 0)
+		return err_set(err, -rc, "seccomp: bad-architecture action");
+	if (deny_list(ctx, err) < 0 || deny_namespaces(ctx, err) < 0 || deny_ioctls(ctx, err) < 0 ||
+	    names_rule(ctx, ptrace_family, ARRAY_SIZE(ptrace_family), SCMP_ACT_ERRNO(EPERM), err) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(deny_daemon); i++)
+		if (rule(ctx, deny_daemon[i].name, SCMP_ACT_ERRNO(deny_daemon[i].errnum), 0, NULL,
+			 err) < 0)
+			return -1;
+	/* its own limits only (glibc's setrlimit passes pid 0) */
+	struct scmp_arg_cmp other = SCMP_A0(SCMP_CMP_NE, 0);
+	return rule(ctx, "prlimit64", SCMP_ACT_ERRNO(EPERM), 1, &other, err);
+}
+
+int seccomp_compile_daemon(struct sbx_bpf *out, struct sbx_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	__attribute__((cleanup(filter_release))) scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return err_set(err, ENOMEM, "seccomp: cannot create a filter");
+	if (build_daemon(ctx, err) < 0)
+		return -1;
+	return export_filter(ctx, out, err);
+}
+
+/* Signals only to itself: kill, tgkill and the sigqueue calls with arg 0
+ * (a pid_t, 32 bits to the kernel) other than its own pid are EPERM. The
+ * pid is known only in the forked daemon, so this is a second, tiny filter
+ * made there, as the personality filter is. */
+static const int self_signal_nrs[] = { __NR_kill, __NR_tgkill, __NR_rt_sigqueueinfo,
+				       __NR_rt_tgsigqueueinfo };
+#define SELF_HEAD 4
+#define SELF_MAX (SELF_HEAD + ARRAY_SIZE(self_signal_nrs) + 5)
+
+static int load_self_signal_filter(pid_t self)
+{
+	const struct sock_filter head[SELF_HEAD] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	};
+	struct sock_filter f[SELF_MAX];
+	size_t n = ARRAY_SIZE(self_signal_nrs), i;
+
+	memcpy(f, head, sizeof(head));
+	/* call i jumps over the rest and the ALLOW to the pid check */
+	for (i = 0; i < n; i++)
+		f[SELF_HEAD + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+								(uint32_t)self_signal_nrs[i], (uint8_t)(n - i), 0);
+	f[SELF_HEAD + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[SELF_HEAD + n + 1] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO);
+	f[SELF_HEAD + n + 2] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)self, 0, 1);
+	f[SELF_HEAD + n + 3] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[SELF_HEAD + n + 4] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	struct sock_fprog prog = { .len = (unsigned short)SELF_MAX, .filter = f };
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+int seccomp_apply_daemon(const struct sbx_bpf *bpf, pid_t self)
+{
+	struct sock_fprog prog = { .len = bpf->len, .filter = bpf->insns };
+
+	if (!bpf->len || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return -1;
+	return load_self_signal_filter(self);
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/config.h"
 #include "base/err.h"
@@ -64,5 +65,13 @@ int seccomp_compile(const struct sbx_config *cfg, int single_uid, struct sbx_bpf
  * bpf is empty. Call it last, right before execve. */
 int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err);
 void seccomp_bpf_free(struct sbx_bpf *bpf);
+
+/* The fuse-overlayfs daemon's filter (fuselayer.c): the sandbox's denylist
+ * (ptrace always denied), plus every socket, unshare, and what acts on other
+ * processes. Compiled on the host side, before the fork. */
+int seccomp_compile_daemon(struct sbx_bpf *out, struct sbx_err *err);
+/* In the daemon, after no_new_privs, right before execve: loads it, and a
+ * filter that lets signals go to `self` (its pid) only. 0 or -1 (errno). */
+int seccomp_apply_daemon(const struct sbx_bpf *bpf, pid_t self);
 
 #endif

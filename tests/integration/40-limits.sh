@@ -418,6 +418,52 @@ x" "$out" "$err"
 	assert_host_back "$before" "$(head -1 "$TESTDIR/ns")"
 }
 
+# The daemon itself is confined (fuseroot.c, seccomp.c): seen from the host
+# side by the same uid, it has no_new_privs and a seccomp filter, and its root
+# holds the image, the layer and what loads the binary, nothing of the host
+# (no /home, /etc/passwd, /tmp, not the caller's home).
+test_fuse_daemon_is_confined_to_its_own_root() {
+	local mode
+	mode=$(storage_detail)
+	[ "$mode" = fuse-overlayfs+tmpfs ] || skip "the writable layer does not go through fuse-overlayfs here ($mode)"
+	echo secret > "$HOME/sbx-marker.$$"
+	echo secret > "$TESTDIR/marker"
+	"$SBX" run --image tiny --disk 64M -- sh -c 'echo up; sleep 60' > "$TESTDIR/out" &
+	fuse_run=$! # not local: the EXIT trap runs after this function returned
+	trap 'kill "$fuse_run" 2>/dev/null || true; rm -f "$HOME/sbx-marker.$$"' EXIT
+	local pid=$fuse_run d="" e p
+	# fuse-overlayfs is a child of sbxrun or of a process sbxrun started
+	for _ in $(seq 1 300); do
+		for p in "$pid" $(pgrep -P "$pid"); do d=$(pgrep -P "$p" -x fuse-overlayfs) && break; done
+		[ -n "$d" ] && [ -s "$TESTDIR/out" ] && break
+		sleep 0.1
+	done
+	[ -n "$d" ] && [ -s "$TESTDIR/out" ] || fail "no fuse-overlayfs below sbxrun (pid $pid): $(ps -o pid=,args= --ppid "$pid")"
+	p=$(awk '/^PPid:/ {print $2}' "/proc/$d/status")
+	[ "$p" = "$pid" ] && p=""
+	for p in $p "$d"; do # every process of the daemon (and a waiter above it)
+		grep -Eq '^NoNewPrivs:[[:space:]]+1$' "/proc/$p/status" || fail "no_new_privs in $(cat /proc/$p/comm): $(grep NoNewPrivs "/proc/$p/status")"
+		grep -Eq '^Seccomp:[[:space:]]+2$' "/proc/$p/status" || fail "no seccomp filter in $(cat /proc/$p/comm): $(grep Seccomp: "/proc/$p/status")"
+	done
+	local top
+	top=$(ls -A "/proc/$d/root/") || fail "its root cannot be read by uid $(id -u)"
+	assert_contains "$top" lower "its root"
+	assert_contains "$top" layer "its root"
+	# (-e, not -x: /lower is noexec)
+	[ -e "/proc/$d/root/lower/bin/busybox" ] || fail "no image below /lower: $(ls "/proc/$d/root/lower")"
+	for e in $top; do
+		case $e in
+		lower | layer | usr | bin | sbin | lib | lib64 | etc | dev | proc | fuse-overlayfs) ;;
+		*) fail "its root holds '$e': $(echo $top)" ;;
+		esac
+	done
+	assert_eq ld.so.cache "$(ls -A "/proc/$d/root/etc" 2>/dev/null || echo ld.so.cache)" "its /etc"
+	[ ! -e "/proc/$d/root$HOME/sbx-marker.$$" ] || fail "it sees the caller's home ($HOME)"
+	[ ! -e "/proc/$d/root$TESTDIR/marker" ] || fail "it sees $TESTDIR"
+	[ ! -e "/proc/$d/root/etc/passwd" ] || fail "it sees the host's /etc/passwd"
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
 test_strict_refuses_a_disk_quota_it_can_only_kill_for() {
 	printf '[sandbox]\nstorage = disk\n[limits]\nenforce = strict\ndisk = 16M\n' > "$TESTDIR/s.ini"
 	run "$SBX" run --image tiny -p "$TESTDIR/s.ini" -- true
