@@ -23,7 +23,7 @@ struct sbx_fuselayer {
 /* Host side: starts fuse-overlayfs serving fuse_fd (as /dev/fd/3) in the
  * sandbox's user namespace as uid/gid, in a copy of its mount namespace
  * taken now (before pivot_root), with the staging tmpfs's /tmp/lower,
- * /tmp/upper and /tmp/work. It stays outside the sandbox's pid namespace
+ * /tmp/layer/upper and /tmp/layer/work. It stays outside the sandbox's pid namespace
  * and dies with the host side. */
 int fuselayer_spawn(const char *bin, int userns_fd, int mntns_fd, int fuse_fd, uid_t uid, gid_t gid,
 		    struct sbx_fuselayer *fl, struct sbx_err *err);
