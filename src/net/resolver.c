@@ -1,7 +1,9 @@
 /* resolver.c - getaddrinfo on worker threads with a small TTL cache, so the
  * proxy's event loop never waits on DNS (a blocking lookup per request made
  * a download 40 times slower: DESIGN.md). Completions are signalled through
- * an eventfd the loop polls. */
+ * an eventfd the loop polls. The workers start with the first lookup that
+ * misses the cache: most sandboxes make none, and four threads cost a
+ * start-up a few hundred microseconds. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
@@ -38,6 +40,7 @@ struct sbx_resolver {
 	struct cache_entry cache[CACHE_SIZE];
 	int refs;      /* the owner plus each live worker; the last one frees */
 	bool stopping;
+	bool started;  /* the workers were started (on the first lookup) */
 	int efd;
 };
 
@@ -155,23 +158,27 @@ int resolver_new(struct sbx_resolver **out, struct sbx_err *err)
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->refs = 1;
-	for (int i = 0; i < WORKERS; i++) {
-		pthread_t t;
-		pthread_mutex_lock(&r->lock);
-		r->refs++;
-		pthread_mutex_unlock(&r->lock);
-		int e = pthread_create(&t, NULL, worker, r);
-		if (e) {
-			pthread_mutex_lock(&r->lock);
-			r->refs--;
-			pthread_mutex_unlock(&r->lock);
-			resolver_free(r);
-			return err_set(err, e, "cannot start a resolver thread");
-		}
-		pthread_detach(t);
-	}
 	*out = r;
 	return 0;
+}
+
+/* With the lock held: starts the workers; how many are running. */
+static int start_workers_locked(struct sbx_resolver *r)
+{
+	int n = 0;
+
+	r->started = true;
+	for (int i = 0; i < WORKERS; i++) {
+		pthread_t t;
+		r->refs++;
+		if (pthread_create(&t, NULL, worker, r) != 0) {
+			r->refs--;
+			break;
+		}
+		pthread_detach(t);
+		n++;
+	}
+	return n;
 }
 
 int resolver_fd(const struct sbx_resolver *r)
@@ -195,6 +202,21 @@ int resolver_lookup(struct sbx_resolver *r, const char *host, uint64_t tag, stru
 	struct job *j = xcalloc(1, sizeof(*j));
 	j->host = xstrdup(host);
 	j->tag = tag;
+	if (!r->started && start_workers_locked(r) == 0) {
+		/* no thread could be made: this lookup blocks, rather than never
+		 * being answered; a later one tries the threads again */
+		r->started = false;
+		pthread_mutex_unlock(&r->lock);
+		lookup(j->host, &j->res);
+		pthread_mutex_lock(&r->lock);
+		cache_put_locked(r, j->host, &j->res);
+		j->next = r->done;
+		r->done = j;
+		uint64_t one = 1;
+		(void)!write(r->efd, &one, sizeof(one));
+		pthread_mutex_unlock(&r->lock);
+		return 0;
+	}
 	/* Order does not matter: each job carries its own tag. */
 	j->next = r->todo;
 	r->todo = j;
