@@ -309,22 +309,38 @@ int mkdir_p(const char *path, mode_t mode, struct sbx_err *err)
 	return 0;
 }
 
-static int rm_children(int fd, struct sbx_err *err)
+int dir_each(int dirfd, int (*fn)(int dirfd, const char *name, void *arg), void *arg,
+	     struct sbx_err *err)
 {
-	DIR *d = fdopendir(fd);
+	/* a description of its own: a dup would share (and move) the offset */
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	int r = 0;
 
 	if (!d) {
-		close(fd);
-		return err_sys(err, "opendir");
+		if (fd >= 0)
+			close(fd);
+		return err_sys(err, "read a directory");
 	}
-	while (r == 0 && (e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		r = rm_rf_at(dirfd(d), e->d_name, err);
-	}
+	while (r == 0 && (errno = 0, e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			r = fn(dirfd, e->d_name, arg);
+	if (r == 0 && errno)
+		r = err_sys(err, "read a directory");
 	closedir(d);
+	return r;
+}
+
+static int rm_one(int dirfd, const char *name, void *err)
+{
+	return rm_rf_at(dirfd, name, err);
+}
+
+static int rm_children(int fd, struct sbx_err *err)
+{
+	int r = dir_each(fd, rm_one, err, err);
+	close(fd);
 	return r;
 }
 

@@ -52,6 +52,12 @@ int mkdir_p(const char *path, mode_t mode, struct sbx_err *err);
 /* Removes a tree below dirfd without following symlinks, fixing modes that
  * would stop it (a rootfs holds read-only directories). */
 int rm_rf_at(int dirfd, const char *name, struct sbx_err *err);
+/* Calls fn(dirfd, name, arg) for each entry of the directory dirfd but "."
+ * and "..", until one returns nonzero, and returns that (or -1 with err
+ * when the directory cannot be read). dirfd stays open, its offset
+ * untouched. */
+int dir_each(int dirfd, int (*fn)(int dirfd, const char *name, void *arg), void *arg,
+	     struct sbx_err *err);
 bool str_has_prefix(const char *s, const char *prefix);
 
 #endif

@@ -51,14 +51,14 @@ static int copy_file(int sdir, const char *name, const struct stat *st, int ddir
 	ssize_t n;
 
 	if (in < 0 || out < 0)
-		return err_sys(err, "workspace from the image: '%s'", name);
+		return err_sys(err, "'%s'", name);
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (write_all(out, buf, (size_t)n) < 0)
-			return err_sys(err, "workspace from the image: write '%s'", name);
+			return err_sys(err, "write '%s'", name);
 	if (n < 0)
-		return err_sys(err, "workspace from the image: read '%s'", name);
+		return err_sys(err, "read '%s'", name);
 	if (fchmod(out, st->st_mode & 01777) < 0)
-		return err_sys(err, "workspace from the image: chmod '%s'", name);
+		return err_sys(err, "chmod '%s'", name);
 	return 0;
 }
 
@@ -68,27 +68,27 @@ static int copy_entry(int sdir, const char *name, int ddir, int depth, struct sb
 	char link[4096];
 
 	if (fstatat(sdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return err_sys(err, "workspace from the image: '%s'", name);
+		return err_sys(err, "'%s'", name);
 	if (S_ISREG(st.st_mode)) {
 		if (copy_file(sdir, name, &st, ddir, err) < 0)
 			return -1;
 	} else if (S_ISLNK(st.st_mode)) {
 		ssize_t n = readlinkat(sdir, name, link, sizeof(link) - 1);
 		if (n < 0 || (link[n] = '\0', symlinkat(link, ddir, name) < 0))
-			return err_sys(err, "workspace from the image: symlink '%s'", name);
+			return err_sys(err, "symlink '%s'", name);
 	} else if (S_ISDIR(st.st_mode)) {
 		if (depth >= MAX_DEPTH)
-			return err_set(err, 0, "workspace from the image: deeper than %d levels", MAX_DEPTH);
+			return err_set(err, 0, "deeper than %d levels", MAX_DEPTH);
 		if (mkdirat(ddir, name, 0700) < 0)
-			return err_sys(err, "workspace from the image: mkdir '%s'", name);
+			return err_sys(err, "mkdir '%s'", name);
 		_cleanup_close_ int s = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		_cleanup_close_ int d = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (s < 0 || d < 0)
-			return err_sys(err, "workspace from the image: '%s'", name);
+			return err_sys(err, "'%s'", name);
 		if (copy_tree(s, d, depth + 1, err) < 0)
 			return -1;
 		if (fchmod(d, st.st_mode & 01777) < 0)
-			return err_sys(err, "workspace from the image: chmod '%s'", name);
+			return err_sys(err, "chmod '%s'", name);
 	} else {
 		return 0; /* FIFOs and sockets: nothing to carry over */
 	}
@@ -97,26 +97,24 @@ static int copy_entry(int sdir, const char *name, int ddir, int depth, struct sb
 	return 0;
 }
 
+struct copy_ctx {
+	int ddir, depth;
+	struct sbx_err *err;
+};
+
+static int copy_one(int sdir, const char *name, void *arg)
+{
+	const struct copy_ctx *c = arg;
+	return copy_entry(sdir, name, c->ddir, c->depth, c->err);
+}
+
 static int copy_tree(int sdir, int ddir, int depth, struct sbx_err *err)
 {
-	int fd = dup(sdir);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
-	int r = 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return err_sys(err, "workspace from the image: read a directory");
-	}
-	while (r == 0 && (errno = 0, e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			r = copy_entry(sdir, e->d_name, ddir, depth, err);
-	closedir(d);
-	return r;
+	struct copy_ctx ctx = { ddir, depth, err };
+	return dir_each(sdir, copy_one, &ctx, err);
 }
 
 int wsseed_copy(int src, int dst, struct sbx_err *err)
 {
-	return copy_tree(src, dst, 0, err);
+	return copy_tree(src, dst, 0, err) < 0 ? err_wrap(err, "workspace from the image") : 0;
 }

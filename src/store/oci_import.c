@@ -198,23 +198,14 @@ out:
 }
 
 /* Empties a directory (an opaque whiteout): its children from lower layers. */
+static int clear_one(int dfd, const char *name, void *arg)
+{
+	return rm_rf_at(dfd, name, arg);
+}
+
 static int clear_dir(int dfd, struct sbx_err *err)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
-	int r = 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return err_sys(err, "opaque whiteout: open directory");
-	}
-	while (r == 0 && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			r = rm_rf_at(dfd, e->d_name, err);
-	closedir(d);
-	return r;
+	return dir_each(dfd, clear_one, err, err) < 0 ? err_wrap(err, "opaque whiteout") : 0;
 }
 
 /* One whiteout entry: .wh..wh..opq empties its directory, .wh.NAME removes
