@@ -19,6 +19,7 @@
  * (Linux 5.11), a read-only bind remount that repeats the locked flags. */
 #define _GNU_SOURCE
 #include "sandbox/fuseroot.h"
+#include "sandbox/mounts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,13 +107,11 @@ static int remount_ro(int dirfd, const char *dst, uint64_t attr)
 	if (fd < 0 || fstatvfs(fd, &sv) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	unsigned long fl = MS_BIND | MS_REMOUNT;
-	fl |= (attr & MOUNT_ATTR_RDONLY ? MS_RDONLY : 0) |
-	      (sv.f_flag & ST_NOSUID || attr & MOUNT_ATTR_NOSUID ? MS_NOSUID : 0) |
-	      (sv.f_flag & ST_NODEV || attr & MOUNT_ATTR_NODEV ? MS_NODEV : 0) |
-	      (sv.f_flag & ST_NOEXEC || attr & MOUNT_ATTR_NOEXEC ? MS_NOEXEC : 0) |
-	      (sv.f_flag & ST_NOATIME ? MS_NOATIME : 0) | (sv.f_flag & ST_RELATIME ? MS_RELATIME : 0) |
-	      (sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0);
+	unsigned long fl = MS_BIND | MS_REMOUNT | mounts_locked_flags(&sv) |
+			   (attr & MOUNT_ATTR_RDONLY ? MS_RDONLY : 0) |
+			   (attr & MOUNT_ATTR_NOSUID ? MS_NOSUID : 0) |
+			   (attr & MOUNT_ATTR_NODEV ? MS_NODEV : 0) |
+			   (attr & MOUNT_ATTR_NOEXEC ? MS_NOEXEC : 0);
 	return mount(NULL, path, NULL, fl, NULL);
 }
 
