@@ -219,6 +219,12 @@ void mcp_term_handle(struct mcp_server *srv, struct mcp_term *t, const struct po
 	size_t n = 0;
 
 	(void)srv;
+	/* A slot whose fd an earlier slot of this wake-up closed (the status
+	 * handler reads the terminal to its end) is stale: read as the
+	 * connection, the terminal's hang-up would replace the exit status with
+	 * a lost connection's 125. */
+	if (p->fd < 0 || (p->fd != t->master && p->fd != t->conn))
+		return;
 	if (p->fd == t->master) {
 		read_master(t);
 		return;

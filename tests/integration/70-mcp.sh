@@ -233,3 +233,31 @@ test_profile_timeout_is_the_ceiling() {
 	[ $((SECONDS - t0)) -lt 20 ] || fail "the profile's 2 s did not cap a 600 s timeout"
 	no_mcp_left "a timeout"
 }
+
+# The server was not polling when a terminal command ended (stopped here,
+# busy with other calls there): its output, its terminal's hang-up and its
+# exit status then arrive in one wake-up, and the status must survive that.
+test_terminal_status_arrives_with_its_hangup() {
+	run timeout 60 python3 - "$SBX" -p default --image tiny <<'PY'
+import json, os, signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "mcp", *sys.argv[2:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def call(i, name, a):
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                               "params": {"name": name, "arguments": a}}) + "\n").encode()); p.stdin.flush()
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i: return m["result"]["structuredContent"]
+r = call(1, "exec", {"cmd": ["sh", "-c", "echo started; sleep 1; echo bye; exit 5"], "session_name": "t",
+                     "yield_time_ms": 300})
+assert r["reason"] == "running" and "started" in r["stdout"], r
+os.kill(p.pid, signal.SIGSTOP); time.sleep(3); os.kill(p.pid, signal.SIGCONT)
+time.sleep(0.5)
+r = call(2, "feed_chars", {"session_name": "t", "chars": "", "yield_time_ms": 2000})
+print(json.dumps(r))
+p.stdin.close(); p.wait(30)
+PY
+	assert_status 0
+	assert_contains "$out" '"exit_code": 5'
+	assert_contains "$out" 'bye'
+	no_mcp_left "a terminal command's end"
+}
