@@ -5,6 +5,7 @@
 #include "sandbox/record.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,9 @@ static struct json_object *limits(const struct sbx_config *cfg, const struct sbx
 		/* on disk storage one file is capped at the quota (limits_cap_file_size) */
 		if (keys[i] == SBX_K_FILE_SIZE && plan->lim.file_size)
 			format_size(plan->lim.file_size, buf, sizeof(buf));
+		/* the caller's hard RLIMIT_NOFILE caps what the profile asks for */
+		if (keys[i] == SBX_K_OPEN_FILES && plan->lim.open_files)
+			snprintf(buf, sizeof(buf), "%" PRIu64, plan->lim.open_files);
 		json_object_object_add(e, "value", json_object_new_string(buf));
 		json_object_object_add(e, "mechanism",
 				       json_object_new_string(res->mechanism[keys[i]] ? res->mechanism[keys[i]] : "none"));

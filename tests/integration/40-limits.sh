@@ -296,6 +296,14 @@ dd=1
 1048576" "$out" "open files, then a write past file_size"
 }
 
+test_open_files_above_the_hard_limit_is_recorded_as_applied() {
+	printf '[limits]\nopen_files = 4096\n' > "$TESTDIR/f.ini"
+	run bash -c "ulimit -n 256 && exec '$SBX' run --image tiny -p '$TESTDIR/f.ini' --json '$TESTDIR/r.json' -- sh -c 'ulimit -n'"
+	assert_status 0
+	assert_eq 256 "$out" "the hard limit caps open_files"
+	assert_contains "$(cat "$TESTDIR/r.json")" '"open_files":{"value":"256","mechanism":"rlimit"}'
+}
+
 test_disk_quota_with_storage_disk() {
 	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
 	run "$SBX" run --image tiny -p "$TESTDIR/d.ini" --json "$TESTDIR/r.json" -- sh -c \
