@@ -9,7 +9,8 @@
  * ptrace and single-uid), and a file is used only if its key line is equal,
  * its size fits, its checksum over the instructions matches, and it and its
  * directory are owned by the caller and writable by no one else. Anything
- * else, and it is rebuilt and rewritten (to a temporary name, renamed).
+ * else, and it is rebuilt and rewritten (to a temporary name, renamed);
+ * files of other keys that were not written for a month are removed then.
  * No sandbox sees the cache: it lives in the caller's home, which is never
  * mounted into a sandbox unless the caller binds it, and then the profiles
  * beside it are as exposed; the trust is the same as theirs. */
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -153,6 +155,24 @@ static int read_cached(int dfd, const char *name, const char *key, struct sbx_bp
 	return 0;
 }
 
+/* Each build of sbxrun and each kernel has keys of its own, so old files
+ * would pile up: a file not rewritten for CACHE_DAYS goes when another is
+ * written (one still in use costs one rebuild then). Only names of the
+ * cache's own form are touched. */
+#define CACHE_DAYS 30
+
+static int sweep_one(int dfd, const char *name, void *arg)
+{
+	const time_t *cutoff = arg;
+	struct stat st;
+
+	if (strlen(name) != 16 || strspn(name, "0123456789abcdef") != 16)
+		return 0;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_mtime < *cutoff)
+		unlinkat(dfd, name, 0);
+	return 0;
+}
+
 static void write_cached(int dfd, const char *name, const char *key, const struct sbx_bpf *bpf)
 {
 	struct header h = { .len = bpf->len };
@@ -170,6 +190,9 @@ static void write_cached(int dfd, const char *name, const char *key, const struc
 		log_verbose("seccomp cache: cannot write '%s': %s", name, strerror(errno));
 		unlinkat(dfd, tmp, 0);
 	}
+	time_t cutoff = time(NULL) - CACHE_DAYS * 86400;
+	struct sbx_err ignored;
+	dir_each(dfd, sweep_one, &cutoff, &ignored);
 }
 
 int seccomp_prepare(const struct sbx_config *cfg, int single_uid, struct sbx_bpf *out, struct sbx_err *err)

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/config.h"
@@ -106,10 +107,31 @@ int main(void)
 	prepare_check(&cfg, &ref, "a symlink");
 	CHECK(lstat(file, &st) == 0 && S_ISREG(st.st_mode));
 	/* other inputs, another file: ptrace = no is a different program */
+	char mine[512];
+	snprintf(mine, sizeof(mine), "%s", file);
 	cfg.ptrace = 0;
 	CHECK(seccomp_prepare(&cfg, 1, &b, &err) == 0 && b.len && !same(&b, &ref));
 	seccomp_bpf_free(&b);
 	CHECK(find_file() == 2);
+	/* a write sweeps files of other keys untouched for a month, and
+	 * nothing else: not a recent one, not a name of another form */
+	char old[600], recent[600], foreign[600];
+	snprintf(old, sizeof(old), "%s/00000000000000aa", dir);
+	snprintf(recent, sizeof(recent), "%s/00000000000000bb", dir);
+	snprintf(foreign, sizeof(foreign), "%s/notes", dir);
+	const char *made[] = { old, recent, foreign };
+	for (int i = 0; i < 3; i++)
+		close(open(made[i], O_WRONLY | O_CREAT | O_EXCL, 0600));
+	struct timespec t[2] = { { time(NULL) - 31 * 86400, 0 }, { time(NULL) - 31 * 86400, 0 } };
+	CHECK(utimensat(AT_FDCWD, old, t, 0) == 0 && utimensat(AT_FDCWD, foreign, t, 0) == 0);
+	t[0].tv_sec = t[1].tv_sec = time(NULL) - 20 * 86400;
+	CHECK(utimensat(AT_FDCWD, recent, t, 0) == 0);
+	cfg.ptrace = 1;
+	snprintf(file, sizeof(file), "%s", mine);
+	CHECK(truncate(file, 10) == 0); /* the next prepare rewrites it */
+	prepare_check(&cfg, &ref, "a sweep");
+	CHECK(access(old, F_OK) < 0 && access(recent, F_OK) == 0 && access(foreign, F_OK) == 0);
+	CHECK(find_file() == 4);
 	/* seccomp = off: no program */
 	cfg.seccomp = SBX_OFF;
 	CHECK(seccomp_prepare(&cfg, 1, &b, &err) == 0 && b.len == 0);
