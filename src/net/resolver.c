@@ -115,10 +115,22 @@ static void cache_put_locked(struct sbx_resolver *r, const char *host, const str
 	victim->res = *res;
 }
 
+/* With the lock held: the answer goes to the cache and the done list, and
+ * the proxy's loop is woken (the eventfd's counter cannot overflow at this
+ * rate). */
+static void job_done_locked(struct sbx_resolver *r, struct job *j)
+{
+	uint64_t one = 1;
+
+	cache_put_locked(r, j->host, &j->res);
+	j->next = r->done;
+	r->done = j;
+	(void)!write(r->efd, &one, sizeof(one));
+}
+
 static void *worker(void *arg)
 {
 	struct sbx_resolver *r = arg;
-	uint64_t one = 1;
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
@@ -135,12 +147,7 @@ static void *worker(void *arg)
 			job_free(j);
 			break;
 		}
-		cache_put_locked(r, j->host, &j->res);
-		j->next = r->done;
-		r->done = j;
-		if (write(r->efd, &one, sizeof(one)) < 0) {
-			/* The counter cannot overflow at this rate; nothing to do. */
-		}
+		job_done_locked(r, j);
 	}
 	unref_locked(r);
 	return NULL;
@@ -209,11 +216,7 @@ int resolver_lookup(struct sbx_resolver *r, const char *host, uint64_t tag, stru
 		pthread_mutex_unlock(&r->lock);
 		lookup(j->host, &j->res);
 		pthread_mutex_lock(&r->lock);
-		cache_put_locked(r, j->host, &j->res);
-		j->next = r->done;
-		r->done = j;
-		uint64_t one = 1;
-		(void)!write(r->efd, &one, sizeof(one));
+		job_done_locked(r, j);
 		pthread_mutex_unlock(&r->lock);
 		return 0;
 	}
