@@ -59,3 +59,13 @@ assert_quota_stopped() { # output-with-stderr
 		assert_contains "$1" "No space left on device" "a write past the quota"
 	fi
 }
+
+# Starts tests/helper/httpd.py on 127.0.0.1 serving DIR (default: the test's
+# directory); sets SRV (its pid, for the caller to kill) and PORT.
+http_serve() { # [dir]
+	python3 -u "$TOP/tests/helper/httpd.py" "${1:-.}" > "$TESTDIR/.httpd-port" &
+	SRV=$!
+	for _ in $(seq 100); do [ -s "$TESTDIR/.httpd-port" ] && break; sleep 0.1; done
+	PORT=$(head -1 "$TESTDIR/.httpd-port")
+	[ -n "$PORT" ] || fail "the test's HTTP server did not start"
+}

@@ -167,15 +167,12 @@ test_network_none_is_unreachable() {
 }
 
 test_network_full_reaches_host_loopback() {
-	python3 -u -m http.server --bind 127.0.0.1 0 > srv.log 2>&1 &
-	local spid=$!
-	local port=""
-	for _ in $(seq 50); do port=$(sed -nE 's/.*port ([0-9]+).*/\1/p' srv.log | head -1); [ -n "$port" ] && break; sleep 0.1; done
-	run "$SBX" -v run --net full -- curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/"
-	kill "$spid"
+	http_serve
+	run "$SBX" -v run --net full -- curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/"
+	kill "$SRV"
 	assert_eq 200 "$out"
 	assert_contains "$err" "host's network"
-	run "$SBX" run -- curl -sS -o /dev/null "http://127.0.0.1:$port/"
+	run "$SBX" run -- curl -sS -o /dev/null "http://127.0.0.1:$PORT/"
 	assert_ne 0 "$status"
 }
 

@@ -1,29 +1,12 @@
 # also-as-root
 # Host-side download into a session's workspace (issue 8).
 
-# A local HTTP server with redirects; prints its port.
+# The test HTTP server (http_serve: redirects on /to-*), a profile that
+# allows it for download, and a session.
 serve() {
-	cat > srv.py <<'PY'
-import http.server, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def do_GET(self):
-        r = {"/to-file": "file:///etc/passwd", "/to-other": "http://not-allowed.example.test/x",
-             "/to-private": "http://10.1.2.3/x", "/to-meta": "http://169.254.169.254/latest",
-             "/to-ok": "/small.txt"}.get(self.path)
-        if r:
-            self.send_response(302); self.send_header("Location", r); self.end_headers(); return
-        return super().do_GET()
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()
-PY
 	echo hello > small.txt
 	head -c 200000 /dev/zero > big.bin
-	python3 -u srv.py > port &
-	SRV=$!
-	for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
-	PORT=$(cat port)
+	http_serve
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = default\n[download]\nallow = host.sbxrun.internal:%s\nmax_size = 100K\n' "$PORT" \
 		> "$HOME/.config/sbxrun/profiles/dl$$.ini"

@@ -82,9 +82,8 @@ with zipfile.ZipFile("idx/sbxdemo-1.0-py3-none-any.whl", "w") as z:
 open("idx/simple/sbxdemo/index.html", "w").write(
     '<a href="../../sbxdemo-1.0-py3-none-any.whl">sbxdemo-1.0-py3-none-any.whl</a>\n')
 PY
-	python3 -u -m http.server --bind 127.0.0.1 --directory idx 0 > srv.log 2>&1 &
-	local srv=$! port=""
-	for _ in $(seq 50); do port=$(sed -nE 's/.*port ([0-9]+).*/\1/p' srv.log | head -1); [ -n "$port" ] && break; sleep 0.1; done
+	http_serve idx
+	local srv=$SRV port=$PORT
 	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$port" > lab.ini
 	run "$SBX" run -p "$TESTDIR/lab.ini" -- sh -c "pip install -q --index-url http://host.sbxrun.internal:$port/simple/ --trusted-host host.sbxrun.internal sbxdemo 2>&1 | tail -2; python3 -c 'import sbxdemo; print(sbxdemo.VALUE)'"
 	kill "$srv"

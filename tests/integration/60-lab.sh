@@ -4,9 +4,8 @@
 
 test_teaching_lab_end_to_end() {
 	echo "course data" > handout.txt
-	python3 -u -m http.server --bind 127.0.0.1 0 > srv.log 2>&1 &
-	local srv=$! port=""
-	for _ in $(seq 50); do port=$(sed -nE 's/.*port ([0-9]+).*/\1/p' srv.log | head -1); [ -n "$port" ] && break; sleep 0.1; done
+	http_serve
+	local srv=$SRV port=$PORT
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = packages\n[download]\nallow = host.sbxrun.internal:%s\n' "$port" > "$HOME/.config/sbxrun/profiles/lab$$.ini"
 	local n=alice$$

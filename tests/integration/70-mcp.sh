@@ -21,24 +21,7 @@ install_sdk() {
 serve() {
 	mkdir -p www
 	echo hello > www/small.txt
-	(cd www && exec python3 -c '
-import http.server, sys
-import time
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_GET(self):
-        if self.path != "/slow": return super().do_GET()
-        self.send_response(200); self.send_header("Content-Length", str(1 << 20)); self.end_headers()
-        try:
-            for _ in range(1024):
-                self.wfile.write(b"x" * 1024); self.wfile.flush(); time.sleep(0.1)
-        except OSError: pass  # the download was cancelled
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()' > ../port) &
-	SRV=$!
-	for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
-	PORT=$(cat port)
+	http_serve www
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = agent\n[download]\nallow = host.sbxrun.internal:%s\n' "$PORT" \
 		> "$HOME/.config/sbxrun/profiles/mcp$$.ini"

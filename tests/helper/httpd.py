@@ -1,0 +1,47 @@
+"""tests/helper/httpd.py [DIR] - the integration tests' HTTP server.
+
+Serves DIR (default: the current directory) on 127.0.0.1 at a free port,
+which it prints as its first line, with a few routes of its own:
+  /slow     1 MiB at 10 KiB/s (to cancel a download midway)
+  /to-*     redirects: to a file: URL, to a host no profile allows, to a
+            private and a metadata address, and to /small.txt
+"""
+import functools
+import http.server
+import sys
+import time
+
+REDIRECTS = {"/to-file": "file:///etc/passwd", "/to-other": "http://not-allowed.example.test/x",
+             "/to-private": "http://10.1.2.3/x", "/to-meta": "http://169.254.169.254/latest",
+             "/to-ok": "/small.txt"}
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path in REDIRECTS:
+            self.send_response(302)
+            self.send_header("Location", REDIRECTS[self.path])
+            self.end_headers()
+            return None
+        if self.path != "/slow":
+            return super().do_GET()
+        self.send_response(200)
+        self.send_header("Content-Length", str(1 << 20))
+        self.end_headers()
+        try:
+            for _ in range(1024):
+                self.wfile.write(b"x" * 1024)
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass  # the download was cancelled
+        return None
+
+
+handler = functools.partial(Handler, directory=sys.argv[1] if len(sys.argv) > 1 else ".")
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
