@@ -127,7 +127,7 @@ fuzz:
 
 # Benchmarks against peers (hyperfine): see bench/README.md.
 bench: all
-	sh bench/deps.sh
+	sh tests/deps.sh bench
 	bash bench/run.sh
 
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions

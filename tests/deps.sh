@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/deps.sh - installs (apt-get; sudo when not root) the Debian packages
-# that the build, the images and the tests need, where they are missing.
+# that the build, the images and the tests need, where they are missing
+# (with an argument: what check-vm or bench needs besides).
 set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
 libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev mmdebstrap uidmap
@@ -12,6 +13,10 @@ podman runc catatonit skopeo python3-yaml"
 optional="hyperfine bubblewrap"
 # `sh tests/deps.sh vm`: what `make check-vm` needs besides
 [ "${1:-}" = vm ] && pkgs="qemu-system-x86 e2fsprogs" optional=""
+# `sh tests/deps.sh bench`: what `make bench` needs besides the build: the
+# peers, and rootless podman with runc (Debian's crun refuses machines with
+# hybrid cgroups; bench/run.sh falls back to `podman --runtime runc` there)
+[ "${1:-}" = bench ] && pkgs="hyperfine bubblewrap podman runc uidmap" optional=""
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
