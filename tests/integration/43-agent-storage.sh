@@ -9,8 +9,9 @@
 # 5-10 s), the unprivileged user has RLIMIT_DATA (a 5G tmpfs in RAM, about
 # 10 s). In the VM (2G RAM, an 8G disk that also holds the OS, QEMU under TCG)
 # the 5G file cannot fit and would take minutes: guest-check.sh sets
-# SBX_FULL_SIZE=0 and the same test runs scaled (memory 256M, disk 1G, 600M
-# written), with the same assertions. Scaled profiles allow 5 minutes, not
+# SBX_FULL_SIZE=0 (check-fresh's bare VM has too little memory, which
+# agent_or_scaled sees) and the same test runs scaled (memory 256M, disk 1G,
+# 600M written), with the same assertions. Scaled profiles allow 5 minutes, not
 # the agent's 60 s: under TCG on a busy host 600M took over a minute once. The control (strict keeps tmpfs, and
 # the same scaled write then ends in an out-of-memory kill) runs everywhere.
 # The agent profile's `packages` egress stays: the proxy does not get in the
@@ -57,8 +58,20 @@ assert_nothing_left() {
 }
 
 # The profile and the size: the stock agent profile and 5 GiB, or scaled.
+# SBX_FULL_SIZE=1 or 0 decides; unset, the full size runs where the machine
+# has room for it (7 GiB of available memory for a tmpfs layer, and as much
+# free disk under $HOME for a disk one), as on CI's machines, and the scaled
+# one elsewhere (the bare VM of check-fresh has 2G of memory).
 agent_or_scaled() {
-	if [ "${SBX_FULL_SIZE:-1}" = 1 ]; then
+	local full=${SBX_FULL_SIZE:-}
+	if [ -z "$full" ]; then
+		local mem_kb disk_kb
+		mem_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+		disk_kb=$(df -Pk "$HOME" | awk 'NR == 2 {print $4}')
+		full=0
+		[ "$mem_kb" -ge $((7 << 20)) ] && [ "$disk_kb" -ge $((7 << 20)) ] && full=1
+	fi
+	if [ "$full" = 1 ]; then
 		profile=agent count=5120 quota=8G memory=4G
 	else
 		printf 'inherit = agent\n[limits]\ntimeout = 5m\nmemory = 256M\ndisk = 1G\n' > "$TESTDIR/scaled.ini"
