@@ -12,6 +12,8 @@
 # the time since the job began), then both exit statuses and, last, the
 # `N passed, N failed, N skipped` line of `make check`. Exits 0 when both
 # passed, 1 when one failed, 125 when the VM itself failed (run.sh).
+# SBX_ONLY and SBX_TESTS narrow its `make check` as they do on the host (a
+# rerun of what failed there; not the proof, which is the whole suite).
 # SBX_VM_TIMEOUT caps the whole VM run (here 14400 s by default: under TCG
 # the run takes about an hour); the other SBX_VM_* settings of run.sh apply.
 set -u
@@ -39,7 +41,8 @@ elif [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 fi
 echo "check-fresh: bare image ready after $(($(date +%s) - start)) s; booting the VM to clone $what"
 bash tests/vm/run.sh --share "$top:/mnt/src:ro" --share "$work:/mnt/work:rw" -- \
-	env CI="${CI:-}" bash /mnt/src/tests/vm/guest-fresh.sh /mnt/src /mnt/work
+	env CI="${CI:-}" SBX_ONLY="${SBX_ONLY:-}" SBX_TESTS="${SBX_TESTS:-}" \
+	bash /mnt/src/tests/vm/guest-fresh.sh /mnt/src /mnt/work
 rc=$?
 
 # The summary, from the status file and the log of `make check`.

@@ -83,6 +83,8 @@ if [ -f "$out/worktree.patch" ]; then
 	echo "with the working tree's changes: $(git status --porcelain | wc -l) files differ from HEAD" | stamp
 fi
 
+[ -n "${SBX_ONLY:-}${SBX_TESTS:-}" ] &&
+	echo "make check narrowed: SBX_ONLY='${SBX_ONLY:-}' SBX_TESTS='${SBX_TESTS:-}' (not the whole suite)" | stamp
 step demo "$out/demo.log" make demo
 demo=$?
 step check "$out/check.log" make check
