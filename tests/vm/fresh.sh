@@ -39,6 +39,12 @@ if [ -n "$worktree" ]; then
 elif [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 	echo "check-fresh: note: uncommitted changes are not in the clone (--worktree adds them)"
 fi
+# A network that intercepts TLS (this machine kind's does: npm and pip over
+# HTTPS fail without its CA) needs its CA on every machine on it, as an
+# admin installs it there: the host's own additions to Debian's bundle go
+# to the guest, which trusts them before anything else (guest-fresh.sh).
+mkdir -p "$work/ca"
+find /usr/local/share/ca-certificates -name '*.crt' -type f -exec cp {} "$work/ca/" \; 2>/dev/null
 echo "check-fresh: bare image ready after $(($(date +%s) - start)) s; booting the VM to clone $what"
 bash tests/vm/run.sh --share "$top:/mnt/src:ro" --share "$work:/mnt/work:rw" -- \
 	env CI="${CI:-}" SBX_ONLY="${SBX_ONLY:-}" SBX_TESTS="${SBX_TESTS:-}" \

@@ -68,6 +68,15 @@ step() {
 	echo "network: $(ip -4 -o addr show scope global | awk '{print $2, $4}' | head -1), $(ip route | grep '^default' || echo 'no default route')"
 } | stamp
 
+# The CAs of the host's network (fresh.sh): Debian's ca-certificates, which
+# deps installs, adds them to the bundle from there.
+if compgen -G "$out/ca/*.crt" > /dev/null; then
+	mkdir -p /usr/local/share/ca-certificates/host-network
+	cp "$out"/ca/*.crt /usr/local/share/ca-certificates/host-network/
+	if command -v update-ca-certificates > /dev/null; then update-ca-certificates > /dev/null 2>&1; fi
+	echo "trusted: the host network's $(find "$out/ca" -name '*.crt' | wc -l) CA certificate(s) (TLS is intercepted there)" | stamp
+fi
+
 cd /root || exit 2
 rm -rf sbxrun
 if ! step clone "$out/clone.log" git clone --no-local "$src" /root/sbxrun; then
