@@ -147,11 +147,11 @@ sub" "$out"
 	# so that a failure's message is not 30 lines of its records
 	for p in disk tmpfs; do
 		run "$SBX" run -p "$TESTDIR/$p.ini" --image "$img" -- sh -c \
-			'for i in $(seq 15); do dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>/tmp/e || { cat /tmp/e; exit 9; }; sleep 0.05; done; echo wrote-all'
+			'for i in $(seq 15); do e=$(dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>&1) || { echo "$e"; exit 9; }; sleep 0.05; done; echo wrote-all'
 		assert_not_contains "$out" "wrote-all" "$p"
 		case $p in disk) assert_contains "$err" "disk quota" ;; tmpfs) assert_contains "$out" "No space left" ;; esac
 		run "$SBX" run -p "$TESTDIR/$p.ini" --image tiny -- sh -c \
-			'for i in $(seq 15); do dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>/tmp/e || { cat /tmp/e; exit 9; }; done; echo wrote-all'
+			'for i in $(seq 15); do e=$(dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>&1) || { echo "$e"; exit 9; }; done; echo wrote-all'
 		assert_contains "$out" "wrote-all" "$p, the same without the image's workspace"
 	done
 	"$SBX" session start -p "$TESTDIR/disk.ini" --image "$img" "$n-2" >/dev/null || fail "session start"
