@@ -15,7 +15,8 @@
 # SBX_ONLY and SBX_TESTS narrow its `make check` as they do on the host (a
 # rerun of what failed there; not the proof, which is the whole suite).
 # SBX_VM_TIMEOUT caps the whole VM run (here 14400 s by default: under TCG
-# the run takes about an hour); the other SBX_VM_* settings of run.sh apply.
+# the whole run took 116 minutes on a quiet machine); the other SBX_VM_*
+# settings of run.sh apply.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
