@@ -149,7 +149,9 @@ sub" "$out"
 		run "$SBX" run -p "$TESTDIR/$p.ini" --image "$img" -- sh -c \
 			'for i in $(seq 15); do e=$(dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>&1) || { echo "$e"; exit 9; }; sleep 0.05; done; echo wrote-all'
 		assert_not_contains "$out" "wrote-all" "$p"
-		case $p in disk) assert_contains "$err" "disk quota" ;; tmpfs) assert_contains "$out" "No space left" ;; esac
+		# (a tmpfs profile keeps its layer on disk where this kernel's tmpfs
+		# cannot hold it and fuse-overlayfs is not used, as for root before 6.6)
+		case $p in disk) assert_contains "$err" "disk quota" ;; tmpfs) assert_quota_stopped "$out$err" ;; esac
 		run "$SBX" run -p "$TESTDIR/$p.ini" --image tiny -- sh -c \
 			'for i in $(seq 15); do e=$(dd if=/dev/zero of=/workspace/f$i bs=1M count=1 2>&1) || { echo "$e"; exit 9; }; done; echo wrote-all'
 		assert_contains "$out" "wrote-all" "$p, the same without the image's workspace"
