@@ -190,7 +190,7 @@ int fuseroot_enter(const char *bin)
 		if (clone_tree(sources[i].src, sources[i].dst, sources[i].attr, sources[i].optional,
 			       &trees[i]) < 0)
 			goto out;
-	if (fuseroot_exec_path(bin) != bin && clone_tree(bin, FUSEROOT_BIN + 1, RO_EXEC, 0, &trees[n++]) < 0)
+	if (fuseroot_exec_path(bin) != bin && clone_tree(bin, &FUSEROOT_BIN[1], RO_EXEC, 0, &trees[n++]) < 0)
 		goto out;
 	r = build_and_pivot(trees, n);
 out:
