@@ -147,6 +147,32 @@ test_nothing_of_the_command_outlives_the_return() {
 	! pgrep -f "^sleep ($s|$((s + 1)))\$" >/dev/null || fail "alive after sbxrun returned: $(pgrep -af "^sleep $s")"
 }
 
+# sbxrun reaps its sandbox's init before it returns, so nothing is left to
+# the reaper of orphans: under a parent that adopts orphans and never reaps
+# them (a child subreaper here; a container's pid 1 such as node or python
+# alike), a run leaves no zombie, and no process at all.
+test_no_zombie_left_to_a_reaper_that_never_reaps() {
+	run python3 - "$SBX" <<'PY'
+import ctypes, os, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+sbx = sys.argv[1]
+codes = [subprocess.run([sbx, "run", "--image", "tiny", "--", *cmd]).returncode
+         for cmd in (["true"], ["sh", "-c", "sleep 30 & exit 3"], ["sh", "-c", "kill -9 $$"])]
+time.sleep(1)
+def stat(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read()
+    except OSError:
+        return "0 (gone) X 0"
+left = [st.split(" (", 1)[1][:40] for st in map(stat, filter(str.isdigit, os.listdir("/proc")))
+        if int(st.rsplit(")", 1)[1].split()[1]) == os.getpid()]
+print(*codes, "left:", " ".join(left) or "nothing")
+PY
+	assert_status 0
+	assert_eq "0 3 137 left: nothing" "$out"
+}
+
 test_kill_9_of_sbxrun_leaves_nothing() {
 	"$SBX" run --image tiny -- sh -c 'sleep 987 & sleep 986' &
 	local pid=$!
