@@ -21,6 +21,10 @@
  *   of a pid namespace of its own, whose /proc (which fuse-overlayfs needs)
  *   shows only itself; the process the host side knows is a waiter above
  *   it, which holds nothing and ends as it ends;
+ * - of the capabilities it has as the sandbox's root, only those a file
+ *   server needs (owners, modes, permission checks, whiteout devices, file
+ *   capabilities), by its bounding set: no CAP_SYS_ADMIN, CAP_KILL,
+ *   CAP_SYS_PTRACE, CAP_NET_*, CAP_SETUID or any other;
  * - no_new_privs; of the host side's fds only the FUSE device (stdin and
  *   stdout are /dev/null, stderr too unless -v);
  * - a seccomp filter (seccomp.c, seccomp_compile_daemon): no sockets, no
@@ -38,6 +42,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -57,6 +62,21 @@
 #include "sandbox/fuseroot.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/userns.h"
+
+/* What fuse-overlayfs does as root (its fchown, mknod of whiteouts, the
+ * security.capability xattr, modes and access on any owner's files); the
+ * rest of its bounding set is dropped before the exec, which leaves a root
+ * only what is in its bounding set. */
+#define DAEMON_CAPS ((1ULL << CAP_CHOWN) | (1ULL << CAP_DAC_OVERRIDE) | (1ULL << CAP_DAC_READ_SEARCH) | \
+		     (1ULL << CAP_FOWNER) | (1ULL << CAP_FSETID) | (1ULL << CAP_MKNOD) | (1ULL << CAP_SETFCAP))
+
+static int drop_bounding_set(void)
+{
+	for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
+		if (c >= 64 || (!(DAEMON_CAPS & (1ULL << c)) && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0))
+			return -1;
+	return 0;
+}
 
 static char *find_in_path(const char *name)
 {
@@ -161,7 +181,8 @@ static __attribute__((noreturn)) void daemon_exec(const struct daemon_args *a)
 	close(alive[1]);
 	/* fd 3 may be one of the namespace fds: dup2 only after they were used;
 	 * the root is built while it has all capabilities in the user namespace */
-	if (fuseroot_enter(a->bin) < 0 || userns_become(a->uid, a->gid, &err) < 0 || dup2(fd, 3) < 0)
+	if (fuseroot_enter(a->bin) < 0 || drop_bounding_set() < 0 || userns_become(a->uid, a->gid, &err) < 0 ||
+	    dup2(fd, 3) < 0)
 		_exit(125);
 	/* it dies with the waiter, and so with the host side (checked after
 	 * the change of identity, which may clear it); no setuid program

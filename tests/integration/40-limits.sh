@@ -459,6 +459,13 @@ test_fuse_daemon_is_confined_to_its_own_root() {
 		grep -Eq '^NoNewPrivs:[[:space:]]+1$' "/proc/$p/status" || fail "no_new_privs in $(cat /proc/$p/comm): $(grep NoNewPrivs "/proc/$p/status")"
 		grep -Eq '^Seccomp:[[:space:]]+2$' "/proc/$p/status" || fail "no seccomp filter in $(cat /proc/$p/comm): $(grep Seccomp: "/proc/$p/status")"
 	done
+	# of its capabilities (as the sandbox's root) only a file server's:
+	# chown, dac_override, dac_read_search, fowner, fsetid, mknod, setfcap
+	local set v
+	for set in CapBnd CapPrm CapEff; do
+		v=$(awk -v s="$set:" '$1 == s {print $2}' "/proc/$d/status")
+		[ -n "$v" ] && (( (0x$v & ~0x8800001f) == 0 )) || fail "$set of fuse-overlayfs: $v (more than 8800001f)"
+	done
 	local top
 	top=$(ls -A "/proc/$d/root/") || fail "its root cannot be read by uid $(id -u)"
 	assert_contains "$top" lower "its root"
