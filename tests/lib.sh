@@ -37,13 +37,22 @@ assert_bad_input() { # needle
 	[ "$(printf '%s\n' "$err" | grep -c .)" -le 2 ] || fail "more than one error line: $err"
 }
 
-# The default storage on this kernel: "tmpfs", or "disk" where tmpfs cannot
-# hold overlay's writable layer (Linux < 6.6; sbxrun doctor's storage line).
-storage_mode() {
+# Where tmpfs storage goes on this kernel (sbxrun doctor's storage line):
+# tmpfs; fuse-overlayfs+tmpfs before Linux 6.6 (no user xattrs on tmpfs for
+# the kernel's overlay), where FUSE is usable (not for root); else disk.
+storage_detail() {
 	case $("$SBX" doctor 2>/dev/null | sed -n 's/^storage  *//p') in
+	ok:*fuse-overlayfs*) echo fuse-overlayfs+tmpfs ;;
 	ok:*tmpfs*) echo tmpfs ;;
 	*disk*) echo disk ;;
 	*) echo unknown ;;
+	esac
+}
+# The same, as where the quota is exact: "tmpfs" (either) or "disk".
+storage_mode() {
+	case $(storage_detail) in
+	*tmpfs) echo tmpfs ;;
+	*) storage_detail ;;
 	esac
 }
 

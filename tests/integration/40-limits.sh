@@ -368,15 +368,7 @@ test_disk_storage_layer_is_removed_and_swept_after_kill_9() {
 
 # Issue 12: before Linux 6.6 (no user xattrs on tmpfs) fuse-overlayfs keeps
 # the writable layer on the size-capped tmpfs, where one is usable (not for
-# root). What doctor announces, the run must do.
-storage_detail() {
-	case $("$SBX" doctor 2>/dev/null | sed -n 's/^storage  *//p') in
-	ok:*fuse-overlayfs*) echo fuse-overlayfs+tmpfs ;;
-	ok:*tmpfs*) echo tmpfs ;;
-	*disk*) echo disk ;;
-	*) echo unknown ;;
-	esac
-}
+# root). What doctor announces (storage_detail, lib.sh), the run must do.
 
 test_disk_quota_gives_enospc_and_the_sandbox_keeps_running() {
 	local want

@@ -21,16 +21,6 @@ doctor_mech() { # limit: cgroup1, cgroup2, rlimit, ...
 	"$SBX" doctor 2>/dev/null | awk -v l="limit $1" 'index($0, l) == 1 {print $4}'
 }
 
-# Where tmpfs storage would go here: tmpfs, fuse-overlayfs+tmpfs or disk.
-storage_detail() {
-	case $("$SBX" doctor 2>/dev/null | sed -n 's/^storage  *//p') in
-	ok:*fuse-overlayfs*) echo fuse-overlayfs+tmpfs ;;
-	ok:*tmpfs*) echo tmpfs ;;
-	*disk*) echo disk ;;
-	*) echo unknown ;;
-	esac
-}
-
 record() { # file key...: one value of the --json record
 	python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
