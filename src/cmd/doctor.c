@@ -186,7 +186,9 @@ static __attribute__((noreturn)) void probe_child(const char *tmpdir, const char
 		got |= P_XATTR;
 	if (fd >= 0)
 		close(fd);
-	if (try_overlay(tmpdir))
+	/* without user xattrs on tmpfs the overlay mounts but degrades (and the
+	 * kernel logs "failed to set xattr on upper"): not tried */
+	if ((got & P_XATTR) && try_overlay(tmpdir))
 		got |= P_OVL_TMPFS;
 	/* what sbxrun does for fuse-overlayfs: a FUSE mount on an fd, in here */
 	_cleanup_close_ int fuse = -1;
@@ -246,10 +248,6 @@ static void report_fuse_storage(int fuse_mounts)
 
 static int report_sandbox(int got)
 {
-	/* overlay mounts on a tmpfs without user xattrs, but degrades (renames
-	 * fail with EXDEV): sbxrun then keeps the writable layer on disk */
-	if (!(got & P_XATTR))
-		got &= ~P_OVL_TMPFS;
 	line("user namespace", got & P_USERNS ? "ok: created one (with a mount namespace)"
 					      : "missing: unshare(CLONE_NEWUSER|CLONE_NEWNS) failed");
 	if (!(got & P_USERNS))
