@@ -242,11 +242,23 @@ int fuselayer_ended(const struct sbx_fuselayer *fl)
 	return waitid(P_PID, (id_t)fl->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid;
 }
 
+/* After the sandbox: its mount namespace, the FUSE mount's last, is gone,
+ * which aborts the FUSE connection; the daemon then ends by itself, its
+ * waiter reaps it and ends. Only a daemon still there after a second is
+ * ended by killing the waiter (PR_SET_PDEATHSIG takes the daemon, and the
+ * reaper of orphans gets it, which may never reap). */
 void fuselayer_stop(struct sbx_fuselayer *fl)
 {
 	if (fl->pid <= 0)
 		return;
-	syscall(SYS_pidfd_send_signal, fl->pidfd, SIGKILL, NULL, 0);
+	struct pollfd p = { fl->pidfd, POLLIN, 0 };
+	int r;
+	while ((r = poll(&p, 1, 1000)) < 0 && errno == EINTR)
+		;
+	if (r <= 0) {
+		log_verbose("storage: fuse-overlayfs still serving after the sandbox ended: killed");
+		syscall(SYS_pidfd_send_signal, fl->pidfd, SIGKILL, NULL, 0);
+	}
 	while (waitpid(fl->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	close(fl->pidfd);
