@@ -138,6 +138,11 @@ static int image_inspect(const char *name, struct sbx_err *err)
 	print_list("env:", m.env);
 	print_field("npm registry:", m.npm_registry);
 	print_field("pypi index:", m.pypi_index);
+	for (char **d = m.dropped; d && *d; d++) {
+		char clean[4096];
+		log_sanitize(clean, sizeof(clean), *d);
+		printf("warning:      package source left out (an image may not grant it): %s\n", clean);
+	}
 	store_meta_free(&m);
 	return 0;
 }

@@ -13,8 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/hostaddr.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "store/imgmeta.h"
 #include "store/store.h"
 
 static const char script[] =
@@ -73,8 +75,9 @@ static char *ask_image(const char *name)
 	return out;
 }
 
-/* "npm URL" / "pypi URL" lines → space-separated lists. */
-static void parse(const char *out, char **npm, char **pypi)
+/* "npm URL" / "pypi URL" lines → space-separated lists; a URL that names
+ * what an image may not grant goes to dropped instead. */
+static void parse(const char *out, char **npm, char **pypi, struct sbx_list *dropped)
 {
 	_cleanup_free_ char *copy = xstrdup(out ? out : "");
 	size_t nn = 0, np = 0;
@@ -86,6 +89,13 @@ static void parse(const char *out, char **npm, char **pypi)
 			    != strlen(url + 1) || !url[1])
 			continue; /* only plain URLs are taken from the image */
 		*url++ = '\0';
+		const char *why = hostaddr_image_refusal(url);
+		if (why) {
+			_cleanup_free_ char *line = xasprintf("%s %s: %s", l, url, why);
+			log_warn("package source left out (an image may not grant it): %s", line);
+			imgmeta_list_add(dropped, line, strlen(line));
+			continue;
+		}
 		if (!strcmp(l, "npm"))
 			nn += (size_t)snprintf(nbuf + nn, sizeof(nbuf) - nn, "%s%s", nn ? " " : "", url);
 		else if (!strcmp(l, "pypi"))
@@ -113,8 +123,9 @@ int discover_sources(const char *name, struct sbx_err *err)
 			return 0;
 	}
 	_cleanup_free_ char *out = ask_image(name), *npm = NULL, *pypi = NULL;
-	parse(out, &npm, &pypi);
-	if (!npm[0] && !pypi[0])
+	struct sbx_list dropped = { 0 };
+	parse(out, &npm, &pypi, &dropped);
+	if (!npm[0] && !pypi[0] && !dropped.n)
 		return 0;
 	if (store_open_locked(&s, err) < 0)
 		return -1;
@@ -125,10 +136,15 @@ int discover_sources(const char *name, struct sbx_err *err)
 		free(m.pypi_index);
 		m.npm_registry = steal_ptr(npm);
 		m.pypi_index = steal_ptr(pypi);
+		for (char **d = m.dropped; d && *d; d++)
+			imgmeta_list_add(&dropped, *d, strlen(*d));
+		imgmeta_list_free(m.dropped);
+		m.dropped = steal_ptr(dropped.v);
 		r = store_meta_write(dir, &m, err);
 		log_verbose("image '%s': npm registry '%s', pip index '%s'", name, m.npm_registry, m.pypi_index);
 		store_meta_free(&m);
 	}
+	imgmeta_list_free(dropped.v);
 	if (r == 0 || dir >= 0)
 		store_image_close(&img);
 	store_close(&s);

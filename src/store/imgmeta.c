@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/syscall.h>
 
+#include "base/hostaddr.h"
 #include "base/util.h"
 
 #define META_MAX_FILE (1 << 20)
@@ -79,6 +80,23 @@ static void env_line(const char *s, size_t len, void *arg)
 	memcpy(buf + o, v, vlen);
 	o += vlen;
 	imgmeta_list_add(env, buf, o);
+}
+
+void imgmeta_vet_sources(struct sbx_list *l, struct sbx_list *dropped)
+{
+	struct sbx_list kept = { 0 };
+
+	for (size_t i = 0; i < l->n; i++) {
+		const char *why = hostaddr_image_refusal(l->v[i]);
+		if (!why) {
+			imgmeta_list_add(&kept, l->v[i], strlen(l->v[i]));
+			continue;
+		}
+		_cleanup_free_ char *line = xasprintf("%s: %s", l->v[i], why);
+		imgmeta_list_add(dropped, line, strlen(line));
+	}
+	imgmeta_list_free(l->v);
+	*l = kept;
 }
 
 void imgmeta_parse_environment(const char *text, struct sbx_list *env)

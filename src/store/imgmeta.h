@@ -12,6 +12,11 @@ struct sbx_list { char **v; size_t n; };
 void imgmeta_list_add(struct sbx_list *l, const char *s, size_t len);
 void imgmeta_list_free(char **v);
 
+/* Moves the package sources an image may not grant (loopback, private,
+ * link-local, *.sbxrun.internal: hostaddr_image_refusal) from l to dropped,
+ * as "SOURCE: why". */
+void imgmeta_vet_sources(struct sbx_list *l, struct sbx_list *dropped);
+
 /* KEY=VALUE lines of /etc/environment (quotes removed, comments skipped). */
 void imgmeta_parse_environment(const char *text, struct sbx_list *env);
 /* Hosts of one-line style sources ("deb [opts] URI suite comps"). */

@@ -390,7 +390,7 @@ static int extract_forked(int archive_fd, int stagingfd, struct sbx_import_stats
 static int write_meta(int stagingfd, const char *file, const char *source, const char *name,
 		      const char *digest, const struct sbx_import_stats *st, struct sbx_err *err)
 {
-	struct sbx_list env = { 0 }, hosts = { 0 };
+	struct sbx_list env = { 0 }, hosts = { 0 }, dropped = { 0 };
 	char abs[4096];
 	struct sbx_meta m = {
 		.name = (char *)name, .digest = (char *)digest, .source = (char *)file,
@@ -409,12 +409,18 @@ static int write_meta(int stagingfd, const char *file, const char *source, const
 		return err_sys(err, "open 'rootfs'");
 	if (imgmeta_read(rootfd, &env, &hosts, err) < 0)
 		goto out;
+	imgmeta_vet_sources(&hosts, &dropped);
+	for (size_t i = 0; i < dropped.n; i++)
+		log_warn("image '%s': package source left out (an image may not grant it): %s",
+			 name, dropped.v[i]);
 	m.env = env.v;
 	m.apt_hosts = hosts.v;
+	m.dropped = dropped.v;
 	r = store_meta_write(stagingfd, &m, err);
 out:
 	imgmeta_list_free(env.v);
 	imgmeta_list_free(hosts.v);
+	imgmeta_list_free(dropped.v);
 	return r;
 }
 

@@ -291,6 +291,7 @@ int store_meta_write(int dirfd, const struct sbx_meta *m, struct sbx_err *err)
 	json_object_object_add(o, "source", json_object_new_string(m->source ? m->source : ""));
 	json_object_object_add(o, "env", json_strv(m->env));
 	json_object_object_add(o, "apt_hosts", json_strv(m->apt_hosts));
+	json_object_object_add(o, "dropped_sources", json_strv(m->dropped));
 	json_object_object_add(o, "npm_registry",
 			       json_object_new_string(m->npm_registry ? m->npm_registry : ""));
 	json_object_object_add(o, "pypi_index",
@@ -346,6 +347,7 @@ int store_meta_read(int dirfd, struct sbx_meta *m, struct sbx_err *err)
 	m->pypi_index = json_str(o, "pypi_index");
 	m->env = json_get_strv(o, "env");
 	m->apt_hosts = json_get_strv(o, "apt_hosts");
+	m->dropped = json_get_strv(o, "dropped_sources");
 	if (json_object_object_get_ex(o, "size", &v))
 		m->size = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(o, "created", &v))
@@ -363,6 +365,7 @@ void store_meta_free(struct sbx_meta *m)
 	free(m->pypi_index);
 	imgmeta_list_free(m->env);
 	imgmeta_list_free(m->apt_hosts);
+	imgmeta_list_free(m->dropped);
 	*m = (struct sbx_meta){ 0 };
 }
 

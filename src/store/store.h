@@ -32,6 +32,9 @@ void store_image_close(struct sbx_image *img);
 struct sbx_meta {
 	char *name, *digest, *source, *npm_registry, *pypi_index;
 	char **env, **apt_hosts;
+	/* package sources the image named but may not grant ("SOURCE: why"):
+	 * loopback, private, link-local, *.sbxrun.internal (hostaddr.h) */
+	char **dropped;
 	uint64_t size;
 	int64_t created; /* seconds since the epoch */
 };

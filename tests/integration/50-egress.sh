@@ -102,3 +102,43 @@ test_image_sources_are_read_from_the_image() {
 	pypi=$("$SBX" run -- python3 -c 'from pip._internal.models.index import PyPI; print(PyPI.simple_url)')
 	assert_contains "$out" "$pypi"
 }
+
+# Who builds an image grants nothing (issue 26): an image whose npm names the
+# host's loopback (host.sbxrun.internal:PORT) and whose apt sources name
+# loopback and private addresses gets none of them in @npm/@apt. The import
+# and `image inspect` warn; under the stock packages profile the sandbox's
+# request to that port is refused, while a profile that names it still opens
+# it (only a profile or a flag may).
+test_image_cannot_grant_host_loopback() {
+	echo secret-service > index.html
+	http_serve .
+	local srv=$SRV port=$PORT
+	mkdir -p r/bin r/etc/apt r/tmp r/proc r/dev r/workspace r/root
+	cp /bin/busybox r/bin/busybox
+	for a in sh cat echo wget; do ln -s busybox "r/bin/$a"; done
+	printf '#!/bin/sh\necho http://host.sbxrun.internal:%s/\n' "$port" > r/bin/npm
+	chmod 755 r/bin/npm
+	printf 'deb http://127.0.0.1:%s/debian bookworm main\ndeb http://10.9.8.7/debian bookworm main\ndeb http://deb.example.org/debian bookworm main\n' "$port" \
+		> r/etc/apt/sources.list
+	printf 'root:x:0:0:root:/root:/bin/sh\n' > r/etc/passwd
+	tar --numeric-owner --owner=0 --group=0 -C r -cf evil.tar .
+	run "$SBX" image import evil.tar --name "evil$$"
+	assert_status 0 "$err"
+	assert_contains "$err" "host.sbxrun.internal:$port/: a name reserved by sbxrun"
+	assert_contains "$err" "127.0.0.1"
+	run "$SBX" image inspect "evil$$"
+	assert_contains "$out" "deb.example.org"
+	assert_not_contains "$(grep -v '^warning' <<<"$out")" "10.9.8.7"
+	assert_contains "$out" "left out (an image may not grant it): npm http://host.sbxrun.internal:$port/"
+	assert_contains "$out" "left out (an image may not grant it): 10.9.8.7: private address"
+	run "$SBX" run -p packages --image "evil$$" -- sh -c \
+		"http_proxy=\$SBXRUN_PROXY wget -q -O- http://host.sbxrun.internal:$port/ 2>&1; echo rc=\$?"
+	assert_not_contains "$out" "secret-service"
+	assert_contains "$out" "403"
+	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$port" > own.ini
+	run "$SBX" run -p "$TESTDIR/own.ini" --image "evil$$" -- sh -c \
+		"http_proxy=\$SBXRUN_PROXY wget -q -O- http://host.sbxrun.internal:$port/"
+	kill "$srv"
+	"$SBX" -q image rm "evil$$"
+	assert_contains "$out" "secret-service" "a profile that names the port: $err"
+}

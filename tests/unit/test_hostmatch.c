@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "base/hostaddr.h"
 #include "net/hostmatch.h"
 #include "unit.h"
 #include "base/util.h"
@@ -140,9 +141,49 @@ static void test_addr(void)
 	}
 }
 
+/* An image's package sources never open loopback, private or reserved
+ * addresses (hostaddr_image_refusal), and the host's loopback is never
+ * granted through an image set even where one slipped into old metadata. */
+static void test_image_sources(void)
+{
+	static const struct { const char *src; int ok; } t[] = {
+		{ "http://deb.example.org/debian", 1 }, { "deb.example.org", 1 },
+		{ "https://registry.example.com/", 1 }, { "https://[2001:db8::1]:8443/simple", 1 },
+		{ "http://host.sbxrun.internal:4873/", 0 }, { "HOST.SBXRUN.INTERNAL", 0 },
+		{ "http://packages.sbxrun.internal/npm/", 0 }, { "sbxrun.internal", 0 },
+		{ "http://localhost:8080/", 0 }, { "http://a.localhost/", 0 },
+		{ "http://127.0.0.1:5000/simple", 0 }, { "http://user:pw@127.0.0.1/", 0 },
+		{ "http://10.1.2.3/debian", 0 }, { "192.168.0.10", 0 }, { "172.20.0.1:3142", 0 },
+		{ "http://169.254.169.254/", 0 }, { "http://[::1]:4873/", 0 }, { "http://[fd00::1]/", 0 },
+		{ "http://[fe80::1]/", 0 }, { "http://0.0.0.0/", 0 }, { "http://2130706433/", 0 },
+		{ "http://0x7f.1/", 0 }, { "http://100.64.0.1/", 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		const char *why = hostaddr_image_refusal(t[i].src);
+		if ((why == NULL) != !!t[i].ok)
+			fprintf(stderr, "%s: %s\n", t[i].src, why ? why : "allowed");
+		CHECK((why == NULL) == !!t[i].ok);
+	}
+
+	/* @npm naming the host's loopback: left out of the compiled list */
+	struct hostmatch_sets sets = { NULL, "http://host.sbxrun.internal:4873/",
+				       "http://10.0.0.5/simple https://pypi.example.org/simple" };
+	char *allow[] = { "@npm", "@pypi" };
+	struct sbx_strlist a = { allow, NULL, 2 };
+	struct hostmatch_list l;
+	struct hostmatch_grant g;
+	struct sbx_err err = { 0 };
+	CHECK(hostmatch_compile(&a, &sets, &l, &err) == 0);
+	CHECK(hostmatch_check(&l, "host.sbxrun.internal", 4873, &g) == HOSTMATCH_NOT_LISTED);
+	CHECK(hostmatch_check(&l, "10.0.0.5", 80, &g) == HOSTMATCH_NOT_LISTED);
+	CHECK(hostmatch_check(&l, "pypi.example.org", 443, &g) == HOSTMATCH_OK && !g.private_ok);
+	hostmatch_free(&l);
+}
+
 int main(void)
 {
 	test_canon();
+	test_image_sources();
 	test_match();
 	test_addr();
 	return unit_done("hostmatch");
