@@ -134,9 +134,14 @@ test_socket_families() {
 }
 
 test_other_abis_are_killed() {
+	# a kernel without the i386 ABI (ia32_emulation off, as on some VM
+	# hosts) kills int 0x80 with SIGSEGV itself, outside a sandbox too; with
+	# it, the kill inside is the filter's
+	local want="signal 31"
 	control opt i386
+	[ "$status" = 0 ] || [[ "$err" != *"signal 11"* ]] || want="signal 11"
 	denied -- i386
-	assert_contains "$err" "signal 31" "i386 syscall"
+	assert_contains "$err" "$want" "i386 syscall"
 	# x32 is rarely built in (then the control says 3): the kill is the filter's
 	control opt x32
 	denied -- x32

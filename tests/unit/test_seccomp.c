@@ -317,7 +317,10 @@ static void check_abis(void)
 {
 #if defined(__x86_64__)
 	expect("x32 getpid", &dflt, t_x32, KILLED);
-	expect("i386 getpid", &dflt, t_i386, KILLED);
+	/* a kernel without the i386 ABI (ia32_emulation off) kills int 0x80
+	 * with SIGSEGV itself, without a filter too; with it, the filter kills */
+	int bare = under_filter(&off, t_i386);
+	expect("i386 getpid", &dflt, t_i386, bare == -SIGSEGV ? -SIGSEGV : KILLED);
 #endif
 }
 
