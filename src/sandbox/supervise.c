@@ -119,12 +119,16 @@ static void finish(const siginfo_t *info, struct sbx_result *res)
  * is re-armed by what the walk cost and how close the quota is. */
 static int over_quota(const struct sbx_plan *plan, int dfd)
 {
-	uint64_t ticks, used, t0 = now_ms();
-	if (read(dfd, &ticks, sizeof(ticks)) < 0 || diskuse_bytes(plan->run_dir, &used) < 0)
+	uint64_t ticks, t0 = now_ms();
+	struct sbx_diskuse du;
+	if (read(dfd, &ticks, sizeof(ticks)) < 0)
 		return 0;
-	if (used > plan->cfg->disk)
+	if (diskuse_check(plan->run_lock, plan->host_uid, plan->host_gid, plan->cfg->disk, &du)) {
+		if (du.errnum)
+			log_warn("disk quota: cannot %s: %s; the sandbox is ended", du.what, strerror(du.errnum));
 		return 1;
-	uint64_t next = diskuse_next_ms(now_ms() - t0, used, plan->cfg->disk);
+	}
+	uint64_t next = diskuse_next_ms(now_ms() - t0, du.bytes, plan->cfg->disk);
 	struct itimerspec its = { .it_value = { (time_t)(next / 1000), (long)(next % 1000) * 1000000 } };
 	timerfd_settime(dfd, 0, &its, NULL);
 	return 0;

@@ -460,9 +460,11 @@ static void check_deadlines(struct sbx_session *s, uint64_t now)
 			kill_command(c);
 		}
 	}
-	uint64_t used;
+	struct sbx_diskuse du;
 	if (busy && s->plan.storage == SBX_STORAGE_DISK && s->cfg->disk && s->plan.run_dir &&
-	    diskuse_bytes(s->plan.run_dir, &used) == 0 && used > s->cfg->disk) {
+	    diskuse_check(s->plan.run_lock, s->plan.host_uid, s->plan.host_gid, s->cfg->disk, &du)) {
+		if (du.errnum)
+			log_warn("session '%s': disk quota: cannot %s: %s", s->name, du.what, strerror(du.errnum));
 		log_warn("session '%s': over its disk quota: its commands are ended", s->name);
 		for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
 			if (s->cmds[i].used) {
