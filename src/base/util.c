@@ -332,37 +332,100 @@ int dir_each(int dirfd, int (*fn)(int dirfd, const char *name, void *arg), void 
 	return r;
 }
 
-static int rm_one(int dirfd, const char *name, void *err)
+/* Deeper than this a directory is not entered but moved up into the
+ * directory being removed (renamed, without replacing anything) and removed
+ * from there in a later pass: the directories held open stay few however
+ * deep the tree (a sandbox can make its writable layer 100,000 deep). */
+#define RM_MAX_DEPTH 32
+
+struct rm_ctx {
+	struct sbx_err *err;
+	int top;      /* the directory being removed */
+	int depth;    /* of the directory whose entries are visited */
+	int *hoisted; /* directories moved up into top, to visit again */
+};
+
+static int rm_entry(int dirfd, const char *name, void *arg);
+
+static int rm_dir(int dirfd, const char *name, const struct rm_ctx *c)
 {
-	return rm_rf_at(dirfd, name, err);
+	struct rm_ctx sub = *c;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_sys(c->err, "open '%s'", name);
+	sub.depth++;
+	int r = dir_each(fd, rm_entry, &sub, c->err);
+	close(fd);
+	if (r < 0)
+		return err_wrap(c->err, "%s", name);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return err_sys(c->err, "rmdir '%s'", name);
+	return 0;
 }
 
-static int rm_children(int fd, struct sbx_err *err)
+/* Moves a deep directory up into top under a name of its own. */
+static int rm_hoist(int dirfd, const char *name, const struct stat *st, const struct rm_ctx *c)
 {
-	int r = dir_each(fd, rm_one, err, err);
-	close(fd);
-	return r;
+	char to[64];
+
+	for (unsigned i = 0; i < 100; i++) {
+		snprintf(to, sizeof(to), ".sbxrun-rm-%ju-%u", (uintmax_t)st->st_ino, i);
+		if (syscall(SYS_renameat2, dirfd, name, c->top, to, RENAME_NOREPLACE) == 0) {
+			(*c->hoisted)++;
+			return 1;
+		}
+		if (errno != EEXIST)
+			return 0;
+	}
+	return 0;
+}
+
+static int rm_entry(int dirfd, const char *name, void *arg)
+{
+	const struct rm_ctx *c = arg;
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : err_sys(c->err, "stat '%s'", name);
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			return err_sys(c->err, "unlink '%s'", name);
+		return 0;
+	}
+	/* a directory moving to another parent is written to (its "..") */
+	if ((st.st_mode & 0700) != 0700)
+		(void)!fchmodat(dirfd, name, 0700, 0);
+	if (c->depth >= RM_MAX_DEPTH && rm_hoist(dirfd, name, &st, c))
+		return 0;
+	return rm_dir(dirfd, name, c);
 }
 
 int rm_rf_at(int dirfd, const char *name, struct sbx_err *err)
 {
 	struct stat st;
+	int hoisted, r;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : err_sys(err, "stat '%s'", name);
-	if (S_ISDIR(st.st_mode)) {
-		if ((st.st_mode & 0700) != 0700)
-			(void)!fchmodat(dirfd, name, 0700, 0);
-		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return err_sys(err, "open '%s'", name);
-		if (rm_children(fd, err) < 0)
-			return err_wrap(err, "%s", name);
-		if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-			return err_sys(err, "rmdir '%s'", name);
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			return err_sys(err, "unlink '%s'", name);
 		return 0;
 	}
-	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
-		return err_sys(err, "unlink '%s'", name);
+	if ((st.st_mode & 0700) != 0700)
+		(void)!fchmodat(dirfd, name, 0700, 0);
+	_cleanup_close_ int top = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (top < 0)
+		return err_sys(err, "open '%s'", name);
+	struct rm_ctx c = { err, top, 1, &hoisted };
+	do {
+		hoisted = 0;
+		r = dir_each(top, rm_entry, &c, err);
+	} while (r == 0 && hoisted);
+	if (r < 0)
+		return err_wrap(err, "%s", name);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return err_sys(err, "rmdir '%s'", name);
 	return 0;
 }
