@@ -29,6 +29,7 @@
 #include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "sandbox/scope.h"
+#include "sandbox/userns.h"
 
 static const char usage[] = "usage: sbxrun doctor\n"
 			    "Shows which kernel features this machine offers and what falls back.\n";
@@ -122,7 +123,7 @@ static void check_userns_sysctls(int userns_ok)
 
 /* What the probe child managed, as bits of its exit status. */
 enum { P_USERNS = 1, P_MNTNS = 2, P_TMPFS = 4, P_XATTR = 8, P_OVL_TMPFS = 16, P_OVL_DISK = 32,
-       P_FUSE = 64 };
+       P_FUSE = 64, P_UCOUNTS = 128 };
 
 static int write_file(const char *path, const char *s)
 {
@@ -168,6 +169,9 @@ static __attribute__((noreturn)) void probe_child(const char *tmpdir, const char
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		_exit(0);
 	got |= P_USERNS | P_MNTNS;
+	/* as the sandbox's child does (userns.c): a count of the namespace's own */
+	if (write_file("/proc/sys/user/max_inotify_instances", "1") == 0)
+		got |= P_UCOUNTS;
 	snprintf(map, sizeof(map), "0 %u 1", id);
 	write_file("/proc/self/setgroups", "deny");
 	write_file("/proc/self/uid_map", map);
@@ -274,6 +278,25 @@ static int report_sandbox(int got)
 	else if (got & P_OVL_DISK)
 		report_fuse_storage(got & P_FUSE);
 	return (got & P_USERNS) && (got & P_MNTNS) && (got & (P_OVL_TMPFS | P_OVL_DISK));
+}
+
+/* The per-user counts a sandbox gets (sandbox/userns.c): half the host
+ * user's, in its user namespace, where the kernel lets one be set. */
+static void report_ucounts(int settable)
+{
+	struct sbx_ucounts u;
+
+	userns_ucounts_plan(&u);
+	if (!settable || u.max[0] < 0) {
+		line("inotify", "fallback: the sandbox shares this user's %ld inotify instances "
+		     "(user.max_inotify_instances cannot be set in a user namespace here)", u.host[0]);
+		return;
+	}
+	line("inotify", "ok: the sandbox's user namespace gets half of this user's: %ld of %ld "
+	     "inotify instances, %ld of %ld watches", u.max[0], u.host[0], u.max[1], u.host[1]);
+	if (u.max[2] >= 0)
+		line("fanotify", "ok: the same: %ld of %ld fanotify groups, %ld of %ld marks", u.max[2],
+		     u.host[2], u.max[3], u.host[3]);
 }
 
 static void check_seccomp(void)
@@ -454,6 +477,8 @@ int cmd_doctor(int argc, char **argv, struct sbx_err *err)
 	int got = probe_sandbox();
 	check_userns_sysctls(got & P_USERNS);
 	int sandbox_ok = report_sandbox(got);
+	if (got & P_USERNS)
+		report_ucounts(got & P_UCOUNTS);
 	check_seccomp();
 	check_landlock();
 	check_cgroup_version();

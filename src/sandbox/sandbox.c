@@ -253,6 +253,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		plan->ca_file = host_ca_bundle();
 	if (env_build(cfg, &plan->img, plan->home, plan->ca_file ? SBX_CA_INSIDE : NULL, &plan->envp, err) < 0)
 		return -1;
+	userns_ucounts_plan(&plan->ucounts);
 	log_trace("plan: identity and environment");
 	if (limits_prepare(cfg, &plan->lim, err) < 0)
 		return -1;
@@ -442,6 +443,10 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 	/* Host paths are opened before the identity changes: a root caller's
 	 * child can still enter root's directories as their owner. */
 	log_trace("child: go");
+	struct sbx_err uerr = { 0 };
+	if (userns_ucounts_apply(&plan->ucounts, &uerr) < 0)
+		log_verbose("%s: %s: the sandbox shares the user's inotify and fanotify counts", uerr.msg,
+			    strerror(uerr.errnum));
 	if (mounts_open_sources(plan, &ms, err) < 0)
 		return -1;
 	if (userns_become(plan->uid_in, plan->gid_in, err) < 0)

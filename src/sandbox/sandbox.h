@@ -11,6 +11,7 @@
 #include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/userns.h"
 #include "store/store.h"
 
 struct sbx_plan_bind {
@@ -53,6 +54,7 @@ struct sbx_plan {
 	struct winsize ws;   /* the caller's terminal size, if any */
 	uint64_t ws_seed;    /* bytes the image holds at the workspace path, copied in */
 	struct sbx_bpf seccomp; /* the compiled filter, loaded by each command */
+	struct sbx_ucounts ucounts; /* inotify and fanotify counts of the sandbox's namespace */
 };
 
 struct sbx_result {

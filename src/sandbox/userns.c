@@ -38,6 +38,55 @@ int userns_write_maps(pid_t pid, uid_t in_uid, uid_t host_uid, gid_t in_gid, gid
 	return write_proc(pid, "gid_map", map, err);
 }
 
+static const char *const ucount_names[SBX_UCOUNTS] = {
+	"max_inotify_instances", "max_inotify_watches", "max_fanotify_groups", "max_fanotify_marks",
+};
+
+const char *userns_ucount_name(int i)
+{
+	return i >= 0 && i < SBX_UCOUNTS ? ucount_names[i] : "?";
+}
+
+static long read_ucount(const char *name)
+{
+	char path[64], buf[32], *end;
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/sys/user/%s", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	errno = 0;
+	long v = strtol(buf, &end, 10);
+	return errno || end == buf || (*end && *end != '\n') || v < 0 ? -1 : v;
+}
+
+void userns_ucounts_plan(struct sbx_ucounts *u)
+{
+	for (int i = 0; i < SBX_UCOUNTS; i++) {
+		u->host[i] = read_ucount(ucount_names[i]);
+		u->max[i] = u->host[i] >= 0 ? u->host[i] / 2 : -1;
+	}
+}
+
+int userns_ucounts_apply(const struct sbx_ucounts *u, struct sbx_err *err)
+{
+	char path[64], val[24];
+
+	for (int i = 0; i < SBX_UCOUNTS; i++) {
+		if (u->max[i] < 0)
+			continue;
+		/* /proc/sys/user shows the opener's user namespace: ours */
+		snprintf(path, sizeof(path), "/proc/sys/user/%s", ucount_names[i]);
+		snprintf(val, sizeof(val), "%ld\n", u->max[i]);
+		_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write_all(fd, val, strlen(val)) < 0)
+			return err_sys(err, "set '%s' in the sandbox's user namespace", path);
+	}
+	return 0;
+}
+
 int userns_become(uid_t uid, gid_t gid, struct sbx_err *err)
 {
 	/* Keep capabilities across the uid change: the setup that follows

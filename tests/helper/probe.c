@@ -25,10 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/quota.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -665,6 +667,55 @@ static int p_env(char **a)
 	return P_DENIED;
 }
 
+/* ---- per-user counts ---- */
+
+/* Opens inotify instances until the kernel refuses one; past this process's
+ * fd limit, a child holds more (closing its copies: the parent's keep the
+ * instances). Prints "inotify-fill: N ERRNO" and holds them SECONDS, so a
+ * second probe can try for one meanwhile. Success: the refusal was EMFILE
+ * before any fd limit, i.e. a per-user count. */
+static int p_inotify_fill(char **a)
+{
+	struct rlimit rl = { 0, 0 };
+	long held = 0;
+	int e = 0, fds[4096];
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (int level = 0; level < 16; level++) {
+		int fd, mine = 0, st = 0;
+		while (mine < 4096 && (fd = inotify_init1(IN_CLOEXEC)) >= 0) {
+			fds[mine++] = fd;
+			held++;
+		}
+		e = mine < 4096 ? errno : EMFILE;
+		if (e != EMFILE || (rl.rlim_cur > (rlim_t)mine + 8 && mine < 4096))
+			break;
+		/* this process's fds are full: a child holds more */
+		pid_t pid = fork();
+		if (pid > 0) {
+			waitpid(pid, &st, 0);
+			return WIFEXITED(st) ? WEXITSTATUS(st) : P_DENIED;
+		}
+		if (pid < 0)
+			break;
+		for (int i = 0; i < mine; i++)
+			close(fds[i]);
+	}
+	printf("inotify-fill: %ld %s\n", held, strerrorname_np(e) ? strerrorname_np(e) : "?");
+	fflush(stdout);
+	sleep(a[0] ? (unsigned)parse_num(a[0]) : 0);
+	return e == EMFILE ? P_OK : P_DENIED;
+}
+
+static int p_inotify(char **a)
+{
+	(void)a;
+	return verdict(inotify_init1(IN_CLOEXEC), V_EXACT);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(char **args);
@@ -696,6 +747,7 @@ static const struct {
 	{ "connect", p_connect, 1, "@ABSTRACT|IPV4:PORT" },
 	{ "listen", p_listen, 1, "@ABSTRACT|IPV4:PORT" },
 	{ "fd", p_fd, 1, "N" }, { "env", p_env, 1, "VAR" },
+	{ "inotify-fill", p_inotify_fill, 0, "[SECONDS]" }, { "inotify", p_inotify, 0, "" },
 };
 
 static int usage(void)

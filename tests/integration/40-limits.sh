@@ -316,6 +316,51 @@ test_disk_quota_with_storage_disk() {
 	assert_eq small "$out"
 }
 
+# Issue 26: what the sandbox hides from its owner's walk (a directory it may
+# not read, or one past the old depth limit of 512) is counted all the same.
+# Each run writes 40M under a 16M quota in steps slow enough for the walk
+# (every 50 to 500 ms), then holds on: before, all three ran to the end.
+test_disk_storage_quota_counts_what_modes_and_depth_hide() {
+	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
+	local fill='for i in $(seq 40); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null || exit 3; sleep 0.02; done'
+	local deep
+	deep=$(printf 'd/%.0s' $(seq 700))
+	for how in \
+		"mkdir /workspace/h && chmod 0300 /workspace/h && cd /workspace/h && $fill; echo wrote-all; sleep 3; echo survived" \
+		"mkdir /workspace/h && chmod 0300 /workspace/h && cd /workspace/h && $fill; chmod 0000 /workspace/h; echo wrote-all; sleep 3; echo survived" \
+		"mkdir -p /tmp/$deep && cd /tmp/$deep && $fill; echo wrote-all; sleep 3; echo survived"; do
+		run "$SBX" run --image tiny -p "$TESTDIR/d.ini" --timeout 60s -- sh -c "$how"
+		assert_status 137 "${how%%&&*}"
+		assert_not_contains "$out" "survived"
+		assert_contains "$err" "sbxrun: disk quota: the sandbox wrote more than 16M on disk and was killed"
+	done
+	local runs=$HOME/.local/share/sbxrun/run
+	assert_eq 0 "$(ls "$runs" 2>/dev/null | wc -l)" "writable layers left behind"
+}
+
+# Issue 26: inotify instances are counted per user, host-wide. The
+# sandbox's user namespace gets half of the host user's (its own
+# /proc/sys/user/max_inotify_instances; the kernel checks every level up), so
+# while the sandbox holds every instance it can get, the user's own programs
+# on the host still get one. Before, the sandbox took all 128.
+test_inotify_instances_leave_the_host_user_room() {
+	local host n
+	host=$(cat /proc/sys/user/max_inotify_instances)
+	"$SBX" run --image tiny -- probe inotify-fill 20 > "$TESTDIR/fill" 2> "$TESTDIR/fill.err" &
+	local pid=$!
+	for _ in $(seq 150); do [ -s "$TESTDIR/fill" ] && break; sleep 0.1; done
+	run "${TOP:-$(pwd)}/tests/helper/probe" inotify
+	kill "$pid"
+	wait "$pid" || true
+	assert_status 0 "inotify_init on the host while the sandbox holds all it can: $err"
+	out=$(cat "$TESTDIR/fill")
+	assert_contains "$out" "inotify-fill: " "the sandbox's probe ($(cat "$TESTDIR/fill.err"))"
+	assert_contains "$out" " EMFILE" "the sandbox's refusal"
+	n=$(printf '%s\n' "$out" | sed -n 's/^inotify-fill: \([0-9]*\) .*/\1/p')
+	[ "$n" -ge 1 ] && [ "$n" -le $((host / 2)) ] ||
+		fail "the sandbox got $n inotify instances, the host user has $host: expected 1 to $((host / 2))"
+}
+
 test_disk_storage_stops_one_file_at_the_quota() {
 	# the walk ends the sandbox a little after the quota is passed; one file
 	# cannot grow past it at all (RLIMIT_FSIZE, 512-byte blocks for ulimit)
