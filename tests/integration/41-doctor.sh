@@ -29,6 +29,15 @@ test_doctor_user_namespace_matches_unshare() {
 	assert_contains "$(doc_line max_user_namespaces)" "= $(cat /proc/sys/user/max_user_namespaces)"
 }
 
+# Issue 26: what the sandbox gets of the user's inotify instances (40-limits
+# checks that it gets no more).
+test_doctor_says_the_sandbox_inotify_share() {
+	local host
+	host=$(cat /proc/sys/user/max_inotify_instances)
+	run "$SBX" doctor
+	assert_contains "$(doc_line inotify)" "ok: the sandbox's user namespace gets half of this user's: $((host / 2)) of $host inotify instances"
+}
+
 test_doctor_cgroup_layout() {
 	run "$SBX" doctor
 	local fs
