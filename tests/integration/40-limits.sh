@@ -335,7 +335,21 @@ test_disk_storage_quota_counts_what_modes_and_depth_hide() {
 		assert_contains "$err" "sbxrun: disk quota: the sandbox wrote more than 16M on disk and was killed"
 	done
 	local runs=$HOME/.local/share/sbxrun/run
-	assert_eq 0 "$(ls "$runs" 2>/dev/null | wc -l)" "writable layers left behind"
+	assert_eq 0 "$(ls "$runs" 2>/dev/null | wc -l)" \
+		"writable layers left behind ($(cd "$runs" && find . -maxdepth 4 2>&1 | head -20 | tr '\n' ' '))"
+}
+
+# The session's supervisor walks the same way while a command runs.
+test_disk_storage_session_quota_counts_hidden_files() {
+	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
+	local name=dq$$
+	"$SBX" session start --image tiny -p "$TESTDIR/d.ini" "$name" > /dev/null || fail "session start"
+	trap "'$SBX' session stop '$name' >/dev/null 2>&1 || true" EXIT
+	run "$SBX" run --session "$name" --timeout 60s -- sh -c 'mkdir /workspace/h && chmod 0300 /workspace/h &&
+		cd /workspace/h && for i in $(seq 40); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null; sleep 0.02; done
+		echo wrote-all; sleep 3; echo survived'
+	assert_status 137 "a session command writing 40M below a 0300 directory under a 16M quota"
+	assert_not_contains "$out" "survived"
 }
 
 # Issue 26: inotify instances are counted per user, host-wide. The
