@@ -440,13 +440,14 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 
 	if (msg_recv(sync, &m, NULL, NULL) != 0 || m.type != SBX_MSG_GO)
 		_exit(125); /* the host side is gone */
-	/* Host paths are opened before the identity changes: a root caller's
-	 * child can still enter root's directories as their owner. */
 	log_trace("child: go");
+	/* with all capabilities in our namespace still: counts of its own */
 	struct sbx_err uerr = { 0 };
 	if (userns_ucounts_apply(&plan->ucounts, &uerr) < 0)
 		log_verbose("%s: %s: the sandbox shares the user's inotify and fanotify counts", uerr.msg,
 			    strerror(uerr.errnum));
+	/* Host paths are opened before the identity changes: a root caller's
+	 * child can still enter root's directories as their owner. */
 	if (mounts_open_sources(plan, &ms, err) < 0)
 		return -1;
 	if (userns_become(plan->uid_in, plan->gid_in, err) < 0)
