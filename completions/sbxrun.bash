@@ -47,6 +47,10 @@ _sbxrun() {
 		return ;;
 	--listen )
 		return ;;
+	--auth-file )
+		return ;;
+	--header-timeout )
+		return ;;
 	--format )
 		COMPREPLY=($(compgen -W "kube seccomp " -- "$cur")); return ;;
 	--kind )
@@ -80,7 +84,7 @@ _sbxrun() {
 		[ "${COMP_WORDS[2]}" = show ] && { _sbxrun_list "sbxrun profile ls 2>/dev/null | awk '{print \$1}'"; return; }
 		opts="-h --help -v -q --profile -p --image -i --format  --kind  --image-ref  --output -o" ;;
 	proxy)
-		opts="-h --help -v -q --profile -p --image -i --allow  --events  --listen " ;;
+		opts="-h --help -v -q --profile -p --image -i --allow  --events  --listen  --auth-file  --header-timeout " ;;
 	doctor)
 		opts="-h --help -v -q" ;;
 	esac

@@ -83,6 +83,8 @@ struct sbx_config {
 	char *session;
 	char *sha256;
 	char *listen;        /* sbxrun proxy */
+	char *auth_file;
+	uint64_t header_timeout_ms;
 	int export_format;   /* sbxrun profile export */
 	int kube_kind;
 	char *image_ref;

@@ -2,7 +2,10 @@
  * the egress proxy of `packages` (net/proxy.c: the profile's allow list with
  * the image's @apt/@npm/@pypi sets, the address guard, events) served on a
  * TCP address instead of a sandbox's door, until SIGTERM or SIGINT. This is
- * the proxy a pod exported with `profile export --format kube` talks to. */
+ * the proxy a pod exported with `profile export --format kube` talks to.
+ * A network peer gets no more than the allow list, within per-peer limits,
+ * and only with the shared secret when one is set (--auth-file, or
+ * SBXRUN_PROXY_AUTH; never an argument, which ps shows to everyone). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,7 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -22,12 +27,79 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "net/proxy.h"
+#include "net/proxy_auth.h"
 #include "store/store.h"
 
 static const char usage[] =
 	"usage: sbxrun proxy --listen ADDR:PORT [--profile NAME] [--image NAME] [--allow HOST]...\n"
+	"                    [--auth-file FILE] [--header-timeout DURATION]\n"
 	"Serves the egress proxy of a 'packages' profile on a TCP address (IPv4, or\n"
-	"IPv6 in brackets; port 0 picks one) until SIGTERM or SIGINT.\n";
+	"IPv6 in brackets; port 0 picks one) until SIGTERM or SIGINT. With\n"
+	"--auth-file (or SBXRUN_PROXY_AUTH) clients must send that secret as\n"
+	"Proxy-Authorization (http://USER:PASSWORD@ADDR:PORT).\n";
+
+/* Connections per source address (an IPv6 /64), and at most in all. */
+#define PER_PEER 64
+#define MOST_CONNS 512
+#define AUTH_ENV "SBXRUN_PROXY_AUTH"
+
+/* The secret: the file's first line (a Kubernetes Secret mounted as a file
+ * is a symlink into ..data/, so links are followed), or the variable. */
+static int read_secret(const char *path, char **out, struct sbx_err *err)
+{
+	char buf[PROXY_AUTH_MAX + 4];
+	const char *env = getenv(AUTH_ENV);
+	ssize_t n;
+
+	*out = NULL;
+	if (!path) {
+		if (!env || !*env)
+			return 0;
+		if (proxy_auth_valid(env, AUTH_ENV, err) < 0)
+			return -1;
+		*out = xstrdup(env);
+		return 0;
+	}
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return err_sys(err, "--auth-file '%s'", path);
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, 0, "--auth-file '%s': not a regular file", path);
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return err_sys(err, "--auth-file '%s'", path);
+	buf[n] = 0;
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = 0;
+	if (n > 0 && buf[n - 1] == '\r')
+		buf[--n] = 0;
+	_cleanup_free_ char *what = xasprintf("--auth-file '%s'", path);
+	int r = (size_t)n != strlen(buf) ? err_set(err, 0, "%s: NUL byte in the secret", what)
+		: proxy_auth_valid(buf, what, err);
+	if (r == 0)
+		*out = xstrdup(buf);
+	explicit_bzero(buf, sizeof(buf));
+	return r;
+}
+
+/* Each relayed connection holds six fds: as many connections as the fd
+ * limit (raised to its hard limit) allows, up to MOST_CONNS. */
+static unsigned conn_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 128;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 64 + 6 * MOST_CONNS)
+		return MOST_CONNS;
+	return rl.rlim_cur > 64 + 6 * 16 ? (unsigned)((rl.rlim_cur - 64) / 6) : 16;
+}
 
 /* "1.2.3.4:80" or "[::1]:80", numeric only: a listen address is no name. */
 static int listen_socket(const char *spec, struct sbx_err *err)
@@ -67,7 +139,7 @@ static int listen_socket(const char *spec, struct sbx_err *err)
 	return fd;
 }
 
-static void say_where(int fd, const char *profile)
+static void say_where(int fd, const char *profile, int auth)
 {
 	struct sockaddr_storage ss;
 	socklen_t n = sizeof(ss);
@@ -76,9 +148,9 @@ static void say_where(int fd, const char *profile)
 	if (getsockname(fd, (struct sockaddr *)&ss, &n) == 0 &&
 	    getnameinfo((struct sockaddr *)&ss, n, host, sizeof(host), port, sizeof(port),
 			NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-		log_info("proxy for profile '%s' listening on %s%s%s:%s", profile,
+		log_info("proxy for profile '%s' listening on %s%s%s:%s%s", profile,
 			 ss.ss_family == AF_INET6 ? "[" : "", host, ss.ss_family == AF_INET6 ? "]" : "",
-			 port);
+			 port, auth ? " (credentials required)" : "");
 }
 
 /* The signals are blocked before the proxy starts its resolver threads,
@@ -115,6 +187,13 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 	if (cfg->egress != SBX_EGRESS_PACKAGES)
 		return err_set(err, 0, "profile '%s': egress is '%s'; the proxy serves 'packages'",
 			       cfg->profile, sbx_egress_names[cfg->egress]);
+	if (cfg->origin[SBX_K_HEADER_TIMEOUT] &&
+	    (cfg->header_timeout_ms < 100 || cfg->header_timeout_ms > 600000))
+		return err_set(err, 0, "--header-timeout: %llums is not between 100ms and 10m",
+			       (unsigned long long)cfg->header_timeout_ms);
+	_cleanup_free_ char *secret = NULL;
+	if (read_secret(cfg->auth_file, &secret, err) < 0)
+		return -1;
 	_cleanup_close_ int lfd = listen_socket(cfg->listen, err);
 	if (lfd < 0)
 		return -1;
@@ -128,19 +207,23 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 		.profile_name = cfg->profile, .allow = cfg->allow.n ? &cfg->allow : &sets_only,
 		.apt_hosts = (const char *const *)img.apt_hosts, .npm_registry = img.npm_registry,
 		.pypi_index = img.pypi_index, .events_fd = events,
+		.max_conns = conn_budget(), .max_per_peer = PER_PEER,
+		.head_timeout_ms = (unsigned)cfg->header_timeout_ms, .auth = secret,
 	};
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	say_where(lfd, cfg->profile);
+	say_where(lfd, cfg->profile, secret != NULL);
 	int r = proxy_new(&conf, steal_fd(lfd), &px, err);
 	if (r == 0) {
 		r = serve(px, &set, err);
 		proxy_free(px);
 	}
 	store_image_close(&img);
+	if (secret)
+		explicit_bzero(secret, strlen(secret));
 	return r;
 }
 

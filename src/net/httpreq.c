@@ -112,6 +112,27 @@ static void append(struct httpreq *req, size_t *cap, const char *s, size_t n)
 	req->upstream[req->upstream_len] = 0;
 }
 
+/* Keeps Proxy-Authorization's value (the proxy's own credentials, which
+ * drop_header keeps from going upstream). */
+static void note_auth(const char *line, size_t n, struct httpreq *req)
+{
+	static const char name[] = "proxy-authorization:";
+	size_t k = sizeof(name) - 1;
+
+	if (n < k || strncasecmp(line, name, k) != 0)
+		return;
+	while (k < n && (line[k] == ' ' || line[k] == '\t'))
+		k++;
+	while (n > k && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+		n--;
+	if (req->auth[0] || n - k >= sizeof(req->auth)) {
+		req->auth_bad = 1;
+		return;
+	}
+	memcpy(req->auth, line + k, n - k);
+	req->auth[n - k] = 0;
+}
+
 /* Walks the header lines after the request line; rewrites when asked. */
 static const char *headers(const char *p, const char *end, struct httpreq *req, size_t *cap, bool keep)
 {
@@ -120,6 +141,7 @@ static const char *headers(const char *p, const char *end, struct httpreq *req, 
 		size_t n = (size_t)(eol - p);
 		if (!valid_header(p, n))
 			return "malformed header line";
+		note_auth(p, n, req);
 		if (keep && !drop_header(p, n)) {
 			append(req, cap, p, n);
 			append(req, cap, "\r\n", 2);

@@ -5,6 +5,8 @@
 #include <stddef.h>
 
 #define HTTPREQ_MAX_HEAD 16384
+/* Longest Proxy-Authorization value kept; a longer one is kept as bad. */
+#define HTTPREQ_MAX_AUTH 512
 
 enum httpreq_kind { HTTPREQ_CONNECT, HTTPREQ_ABSOLUTE };
 
@@ -15,6 +17,10 @@ struct httpreq {
 	char *upstream;   /* ABSOLUTE: the rewritten head to send upstream */
 	size_t upstream_len;
 	size_t head_len;  /* bytes of the input the head used */
+	/* Proxy-Authorization's value ("" when absent), never sent upstream;
+	 * auth_bad: given twice or too long, so it cannot be right. */
+	char auth[HTTPREQ_MAX_AUTH];
+	int auth_bad;
 };
 
 /* Parses buf[0..len). Returns 1 with *req filled (free with httpreq_free),

@@ -23,6 +23,7 @@
 #include "net/hostmatch.h"
 #include "net/httpreq.h"
 #include "net/proxy.h"
+#include "net/proxy_auth.h"
 #include "net/proxy_chain.h"
 #include "net/proxy_event.h"
 #include "net/relay.h"
@@ -30,7 +31,9 @@
 
 /* Each relayed connection holds two sockets and two pipes. */
 #define MAX_CONNS 128
-#define HEAD_TIMEOUT_MS 30000
+#define HEAD_TIMEOUT_MS 10000
+/* Accepts per wake-up, so a stream of connections cannot starve the rest. */
+#define ACCEPT_BATCH 64
 #define RESOLVE_TIMEOUT_MS 20000
 #define CONNECT_TIMEOUT_MS 10000
 #define IDLE_TIMEOUT_MS 300000
@@ -48,7 +51,8 @@ enum conn_state { C_HEAD, C_RESOLVE, C_CONNECT, C_CHAIN, C_RELAY, C_DRAIN, C_DEA
 
 struct conn {
 	struct conn *next;
-	uint64_t id;
+	uint64_t id;                  /* in order of arrival: the lowest is the oldest */
+	unsigned char peer[17];       /* family, then the address (IPv6: its /64) */
 	enum conn_state state;
 	int cfd, ufd;
 	char *head;
@@ -75,8 +79,11 @@ struct sbx_proxy {
 	struct proxy_chain chain;
 	int epfd, lfd, tfd;
 	struct conn *conns;
-	size_t nconns;
+	size_t nconns;                /* in the list, the dead not yet reaped included */
+	size_t live;
 	uint64_t next_id;
+	unsigned max_conns, max_per_peer, head_timeout_ms;
+	char *auth;
 	struct sbx_proxy_counters count;
 };
 
@@ -105,6 +112,8 @@ static void conn_kill(struct sbx_proxy *p, struct conn *c)
 	if (c->state == C_RELAY)
 		proxy_event_close(&p->ev, c->host, c->req.port, c->bytes_up, c->bytes_down);
 	c->state = C_DEAD;
+	p->live--;
+	free(steal_ptr(c->head));
 	if (c->cfd >= 0)
 		close(steal_fd(c->cfd));
 	if (c->ufd >= 0)
@@ -375,6 +384,13 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	enum hostmatch_result r;
 	char why[256];
 
+	/* Before the allow list: a peer without the secret learns nothing. */
+	if (p->auth && (c->req.auth_bad || !proxy_auth_check(p->auth, c->req.auth))) {
+		log_sanitize(c->host, sizeof(c->host), c->req.host);
+		refuse(p, c, 407, c->req.auth[0] || c->req.auth_bad ? "wrong proxy credentials"
+								      : "proxy credentials required");
+		return;
+	}
 	if (hostmatch_canon(c->req.host, c->host, sizeof(c->host)) < 0) {
 		log_sanitize(c->host, sizeof(c->host), c->req.host);
 		refuse(p, c, 403, "not a valid host name (numeric IPv4 forms are refused)");
@@ -432,23 +448,83 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 	check_request(p, c);
 }
 
+/* Who a connection comes from: the address, or an IPv6 address's /64
+ * (what one host is given), a v4-mapped address as IPv4. */
+static void peer_key(const struct sockaddr_storage *ss, unsigned char key[17])
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+	memset(key, 0, 17);
+	key[0] = (unsigned char)ss->ss_family;
+	if (ss->ss_family == AF_INET) {
+		memcpy(key + 1, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	} else if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		key[0] = AF_INET;
+		memcpy(key + 1, s6->sin6_addr.s6_addr + 12, 4);
+	} else if (ss->ss_family == AF_INET6) {
+		memcpy(key + 1, s6->sin6_addr.s6_addr, 8);
+	}
+}
+
+/* Idle: no complete request head yet, or done and lingering after a reply. */
+static bool idle(const struct conn *c)
+{
+	return c->state == C_HEAD || c->state == C_DRAIN;
+}
+
+/* Makes room for one more connection from peer (NULL: anyone): closes the
+ * oldest idle one among those; false when all of them are busy. */
+static bool shed_oldest(struct sbx_proxy *p, const unsigned char *peer)
+{
+	struct conn *old = NULL;
+
+	for (struct conn *c = p->conns; c; c = c->next)
+		if (idle(c) && (!peer || memcmp(c->peer, peer, sizeof(c->peer)) == 0) &&
+		    (!old || c->id < old->id))
+			old = c;
+	if (!old)
+		return false;
+	conn_kill(p, old);
+	p->count.shed++;
+	return true;
+}
+
+/* Whether there is room for a connection from peer, shedding if need be. */
+static bool room_for(struct sbx_proxy *p, const unsigned char *peer)
+{
+	if (p->max_per_peer) {
+		size_t n = 0;
+		for (struct conn *c = p->conns; c; c = c->next)
+			n += c->state != C_DEAD && memcmp(c->peer, peer, sizeof(c->peer)) == 0;
+		if (n >= p->max_per_peer && !shed_oldest(p, peer))
+			return false;
+	}
+	return p->live < p->max_conns || shed_oldest(p, NULL);
+}
+
 static void accept_all(struct sbx_proxy *p)
 {
-	for (;;) {
-		int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
+		struct sockaddr_storage ss = { 0 };
+		socklen_t sl = sizeof(ss);
+		unsigned char peer[17];
+		int fd = accept4(p->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;  /* EAGAIN, or a transient error: try on the next event */
-		if (p->nconns >= MAX_CONNS) {
+		peer_key(&ss, peer);
+		if (!room_for(p, peer)) {
+			p->count.turned_away++;
 			close(fd);
 			continue;
 		}
 		struct conn *c = xcalloc(1, sizeof(*c));
 		c->id = ++p->next_id;
+		memcpy(c->peer, peer, sizeof(c->peer));
 		c->cfd = fd;
 		c->ufd = -1;
 		c->head = xmalloc(HTTPREQ_MAX_HEAD);
 		c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
-		c->deadline = now_ms() + HEAD_TIMEOUT_MS;
+		c->deadline = now_ms() + p->head_timeout_ms;
 		if (ep_add(p, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn_tag(c, TAG_CLIENT)) < 0) {
 			close(fd);
 			free(c->head);
@@ -458,6 +534,7 @@ static void accept_all(struct sbx_proxy *p)
 		c->next = p->conns;
 		p->conns = c;
 		p->nconns++;
+		p->live++;
 		read_head(p, c);
 	}
 }
@@ -565,6 +642,10 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	struct hostmatch_sets sets = { conf->apt_hosts, conf->npm_registry, conf->pypi_index };
 
 	p->epfd = p->tfd = p->lfd = -1;
+	p->max_conns = conf->max_conns ? conf->max_conns : MAX_CONNS;
+	p->max_per_peer = conf->max_per_peer;
+	p->head_timeout_ms = conf->head_timeout_ms ? conf->head_timeout_ms : HEAD_TIMEOUT_MS;
+	p->auth = conf->auth ? xstrdup(conf->auth) : NULL;
 	/* splice has no MSG_NOSIGNAL: a sandbox hanging up mid-transfer would
 	 * kill the supervisor. Children must reset SIGPIPE before exec. */
 	signal(SIGPIPE, SIG_IGN);
@@ -606,6 +687,10 @@ void proxy_free(struct sbx_proxy *p)
 	hostmatch_free(&p->allow);
 	proxy_chain_free(&p->chain);
 	proxy_event_fini(&p->ev);
+	if (p->auth) {
+		explicit_bzero(p->auth, strlen(p->auth));
+		free(p->auth);
+	}
 	if (p->epfd >= 0)
 		close(p->epfd);
 	if (p->tfd >= 0)

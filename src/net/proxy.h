@@ -15,6 +15,13 @@ struct sbx_proxy_conf {
 	const char *npm_registry;         /* URL or NULL */
 	const char *pypi_index;           /* URL or NULL */
 	int events_fd;                    /* -1, or where JSON-lines events go */
+	/* Holding the line against many connections (0: the default). */
+	unsigned max_conns;               /* open at once (128); past it the oldest
+					   * idle one is shed, else the new one refused */
+	unsigned max_per_peer;            /* per source address (an IPv6 /64); 0: no cap */
+	unsigned head_timeout_ms;         /* to send a complete request head (10 s) */
+	const char *auth;                 /* NULL, or the secret a Proxy-Authorization
+					   * must prove (net/proxy_auth.h) */
 };
 
 /* For the --json record. */
@@ -23,6 +30,8 @@ struct sbx_proxy_counters {
 	uint64_t refused;     /* requests refused (403, 400, 502...) */
 	uint64_t bytes_up;    /* sandbox to upstream */
 	uint64_t bytes_down;  /* upstream to sandbox */
+	uint64_t shed;        /* idle connections closed to make room */
+	uint64_t turned_away; /* connections closed at once: no room */
 };
 
 struct sbx_proxy;

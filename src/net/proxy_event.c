@@ -115,6 +115,7 @@ static const char *status_text(int status)
 	switch (status) {
 	case 400: return "Bad Request";
 	case 403: return "Forbidden";
+	case 407: return "Proxy Authentication Required";
 	case 431: return "Request Header Fields Too Large";
 	case 502: return "Bad Gateway";
 	case 504: return "Gateway Timeout";
@@ -127,6 +128,16 @@ int proxy_event_response(const struct proxy_events *ev, char *buf, size_t size, 
 {
 	char body[700], shost[300], swhy[300];
 	int n;
+
+	/* A peer without the proxy's secret learns nothing of its profile. */
+	if (status == 407) {
+		static const char msg[] = "sbxrun: proxy authentication required\n";
+		n = snprintf(buf, size,
+			     "HTTP/1.1 407 %s\r\nProxy-Authenticate: Basic realm=\"sbxrun\"\r\n"
+			     "Content-Type: text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+			     status_text(407), sizeof(msg) - 1, msg);
+		return n < 0 || (size_t)n >= size ? -1 : n;
+	}
 
 	/* The host passed the request parser (printable, no CR/LF), but the
 	 * header must stay one line whatever changes upstream of here. */

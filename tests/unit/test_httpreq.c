@@ -1,5 +1,6 @@
 /* test_httpreq.c - the proxy's request-head parser, table-driven. */
 #include "net/httpreq.h"
+#include "net/proxy_auth.h"
 #include "unit.h"
 #include "base/util.h"
 
@@ -96,10 +97,70 @@ static void test_limits(void)
 	free(big);
 }
 
+/* Proxy-Authorization is kept for the proxy and never goes upstream. */
+static void test_auth_header(void)
+{
+	static const char get[] = "GET http://a.example.test/ HTTP/1.1\r\nProxy-Authorization:  Basic dTpw \r\n"
+				  "Accept: */*\r\n\r\n";
+	static const char twice[] = "CONNECT a.example.test:443 HTTP/1.1\r\nProxy-Authorization: Basic dTpw\r\n"
+				    "proxy-authorization: Basic dTpx\r\n\r\n";
+	struct httpreq req;
+	int status;
+	const char *why;
+	char *big = xmalloc(HTTPREQ_MAX_AUTH + 200);
+
+	CHECK(httpreq_parse(get, sizeof(get) - 1, &req, &status, &why) == 1);
+	CHECK_STR(req.auth, "Basic dTpw");
+	CHECK(!req.auth_bad);
+	CHECK(!strstr(req.upstream, "dTpw"));
+	httpreq_free(&req);
+	CHECK(httpreq_parse(twice, sizeof(twice) - 1, &req, &status, &why) == 1);
+	CHECK(req.auth_bad);
+	httpreq_free(&req);
+	int n = snprintf(big, HTTPREQ_MAX_AUTH + 200, "CONNECT a:1 HTTP/1.1\r\nProxy-Authorization: Basic %0*d\r\n\r\n",
+			 HTTPREQ_MAX_AUTH, 0);
+	CHECK(httpreq_parse(big, (size_t)n, &req, &status, &why) == 1);
+	CHECK(req.auth_bad && !req.auth[0]);
+	httpreq_free(&req);
+	free(big);
+}
+
+static void test_auth_check(void)
+{
+	struct sbx_err err;
+	char out[16];
+
+	/* "u:pw" "u:pX" "other:pw" "u:p" "u:pw\0" */
+	CHECK(proxy_auth_check("u:pw", "Basic dTpwdw=="));
+	CHECK(proxy_auth_check("u:pw", "basic   dTpwdw"));  /* padding optional, scheme any case */
+	CHECK(!proxy_auth_check("u:pw", "Basic dTpwWA=="));
+	CHECK(!proxy_auth_check("u:pw", "Basic b3RoZXI6cHc="));
+	CHECK(!proxy_auth_check("u:pw", "Basic dTpw"));
+	CHECK(!proxy_auth_check("u:pw", "Basic dTpwdwA="));
+	CHECK(!proxy_auth_check("u:pw", "Bearer dTpwdw=="));
+	CHECK(!proxy_auth_check("u:pw", ""));
+	CHECK(!proxy_auth_check("u:pw", "Basic dTpwdw=*"));
+	/* a password alone: any user name, the password whole */
+	CHECK(proxy_auth_check("pw", "Basic b3RoZXI6cHc="));
+	CHECK(proxy_auth_check("pw", "Basic dTpwdw=="));
+	CHECK(!proxy_auth_check("pw", "Basic cHc="));        /* "pw": no user part */
+	CHECK(!proxy_auth_check("pw", "Basic dTpwWA=="));
+	CHECK(proxy_auth_b64decode("YWJj", 4, out, sizeof(out)) == 3 && strcmp(out, "abc") == 0);
+	CHECK(proxy_auth_b64decode("YQ", 2, out, sizeof(out)) == 1 && strcmp(out, "a") == 0);
+	CHECK(proxy_auth_b64decode("Y", 1, out, sizeof(out)) == -1);
+	CHECK(proxy_auth_b64decode("YWJjYWJjYWJjYWJjYWJjYWJj", 24, out, sizeof(out)) == -1);
+	CHECK(proxy_auth_valid("u:pw", "x", &err) == 0);
+	CHECK(proxy_auth_valid("", "x", &err) < 0);
+	CHECK(proxy_auth_valid(":pw", "x", &err) < 0);
+	CHECK(proxy_auth_valid("u:p\tw", "x", &err) < 0);
+}
+
 int main(void)
 {
 	test_table();
 	test_rewrite();
 	test_limits();
+	test_auth_header();
+	test_auth_check();
 	return unit_done("httpreq");
 }

@@ -283,6 +283,119 @@ static void test_chain(const struct sbx_proxy_conf *conf0, pthread_t *pt, struct
 	expect(req, "200 OK", "hello");
 }
 
+/* A TCP connection to port from the loopback address 127.0.0.src. */
+static int dial_from(int port, int src)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				 .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in me = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000000u | (unsigned)src) };
+	struct timeval tv = { 5, 0 };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0 ||
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		abort();
+	return fd;
+}
+
+/* Whether the proxy closed fd (EOF or reset waiting), without blocking. */
+static int closed(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+	if (poll(&pfd, 1, 0) <= 0)
+		return 0;
+	return recv(fd, &c, 1, MSG_DONTWAIT) <= 0;
+}
+
+static char *ask_from(int port, int src, const char *req)
+{
+	char *out = xcalloc(1, 65536);
+	size_t got = 0;
+	ssize_t n;
+	int fd = dial_from(port, src);
+
+	if (write_all(fd, req, strlen(req)) < 0)
+		abort();
+	while (got < 65535 && (n = read(fd, out + got, 65535 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	return out;
+}
+
+/* The --listen shape: a per-peer cap that sheds that peer's oldest idle
+ * connection, a total cap that sheds the oldest idle one of anyone, the
+ * head timeout, and the shared secret. */
+static void test_hold_the_line(const struct sbx_proxy_conf *conf0)
+{
+	struct sbx_proxy_conf conf = *conf0;
+	struct sbx_proxy *p;
+	struct sbx_err err;
+	pthread_t t;
+	int port, lfd = listen_loopback(&port), one[6], two[4], three;
+	char req[256];
+
+	conf.events_fd = -1;
+	conf.max_conns = 8;
+	conf.max_per_peer = 4;
+	conf.head_timeout_ms = 300;
+	conf.auth = "sbx:s3cret:pw";
+	CHECK(proxy_new(&conf, lfd, &p, &err) == 0);
+	stop = 0;
+	pthread_create(&t, NULL, run_proxy, p);
+	for (int i = 0; i < 6; i++) {
+		one[i] = dial_from(port, 1);
+		usleep(20000);
+	}
+	usleep(100000);
+	/* one peer: its two oldest were shed for its newest */
+	CHECK(closed(one[0]) && closed(one[1]));
+	CHECK(!closed(one[2]) && !closed(one[5]));
+	for (int i = 0; i < 4; i++) {
+		two[i] = dial_from(port, 2);
+		usleep(20000);
+	}
+	three = dial_from(port, 3);
+	usleep(100000);
+	/* eight in all: the ninth shed the oldest of anyone's */
+	CHECK(closed(one[2]) && !closed(one[3]));
+	CHECK(!closed(two[0]) && !closed(three));
+	/* a real client still gets through, with the secret only */
+	snprintf(req, sizeof(req), "GET http://host.sbxrun.internal:%d/ HTTP/1.1\r\n"
+		 "Proxy-Authorization: Basic c2J4OnMzY3JldDpwdw==\r\n\r\n", origin_port);
+	char *r = ask_from(port, 4, req);
+	CHECK_CONTAINS(r, "200 OK");
+	CHECK_CONTAINS(r, "hello");
+	free(r);
+	snprintf(req, sizeof(req), "CONNECT host.sbxrun.internal:%d HTTP/1.1\r\n\r\n", origin_port);
+	r = ask_from(port, 4, req);
+	CHECK_CONTAINS(r, "HTTP/1.1 407 Proxy Authentication Required\r\n");
+	CHECK_CONTAINS(r, "Proxy-Authenticate: Basic realm=\"sbxrun\"\r\n");
+	CHECK(!strstr(r, "testprof"));
+	free(r);
+	snprintf(req, sizeof(req), "CONNECT host.sbxrun.internal:%d HTTP/1.1\r\n"
+		 "Proxy-Authorization: Basic c2J4OnMzY3JldDpwVw==\r\n\r\n", origin_port);
+	r = ask_from(port, 4, req);
+	CHECK_CONTAINS(r, "HTTP/1.1 407");
+	free(r);
+	/* the idle ones end at the head timeout (the sweep runs each second) */
+	usleep(1500000);
+	CHECK(closed(one[5]) && closed(two[3]) && closed(three));
+	for (int i = 0; i < 6; i++)
+		close(one[i]);
+	for (int i = 0; i < 4; i++)
+		close(two[i]);
+	close(three);
+	stop = 1;
+	pthread_join(t, NULL);
+	struct sbx_proxy_counters c;
+	proxy_counters(p, &c);
+	/* 2 + 1, one for the first request, maybe one more as the others end */
+	CHECK(c.shed >= 4 && c.shed <= 6 && c.turned_away == 0);
+	proxy_free(p);
+}
+
 static void test_events(int efd, struct sbx_proxy *p)
 {
 	struct sbx_proxy_counters c;
@@ -336,6 +449,7 @@ int main(void)
 	stop = 1;
 	pthread_join(pt, NULL);
 	pthread_join(pt2, NULL);
+	test_hold_the_line(&conf);
 	test_events(efd, p);
 	proxy_free(p);
 	proxy_free(p2);
