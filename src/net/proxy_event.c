@@ -110,6 +110,15 @@ void proxy_event_dns(struct proxy_events *ev, const char *name, const char *type
 	emit(ev, o, "dns");
 }
 
+void proxy_event_dns_limit(struct proxy_events *ev, uint64_t dropped, uint64_t total, unsigned rate)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "dropped", json_object_new_int64((int64_t)dropped));
+	json_object_object_add(o, "dropped_total", json_object_new_int64((int64_t)total));
+	json_object_object_add(o, "rate", json_object_new_int((int)rate));
+	emit(ev, o, "dns_limit");
+}
+
 static const char *status_text(int status)
 {
 	switch (status) {

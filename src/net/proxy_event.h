@@ -25,6 +25,8 @@ void proxy_event_close(struct proxy_events *ev, const char *host, int port, uint
  * one that were not told (over the rate). */
 void proxy_event_dns(struct proxy_events *ev, const char *name, const char *type, const char *answer,
 		     int rcode, uint64_t left_out);
+/* The DNS stub dropped dropped queries over its rate (total: so far). */
+void proxy_event_dns_limit(struct proxy_events *ev, uint64_t dropped, uint64_t total, unsigned rate);
 /* Formats the HTTP error response; returns its length. */
 int proxy_event_response(const struct proxy_events *ev, char *buf, size_t size, int status,
 			 const char *host, const char *why);
