@@ -8,7 +8,13 @@
  * The proxy runs in its own pod behind a Service, not as a container of the
  * job's pod: a NetworkPolicy selects pods, and containers of one pod share
  * one network namespace, so a same-pod sidecar allowed out would let the
- * main container out too. */
+ * main container out too.
+ *
+ * The proxy listens on the pod network, so it wants the shared secret:
+ * a Secret holds a password made at export time, the proxy reads it from
+ * the Secret mounted as a file (--auth-file, never its command line), and
+ * the job's proxy URLs carry it (http://sbxrun:$(PASSWORD)@service:3128,
+ * expanded by Kubernetes from the same Secret). */
 #define _GNU_SOURCE
 #include "cmd/kube_yaml.h"
 
@@ -17,11 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "base/util.h"
 
 #define PROXY_PORT 3128
 #define PROXY_IMAGE "localhost/sbxrun:latest"
+#define AUTH_DIR "/etc/sbxrun/proxy-auth"
+#define AUTH_USER "sbxrun"
+#define PASSWORD_ENV "SBXRUN_PROXY_PASSWORD"
 
 struct kube {
 	FILE *f;
@@ -196,6 +206,16 @@ static void env_entry(struct kube *k, int ind, const char *name, const char *val
 	fputc('\n', k->f);
 }
 
+/* The proxy's password, from its Secret. */
+static void env_password(struct kube *k, int ind)
+{
+	_cleanup_free_ char *secret = xasprintf("sbxrun-proxy-%s", k->name);
+	fprintf(k->f, "%*s- name: \"%s\"\n", ind, "", PASSWORD_ENV);
+	fprintf(k->f, "%*svalueFrom:\n%*ssecretKeyRef:\n", ind + 2, "", ind + 4, "");
+	kv(k, ind + 6, "name", secret);
+	kv(k, ind + 6, "key", "password");
+}
+
 static void main_env(struct kube *k, int ind)
 {
 	static const char *const proxied[] = {
@@ -204,10 +224,13 @@ static void main_env(struct kube *k, int ind)
 		"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
 	};
 	const struct sbx_config *cfg = k->cfg;
-	_cleanup_free_ char *url = xasprintf("http://sbxrun-proxy-%s:%d", k->name, PROXY_PORT);
+	_cleanup_free_ char *url = xasprintf("http://%s:$(%s)@sbxrun-proxy-%s:%d", AUTH_USER, PASSWORD_ENV,
+					     k->name, PROXY_PORT);
 
 	fprintf(k->f, "%*senv:\n", ind, "");
 	env_entry(k, ind, "SBXRUN_NETWORK", sbx_egress_names[cfg->egress]);
+	if (cfg->egress == SBX_EGRESS_PACKAGES)
+		env_password(k, ind); /* before the URLs that name it */
 	for (size_t i = 0; cfg->egress == SBX_EGRESS_PACKAGES && i < ARRAY_SIZE(proxied); i++)
 		env_entry(k, ind, proxied[i], url);
 	if (cfg->egress == SBX_EGRESS_PACKAGES) {
@@ -408,12 +431,32 @@ static void network_policies(struct kube *k)
 	dns_rule(k, 2);
 }
 
+/* The proxy's password: 128 random bits in hex (safe inside a URL). */
+static int proxy_secret(struct kube *k, struct sbx_err *err)
+{
+	_cleanup_free_ char *name = xasprintf("sbxrun-proxy-%s", k->name);
+	unsigned char r[16];
+	char hex[sizeof(r) * 2 + 1];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return err_sys(err, "kube export: getrandom");
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	fprintf(k->f, "apiVersion: v1\nkind: Secret\n");
+	metadata(k, 0, name, "proxy");
+	fprintf(k->f, "type: \"Opaque\"\nstringData:\n");
+	kv(k, 2, "password", hex);
+	fprintf(k->f, "---\n");
+	explicit_bzero(hex, sizeof(hex));
+	return 0;
+}
+
 static void proxy_objects(struct kube *k)
 {
 	_cleanup_free_ char *name = xasprintf("sbxrun-proxy-%s", k->name);
 	_cleanup_free_ char *listen = xasprintf("0.0.0.0:%d", PROXY_PORT);
 	const char *cmd[] = { "sbxrun", "proxy", "--listen", listen, "--profile", k->cfg->profile,
-			      "--image", k->cfg->image };
+			      "--image", k->cfg->image, "--auth-file", AUTH_DIR "/password" };
 
 	fprintf(k->f, "---\napiVersion: apps/v1\nkind: Deployment\n");
 	metadata(k, 0, name, "proxy");
@@ -431,6 +474,11 @@ static void proxy_objects(struct kube *k)
 	fprintf(k->f, "        resources:\n          limits:\n"
 		      "            memory: \"128Mi\"\n            cpu: \"500m\"\n");
 	hardened(k, 8, 1);
+	fprintf(k->f, "        volumeMounts:\n        - name: \"proxy-auth\"\n");
+	kv(k, 10, "mountPath", AUTH_DIR);
+	kvf(k, 10, "readOnly", "true");
+	fprintf(k->f, "      volumes:\n      - name: \"proxy-auth\"\n        secret:\n");
+	kv(k, 10, "secretName", name);
 	fprintf(k->f, "---\napiVersion: v1\nkind: Service\n");
 	metadata(k, 0, name, "proxy");
 	fprintf(k->f, "spec:\n");
@@ -482,8 +530,11 @@ static void header(struct kube *k)
 	comment_text(k->f, k->cfg->profile);
 	fprintf(k->f, " --format seccomp,\n");
 	fprintf(k->f, "# installed as <kubelet seccomp root>/sbxrun-%s.json on every node.\n", k->name);
-	if (k->cfg->egress == SBX_EGRESS_PACKAGES)
+	if (k->cfg->egress == SBX_EGRESS_PACKAGES) {
 		fprintf(k->f, "# The proxy image (%s) holds sbxrun with this profile and image.\n", PROXY_IMAGE);
+		fprintf(k->f, "# Its password (Secret sbxrun-proxy-%s, made at export time) is read by the\n"
+			      "# proxy from a mounted file and sent by the job in its proxy URLs.\n", k->name);
+	}
 	if (k->notes->n)
 		fprintf(k->f, "# Not expressed in Kubernetes:\n");
 	for (size_t i = 0; i < k->notes->n; i++) {
@@ -509,6 +560,11 @@ int kube_yaml(const struct sbx_config *cfg, const char *const *cmd, char **out,
 	if (!k.f)
 		return err_sys(err, "kube export");
 	header(&k);
+	if (cfg->egress == SBX_EGRESS_PACKAGES && proxy_secret(&k, err) < 0) {
+		fclose(k.f);
+		free(steal_ptr(*out));
+		return -1;
+	}
 	workload(&k, cmd);
 	network_policies(&k);
 	if (cfg->egress == SBX_EGRESS_PACKAGES)

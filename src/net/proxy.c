@@ -674,6 +674,7 @@ int proxy_pollfd(struct sbx_proxy *p)
 void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out)
 {
 	*out = p->count;
+	out->open = p->live;
 }
 
 void proxy_free(struct sbx_proxy *p)

@@ -32,6 +32,7 @@ struct sbx_proxy_counters {
 	uint64_t bytes_down;  /* upstream to sandbox */
 	uint64_t shed;        /* idle connections closed to make room */
 	uint64_t turned_away; /* connections closed at once: no room */
+	uint64_t open;        /* connections open now */
 };
 
 struct sbx_proxy;

@@ -311,6 +311,86 @@ test_proxy_refuses_other_hosts_and_bad_input() {
 	assert_bad_input "--listen"
 }
 
+# Idle connections from the host (python3): PEER-ADDRESS COUNT... ; prints
+# how many of each group the proxy kept open, then, with them all still
+# held, the HTTP codes curl gets through the proxy (no, wrong and right
+# credentials), then how many are open after the head timeout.
+HOLD='
+import socket, subprocess, sys, time
+port, url, secret = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def dial(src, n):
+    out = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", port))
+        out.append(s)
+    return out
+def alive(socks):
+    live = []
+    for i, s in enumerate(socks):
+        s.setblocking(False)
+        try:
+            if s.recv(1) == b"":
+                continue
+        except BlockingIOError:
+            live.append(i)
+        except OSError:
+            continue
+    return live
+one = dial("127.0.0.1", 150)
+time.sleep(0.5)
+live = alive(one)
+print("one peer: %d open, newest open: %s" % (len(live), 149 in live))
+many = [dial("127.0.0.%d" % i, 60) for i in range(2, 12)]
+time.sleep(0.5)
+print("ten peers: %d open" % sum(len(alive(g)) for g in many))
+for cred in ("", "sbx:wrong@", "sbx:%s@" % secret):
+    c = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "10",
+                        "-x", "http://%s127.0.0.1:%d" % (cred, port), url], capture_output=True, text=True)
+    print("curl", c.stdout)
+time.sleep(2.5)
+print("after the head timeout: %d open" % (len(alive(one)) + sum(len(alive(g)) for g in many)))
+'
+
+# The attack of issue 26: 128 idle connections filled `sbxrun proxy --listen`
+# and a real client was reset; anyone reaching it reached the allow list.
+test_listen_proxy_holds_the_line_and_asks_for_the_secret() {
+	echo hello > "$TESTDIR/hello.txt"
+	http_serve "$TESTDIR"
+	local srv=$SRV port=$PORT code kept secret="s3cret-$$-$RANDOM"
+	printf 'sbx:%s\n' "$secret" > "$TESTDIR/auth"
+	start_proxy --profile packages --image minimal --allow "host.sbxrun.internal:$port" \
+		--auth-file "$TESTDIR/auth" --header-timeout 1s --events "$TESTDIR/ev.jsonl"
+	grep -q 'credentials required' "$TESTDIR/proxy.err" || fail "$(cat "$TESTDIR/proxy.err")"
+	run python3 -c "$HOLD" "$proxy_port" "http://host.sbxrun.internal:$port/hello.txt" "$secret"
+	kill "$srv"
+	assert_status 0 "$err"
+	assert_contains "$out" "one peer: 64 open, newest open: True" "the per-peer cap sheds the peer's oldest"
+	kept=$(sed -n 's/^ten peers: \([0-9]*\) open$/\1/p' <<<"$out")
+	[ -n "$kept" ] && [ "$kept" -le 512 ] && [ "$kept" -ge 128 ] || fail "ten peers: $out"
+	assert_eq "curl 407
+curl 407
+curl 200" "$(grep ^curl <<<"$out")" "no, wrong and right credentials"
+	assert_contains "$out" "after the head timeout: 0 open"
+	tr '\0' ' ' < "/proc/$proxy_pid/cmdline" | grep -q "$secret" && fail "the secret is on the command line"
+	stop_proxy
+	grep -q '"reason":"wrong proxy credentials"' "$TESTDIR/ev.jsonl" || fail "no refusal event: $(tail -3 "$TESTDIR/ev.jsonl")"
+	# the secret from the environment, and what is refused
+	SBXRUN_PROXY_AUTH="$secret" start_proxy --profile packages --image minimal
+	grep -q 'credentials required' "$TESTDIR/proxy.err" || fail "$(cat "$TESTDIR/proxy.err")"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$proxy_port" http://example.com/)
+	assert_eq 407 "$code" "SBXRUN_PROXY_AUTH"
+	stop_proxy
+	: > "$TESTDIR/empty"
+	run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --auth-file "$TESTDIR/empty"
+	assert_bad_input "--auth-file '$TESTDIR/empty': the proxy's secret is empty"
+	run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --auth-file "$TESTDIR/nope"
+	assert_bad_input "--auth-file '$TESTDIR/nope': No such file or directory"
+	run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --header-timeout 10ms
+	assert_bad_input "--header-timeout"
+}
+
 test_sidecar_proxy_serves_apt_in_podman() {
 	podman_ready
 	"$SBX" image export minimal --format oci -o "$TESTDIR/m.tar" || fail "export failed"
@@ -368,7 +448,7 @@ test_kube_manifests_parse() {
 	run "$SBX" profile export packages --kind pod -o "$TESTDIR/pk.yaml"
 	assert_status 0
 	run check_manifests "$TESTDIR/pk.yaml"
-	assert_eq "Pod NetworkPolicy NetworkPolicy Deployment Service" "$out" "packages profile ($err)"
+	assert_eq "Secret Pod NetworkPolicy NetworkPolicy Deployment Service" "$out" "packages profile ($err)"
 	grep -q '^# - ' "$TESTDIR/pk.yaml" || fail "no comment saying what is not expressed"
 }
 

@@ -279,13 +279,20 @@ static void test_pod_packages(void)
 	static const char *const kv[] = { "timeout", "5m", "egress", "packages", "kind", "pod", NULL };
 	struct sbx_config cfg;
 	struct kube_notes notes = { 0 };
-	struct doc docs[6];
+	struct doc docs[7];
 
 	cfg_make(&cfg, kv);
 	_cleanup_free_ char *y = export(&cfg, NULL, &notes);
-	int n = parse(y, docs, 6);
-	CHECK(n == 5);
-	const struct doc *pod = &docs[0];
+	int n = parse(y, docs, 7);
+	CHECK(n == 6);
+	/* the proxy's password: a Secret made first, read by both sides */
+	const struct doc *sec = &docs[0];
+	CHECK_STR(get(sec, "apiVersion"), "v1");
+	CHECK_STR(get(sec, "kind"), "Secret");
+	CHECK_STR(get(sec, "metadata.name"), "\"sbxrun-proxy-lab-2024-python\"");
+	const char *pw = get(sec, "stringData.password");
+	CHECK(pw && strlen(pw) == 34 && strspn(pw + 1, "0123456789abcdef") == 32);
+	const struct doc *pod = &docs[1];
 	CHECK_STR(get(pod, "apiVersion"), "v1");
 	CHECK_STR(get(pod, "kind"), "Pod");
 	CHECK_STR(get(pod, "spec.restartPolicy"), "\"Never\"");
@@ -293,13 +300,26 @@ static void test_pod_packages(void)
 	CHECK(get(pod, "spec.containers[0].command") == NULL); /* the image's Cmd */
 	CHECK_STR(get(pod, "spec.containers[0].securityContext.readOnlyRootFilesystem"), "false");
 	CHECK_STR(get(pod, "spec.containers[0].env[0].value"), "\"packages\"");
+	/* the password from the Secret before the URLs that carry it */
+	CHECK_STR(get(pod, "spec.containers[0].env[1].name"), "\"SBXRUN_PROXY_PASSWORD\"");
+	CHECK_STR(get(pod, "spec.containers[0].env[1].valueFrom.secretKeyRef.name"),
+		  "\"sbxrun-proxy-lab-2024-python\"");
+	CHECK_STR(get(pod, "spec.containers[0].env[1].valueFrom.secretKeyRef.key"), "\"password\"");
+	CHECK_STR(get(pod, "spec.containers[0].env[2].name"), "\"SBXRUN_PROXY\"");
 	int proxied = 0;
 	for (int i = 0; i < pod->n; i++)
-		proxied += strcmp(pod->value[i], "\"http://sbxrun-proxy-lab-2024-python:3128\"") == 0;
+		proxied += strcmp(pod->value[i],
+				  "\"http://sbxrun:$(SBXRUN_PROXY_PASSWORD)@sbxrun-proxy-lab-2024-python:3128\"") == 0;
 	CHECK(proxied >= 5);
+	/* the password itself is written once, in the Secret */
+	char hex[33] = "";
+	if (pw && strlen(pw) == 34)
+		memcpy(hex, pw + 1, 32);
+	const char *once = strstr(y, hex);
+	CHECK(hex[0] && once && !strstr(once + 1, hex));
 	check_quantities(pod);
 	/* the job may reach the proxy's port and DNS, nothing else */
-	const struct doc *jp = &docs[1];
+	const struct doc *jp = &docs[2];
 	CHECK_STR(get(jp, "kind"), "NetworkPolicy");
 	CHECK_STR(get(jp, "spec.policyTypes"), "[\"Egress\"]");
 	CHECK_STR(get(jp, "spec.egress[0].to[0].podSelector.matchLabels.sbxrun.io/role"), "\"proxy\"");
@@ -307,18 +327,27 @@ static void test_pod_packages(void)
 	CHECK_STR(get(jp, "spec.egress[1].to[0].podSelector.matchLabels.k8s-app"), "\"kube-dns\"");
 	CHECK(get(jp, "spec.egress[2].to[0].podSelector.matchLabels.k8s-app") == NULL);
 	/* the proxy: in from the job only */
-	const struct doc *pp = &docs[2];
+	const struct doc *pp = &docs[3];
 	CHECK_STR(get(pp, "spec.podSelector.matchLabels.sbxrun.io/role"), "\"proxy\"");
 	CHECK_STR(get(pp, "spec.ingress[0].from[0].podSelector.matchLabels.sbxrun.io/role"), "\"job\"");
-	const struct doc *dep = &docs[3];
+	const struct doc *dep = &docs[4];
 	CHECK_STR(get(dep, "apiVersion"), "apps/v1");
 	CHECK_STR(get(dep, "kind"), "Deployment");
 	CHECK_STR(get(dep, "spec.selector.matchLabels.sbxrun.io/role"), "\"proxy\"");
 	CHECK_STR(get(dep, "spec.template.metadata.labels.sbxrun.io/role"), "\"proxy\"");
 	CHECK_CONTAINS(get(dep, "spec.template.spec.containers[0].command"),
 		       "[\"sbxrun\", \"proxy\", \"--listen\", \"0.0.0.0:3128\", \"--profile\", \"lab_2024.Python\"");
+	/* the proxy reads the password from the Secret, mounted; never argv */
+	CHECK_CONTAINS(get(dep, "spec.template.spec.containers[0].command"),
+		       "\"--auth-file\", \"/etc/sbxrun/proxy-auth/password\"]");
+	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[0].name"), "\"proxy-auth\"");
+	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[0].mountPath"),
+		  "\"/etc/sbxrun/proxy-auth\"");
+	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[0].readOnly"), "true");
+	CHECK_STR(get(dep, "spec.template.spec.volumes[0].name"), "\"proxy-auth\"");
+	CHECK_STR(get(dep, "spec.template.spec.volumes[0].secret.secretName"), "\"sbxrun-proxy-lab-2024-python\"");
 	check_quantities(dep);
-	const struct doc *svc = &docs[4];
+	const struct doc *svc = &docs[5];
 	CHECK_STR(get(svc, "kind"), "Service");
 	CHECK_STR(get(svc, "metadata.name"), "\"sbxrun-proxy-lab-2024-python\"");
 	CHECK_STR(get(svc, "spec.selector.sbxrun.io/role"), "\"proxy\"");
