@@ -39,9 +39,10 @@
 /* While throttled, wake when this many queries may be answered. */
 #define WAKE_TOKENS 10
 #define SUMMARY_MS 1000
-/* Queries waiting beyond this (about 40 small datagrams) are dropped by
- * the kernel; the kernel doubles the value. */
-#define RCVBUF 16384
+/* Queries waiting beyond this are dropped by the kernel (which doubles
+ * it: 128 KiB, about 170 small queries, a second's worth, or a few big
+ * ones a resolver never sends). */
+#define RCVBUF 65536
 
 struct sbx_dnsstub {
 	int fd, epfd, tfd;
