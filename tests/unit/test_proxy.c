@@ -387,12 +387,29 @@ static void test_hold_the_line(const struct sbx_proxy_conf *conf0)
 	for (int i = 0; i < 4; i++)
 		close(two[i]);
 	close(three);
+	/* a peer whose connections all relay: the next one is turned away */
+	snprintf(req, sizeof(req), "CONNECT host.sbxrun.internal:%d HTTP/1.1\r\n"
+		 "Proxy-Authorization: Basic c2J4OnMzY3JldDpwdw==\r\n\r\n", origin_port);
+	int busy[4], extra;
+	char buf[128];
+	for (int i = 0; i < 4; i++) {
+		busy[i] = dial_from(port, 5);
+		CHECK(write_all(busy[i], req, strlen(req)) == 0);
+		ssize_t n = read(busy[i], buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = 0;
+		CHECK_CONTAINS(buf, "200 Connection established");
+	}
+	extra = dial_from(port, 5);
+	CHECK(read(extra, buf, sizeof(buf)) <= 0);
+	close(extra);
+	for (int i = 0; i < 4; i++)
+		close(busy[i]);
 	stop = 1;
 	pthread_join(t, NULL);
 	struct sbx_proxy_counters c;
 	proxy_counters(p, &c);
 	/* 2 + 1, one for the first request, maybe one more as the others end */
-	CHECK(c.shed >= 4 && c.shed <= 6 && c.turned_away == 0);
+	CHECK(c.shed >= 4 && c.shed <= 6 && c.turned_away == 1);
 	proxy_free(p);
 }
 
