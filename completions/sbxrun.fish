@@ -37,7 +37,7 @@ complete -c sbxrun -n '__fish_seen_subcommand_from run shell session proxy' -l e
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell download mcp' -l session -r -a '(sbxrun session ls 2>/dev/null | awk '\''NR>1 {print $1}'\'')' -d 'run in the live session NAME'
 complete -c sbxrun -n '__fish_seen_subcommand_from download' -l sha256 -r -d 'verify the download'\''s SHA-256 digest'
 complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l listen -r -d 'TCP address the proxy serves (127.0.0.1:3128, [::1]:3128, 0.0.0.0:3128)'
-complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l auth-file -r -d 'require Proxy-Authorization: FILE holds USER:PASSWORD, or a password alone'
+complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l auth-file -r -d 'require Proxy-Authorization: FILE holds USER:PASSWORD, or a password alone (or set SBXRUN_PROXY_AUTH)'
 complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l header-timeout -r -d 'time a client has to send its request head (default 10s)'
 complete -c sbxrun -n '__fish_seen_subcommand_from profile' -l format -r -a 'kube seccomp' -d 'kube (Kubernetes YAML) or seccomp (OCI seccomp JSON)'
 complete -c sbxrun -n '__fish_seen_subcommand_from profile' -l kind -r -a 'job pod' -d 'Kubernetes object: job (batch/v1) or pod'

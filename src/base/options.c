@@ -86,7 +86,7 @@ const struct sbx_option sbx_options[] = {
 { SBX_K_LISTEN,     "listen",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, PX, F(listen), "ADDR:PORT",
   "TCP address the proxy serves (127.0.0.1:3128, [::1]:3128, 0.0.0.0:3128)" },
 { SBX_K_AUTH_FILE,  "auth-file", 0,  NULL, NULL, SBX_ARG_STRING, NULL, 0, PX, F(auth_file), "FILE",
-  "require Proxy-Authorization: FILE holds USER:PASSWORD, or a password alone" },
+  "require Proxy-Authorization: FILE holds USER:PASSWORD, or a password alone (or set SBXRUN_PROXY_AUTH)" },
 { SBX_K_HEADER_TIMEOUT, "header-timeout", 0, NULL, NULL, SBX_ARG_DURATION, NULL, 0, PX, F(header_timeout_ms), "DURATION",
   "time a client has to send its request head (default 10s)" },
 { SBX_K_FORMAT,     "format",   0,   NULL, NULL, SBX_ARG_ENUM, sbx_export_format_names, 0, PE, F(export_format), "FORMAT",
