@@ -421,7 +421,10 @@ const struct sbx_strlist *config_list(const struct sbx_config *cfg, const struct
 void config_format(const struct sbx_config *cfg, const struct sbx_option *o, char *buf,
 		   size_t size)
 {
-	uint64_t num = *FIELD(cfg, o, const uint64_t);
+	/* only the number kinds are 64-bit fields (an enum is an int) */
+	int wide = o->kind == SBX_ARG_DURATION || o->kind == SBX_ARG_SIZE ||
+		   o->kind == SBX_ARG_COUNT || o->kind == SBX_ARG_FD || o->kind == SBX_ARG_CPUS;
+	uint64_t num = wide ? *FIELD(cfg, o, const uint64_t) : 0;
 
 	switch (o->kind) {
 	case SBX_ARG_NONE:

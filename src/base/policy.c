@@ -77,10 +77,16 @@ static int parse_bind_pattern(struct sbx_policy_file *f, const char *value, stru
 		free(pat);
 		pat = full;
 	}
-	if (pat[0] != '/' || strstr(pat, "/../") || str_has_prefix(pat + strlen(pat) - 3, "/..") ||
+	size_t n = strlen(pat);
+	if (pat[0] != '/' || strstr(pat, "/../") || (n >= 3 && strcmp(pat + n - 3, "/..") == 0) ||
 	    strchr(pat, ':'))
 		return err_set(err, 0, "'%s' is not PATH[:rw] (an absolute host path or ~/PATH, "
 			       "glob characters allowed)", value);
+	size_t stars = 0;
+	for (const char *c = pat; (c = strchr(c, '*')); c++)
+		stars++;
+	if (stars > 4) /* fnmatch backtracks: a pattern stays cheap to match */
+		return err_set(err, 0, "'%s': at most 4 '*' in a pattern", value);
 	f->binds = xrealloc(f->binds, (f->nbinds + 1) * sizeof(*f->binds));
 	f->binds[f->nbinds++] = (struct sbx_policy_bind){ steal_ptr(pat), rw };
 	return 0;
@@ -423,6 +429,22 @@ static int entry_allowed(const struct sbx_policy_file *f, const struct sbx_optio
 	return 0;
 }
 
+/* A source that does not resolve cannot be checked: say so rather than
+ * blame the policy. */
+static int bind_source_missing(const char *entry, struct sbx_err *err)
+{
+	struct sbx_bind b;
+	int missing = 0;
+
+	if (bind_parse(entry, &b, err) < 0)
+		return 1;
+	_cleanup_free_ char *real = realpath(b.src, NULL);
+	if (!real)
+		missing = err_sys(err, "bind '%s': source '%s'", entry, b.src) < 0;
+	bind_free(&b);
+	return missing;
+}
+
 /* Entries nobody asked for (the proxy's default sets) are dropped when the
  * policy does not cover them; asked-for ones are refused. */
 static int apply_list(const struct sbx_policy_file *f, const struct sbx_option *o,
@@ -434,6 +456,8 @@ static int apply_list(const struct sbx_policy_file *f, const struct sbx_option *
 
 	for (size_t i = 0; i < l->n; i++) {
 		if (!clampable(l->origin[i]) && !entry_allowed(f, o, l->v[i])) {
+			if (o->key == SBX_K_BIND && bind_source_missing(l->v[i], err))
+				return -1;
 			list_text(f, o, cap, sizeof(cap));
 			return refuse(cfg, o, l->origin[i], l->v[i], f, cap, err);
 		}

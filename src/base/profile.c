@@ -212,6 +212,7 @@ int profile_parse_ini(const char *buf, size_t len, const char *label, profile_en
 
 int profile_read_fd(int fd, const char *path, char **out, size_t *len, struct sbx_err *err)
 {
+	_cleanup_free_ char *buf = NULL;
 	struct stat st;
 	size_t n = 0;
 	ssize_t r;
@@ -224,7 +225,7 @@ int profile_read_fd(int fd, const char *path, char **out, size_t *len, struct sb
 		return err_set(err, 0, "'%s' is not a regular file", path);
 	if (st.st_size > SBX_PROFILE_MAX_SIZE)
 		goto too_big;
-	_cleanup_free_ char *buf = xmalloc(SBX_PROFILE_MAX_SIZE + 2);
+	buf = xmalloc(SBX_PROFILE_MAX_SIZE + 2);
 	/* one byte more than the cap: a file that grew since fstat is caught */
 	while (n <= SBX_PROFILE_MAX_SIZE &&
 	       (r = read(fd, buf + n, SBX_PROFILE_MAX_SIZE + 1 - n)) != 0) {
