@@ -173,20 +173,21 @@ int policy_add_text(struct sbx_policy *pol, const char *text, size_t len, const 
 }
 
 /* Nobody but root may have written it: owned by root, no group or other
- * write bit. */
-static int trusted(int fd, const char *path, struct sbx_err *err)
+ * write bit; what names the file or the directory above it. */
+static int trusted(int fd, const char *path, const char *what, struct sbx_err *err)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return err_sys(err, "policy '%s'", path);
+		return err_sys(err, "policy '%s': %s", path, what);
 	if (st.st_uid != 0)
-		return err_set(err, 0, "policy '%s' is not owned by root (uid %u); it is not used, "
-			       "and nothing runs until it is fixed", path, (unsigned)st.st_uid);
+		return err_set(err, 0, "policy '%s': %s is not owned by root (uid %u); the policy "
+			       "is not used, and nothing runs until it is fixed", path, what,
+			       (unsigned)st.st_uid);
 	if (st.st_mode & 022)
-		return err_set(err, 0, "policy '%s' is writable by group or others (mode %04o); "
-			       "it is not used, and nothing runs until it is fixed", path,
-			       (unsigned)(st.st_mode & 07777));
+		return err_set(err, 0, "policy '%s': %s is writable by group or others (mode %04o); "
+			       "the policy is not used, and nothing runs until it is fixed", path,
+			       what, (unsigned)(st.st_mode & 07777));
 	return 0;
 }
 
@@ -197,29 +198,33 @@ static int open_trusted(const char *path, struct sbx_err *err)
 {
 	_cleanup_free_ char *copy = xstrdup(path);
 	_cleanup_close_ int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	char *save = NULL, *name = strtok_r(copy, "/", &save), *next;
+	char *save = NULL, *name = strtok_r(copy, "/", &save), *next, what[PATH_MAX + 16];
 
-	if (dir < 0 || trusted(dir, "/", err) < 0)
-		return dir < 0 ? err_sys(err, "policy: open '/'") : -1;
+	if (dir < 0)
+		return err_sys(err, "policy: open '/'");
+	if (trusted(dir, path, "directory '/'", err) < 0)
+		return -1;
 	for (; name; name = next) {
 		next = strtok_r(NULL, "/", &save);
 		int flags = next ? O_PATH | O_NOFOLLOW : O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 		int fd = openat(dir, name, flags | O_CLOEXEC);
 		struct stat st;
+		snprintf(what, sizeof(what), "directory '%.*s'", (int)(name + strlen(name) - copy),
+			 path);
 		if (fd < 0 && errno == ENOENT)
 			return -1;
 		if (fd < 0 && errno == ELOOP)
-			return err_set(err, 0, "policy '%s' is a symbolic link; it is not used, and "
-				       "nothing runs until it is fixed", path);
+			return err_set(err, 0, "policy '%s' is a symbolic link; the policy is not used, "
+				       "and nothing runs until it is fixed", path);
 		if (fd < 0)
 			return err_sys(err, "policy '%s'", path);
 		close(dir);
 		dir = fd;
 		if (next && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)))
-			return err_set(err, ENOTDIR, "policy '%s': '%s' is a symbolic link or not a "
-				       "directory", path, name);
-		if (trusted(fd, next ? name : path, err) < 0)
-			return next ? err_wrap(err, "policy '%s': a directory above it", path) : -1;
+			return err_set(err, ENOTDIR, "policy '%s': %s is a symbolic link or not a "
+				       "directory", path, what + strlen("directory "));
+		if (trusted(fd, path, next ? what : "the file", err) < 0)
+			return -1;
 	}
 	return steal_fd(dir);
 }
