@@ -148,7 +148,7 @@ test_zero_limits_are_refused() {
 	for o in "--memory 0" "--pids 0" "--disk 0" "--timeout 0" "--timeout 0s" "--cpus 0" "--cpus 0.0"; do
 		# shellcheck disable=SC2086
 		run "$SBX" run --image tiny $o -- true
-		assert_bad_input "--${o%% *}: '${o#* }': zero is not a limit (use '"
+		assert_bad_input "${o%% *}: '${o#* }': zero is not a limit (use '"
 	done
 	run "$SBX" run --image tiny --timeout 0 -- true
 	assert_contains "$err" "(use 'none' for no limit)"
