@@ -144,7 +144,8 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 	/* the proxy alone serves the image's sets when no list is given; as
 	 * defaults, a policy that does not cover them drops them */
 	static const char *const proxy_sets[] = { "@apt", "@pypi", "@npm" };
-	for (size_t i = 0; cmd == SBX_CMD_PROXY && cfg->allow.n == 0 && i < 3; i++)
+	size_t nsets = cmd == SBX_CMD_PROXY && cfg->allow.n == 0 ? ARRAY_SIZE(proxy_sets) : 0;
+	for (size_t i = 0; i < nsets; i++)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), proxy_sets[i], "default", 0, err);
 	if (policy_enforce(cfg, err) < 0)
 		return -1;

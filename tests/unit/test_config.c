@@ -474,6 +474,36 @@ static void test_policy_files(void)
 	CHECK(rm_rf_at(AT_FDCWD, dir, &err) == 0);
 }
 
+/* The proxy's default sets are defaults: a policy that leaves one out drops
+ * it (they used to be added after the config was checked, past any ceiling). */
+static void test_proxy_default_sets(void)
+{
+	char dir[] = "/tmp/sbxunit.XXXXXX";
+	char *argv[] = { "proxy", "--listen", "127.0.0.1:0", "-p", "packages", NULL };
+	struct sbx_config cfg;
+	struct sbx_err err;
+	int rest;
+
+	CHECK(mkdtemp(dir) != NULL);
+	char *pol = xasprintf("%s/pol.ini", dir);
+	write_file(pol, "[network]\nallow = @apt\n");
+	char *prof = xasprintf("%s/px.ini", dir);
+	write_file(prof, "[network]\negress = packages\n");
+	argv[4] = prof;
+	unsetenv(SBX_POLICY_ENV);
+	CHECK(cli_sandbox_config(5, argv, SBX_CMD_PROXY, "", &cfg, &rest, &err) == 0);
+	CHECK(cfg.allow.n == 3);
+	config_free(&cfg);
+	setenv(SBX_POLICY_ENV, pol, 1);
+	CHECK(cli_sandbox_config(5, argv, SBX_CMD_PROXY, "", &cfg, &rest, &err) == 0);
+	CHECK(cfg.allow.n == 1 && strcmp(cfg.allow.v[0], "@apt") == 0);
+	config_free(&cfg);
+	unsetenv(SBX_POLICY_ENV);
+	free(pol);
+	free(prof);
+	CHECK(rm_rf_at(AT_FDCWD, dir, &err) == 0);
+}
+
 int main(void)
 {
 	test_numbers();
@@ -485,5 +515,6 @@ int main(void)
 	test_policy_values();
 	test_policy_lists();
 	test_policy_files();
+	test_proxy_default_sets();
 	return unit_done("test_config");
 }
