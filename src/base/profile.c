@@ -315,12 +315,12 @@ static int load_chain(struct sbx_config *cfg, const char *name, char **chain, in
 			return err_set(err, 0, "%s: inherit loop through profile '%s'", real, name);
 	if (depth >= SBX_PROFILE_MAX_DEPTH)
 		return err_set(err, 0, "%s: inherit chain deeper than %d", real, SBX_PROFILE_MAX_DEPTH);
-	chain[depth] = real;
 	if (read_profile_file(real, &text, &len, err) < 0)
 		return -1;
 	f = open_buffer(text, len);
 	if (!f)
 		return err_sys(err, "profile '%s'", real);
+	chain[depth] = real;
 	p.label = real;
 	p.f = f;
 	if (parse_stream(&p) < 0 || check_entries(&p, &inherit) < 0)
