@@ -335,6 +335,48 @@ static int set_string(struct sbx_config *cfg, const struct sbx_option *o, const 
 	return 0;
 }
 
+const char *config_unlimited_word(const struct sbx_option *o)
+{
+	switch (o->kind) {
+	case SBX_ARG_DURATION:
+		return "none";
+	case SBX_ARG_SIZE:
+	case SBX_ARG_COUNT:
+	case SBX_ARG_CPUS:
+		return "unlimited";
+	default:
+		return NULL;
+	}
+}
+
+/* A limit is a number, or the word that lifts it: 0 used to lift it
+ * silently (an unbounded tmpfs for --disk 0), so a zero is refused. */
+static int parse_limit(const struct sbx_option *o, const char *s, uint64_t *num,
+		       struct sbx_err *err)
+{
+	const char *word = config_unlimited_word(o);
+	int r;
+
+	if (strcmp(s, word) == 0) {
+		*num = 0;
+		return 0;
+	}
+	if (o->kind == SBX_ARG_CPUS && s[0] == '0' && strspn(s, "0.") == strlen(s))
+		goto zero;
+	if (o->kind == SBX_ARG_CPUS)
+		return parse_cpus_milli(s, num, err);
+	if (o->kind == SBX_ARG_DURATION)
+		r = parse_duration_ms(s, num, err);
+	else if (o->kind == SBX_ARG_SIZE)
+		r = parse_size(s, num, err);
+	else
+		r = parse_count(s, 0, 1u << 30, num, err);
+	if (r < 0 || *num != 0)
+		return r;
+zero:
+	return err_set(err, 0, "'%s': zero is not a limit (use '%s' for no limit)", s, word);
+}
+
 int config_set(struct sbx_config *cfg, const struct sbx_option *o, const char *s,
 	       const char *origin, int cli, struct sbx_err *err)
 {
@@ -349,19 +391,13 @@ int config_set(struct sbx_config *cfg, const struct sbx_option *o, const char *s
 		r = 0;
 		break;
 	case SBX_ARG_DURATION:
-		r = parse_duration_ms(s, num, err);
-		break;
 	case SBX_ARG_SIZE:
-		r = parse_size(s, num, err);
-		break;
 	case SBX_ARG_COUNT:
-		r = parse_count(s, 0, 1u << 30, num, err);
+	case SBX_ARG_CPUS:
+		r = parse_limit(o, s, num, err);
 		break;
 	case SBX_ARG_FD:
 		r = parse_count(s, 3, 1u << 20, num, err);
-		break;
-	case SBX_ARG_CPUS:
-		r = parse_cpus_milli(s, num, err);
 		break;
 	case SBX_ARG_ENUM:
 		r = parse_enum(o, s, FIELD(cfg, o, int), err);
@@ -385,7 +421,10 @@ const struct sbx_strlist *config_list(const struct sbx_config *cfg, const struct
 void config_format(const struct sbx_config *cfg, const struct sbx_option *o, char *buf,
 		   size_t size)
 {
-	uint64_t num = *FIELD(cfg, o, const uint64_t);
+	/* only the number kinds are 64-bit fields (an enum is an int) */
+	int wide = o->kind == SBX_ARG_DURATION || o->kind == SBX_ARG_SIZE ||
+		   o->kind == SBX_ARG_COUNT || o->kind == SBX_ARG_FD || o->kind == SBX_ARG_CPUS;
+	uint64_t num = wide ? *FIELD(cfg, o, const uint64_t) : 0;
 
 	switch (o->kind) {
 	case SBX_ARG_NONE:

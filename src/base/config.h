@@ -101,6 +101,9 @@ void config_free(struct sbx_config *cfg);
  * line (cli != 0) `--env NAME` takes the caller's value. */
 int config_set(struct sbx_config *cfg, const struct sbx_option *opt, const char *value,
 	       const char *origin, int cli, struct sbx_err *err);
+/* The word that lifts a limit of this kind ("none" for a duration,
+ * "unlimited" otherwise), NULL if the option is not a limit. */
+const char *config_unlimited_word(const struct sbx_option *opt);
 /* Option combinations and values that depend on each other; after loading. */
 int config_check(const struct sbx_config *cfg, struct sbx_err *err);
 /* The value formatted as a profile would write it (lists: one per call). */

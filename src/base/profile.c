@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -183,6 +184,78 @@ int profile_load_stream(struct sbx_config *cfg, FILE *f, const char *label, stru
 	return r;
 }
 
+/* An empty buffer is an empty file: fmemopen refuses a size of 0. */
+static FILE *open_buffer(const char *buf, size_t len)
+{
+	static const char empty[] = "\n";
+	return len ? fmemopen((void *)buf, len, "r") : fmemopen((void *)empty, 1, "r");
+}
+
+int profile_parse_ini(const char *buf, size_t len, const char *label, profile_entry_fn fn,
+		      void *arg, struct sbx_err *err)
+{
+	struct parse p = { .label = label, .err = err };
+	int r = -1;
+
+	p.f = open_buffer(buf, len);
+	if (!p.f)
+		return err_sys(err, "%s: cannot read", label);
+	if (parse_stream(&p) == 0) {
+		r = 0;
+		for (size_t i = 0; i < p.n && r == 0; i++)
+			r = fn(arg, p.e[i].section, p.e[i].key, p.e[i].value, p.e[i].line, err);
+	}
+	fclose(p.f);
+	parse_free(&p);
+	return r;
+}
+
+int profile_read_fd(int fd, const char *path, char **out, size_t *len, struct sbx_err *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t n = 0;
+	ssize_t r;
+
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, "'%s'", path);
+	if (S_ISDIR(st.st_mode))
+		return err_set(err, EISDIR, "'%s'", path);
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, 0, "'%s' is not a regular file", path);
+	if (st.st_size > SBX_PROFILE_MAX_SIZE)
+		goto too_big;
+	buf = xmalloc(SBX_PROFILE_MAX_SIZE + 2);
+	/* one byte more than the cap: a file that grew since fstat is caught */
+	while (n <= SBX_PROFILE_MAX_SIZE &&
+	       (r = read(fd, buf + n, SBX_PROFILE_MAX_SIZE + 1 - n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_sys(err, "read '%s'", path);
+		n += (size_t)r;
+	}
+	if (n > SBX_PROFILE_MAX_SIZE)
+		goto too_big;
+	buf[n] = '\0';
+	*out = steal_ptr(buf);
+	*len = n;
+	return 0;
+too_big:
+	return err_set(err, EFBIG, "'%s': larger than %d KiB", path, SBX_PROFILE_MAX_SIZE / 1024);
+}
+
+/* O_NONBLOCK: a FIFO named as a profile must not hang the open. */
+static int read_profile_file(const char *path, char **buf, size_t *len, struct sbx_err *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return err_sys(err, "open profile '%s'", path);
+	if (profile_read_fd(fd, path, buf, len, err) < 0)
+		return err_wrap(err, "profile");
+	return 0;
+}
+
 static int try_dir(const char *dir, const char *name, char **path)
 {
 	char *p = xasprintf("%s/%s.ini", dir, name);
@@ -225,9 +298,10 @@ static char *inherit_target(const char *file, const char *value)
 static int load_chain(struct sbx_config *cfg, const char *name, char **chain, int depth,
 		      struct sbx_err *err)
 {
-	_cleanup_free_ char *path = NULL, *real = NULL;
+	_cleanup_free_ char *path = NULL, *real = NULL, *text = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
 	struct parse p = { .err = err };
+	size_t len;
 	const struct entry *inherit = NULL;
 	int r = -1;
 
@@ -241,10 +315,12 @@ static int load_chain(struct sbx_config *cfg, const char *name, char **chain, in
 			return err_set(err, 0, "%s: inherit loop through profile '%s'", real, name);
 	if (depth >= SBX_PROFILE_MAX_DEPTH)
 		return err_set(err, 0, "%s: inherit chain deeper than %d", real, SBX_PROFILE_MAX_DEPTH);
-	chain[depth] = real;
-	f = fopen(real, "re");
+	if (read_profile_file(real, &text, &len, err) < 0)
+		return -1;
+	f = open_buffer(text, len);
 	if (!f)
-		return err_sys(err, "open profile '%s'", real);
+		return err_sys(err, "profile '%s'", real);
+	chain[depth] = real;
 	p.label = real;
 	p.f = f;
 	if (parse_stream(&p) < 0 || check_entries(&p, &inherit) < 0)

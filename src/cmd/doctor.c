@@ -22,6 +22,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "base/policy.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
@@ -464,6 +465,36 @@ static void check_limits(const struct sbx_limits_avail *av)
 	}
 }
 
+static void policy_line(void *arg, const char *path, const char *cap)
+{
+	(void)arg;
+	line("policy", "%s: %s", path, cap);
+}
+
+/* The administrator's ceiling (base/policy.c): each cap, or why none holds;
+ * a policy that cannot be used stops every sandbox, so it fails doctor. */
+static int check_policy(void)
+{
+	struct sbx_policy pol;
+	struct sbx_err err;
+
+	if (policy_load(&pol, &err) < 0) {
+		line("policy", "error: %s", err.msg);
+		hint("the policy must be a regular file owned by root, not writable by group or "
+		     "others, below directories that only root can write");
+		return 0;
+	}
+	if (pol.n == 0)
+		line("policy", "none: no %s (profiles and flags are not capped)", SBX_POLICY_PATH);
+	for (size_t i = 0; i < pol.n; i++)
+		line("policy", "%s: in force (%s)", pol.file[i].path,
+		     strcmp(pol.file[i].path, SBX_POLICY_PATH) == 0 ? "the system's ceiling"
+		     : "an extra ceiling from $" SBX_POLICY_ENV ", which can only tighten");
+	policy_each_cap(&pol, policy_line, NULL);
+	policy_free(&pol);
+	return 1;
+}
+
 int cmd_doctor(int argc, char **argv, struct sbx_err *err)
 {
 	struct sbx_limits_avail av;
@@ -490,7 +521,12 @@ int cmd_doctor(int argc, char **argv, struct sbx_err *err)
 	check_delegation(&av);
 	check_ids();
 	check_limits(&av);
+	int policy_ok = check_policy();
 	fflush(stdout);
+	if (!policy_ok) {
+		err_set(err, 0, "the policy cannot be used, so no sandbox runs (see the lines above)");
+		return -1;
+	}
 	if (!kernel_ok || !sandbox_ok) {
 		err_set(err, 0, "no sandbox can be made on this machine (see the lines above)");
 		return -1;

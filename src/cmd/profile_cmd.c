@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/paths.h"
+#include "base/policy.h"
 #include "base/profile.h"
 #include "base/util.h"
 #include "cmd/cli.h"
@@ -58,16 +59,25 @@ static int show(const char *name, struct sbx_err *err)
 {
 	static const char *const sections[] = { "sandbox", "limits", "network", "download", "mounts" };
 	struct sbx_config cfg;
+	struct sbx_policy pol;
 	_cleanup_free_ char *path = NULL;
 
-	if (profile_find(name, &path, err) < 0)
+	if (profile_find(name, &path, err) < 0 || policy_load(&pol, err) < 0)
 		return -1;
 	config_init(&cfg);
-	if (profile_load(&cfg, name, err) < 0 || config_check(&cfg, err) < 0) {
+	cfg.profile = xstrdup(name);
+	int r = profile_load(&cfg, name, err) < 0 || policy_apply(&pol, &cfg, err) < 0 ||
+		config_check(&cfg, err) < 0 ? -1 : 0;
+	if (r < 0) {
+		policy_free(&pol);
 		config_free(&cfg);
 		return -1;
 	}
 	printf("; profile '%s' (%s), resolved\n", name, path);
+	for (size_t i = 0; i < pol.n; i++)
+		printf("; with the ceiling of %s applied (values it set say 'policy')\n",
+		       pol.file[i].path);
+	policy_free(&pol);
 	for (size_t s = 0; s < ARRAY_SIZE(sections); s++) {
 		printf("%s[%s]\n", s ? "\n" : "", sections[s]);
 		for (size_t i = 0; i < sbx_options_count; i++) {

@@ -176,9 +176,6 @@ static int serve(struct sbx_proxy *px, const sigset_t *set, struct sbx_err *err)
 
 static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 {
-	static char *sets[] = { "@apt", "@pypi", "@npm", NULL };
-	static char *origins[] = { "default", "default", "default", NULL };
-	static const struct sbx_strlist sets_only = { sets, origins, 3 };
 	struct sbx_image img;
 	struct sbx_proxy *px = NULL;
 
@@ -204,7 +201,7 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 	if (store_image_open(cfg->image, &img, err) < 0)
 		return -1;
 	struct sbx_proxy_conf conf = {
-		.profile_name = cfg->profile, .allow = cfg->allow.n ? &cfg->allow : &sets_only,
+		.profile_name = cfg->profile, .allow = &cfg->allow, /* the sets by default (cli.c) */
 		.apt_hosts = (const char *const *)img.apt_hosts, .npm_registry = img.npm_registry,
 		.pypi_index = img.pypi_index, .events_fd = events,
 		.max_conns = conn_budget(), .max_per_peer = PER_PEER,

@@ -1,6 +1,8 @@
 /* test_config.c - numbers, sizes, durations, the profile loader's strictness
- * (including Debian inih's two traps), lookup and precedence. */
+ * (including Debian inih's two traps), lookup and precedence, zero limits,
+ * what a profile file may be, and the administrator's ceiling. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -8,6 +10,7 @@
 
 #include "cmd/cli.h"
 #include "base/config.h"
+#include "base/policy.h"
 #include "base/profile.h"
 #include "unit.h"
 #include "base/util.h"
@@ -186,11 +189,332 @@ static void test_lookup_and_precedence(void)
 	CHECK(rm_rf_at(AT_FDCWD, dir, &err) == 0);
 }
 
+
+/* A zero used to lift a limit silently; now only the word does. */
+static void test_zero_refused(void)
+{
+	static const enum sbx_key limits[] = { SBX_K_TIMEOUT, SBX_K_MEMORY, SBX_K_DISK, SBX_K_PIDS,
+		SBX_K_CPUS, SBX_K_FILE_SIZE, SBX_K_OPEN_FILES, SBX_K_IDLE, SBX_K_LIFETIME,
+		SBX_K_DL_MAX_SIZE };
+	static const char *const zeros[] = { "0", "00", "0s", "0ms", "0K", "0.0" };
+	struct sbx_config cfg;
+	struct sbx_err err;
+
+	config_init(&cfg);
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		const struct sbx_option *o = options_by_key(limits[i]);
+		const char *word = config_unlimited_word(o);
+		uint64_t *v = (uint64_t *)((char *)&cfg + o->offset);
+		int refused = 0;
+		for (size_t z = 0; z < ARRAY_SIZE(zeros); z++) {
+			err.msg[0] = '\0';
+			if (config_set(&cfg, o, zeros[z], "t", 1, &err) < 0)
+				refused++;
+			if (strstr(err.msg, "zero is not a limit"))
+				CHECK_CONTAINS(err.msg, word);
+		}
+		CHECK(refused == (int)ARRAY_SIZE(zeros));
+		CHECK(word != NULL);
+		*v = 5;
+		CHECK(config_set(&cfg, o, word, "t", 1, &err) == 0 && *v == 0);
+	}
+	CHECK(config_set(&cfg, options_by_key(SBX_K_MEMORY), "0", "t", 1, &err) < 0);
+	CHECK_STR(err.msg, "'0': zero is not a limit (use 'unlimited' for no limit)");
+	CHECK(config_set(&cfg, options_by_key(SBX_K_TIMEOUT), "0s", "t", 1, &err) < 0);
+	CHECK_STR(err.msg, "'0s': zero is not a limit (use 'none' for no limit)");
+	CHECK(config_set(&cfg, options_by_key(SBX_K_CPUS), "0.5", "t", 1, &err) == 0 &&
+	      cfg.cpus_milli == 500);
+	config_free(&cfg);
+	expect_bad("[limits]\ndisk = 0\n", "t.ini:2: disk: '0': zero is not a limit (use 'unlimited'");
+	expect_bad("[limits]\nidle = 0m\n", "t.ini:2: idle: '0m': zero is not a limit (use 'none'");
+}
+
+/* Profile files: regular files under 64 KiB only, errors naming the path. */
+static void test_profile_files(void)
+{
+	char dir[] = "/tmp/sbxunit.XXXXXX";
+	struct sbx_config cfg;
+	struct sbx_err err;
+
+	CHECK(mkdtemp(dir) != NULL);
+	char *p = xasprintf("%s/zero.ini", dir);
+	write_file(p, "inherit = /dev/zero\n");
+	config_init(&cfg);
+	CHECK(profile_load(&cfg, p, &err) < 0);
+	CHECK_CONTAINS(err.msg, "zero.ini:1: inherit: profile: '/dev/zero' is not a regular file");
+	config_free(&cfg);
+	free(p);
+	p = xasprintf("%s/dir.ini", dir);
+	write_file(p, "inherit = /tmp\n");
+	config_init(&cfg);
+	CHECK(profile_load(&cfg, p, &err) < 0);
+	CHECK_CONTAINS(err.msg, "dir.ini:1: inherit: profile: '/tmp'");
+	CHECK(err.errnum == EISDIR);
+	config_free(&cfg);
+	free(p);
+	p = xasprintf("%s/big.ini", dir);
+	FILE *f = fopen(p, "w");
+	fputs("[sandbox]\n", f);
+	for (int i = 0; i < 7000; i++)
+		fputs("; padding\n", f);
+	fclose(f);
+	config_init(&cfg);
+	CHECK(profile_load(&cfg, p, &err) < 0);
+	CHECK_CONTAINS(err.msg, "big.ini': larger than 64 KiB");
+	config_free(&cfg);
+	free(p);
+	p = xasprintf("%s/empty.ini", dir);
+	write_file(p, "");
+	config_init(&cfg);
+	CHECK(profile_load(&cfg, p, &err) == 0);
+	config_free(&cfg);
+	free(p);
+	CHECK(rm_rf_at(AT_FDCWD, dir, &err) == 0);
+}
+
+/* Applies the policy texts to a profile text; returns the error or NULL. */
+static char *capped(const char *const *policies, size_t n, const char *profile,
+		    struct sbx_config *cfg)
+{
+	static struct sbx_err err;
+	struct sbx_policy pol;
+	char label[32];
+	int r = 0;
+
+	memset(&pol, 0, sizeof(pol));
+	for (size_t i = 0; i < n && r == 0; i++) {
+		snprintf(label, sizeof(label), "/p%zu.ini", i + 1);
+		r = policy_add_text(&pol, policies[i], strlen(policies[i]), label, &err);
+	}
+	char *msg = r < 0 ? err.msg : load(profile, cfg);
+	if (!msg) {
+		cfg->profile = xstrdup("t");
+		msg = policy_apply(&pol, cfg, &err) < 0 ? err.msg : NULL;
+	}
+	policy_free(&pol);
+	return msg;
+}
+
+static void expect_capped(const char *const *policies, size_t n, const char *profile,
+			  const char *needle)
+{
+	struct sbx_config cfg;
+	char *msg = capped(policies, n, profile, &cfg);
+	CHECK(msg != NULL);
+	if (msg)
+		CHECK_CONTAINS(msg, needle);
+	config_free(&cfg);
+}
+
+static void test_policy_values(void)
+{
+	const char *one[] = { "[limits]\nmemory = 4G\ntimeout = 1h\n[network]\negress = packages\n"
+			      "[sandbox]\nseccomp = default\nptrace = no\n" };
+	const char *two[] = { one[0], "[limits]\nmemory = 2G\n[network]\negress = none\n" };
+	struct sbx_config cfg;
+
+	/* unset values take the ceiling; set ones under it stay */
+	CHECK(capped(one, 1, "[limits]\nmemory = 1G\n", &cfg) == NULL);
+	CHECK(cfg.memory == 1ULL << 30);
+	CHECK(cfg.timeout_ms == 3600000);
+	CHECK_STR(cfg.origin[SBX_K_TIMEOUT], "policy /p1.ini:3");
+	CHECK(cfg.ptrace == SBX_OFF);
+	CHECK(cfg.seccomp == 1);
+	config_free(&cfg);
+	/* two files: the intersection (the lower cap, wherever it is) */
+	CHECK(capped(two, 2, "[sandbox]\nhostname = x\n", &cfg) == NULL);
+	CHECK(cfg.memory == 2ULL << 30);
+	CHECK_STR(cfg.origin[SBX_K_MEMORY], "policy /p2.ini:2");
+	CHECK(cfg.timeout_ms == 3600000);
+	config_free(&cfg);
+	expect_capped(two, 2, "[limits]\nmemory = 3G\n",
+		      "profile 't' asks for memory = 3G (t.ini:2); /p2.ini caps [limits] memory at 2G");
+	expect_capped(two, 2, "[limits]\nmemory = 8G\n", "/p1.ini caps [limits] memory at 4G");
+	expect_capped(one, 1, "[limits]\nmemory = unlimited\n", "asks for memory = unlimited");
+	expect_capped(one, 1, "[limits]\ntimeout = none\n", "asks for timeout = none");
+	expect_capped(one, 1, "[network]\negress = full\n", "/p1.ini caps [network] egress at packages");
+	expect_capped(two, 2, "[network]\negress = packages\n", "/p2.ini caps [network] egress at none");
+	expect_capped(one, 1, "[sandbox]\nseccomp = off\n", "/p1.ini caps [sandbox] seccomp at default");
+	expect_capped(one, 1, "[sandbox]\nptrace = yes\n", "/p1.ini caps [sandbox] ptrace at no");
+
+	/* the command line is held too, and named as such */
+	struct sbx_policy pol;
+	struct sbx_err err;
+	memset(&pol, 0, sizeof(pol));
+	CHECK(policy_add_text(&pol, two[1], strlen(two[1]), "/etc/x.ini", &err) == 0);
+	config_init(&cfg);
+	CHECK(config_set(&cfg, options_by_key(SBX_K_MEMORY), "3G", "command line", 1, &err) == 0);
+	CHECK(policy_apply(&pol, &cfg, &err) < 0);
+	CHECK_STR(err.msg, "--memory asks for memory = 3G; /etc/x.ini caps [limits] memory at 2G");
+	config_free(&cfg);
+	policy_free(&pol);
+}
+
+static void test_policy_lists(void)
+{
+	const char *hosts[] = { "[network]\nallow = *.example.org\nallow = mirror.lab\n"
+				"allow = @apt\n[download]\nallow = none\n" };
+	struct sbx_config cfg;
+
+	CHECK(capped(hosts, 1, "[network]\negress = packages\nallow = a.example.org\n"
+		     "allow = *.b.example.org\nallow = MIRROR.lab.\nallow = @apt\n", &cfg) == NULL);
+	CHECK(cfg.allow.n == 4);
+	config_free(&cfg);
+	expect_capped(hosts, 1, "[network]\nallow = example.org\n",
+		      "asks for allow = example.org (t.ini:2); /p1.ini caps [network] allow at "
+		      "*.example.org, mirror.lab, @apt");
+	expect_capped(hosts, 1, "[network]\nallow = mirror.lab:8080\n", "allow = mirror.lab:8080");
+	expect_capped(hosts, 1, "[network]\nallow = @npm\n", "allow = @npm");
+	expect_capped(hosts, 1, "[network]\nallow = *.org\n", "allow = *.org");
+	expect_capped(hosts, 1, "[network]\nallow = host.sbxrun.internal:5432\n", "host.sbxrun.internal");
+	expect_capped(hosts, 1, "[download]\nallow = files.example.org\n",
+		      "/p1.ini caps [download] allow at none");
+
+	/* defaults not covered are dropped, not refused (the proxy's sets) */
+	struct sbx_policy pol;
+	struct sbx_err err;
+	memset(&pol, 0, sizeof(pol));
+	CHECK(policy_add_text(&pol, hosts[0], strlen(hosts[0]), "/p.ini", &err) == 0);
+	config_init(&cfg);
+	config_set(&cfg, options_by_key(SBX_K_ALLOW), "@apt", "default", 0, &err);
+	config_set(&cfg, options_by_key(SBX_K_ALLOW), "@pypi", "default", 0, &err);
+	CHECK(policy_apply(&pol, &cfg, &err) == 0);
+	CHECK(cfg.allow.n == 1);
+	CHECK_STR(cfg.allow.v[0], "@apt");
+	config_free(&cfg);
+	policy_free(&pol);
+
+	char dir[] = "/tmp/sbxunit.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *work = xasprintf("%s/work", dir), *secret = xasprintf("%s/secret", dir);
+	char *link = xasprintf("%s/work/link", dir);
+	char *sub = xasprintf("%s/sub", work);
+	CHECK(mkdir(work, 0700) == 0 && mkdir(secret, 0700) == 0 && symlink(secret, link) == 0);
+	CHECK(mkdir(sub, 0700) == 0);
+	free(sub);
+	char *pbind = xasprintf("[mounts]\nbind = %s:rw\nbind = /usr/share\n", work);
+	const char *binds[] = { pbind };
+	char *prof = xasprintf("[mounts]\nbind = %s/sub:/w:rw\nbind = /usr/share/doc:/d\n", work);
+	CHECK(capped(binds, 1, prof, &cfg) == NULL);
+	CHECK(cfg.binds.n == 2);
+	config_free(&cfg);
+	free(prof);
+	prof = xasprintf("[mounts]\nbind = %s:/s\n", secret);
+	expect_capped(binds, 1, prof, "asks for bind = ");
+	free(prof);
+	prof = xasprintf("[mounts]\nbind = %s:/s\n", link); /* the real path counts */
+	expect_capped(binds, 1, prof, "caps [mounts] bind at ");
+	free(prof);
+	prof = xasprintf("[mounts]\nbind = %s/../secret:/s\n", work);
+	expect_capped(binds, 1, prof, "caps [mounts] bind at ");
+	free(prof);
+	expect_capped(binds, 1, "[mounts]\nbind = /usr/share/doc:/d:rw\n", "bind = /usr/share/doc:/d:rw");
+	const char *nobind[] = { "[mounts]\nbind = none\n" };
+	expect_capped(nobind, 1, "[mounts]\nbind = /usr:/u\n", "caps [mounts] bind at none");
+	expect_capped(nobind, 1, "[mounts]\nbind = /nonexistent-sbx:/u\n",
+		      "bind '/nonexistent-sbx:/u': source '/nonexistent-sbx'");
+	const char *glob[] = { "[mounts]\nbind = /usr/*/doc\n" };
+	CHECK(capped(glob, 1, "[mounts]\nbind = /usr/share/doc:/u\n", &cfg) == NULL);
+	config_free(&cfg);
+	expect_capped(glob, 1, "[mounts]\nbind = /usr/share:/u\n", "caps [mounts] bind at /usr/*/doc");
+	free(pbind);
+	free(work);
+	free(secret);
+	free(link);
+	struct sbx_err rerr;
+	CHECK(rm_rf_at(AT_FDCWD, dir, &rerr) == 0);
+}
+
+static void expect_bad_policy(const char *text, const char *needle)
+{
+	struct sbx_policy pol;
+	struct sbx_err err;
+	memset(&pol, 0, sizeof(pol));
+	CHECK(policy_add_text(&pol, text, strlen(text), "/pol.ini", &err) < 0);
+	CHECK_CONTAINS(err.msg, needle);
+	policy_free(&pol);
+}
+
+static void test_policy_files(void)
+{
+	struct sbx_policy pol;
+	struct sbx_err err;
+
+	expect_bad_policy("[limits]\nmemroy = 2G\n", "/pol.ini:2: memroy: unknown key in [limits]");
+	expect_bad_policy("[nope]\nx = 1\n", "/pol.ini:2: unknown section [nope]");
+	expect_bad_policy("[sandbox]\nimage = x\n", "/pol.ini:2: image: not a ceiling");
+	expect_bad_policy("memory = 2G\n", "/pol.ini:1: memory: key outside a section");
+	expect_bad_policy("[limits]\nmemory = 0\n", "/pol.ini:2: memory: '0': zero is not a limit");
+	expect_bad_policy("[limits]\nmemory = 1G\nmemory = 2G\n", "/pol.ini:3: memory: set twice");
+	expect_bad_policy("[limits]\n  memory = 1G\n", "/pol.ini:2: indented line");
+	expect_bad_policy("[mounts]\nbind = relative:rw\n", "/pol.ini:2: bind: 'relative:rw' is not PATH");
+	expect_bad_policy("[mounts]\nbind = /a/..\n", "'/a/..' is not PATH");
+	expect_bad_policy("[mounts]\nbind = /*/*/*/*/*\n", "at most 4 '*'");
+	expect_bad_policy("[network]\negress = all\n", "/pol.ini:2: egress: invalid value 'all'");
+	/* absent: no ceiling; the extra file must exist and be a regular file */
+	CHECK(policy_load_paths(&pol, "/nonexistent-sbx/policy.ini", NULL, &err) == 0 && pol.n == 0);
+	CHECK(policy_load_paths(&pol, NULL, "/nonexistent-sbx/extra.ini", &err) < 0);
+	CHECK_CONTAINS(err.msg, "policy '/nonexistent-sbx/extra.ini' (from $SBXRUN_POLICY)");
+	CHECK(policy_load_paths(&pol, NULL, "/tmp", &err) < 0);
+	CHECK_CONTAINS(err.msg, "policy: '/tmp'");
+	CHECK(policy_load_paths(&pol, NULL, "/dev/zero", &err) < 0);
+	CHECK_CONTAINS(err.msg, "'/dev/zero' is not a regular file");
+	/* the system file below a directory others may write is not trusted */
+	char dir[] = "/tmp/sbxunit.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *p = xasprintf("%s/policy.ini", dir);
+	write_file(p, "[limits]\nmemory = 1G\n");
+	CHECK(policy_load_paths(&pol, p, NULL, &err) < 0);
+	CHECK_CONTAINS(err.msg, "directory '/tmp' is writable by group or others (mode 1777)");
+	CHECK_CONTAINS(err.msg, "the policy is not used, and nothing runs until it is fixed");
+	CHECK(policy_load_paths(&pol, NULL, p, &err) == 0 && pol.n == 1); /* an extra one: anyone's */
+	CHECK(pol.file[0].caps.memory == 1ULL << 30);
+	policy_free(&pol);
+	free(p);
+	CHECK(rm_rf_at(AT_FDCWD, dir, &err) == 0);
+}
+
+/* The proxy's default sets are defaults: a policy that leaves one out drops
+ * it (they used to be added after the config was checked, past any ceiling). */
+static void test_proxy_default_sets(void)
+{
+	char dir[] = "/tmp/sbxunit.XXXXXX";
+	char *argv[] = { "proxy", "--listen", "127.0.0.1:0", "-p", "packages", NULL };
+	struct sbx_config cfg;
+	struct sbx_err err;
+	int rest;
+
+	CHECK(mkdtemp(dir) != NULL);
+	char *pol = xasprintf("%s/pol.ini", dir);
+	write_file(pol, "[network]\nallow = @apt\n");
+	char *prof = xasprintf("%s/px.ini", dir);
+	write_file(prof, "[network]\negress = packages\n");
+	argv[4] = prof;
+	unsetenv(SBX_POLICY_ENV);
+	CHECK(cli_sandbox_config(5, argv, SBX_CMD_PROXY, "", &cfg, &rest, &err) == 0);
+	CHECK(cfg.allow.n == 3);
+	config_free(&cfg);
+	setenv(SBX_POLICY_ENV, pol, 1);
+	CHECK(cli_sandbox_config(5, argv, SBX_CMD_PROXY, "", &cfg, &rest, &err) == 0);
+	CHECK(cfg.allow.n == 1 && strcmp(cfg.allow.v[0], "@apt") == 0);
+	config_free(&cfg);
+	unsetenv(SBX_POLICY_ENV);
+	free(pol);
+	free(prof);
+	CHECK(rm_rf_at(AT_FDCWD, dir, &err) == 0);
+}
+
 int main(void)
 {
 	test_numbers();
 	test_bad_profiles();
 	test_good_profile();
 	test_lookup_and_precedence();
+	test_zero_refused();
+	test_profile_files();
+	test_policy_values();
+	test_policy_lists();
+	test_policy_files();
+	test_proxy_default_sets();
 	return unit_done("test_config");
 }

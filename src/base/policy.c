@@ -1,0 +1,542 @@
+/* policy.c - the administrator's ceiling: reading policy files (through the
+ * profile's strict INI reader) and holding a loaded config under them. The
+ * system file counts only when nobody but root can have written it; an extra
+ * file from the environment is applied after it and can only tighten. */
+#define _GNU_SOURCE
+#include "base/policy.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/profile.h"
+#include "base/util.h"
+
+#define FIELD(cfg, opt, type) ((type *)((char *)(cfg) + (opt)->offset))
+#define POLICY_ORIGIN "policy "
+
+enum cap_kind {
+	CAP_NONE,
+	CAP_LIMIT,     /* a number; 0 (unlimited) is the widest */
+	CAP_UP,        /* an enum whose later choices are wider (egress, ptrace) */
+	CAP_DOWN,      /* an enum whose earlier choices are wider (seccomp, enforce) */
+	CAP_HOSTS,     /* a host list: each entry within the policy's */
+	CAP_BINDS,     /* bind sources within the policy's patterns */
+};
+
+static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
+	{ SBX_K_SECCOMP, CAP_DOWN },   { SBX_K_PTRACE, CAP_UP },
+	{ SBX_K_ENFORCE, CAP_DOWN },   { SBX_K_EGRESS, CAP_UP },
+	{ SBX_K_ALLOW, CAP_HOSTS },    { SBX_K_DL_ALLOW, CAP_HOSTS },
+	{ SBX_K_DL_MAX_SIZE, CAP_LIMIT }, { SBX_K_BIND, CAP_BINDS },
+};
+
+/* Every number of [limits] is a maximum; the rest as the table says. */
+static enum cap_kind cap_kind_of(const struct sbx_option *o)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cap_table); i++)
+		if (cap_table[i].key == o->key)
+			return cap_table[i].kind;
+	if (o->section && strcmp(o->section, "limits") == 0 && config_unlimited_word(o))
+		return CAP_LIMIT;
+	return CAP_NONE;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static char *home_dir(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? xstrdup(pw->pw_dir) : NULL;
+}
+
+/* PATTERN[:rw|:ro]; "~/" is the caller's home from the password database
+ * (never $HOME, which the caller sets). */
+static int parse_bind_pattern(struct sbx_policy_file *f, const char *value, struct sbx_err *err)
+{
+	_cleanup_free_ char *pat = xstrdup(value), *home = NULL;
+	char *colon = strrchr(pat, ':');
+	int rw = 0;
+
+	if (colon && (strcmp(colon, ":rw") == 0 || strcmp(colon, ":ro") == 0)) {
+		rw = colon[2] == 'w';
+		*colon = '\0';
+	}
+	if (pat[0] == '~' && (pat[1] == '/' || pat[1] == '\0')) {
+		home = home_dir();
+		if (!home)
+			return err_set(err, 0, "'%s': the caller has no home directory", value);
+		char *full = xasprintf("%s%s", home, pat + 1);
+		free(pat);
+		pat = full;
+	}
+	size_t n = strlen(pat);
+	if (pat[0] != '/' || strstr(pat, "/../") || (n >= 3 && strcmp(pat + n - 3, "/..") == 0) ||
+	    strchr(pat, ':'))
+		return err_set(err, 0, "'%s' is not PATH[:rw] (an absolute host path or ~/PATH, "
+			       "glob characters allowed)", value);
+	size_t stars = 0;
+	for (const char *c = pat; (c = strchr(c, '*')); c++)
+		stars++;
+	if (stars > 4) /* fnmatch backtracks: a pattern stays cheap to match */
+		return err_set(err, 0, "'%s': at most 4 '*' in a pattern", value);
+	f->binds = xrealloc(f->binds, (f->nbinds + 1) * sizeof(*f->binds));
+	f->binds[f->nbinds++] = (struct sbx_policy_bind){ steal_ptr(pat), rw };
+	return 0;
+}
+
+struct reading {
+	struct sbx_policy_file *f;
+	const char *label;
+};
+
+static int entry_fail(const struct reading *rd, int line, const char *key, const char *msg,
+		      struct sbx_err *err)
+{
+	if (key)
+		return err_set(err, 0, "%s:%d: %s: %s", rd->label, line, key, msg);
+	return err_set(err, 0, "%s:%d: %s", rd->label, line, msg);
+}
+
+static int set_cap(const struct reading *rd, const struct sbx_option *o, const char *value,
+		   const char *origin, struct sbx_err *err)
+{
+	struct sbx_config *caps = &rd->f->caps;
+	enum cap_kind kind = cap_kind_of(o);
+
+	if (kind == CAP_BINDS && strcmp(value, "none") != 0)
+		return parse_bind_pattern(rd->f, value, err);
+	if ((kind == CAP_HOSTS || kind == CAP_BINDS) && strcmp(value, "none") == 0)
+		return 0; /* present, empty: nothing is allowed */
+	return config_set(caps, o, value, origin, 0, err);
+}
+
+static int policy_entry(void *arg, const char *section, const char *key, const char *value,
+			int line, struct sbx_err *err)
+{
+	const struct reading *rd = arg;
+	struct sbx_config *caps = &rd->f->caps;
+	const struct sbx_option *o = section[0] ? options_by_profile_key(section, key) : NULL;
+	char origin[PATH_MAX + 32], why[600];
+	struct sbx_err verr;
+
+	if (!section[0])
+		return entry_fail(rd, line, key, "key outside a section", err);
+	if (!o && !options_section_known(section)) {
+		snprintf(why, sizeof(why), "unknown section [%s]", section);
+		return entry_fail(rd, line, NULL, why, err);
+	}
+	if (!o) {
+		snprintf(why, sizeof(why), "unknown key in [%s]", section);
+		return entry_fail(rd, line, key, why, err);
+	}
+	if (cap_kind_of(o) == CAP_NONE)
+		return entry_fail(rd, line, key, "not a ceiling (a policy caps [sandbox] seccomp, "
+				  "ptrace; [limits]; [network] egress, allow; [download]; "
+				  "[mounts] bind)", err);
+	if (caps->origin[o->key] && !(o->flags & SBX_OPT_REPEAT)) {
+		snprintf(why, sizeof(why), "set twice (first on %s)", caps->origin[o->key]);
+		return entry_fail(rd, line, key, why, err);
+	}
+	snprintf(origin, sizeof(origin), "%s:%d", rd->label, line);
+	if (set_cap(rd, o, value, origin, &verr) < 0)
+		return entry_fail(rd, line, key, verr.msg, err);
+	if (!caps->origin[o->key])
+		caps->origin[o->key] = xstrdup(origin);
+	return 0;
+}
+
+static int add_text(struct sbx_policy *pol, const char *text, size_t len, const char *label,
+		    struct sbx_err *err)
+{
+	if (pol->n >= SBX_POLICY_MAX_FILES)
+		return err_set(err, 0, "%s: too many policy files", label);
+	struct sbx_policy_file *f = &pol->file[pol->n++];
+	struct reading rd = { f, label };
+
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(label);
+	return profile_parse_ini(text, len, label, policy_entry, &rd, err);
+}
+
+int policy_add_text(struct sbx_policy *pol, const char *text, size_t len, const char *label,
+		    struct sbx_err *err)
+{
+	return add_text(pol, text, len, label, err);
+}
+
+/* Nobody but root may have written it: owned by root, no group or other
+ * write bit; what names the file or the directory above it. */
+static int trusted(int fd, const char *path, const char *what, struct sbx_err *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, "policy '%s': %s", path, what);
+	if (st.st_uid != 0)
+		return err_set(err, 0, "policy '%s': %s is not owned by root (uid %u); the policy "
+			       "is not used, and nothing runs until it is fixed", path, what,
+			       (unsigned)st.st_uid);
+	if (st.st_mode & 022)
+		return err_set(err, 0, "policy '%s': %s is writable by group or others (mode %04o); "
+			       "the policy is not used, and nothing runs until it is fixed", path,
+			       what, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* Walks path from / without following symbolic links, checking each
+ * directory; returns the open file, or -1 with errno ENOENT (and err
+ * untouched) when the policy does not exist. */
+static int open_trusted(const char *path, struct sbx_err *err)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+	_cleanup_close_ int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *save = NULL, *name = strtok_r(copy, "/", &save), *next, what[PATH_MAX + 16];
+
+	if (dir < 0)
+		return err_sys(err, "policy: open '/'");
+	if (trusted(dir, path, "directory '/'", err) < 0)
+		return -1;
+	for (; name; name = next) {
+		next = strtok_r(NULL, "/", &save);
+		int flags = next ? O_PATH | O_NOFOLLOW : O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+		int fd = openat(dir, name, flags | O_CLOEXEC);
+		struct stat st;
+		snprintf(what, sizeof(what), "directory '%.*s'", (int)(name + strlen(name) - copy),
+			 path);
+		if (fd < 0 && errno == ENOENT)
+			return -1;
+		if (fd < 0 && errno == ELOOP)
+			return err_set(err, 0, "policy '%s' is a symbolic link; the policy is not used, "
+				       "and nothing runs until it is fixed", path);
+		if (fd < 0)
+			return err_sys(err, "policy '%s'", path);
+		close(dir);
+		dir = fd;
+		if (next && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)))
+			return err_set(err, ENOTDIR, "policy '%s': %s is a symbolic link or not a "
+				       "directory", path, what + strlen("directory "));
+		if (trusted(fd, path, next ? what : "the file", err) < 0)
+			return -1;
+	}
+	return steal_fd(dir);
+}
+
+static int add_file(struct sbx_policy *pol, const char *path, int check, struct sbx_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len;
+
+	if (path[0] != '/')
+		return err_set(err, 0, "policy '%s': not an absolute path", path);
+	errno = 0;
+	fd = check ? open_trusted(path, err)
+		   : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 && check && errno == ENOENT)
+		return 0;
+	if (fd < 0)
+		return check ? -1 : err_sys(err, "policy '%s' (from $%s)", path, SBX_POLICY_ENV);
+	if (profile_read_fd(fd, path, &text, &len, err) < 0)
+		return err_wrap(err, "policy");
+	return add_text(pol, text, len, path, err);
+}
+
+int policy_load_paths(struct sbx_policy *pol, const char *system, const char *extra,
+		      struct sbx_err *err)
+{
+	memset(pol, 0, sizeof(*pol));
+	if ((system && add_file(pol, system, 1, err) < 0) ||
+	    (extra && extra[0] && add_file(pol, extra, 0, err) < 0)) {
+		policy_free(pol);
+		return -1;
+	}
+	return 0;
+}
+
+int policy_load(struct sbx_policy *pol, struct sbx_err *err)
+{
+	return policy_load_paths(pol, SBX_POLICY_PATH, secure_getenv(SBX_POLICY_ENV), err);
+}
+
+void policy_free(struct sbx_policy *pol)
+{
+	for (size_t i = 0; i < pol->n; i++) {
+		struct sbx_policy_file *f = &pol->file[i];
+		for (size_t b = 0; b < f->nbinds; b++)
+			free(f->binds[b].pattern);
+		free(f->binds);
+		free(f->path);
+		config_free(&f->caps);
+	}
+	memset(pol, 0, sizeof(*pol));
+}
+
+/* ---- applying --------------------------------------------------------- */
+
+struct host { int set, suffix; char name[300]; unsigned port; };
+
+/* HOST, *.HOST, HOST:PORT, [v6]:PORT or @set, as host_pattern_check let
+ * them through; names compared lowercased, without a trailing dot. */
+static void host_split(const char *s, struct host *h)
+{
+	const char *colon;
+	size_t n;
+
+	memset(h, 0, sizeof(*h));
+	h->set = s[0] == '@';
+	h->suffix = str_has_prefix(s, "*.");
+	s += h->suffix ? 2 : 0;
+	colon = s[0] == '[' ? strstr(s, "]:") : strrchr(s, ':');
+	if (colon && s[0] == '[')
+		colon++;
+	n = colon && !h->set ? (size_t)(colon - s) : strlen(s);
+	if (colon && !h->set)
+		h->port = (unsigned)strtoul(colon + 1, NULL, 10);
+	snprintf(h->name, sizeof(h->name), "%.*s", (int)n, s);
+	for (char *p = h->name; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	n = strlen(h->name);
+	if (n > 1 && h->name[n - 1] == '.')
+		h->name[n - 1] = '\0';
+}
+
+/* Whether every host that entry lets through, pattern lets through too. */
+static int host_covers(const char *pattern, const char *entry)
+{
+	struct host p, e;
+
+	host_split(pattern, &p);
+	host_split(entry, &e);
+	if (p.set || e.set)
+		return p.set && e.set && strcmp(p.name, e.name) == 0;
+	if (p.port != e.port)
+		return 0;
+	if (!p.suffix)
+		return !e.suffix && strcmp(p.name, e.name) == 0;
+	size_t pl = strlen(p.name), el = strlen(e.name);
+	if (e.suffix && strcmp(p.name, e.name) == 0)
+		return 1;
+	return el > pl + 1 && e.name[el - pl - 1] == '.' && strcmp(e.name + el - pl, p.name) == 0;
+}
+
+static int clampable(const char *origin)
+{
+	return !origin || strcmp(origin, "default") == 0 || str_has_prefix(origin, POLICY_ORIGIN);
+}
+
+static void set_origin(struct sbx_config *cfg, enum sbx_key key, const char *cap_origin)
+{
+	free(cfg->origin[key]);
+	cfg->origin[key] = xasprintf(POLICY_ORIGIN "%s", cap_origin);
+}
+
+/* "profile 'ci' asks for memory = 8G (ci.ini:9); /etc/sbxrun/policy.ini
+ * caps [limits] memory at 2G" */
+static int refuse(const struct sbx_config *cfg, const struct sbx_option *o, const char *origin,
+		  const char *value, const struct sbx_policy_file *f, const char *cap,
+		  struct sbx_err *err)
+{
+	if (origin && strcmp(origin, "command line") == 0 && o->lname)
+		return err_set(err, 0, "--%s asks for %s = %s; %s caps [%s] %s at %s", o->lname,
+			       o->pkey, value, f->path, o->section, o->pkey, cap);
+	return err_set(err, 0, "profile '%s' asks for %s = %s (%s); %s caps [%s] %s at %s",
+		       cfg->profile ? cfg->profile : "default", o->pkey, value,
+		       origin ? origin : "default", f->path, o->section, o->pkey, cap);
+}
+
+static int apply_scalar(const struct sbx_policy_file *f, const struct sbx_option *o,
+			enum cap_kind kind, struct sbx_config *cfg, struct sbx_err *err)
+{
+	const char *origin = cfg->origin[o->key];
+	char want[64], cap[64];
+	int over;
+
+	if (kind == CAP_LIMIT) {
+		uint64_t c = *FIELD(&f->caps, o, uint64_t), *v = FIELD(cfg, o, uint64_t);
+		over = c && (*v == 0 || *v > c);
+		if (over && clampable(origin)) {
+			*v = c;
+			set_origin(cfg, o->key, f->caps.origin[o->key]);
+			return 0;
+		}
+	} else {
+		int c = *FIELD(&f->caps, o, int), *v = FIELD(cfg, o, int);
+		over = kind == CAP_UP ? *v > c : *v < c;
+		if (over && clampable(origin)) {
+			*v = c;
+			set_origin(cfg, o->key, f->caps.origin[o->key]);
+			return 0;
+		}
+	}
+	if (!over)
+		return 0;
+	config_format(cfg, o, want, sizeof(want));
+	config_format(&f->caps, o, cap, sizeof(cap));
+	return refuse(cfg, o, origin, want, f, cap, err);
+}
+
+static void list_text(const struct sbx_policy_file *f, const struct sbx_option *o, char *buf,
+		      size_t size)
+{
+	const struct sbx_strlist *l = config_list(&f->caps, o);
+	size_t n = o->key == SBX_K_BIND ? f->nbinds : l->n;
+
+	snprintf(buf, size, "%s", n ? "" : "none");
+	for (size_t i = 0; i < n && strlen(buf) + 1 < size; i++)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s%s", i ? ", " : "",
+			 o->key == SBX_K_BIND ? f->binds[i].pattern : l->v[i],
+			 o->key == SBX_K_BIND && f->binds[i].rw ? ":rw" : "");
+}
+
+/* Whether the real path of src, or a directory above it, matches one of
+ * the patterns (with :rw where rw is asked for). */
+static int bind_allowed(const struct sbx_policy_file *f, const char *src, int rw)
+{
+	_cleanup_free_ char *real = realpath(src, NULL);
+
+	if (!real)
+		return 0;
+	for (;;) {
+		for (size_t i = 0; i < f->nbinds; i++)
+			if ((!rw || f->binds[i].rw) && fnmatch(f->binds[i].pattern, real, FNM_PATHNAME) == 0)
+				return 1;
+		char *slash = strrchr(real, '/');
+		if (!slash || strcmp(real, "/") == 0)
+			return 0;
+		slash[slash == real] = '\0';
+	}
+}
+
+static int entry_allowed(const struct sbx_policy_file *f, const struct sbx_option *o,
+			 const char *entry)
+{
+	if (o->key == SBX_K_BIND) {
+		struct sbx_bind b;
+		struct sbx_err perr;
+		if (bind_parse(entry, &b, &perr) < 0)
+			return 0;
+		int ok = bind_allowed(f, b.src, b.rw);
+		bind_free(&b);
+		return ok;
+	}
+	const struct sbx_strlist *l = config_list(&f->caps, o);
+	for (size_t i = 0; i < l->n; i++)
+		if (host_covers(l->v[i], entry))
+			return 1;
+	return 0;
+}
+
+/* A source that does not resolve cannot be checked: say so rather than
+ * blame the policy. */
+static int bind_source_missing(const char *entry, struct sbx_err *err)
+{
+	struct sbx_bind b;
+	int missing = 0;
+
+	if (bind_parse(entry, &b, err) < 0)
+		return 1;
+	_cleanup_free_ char *real = realpath(b.src, NULL);
+	if (!real)
+		missing = err_sys(err, "bind '%s': source '%s'", entry, b.src) < 0;
+	bind_free(&b);
+	return missing;
+}
+
+/* Entries nobody asked for (the proxy's default sets) are dropped when the
+ * policy does not cover them; asked-for ones are refused. */
+static int apply_list(const struct sbx_policy_file *f, const struct sbx_option *o,
+		      struct sbx_config *cfg, struct sbx_err *err)
+{
+	struct sbx_strlist *l = FIELD(cfg, o, struct sbx_strlist);
+	size_t keep = 0;
+	char cap[512];
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (!clampable(l->origin[i]) && !entry_allowed(f, o, l->v[i])) {
+			if (o->key == SBX_K_BIND && bind_source_missing(l->v[i], err))
+				return -1;
+			list_text(f, o, cap, sizeof(cap));
+			return refuse(cfg, o, l->origin[i], l->v[i], f, cap, err);
+		}
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		if (entry_allowed(f, o, l->v[i])) {
+			l->v[keep] = l->v[i];
+			l->origin[keep++] = l->origin[i];
+		} else {
+			free(l->v[i]);
+			free(l->origin[i]);
+		}
+	}
+	l->n = keep;
+	if (l->v)
+		l->v[keep] = l->origin[keep] = NULL;
+	return 0;
+}
+
+static int apply_file(const struct sbx_policy_file *f, struct sbx_config *cfg, struct sbx_err *err)
+{
+	for (size_t i = 0; i < sbx_options_count; i++) {
+		const struct sbx_option *o = &sbx_options[i];
+		enum cap_kind kind = cap_kind_of(o);
+		int r = 0;
+
+		if (kind == CAP_NONE || !f->caps.origin[o->key])
+			continue;
+		if (kind == CAP_HOSTS || kind == CAP_BINDS)
+			r = apply_list(f, o, cfg, err);
+		else
+			r = apply_scalar(f, o, kind, cfg, err);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int policy_apply(const struct sbx_policy *pol, struct sbx_config *cfg, struct sbx_err *err)
+{
+	for (size_t i = 0; i < pol->n; i++)
+		if (apply_file(&pol->file[i], cfg, err) < 0)
+			return -1;
+	return 0;
+}
+
+int policy_enforce(struct sbx_config *cfg, struct sbx_err *err)
+{
+	struct sbx_policy pol;
+
+	if (policy_load(&pol, err) < 0)
+		return -1;
+	int r = policy_apply(&pol, cfg, err);
+	policy_free(&pol);
+	return r;
+}
+
+void policy_each_cap(const struct sbx_policy *pol,
+		     void (*fn)(void *arg, const char *path, const char *cap), void *arg)
+{
+	for (size_t i = 0; i < pol->n; i++) {
+		const struct sbx_policy_file *f = &pol->file[i];
+		for (size_t k = 0; k < sbx_options_count; k++) {
+			const struct sbx_option *o = &sbx_options[k];
+			enum cap_kind kind = cap_kind_of(o);
+			char value[512], line[600];
+			if (kind == CAP_NONE || !f->caps.origin[o->key])
+				continue;
+			if (kind == CAP_HOSTS || kind == CAP_BINDS)
+				list_text(f, o, value, sizeof(value));
+			else
+				config_format(&f->caps, o, value, sizeof(value));
+			snprintf(line, sizeof(line), "[%s] %s = %s", o->section, o->pkey, value);
+			fn(arg, f->path, line);
+		}
+	}
+}
