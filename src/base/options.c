@@ -8,6 +8,7 @@
 
 #define F(field) offsetof(struct sbx_config, field)
 #define R SBX_OPT_REPEAT
+#define Z SBX_OPT_NONZERO
 #define SB SBX_CMD_SANDBOX
 #define SBD (SBX_CMD_SANDBOX | SBX_CMD_DOWNLOAD)
 #define PX SBX_CMD_PROXY
@@ -69,6 +70,12 @@ const struct sbx_option sbx_options[] = {
   "hosts 'sbxrun download' may fetch from" },
 { SBX_K_DL_MAX_SIZE, NULL, 0, "download", "max_size", SBX_ARG_SIZE, NULL, 0, 0, F(dl_max_size), "SIZE",
   "largest download" },
+{ SBX_K_DL_TIMEOUT, NULL, 0, "download", "timeout", SBX_ARG_DURATION, NULL, Z, 0, F(dl_timeout_ms), "DURATION",
+  "deadline of one download, redirects included (default 10m)" },
+{ SBX_K_DL_MIN_SPEED, NULL, 0, "download", "min_speed", SBX_ARG_SIZE, NULL, 0, 0, F(dl_min_speed), "SIZE",
+  "a download slower than this many bytes a second for min_speed_time is stopped (default 1K)" },
+{ SBX_K_DL_MIN_SPEED_TIME, NULL, 0, "download", "min_speed_time", SBX_ARG_DURATION, NULL, Z, 0, F(dl_min_speed_ms), "DURATION",
+  "how long a download may stay below min_speed (default 30s; none: no speed check)" },
 { SBX_K_BIND,       "bind",     0,   "mounts", "bind", SBX_ARG_BIND, NULL, R, SB, F(binds), "SRC:DST[:rw]",
   "bind a host path (read-only unless :rw)" },
 { SBX_K_TTY,        "tty",      't', NULL, NULL, SBX_ARG_NONE, NULL, 0, SBX_CMD_RUN, F(tty), NULL,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -45,6 +46,10 @@ struct dl {
 	const char *refused;    /* address guard's reason */
 	EVP_MD_CTX *md;
 	int progress;
+	uint64_t deadline;      /* monotonic ms; 0: none */
+	uint64_t seen;          /* bytes received over all hops */
+	uint64_t win_start, win_seen; /* the current min_speed window */
+	enum { DL_GOING, DL_PAST_DEADLINE, DL_TOO_SLOW } stop;
 	char resolve[300];      /* host.sbxrun.internal:PORT:127.0.0.1 */
 	struct curl_slist resolve_list;
 };
@@ -62,7 +67,33 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 		return 0;
 	EVP_DigestUpdate(d->md, p, len);
 	d->got += len;
+	d->seen += len;
 	return len;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The deadline, and the speed over windows of min_speed_time: a window
+ * with less than min_speed a second ends the download. libcurl calls this
+ * while data flows and about once a second while none does. */
+static int past_limits(struct dl *d)
+{
+	uint64_t now = now_ms(), span = now - d->win_start;
+
+	if (d->deadline && now >= d->deadline)
+		return d->stop = DL_PAST_DEADLINE;
+	if (!d->cfg->dl_min_speed_ms || span < d->cfg->dl_min_speed_ms)
+		return 0;
+	if ((d->seen - d->win_seen) * 1000 / span < d->cfg->dl_min_speed)
+		return d->stop = DL_TOO_SLOW;
+	d->win_start = now;
+	d->win_seen = d->seen;
+	return 0;
 }
 
 static curl_socket_t on_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
@@ -83,6 +114,8 @@ static int on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t u
 	struct dl *d = arg;
 	(void)ut;
 	(void)un;
+	if (past_limits(d))
+		return 1; /* CURLE_ABORTED_BY_CALLBACK */
 	if (d->progress && total > 0)
 		fprintf(stderr, "\r[%-40.*s] %3d%%", (int)(40 * now / total),
 			"########################################", (int)(100 * now / total));
@@ -113,8 +146,6 @@ static void setup(CURL *c, struct dl *d)
 	curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
 	curl_easy_setopt(c, CURLOPT_PROXY, ""); /* the address guard must see the real peer */
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "sbxrun-download");
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, d);
@@ -122,9 +153,24 @@ static void setup(CURL *c, struct dl *d)
 	curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, d);
 	if (d->max)
 		curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)d->max);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, d->progress ? 0L : 1L);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L); /* past_limits runs there */
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, d);
+}
+
+/* Why a limit ended the download, and which keys set it. */
+static int stopped(struct dl *d, struct sbx_err *err)
+{
+	char t[32], speed[32];
+
+	if (d->stop == DL_TOO_SLOW) {
+		format_size(d->cfg->dl_min_speed, speed, sizeof(speed));
+		format_duration(d->cfg->dl_min_speed_ms, t, sizeof(t));
+		return err_set(err, 0, "stopped: slower than %s bytes a second for %s "
+			       "([download] min_speed, min_speed_time)", speed, t);
+	}
+	format_duration(d->cfg->dl_timeout_ms, t, sizeof(t));
+	return err_set(err, 0, "stopped at its %s deadline ([download] timeout)", t);
 }
 
 /* One hop; returns 1 and the next URL on a redirect, 0 when done. */
@@ -137,9 +183,13 @@ static int hop(CURL *c, struct dl *d, char **next, struct sbx_err *err)
 		return err_sys(err, "truncate");
 	d->got = 0;
 	EVP_DigestInit_ex(d->md, EVP_sha256(), NULL);
+	if (d->deadline) /* libcurl's own timer too, for where no callback comes */
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(d->deadline > now_ms() ? d->deadline - now_ms() : 1));
 	CURLcode rc = curl_easy_perform(c);
 	if (d->progress)
 		fputc('\n', stderr);
+	if (d->stop || (rc == CURLE_OPERATION_TIMEDOUT && d->deadline && now_ms() >= d->deadline))
+		return stopped(d, err);
 	if (d->too_big || rc == CURLE_FILESIZE_EXCEEDED)
 		return err_set(err, EFBIG, "larger than [download] max_size (%" PRIu64 " bytes)", d->max);
 	if (d->refused)
@@ -165,6 +215,8 @@ static int fetch(struct dl *d, const char *url, struct sbx_err *err)
 	if (!c)
 		return err_set(err, 0, "curl_easy_init failed");
 	setup(c, d);
+	d->win_start = now_ms();
+	d->deadline = d->cfg->dl_timeout_ms ? d->win_start + d->cfg->dl_timeout_ms : 0;
 	for (int i = 0; i <= MAX_REDIRECTS; i++) {
 		char *next = NULL;
 		if (check_url(d, c, cur, err) < 0)
