@@ -116,7 +116,7 @@ test_session_download_from_an_unwritable_directory() {
 	assert_eq "hello
 hello" "$out"
 	assert_eq "" "$(ls -A ro)" "the current directory"
-	[ ! -e "/d$$:in-ws.txt" ] && [ ! -e "/.sbxrun-download-$$" ] || fail "download wrote into /"
+	! ls -A / | grep -q "^d$$:\|^\.sbxrun-download-" || fail "download wrote into /"
 	run "$SBX" download -p "dl$$" "$(U /small.txt)" "other$$:x"
 	assert_bad_input "session 'other$$' is not running"
 	run "$SBX" download --session "d$$" -p "dl$$" "$(U /small.txt)" "other$$:x"
