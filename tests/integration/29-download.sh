@@ -123,20 +123,25 @@ hello" "$out"
 	assert_bad_input "but --session says 'd$$'"
 }
 
-test_sigterm_mid_download_leaves_nothing() {
+# SIGTERM into the session, SIGINT (Ctrl-C; a background job of a script
+# ignores it unless reset) onto the host.
+test_a_signal_mid_download_leaves_nothing() {
 	serve
 	limits_profiles
 	mkdir host
 	"$SBX" download -p "dl$$" "$(U /drip)" "d$$:drip" 2>/dev/null &
 	local a=$!
-	(cd host && exec "$SBX" download -p "dl$$" "$(U /drip)" drip 2>/dev/null) &
+	(cd host && exec env --default-signal=INT "$SBX" download -p "dl$$" "$(U /drip)" drip 2>/dev/null) &
 	local b=$!
 	sleep 1.5
 	kill -0 "$a" && kill -0 "$b" || fail "the downloads ended before the signal"
 	run "$SBX" run --session "d$$" -- ls -A /workspace
 	assert_eq "" "$out" "workspace during a download (staged outside)"
-	kill -TERM "$a" "$b"
-	wait "$a" || true
-	wait "$b" || true
-	nothing_left "SIGTERM"
+	kill -TERM "$a"
+	kill -INT "$b"
+	local sa=0 sb=0
+	wait "$a" || sa=$?
+	wait "$b" || sb=$?
+	assert_eq "143 130" "$sa $sb" "exit statuses after SIGTERM and SIGINT"
+	nothing_left "SIGTERM and SIGINT"
 }
