@@ -34,7 +34,8 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_IDLE, "none" },          { SBX_K_LIFETIME, "none" },
 	{ SBX_K_ENFORCE, "best" },       { SBX_K_EGRESS, "none" },
 	{ SBX_K_CA, "host" },            { SBX_K_PROXY_ENV, "tools" },
-	{ SBX_K_DL_MAX_SIZE, "1G" },
+	{ SBX_K_DL_MAX_SIZE, "1G" },     { SBX_K_DL_TIMEOUT, "10m" },
+	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
 };
 
 void config_init(struct sbx_config *cfg)
@@ -469,6 +470,9 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 		return err_set(err, 0, "memory: too small (at least 8M)");
 	if (cfg->pids && cfg->pids < 2)
 		return err_set(err, 0, "pids: at least 2 (the sandbox's init and the command)");
+	if (cfg->dl_min_speed == 0)
+		return err_set(err, 0, "%s: [download] min_speed: at least 1 byte a second "
+			       "(min_speed_time = none turns the speed check off)", cfg->origin[SBX_K_DL_MIN_SPEED]);
 	if (cfg->workspace && strcmp(cfg->workspace, "/") == 0)
 		return err_set(err, 0, "workspace: '/' cannot be the workspace");
 	if (cfg->egress != SBX_EGRESS_PACKAGES && cfg->allow.n > 0 &&

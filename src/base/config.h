@@ -73,6 +73,9 @@ struct sbx_config {
 	/* [download] */
 	struct sbx_strlist dl_allow;
 	uint64_t dl_max_size;
+	uint64_t dl_timeout_ms;    /* 0: none */
+	uint64_t dl_min_speed;     /* bytes a second */
+	uint64_t dl_min_speed_ms;  /* 0: no speed check */
 	/* [mounts] */
 	struct sbx_strlist binds;
 	/* command line only */

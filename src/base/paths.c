@@ -76,6 +76,20 @@ int paths_state_dir(char **out, struct sbx_err *err)
 	return 0;
 }
 
+int paths_staging_dir(char **out, struct sbx_err *err)
+{
+	const char *base = xdg("XDG_CACHE_HOME");
+	char *p = base ? xasprintf("%s/sbxrun", base) : xasprintf("%s/.cache/sbxrun", home_dir());
+	struct sbx_err ignored;
+
+	if (ensure_private_dir(p, &ignored) == 0) {
+		*out = p;
+		return 0;
+	}
+	free(p);
+	return paths_state_dir(out, err);
+}
+
 char *paths_user_profiles(void)
 {
 	const char *base = xdg("XDG_CONFIG_HOME");

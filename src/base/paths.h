@@ -8,6 +8,10 @@
 int paths_data_dir(char **out, struct sbx_err *err);
 /* $XDG_RUNTIME_DIR/sbxrun (or /tmp/sbxrun-$UID); created 0700 and checked. */
 int paths_state_dir(char **out, struct sbx_err *err);
+/* Where a download bound for a sandbox is staged: $XDG_CACHE_HOME/sbxrun
+ * (or ~/.cache/sbxrun), on disk rather than in memory; the state directory
+ * when that cannot be made. Created 0700 and checked. */
+int paths_staging_dir(char **out, struct sbx_err *err);
 /* The user's profile directory (may not exist). */
 char *paths_user_profiles(void);
 /* Stock data (profiles/, rootfs/): next to the binary in a build tree,

@@ -36,6 +36,9 @@ static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
 	{ SBX_K_ENFORCE, CAP_DOWN },   { SBX_K_EGRESS, CAP_UP },
 	{ SBX_K_ALLOW, CAP_HOSTS },    { SBX_K_DL_ALLOW, CAP_HOSTS },
 	{ SBX_K_DL_MAX_SIZE, CAP_LIMIT }, { SBX_K_BIND, CAP_BINDS },
+	/* a download's deadline and the window its speed floor is judged over
+	 * are maxima too (min_speed, a floor, is not capped) */
+	{ SBX_K_DL_TIMEOUT, CAP_LIMIT }, { SBX_K_DL_MIN_SPEED_TIME, CAP_LIMIT },
 };
 
 /* Every number of [limits] is a maximum; the rest as the table says. */

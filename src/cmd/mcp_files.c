@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +169,10 @@ static __attribute__((noreturn)) void download_child(struct mcp_server *srv, con
 	syscall(SYS_close_range, report + 1, ~0U, 0);
 	c.session = srv->session;
 	c.sha256 = NULL;
+	sigset_t term; /* the server's mask blocks it for its signalfd: cancel sends it */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &term, NULL);
 	int r = download_run(&c, a->url, dest, &err);
 	(void)!write(report, r < 0 ? err.msg : "", r < 0 ? strlen(err.msg) + 1 : 1);
 	_exit(r < 0 ? 1 : 0);
@@ -203,7 +208,21 @@ void mcp_download_start(struct mcp_server *srv, struct json_object *id, const st
 	j->dest_dir = xasprintf("%s/%.*s", ws, slash ? (int)(slash - dest) : 0, dest);
 }
 
-/* download_run writes to .sbxrun-download-PID beside the destination. */
+/* Whether pid ended within ms (then reaped). */
+static int ended_within(pid_t pid, int ms)
+{
+	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = { pfd, POLLIN, 0 };
+
+	if (pfd < 0 || poll(&p, 1, ms) != 1)
+		return 0;
+	waitpid(pid, NULL, 0);
+	return 1;
+}
+
+/* SIGTERM lets the child remove what it made (its staged file, and the
+ * temporary name in the workspace, which it finishes or removes before it
+ * ends); one still busy after 2 s is killed and that name removed here. */
 void mcp_download_cancel(struct mcp_server *srv, struct mcp_job *j)
 {
 	_cleanup_free_ char *ws = NULL;
@@ -213,9 +232,12 @@ void mcp_download_cancel(struct mcp_server *srv, struct mcp_job *j)
 
 	if (j->pid <= 0)
 		return;
-	kill(j->pid, SIGKILL);
-	waitpid(j->pid, NULL, 0);
-	snprintf(tmp, sizeof(tmp), ".sbxrun-download-%d", (int)j->pid);
+	kill(j->pid, SIGTERM);
+	if (!ended_within(j->pid, 2000)) {
+		kill(j->pid, SIGKILL);
+		waitpid(j->pid, NULL, 0);
+	}
+	snprintf(tmp, sizeof(tmp), DOWNLOAD_TMP_NAME, (int)j->pid);
 	j->pid = -1;
 	if (!j->dest_dir || session_root(srv->session, &rootfd, &ws, &err) < 0)
 		return;

@@ -3,6 +3,7 @@
 Serves DIR (default: the current directory) on 127.0.0.1 at a free port,
 which it prints as its first line, with a few routes of its own:
   /slow     1 MiB at 10 KiB/s (to cancel a download midway)
+  /drip     1000 bytes at 2 bytes a second (a server that stalls)
   /to-*     redirects: to a file: URL, to a host no profile allows, to a
             private and a metadata address, and to /small.txt
 """
@@ -26,16 +27,17 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Location", REDIRECTS[self.path])
             self.end_headers()
             return None
-        if self.path != "/slow":
+        if self.path not in ("/slow", "/drip"):
             return super().do_GET()
+        size, chunk, pause = (1 << 20, b"x" * 1024, 0.1) if self.path == "/slow" else (1000, b"x", 0.5)
         self.send_response(200)
-        self.send_header("Content-Length", str(1 << 20))
+        self.send_header("Content-Length", str(size))
         self.end_headers()
         try:
-            for _ in range(1024):
-                self.wfile.write(b"x" * 1024)
+            for _ in range(size // len(chunk)):
+                self.wfile.write(chunk)
                 self.wfile.flush()
-                time.sleep(0.1)
+                time.sleep(pause)
         except OSError:
             pass  # the download was cancelled
         return None

@@ -244,3 +244,33 @@ PY
 	assert_contains "$out" 'bye'
 	no_mcp_left "a terminal command's end"
 }
+
+# Issue 26: the download tool is held to [download]'s speed floor (2 s in
+# this profile): a server dripping 2 bytes a second is stopped with the
+# reason, and nothing of it reaches the workspace.
+test_download_tool_stops_a_stalled_server() {
+	serve
+	printf 'inherit = mcp%s\n[download]\nmin_speed_time = 2s\n' "$$" > "$HOME/.config/sbxrun/profiles/mcpslow$$.ini"
+	trap "kill $SRV 2>/dev/null; rm -f '$HOME/.config/sbxrun/profiles/mcp$$.ini' '$HOME/.config/sbxrun/profiles/mcpslow$$.ini'" EXIT
+	run timeout 60 python3 - "$SBX" "$PORT" -p "mcpslow$$" --image tiny <<'PY'
+import json, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "mcp", *sys.argv[3:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def call(i, name, a):
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                               "params": {"name": name, "arguments": a}}) + "\n").encode()); p.stdin.flush()
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i: return m["result"]
+t = time.time()
+r = call(1, "download", {"url": "http://host.sbxrun.internal:%s/drip" % sys.argv[2], "filepath": "drip.bin"})
+print("took %.0f s, error %s: %s" % (time.time() - t, r.get("isError"), r["content"][0]["text"]))
+r = call(2, "exec", {"cmd": ["ls", "-A", "/workspace"]})
+print("workspace: [%s]" % r["structuredContent"]["stdout"].strip())
+p.stdin.close(); p.wait(30)
+PY
+	assert_status 0
+	assert_contains "$out" "error True: download: download 'http://host.sbxrun.internal:$PORT/drip': stopped: slower than 1K bytes a second for 2s"
+	assert_contains "$out" "workspace: []"
+	case "$out" in "took "[0-9]" s"*) ;; *) fail "a 2 s speed floor took too long: $out" ;; esac
+	no_mcp_left "a stalled download"
+}

@@ -97,6 +97,28 @@ static void test_bad_profiles(void)
 	expect_bad("image = x\n", "t.ini:1: image: key outside a section");
 	expect_bad("[sandbox]\nthis line has no equals sign\n", "t.ini:2: not a 'key = value'");
 	expect_bad("[sandbox]\nimage = ../../etc\n", "invalid name");
+	expect_bad("[download]\ntimeout = 0\n", "t.ini:2: timeout: '0': zero is not a limit (use 'none' for no limit)");
+	expect_bad("[download]\nmin_speed_time = 0s\n", "t.ini:2: min_speed_time: '0s': zero is not a limit");
+}
+
+static void test_download_limits(void)
+{
+	struct sbx_config cfg;
+	struct sbx_err err;
+	char *msg = load("[sandbox]\nimage = x\n", &cfg);
+	CHECK(msg == NULL);
+	CHECK(cfg.dl_timeout_ms == 600000 && cfg.dl_min_speed == 1024 && cfg.dl_min_speed_ms == 30000);
+	config_free(&cfg);
+	msg = load("[download]\ntimeout = none\nmin_speed = 10K\nmin_speed_time = none\n", &cfg);
+	CHECK(msg == NULL);
+	CHECK(cfg.dl_timeout_ms == 0 && cfg.dl_min_speed == 10240 && cfg.dl_min_speed_ms == 0);
+	CHECK(config_check(&cfg, &err) == 0);
+	config_free(&cfg);
+	expect_bad("[download]\nmin_speed = 0\n", "t.ini:2: min_speed: '0': zero is not a limit");
+	CHECK(load("[download]\nmin_speed = unlimited\n", &cfg) == NULL);
+	CHECK(config_check(&cfg, &err) < 0);
+	CHECK_CONTAINS(err.msg, "t.ini:2: [download] min_speed: at least 1 byte a second");
+	config_free(&cfg);
 }
 
 static void test_good_profile(void)
@@ -509,6 +531,7 @@ int main(void)
 	test_numbers();
 	test_bad_profiles();
 	test_good_profile();
+	test_download_limits();
 	test_lookup_and_precedence();
 	test_zero_refused();
 	test_profile_files();

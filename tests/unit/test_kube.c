@@ -164,7 +164,7 @@ static void cfg_make(struct sbx_config *cfg, const char *const *kv)
 	config_set(cfg, options_by_key(SBX_K_PROFILE), "lab_2024.Python", "t", 1, &err);
 	for (int i = 0; kv[i]; i += 2) {
 		const struct sbx_option *o = NULL;
-		for (size_t j = 0; j < sbx_options_count; j++)
+		for (size_t j = 0; j < sbx_options_count && !o; j++) /* the first: [limits] timeout */
 			if (sbx_options[j].pkey && !strcmp(sbx_options[j].pkey, kv[i]))
 				o = &sbx_options[j];
 		if (!strcmp(kv[i], "kind"))
