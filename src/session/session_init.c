@@ -4,7 +4,10 @@
  * under the creator's active one), ahead of the command, and hands it to
  * the supervisor. The request reaches that init as the control JSON with
  * the command's stdio and the end of a socket pair on which the command's
- * init reports to the supervisor. */
+ * init reports to the supervisor. Once set up, pid 1 keeps only what that
+ * takes (confine_ns_maker: CAP_SYS_ADMIN, CAP_SETPCAP, and a filter that
+ * lets it make those namespaces and mount a /proc, nothing more); each
+ * command's init drops the rest before its command runs. */
 #define _GNU_SOURCE
 #include "session/session_init.h"
 
