@@ -2,6 +2,8 @@
 #ifndef SBX_CAPS_H
 #define SBX_CAPS_H
 
+#include <stddef.h>
+
 #include "base/err.h"
 
 /* Clears the bounding, ambient, inheritable, permitted and effective sets,
@@ -13,5 +15,11 @@
  * PR_SET_KEEPCAPS (it raises the permitted CAP_SETPCAP first). Verifies the
  * result by reading the sets back. */
 int caps_drop_all(struct sbx_err *err);
+
+/* The same, but the capabilities in keep (numbers, CAP_*) stay effective
+ * and permitted, and in the bounding set: for an init that still needs
+ * them after its setup. Needs CAP_SETPCAP (permitted at least) to bound
+ * the set; without it the bounding set is left as it is. */
+int caps_keep_only(const unsigned *keep, size_t n, struct sbx_err *err);
 
 #endif

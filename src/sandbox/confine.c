@@ -1,10 +1,11 @@
-/* confine.c - what the command child does to itself right before exec:
- * rlimits, drop every capability, no_new_privs, then the seccomp filter,
- * last, so the filter need not allow what the steps before it use.
- * A session's command init, made ahead while the session is idle, drops
- * the capabilities and loads the filter before its request comes
- * (confine_ahead); its command child inherits both and checks them
- * (confine_command with plan->confined). */
+/* confine.c - the confinement of the sandbox's processes: rlimits, every
+ * capability dropped, no_new_privs, then the seccomp filter, last, so the
+ * filter need not allow what the steps before it use. pid 1 confines
+ * itself once it is set up (confine_ahead: a run's init before it starts
+ * the command, a session's command init before its request comes); the
+ * command child inherits that, sets its rlimits and checks the rest back
+ * (confine_command with plan->confined). A session's pid 1 keeps what it
+ * needs to make each command's namespaces (confine_ns_maker). */
 #define _GNU_SOURCE
 #include "sandbox/confine.h"
 
@@ -15,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "sandbox/caps.h"
 #include "sandbox/limits.h"
 #include "sandbox/seccomp.h"
@@ -25,6 +27,20 @@ int confine_ahead(const struct sbx_plan *plan, struct sbx_err *err)
 		return -1;
 	/* compiled (or read from the cache) by sandbox_plan */
 	return seccomp_apply(&plan->seccomp, err);
+}
+
+/* A session's pid 1 still makes, for each command, a pid namespace
+ * (clone), and in that a mount namespace with a fresh, masked /proc
+ * (unshare, mount): CAP_SYS_ADMIN for those, and CAP_SETPCAP so that the
+ * command's init can still clear its bounding set (caps_drop_all); nothing
+ * else. The filter's prefix allows only those calls (seccomp.h). */
+int confine_ns_maker(const struct sbx_plan *plan, struct sbx_err *err)
+{
+	static const unsigned keep[] = { CAP_SYS_ADMIN, CAP_SETPCAP };
+
+	if (caps_keep_only(keep, ARRAY_SIZE(keep), err) < 0)
+		return -1;
+	return seccomp_apply_ns_maker(&plan->seccomp, err);
 }
 
 /* What confine_ahead did, read back from the kernel: no capability left,

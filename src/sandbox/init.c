@@ -1,6 +1,9 @@
 /* init.c - the sandbox's pid 1 and the last steps before the command runs.
  * The command child's containment is one short list of steps
- * (command_exec); pid 1 only reaps and forwards. */
+ * (command_exec); pid 1 only reaps and forwards, so once it has set up it
+ * hides the caller's command line and confines itself as the command will
+ * be (every capability dropped, no_new_privs, the same seccomp filter),
+ * and the command inherits that. */
 #define _GNU_SOURCE
 #include "sandbox/init.h"
 
@@ -25,6 +28,8 @@
 #include "sandbox/pty.h"
 
 extern char **environ;
+
+static const char init_title[] = "sbxrun-init";
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
@@ -78,6 +83,73 @@ static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, 
 	execvp(plan->argv[0], plan->argv);
 	int e = errno;
 	exec_fail(report, e == ENOENT ? 127 : 126, e, plan->argv[0]);
+}
+
+/* Fields 48 to 51 of /proc/self/stat: where the kernel reads this
+ * process's /proc/PID/cmdline and /proc/PID/environ from (arg_start,
+ * arg_end, env_start, env_end). */
+static int read_arg_area(unsigned long a[4], struct sbx_err *err)
+{
+	char buf[2048];
+	_cleanup_close_ int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return err_sys(err, "init: read /proc/self/stat");
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')'); /* the end of field 2, the name, which may hold anything */
+	for (int field = 3; p && field <= 48; field++)
+		p = strchr(p + 1, ' ');
+	for (int i = 0; i < 4 && p; i++) {
+		errno = 0;
+		a[i] = strtoul(p, &p, 10);
+		if (errno || (*p != ' ' && *p != '\n'))
+			p = NULL;
+	}
+	if (!p || a[0] > a[1] || a[1] != a[2] || a[2] > a[3] || a[3] - a[0] > (256UL << 20))
+		return err_set(err, EINVAL, "init: no argument area in /proc/self/stat");
+	return 0;
+}
+
+/* pid 1 is a copy of the host's sbxrun process: its /proc/1/cmdline (which
+ * every process in the sandbox may read) and /proc/1/environ would be the
+ * caller's command line (bind sources, -e values, the --events path) and
+ * environment. The kernel reads both from the original argument area, so
+ * it is zeroed in place and "sbxrun-init" written at its start; a last
+ * argument byte that is not zero then makes the kernel read the command
+ * line only up to the first zero (what setproctitle relies on), so that it
+ * is exactly "sbxrun-init". Nothing may point into the area after this
+ * (init_run copies the command's argv out first); environ is emptied. */
+static int hide_command_line(struct sbx_err *err)
+{
+	static char *no_env[] = { NULL };
+	unsigned long a[4];
+
+	if (read_arg_area(a, err) < 0)
+		return -1;
+	prctl(PR_SET_NAME, init_title, 0, 0, 0);
+	if (a[3] == a[0])
+		return 0;
+	char *area = (char *)a[0];
+	size_t len = a[3] - a[0], args = a[1] - a[0];
+	size_t t = sizeof(init_title) - 1 < len - 1 ? sizeof(init_title) - 1 : len - 1;
+	memset(area, 0, len);
+	memcpy(area, init_title, t);
+	if (args > t + 1)
+		area[args - 1] = ' ';
+	environ = no_env;
+	return 0;
+}
+
+static char **strv_copy(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	char **c = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
 }
 
 static int setup_signals(sigset_t *set)
@@ -171,11 +243,10 @@ static int command_child(void *arg)
  * meanwhile: no page tables to copy, nor to tear down at exec (the init is
  * a copy of the large sbxrun process). Its fd table, working directory,
  * signal handlers, credentials, rlimits and seccomp filter are its own (no
- * CLONE_FILES, CLONE_FS, CLONE_SIGHAND, CLONE_THREAD). In memory it leaves
- * only what the init never reads again: environ, and libcap-ng's state
- * when it drops capabilities (a session's command init made ahead,
- * plan->confined, did that already); the seccomp program is built on the
- * stack, nothing is allocated. */
+ * CLONE_FILES, CLONE_FS, CLONE_SIGHAND, CLONE_THREAD); the capabilities,
+ * no_new_privs and the filter it inherits from the init, which confined
+ * itself first (plan->confined). In memory it leaves only what the init
+ * never reads again: environ; nothing is allocated. */
 static pid_t start_child(struct child_args *a)
 {
 	int share = 1;
@@ -198,22 +269,46 @@ static pid_t start_child(struct child_args *a)
 	return pid;
 }
 
-void init_run(const struct sbx_plan *plan, int sync)
+static __attribute__((noreturn)) void init_fail(int sync, const struct sbx_err *err)
 {
+	msg_send_error(sync, err);
+	_exit(125);
+}
+
+void init_run(const struct sbx_plan *in, int sync)
+{
+	struct sbx_err err = { 0 };
+	struct sbx_plan own = *in;
+	const struct sbx_plan *plan = &own;
 	sigset_t set;
-	int sfd = setup_signals(&set);
 	int pipefd[2];
 	struct exec_report r;
 
+	/* The sandbox's own pid 1 (a run's, or a session's); a session's
+	 * command init (in->confined) inherits all this from the latter. */
+	if (!in->confined) {
+		own.argv = strv_copy(in->argv); /* it may point into the area hidden next */
+		if (hide_command_line(&err) < 0)
+			init_fail(sync, &err);
+	}
+	int sfd = setup_signals(&set);
 	if (sfd < 0)
 		_exit(125);
-	if (plan->pid1_loop) {
+	if (plan->pid1_loop) { /* it confines itself: it still makes namespaces */
 		plan->pid1_loop(plan, sync, sfd);
 		_exit(125);
 	}
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		_exit(125);
 	int slave = open_terminal(plan, sync);
+	/* Set up: from here on pid 1 only starts the command, forwards signals
+	 * and reaps, which needs no capability and nothing the filter denies;
+	 * the command inherits the confinement and checks it back. */
+	if (!own.confined) {
+		if (confine_ahead(plan, &err) < 0)
+			init_fail(sync, &err);
+		own.confined = 1;
+	}
 	struct child_args a = { plan, { sync, sfd, pipefd[0] }, pipefd[1], slave };
 	pid_t cmd = start_child(&a);
 	if (cmd < 0)

@@ -282,8 +282,21 @@ static int setup_proc(int rootfd, int *empty, struct sbx_err *err)
 		"kcore", "keys", "key-users", "timer_list", "sched_debug", "latency_stats",
 		"kallsyms", "kpagecount", "kpageflags", "kpagecgroup", "config.gz",
 		"vmallocinfo", "pagetypeinfo",
+		/* Host activity, counted host-wide and live, a side channel
+		 * (keystroke timing shows in interrupt counts): interrupts and
+		 * softirqs per CPU and device, the scheduler's per-CPU counters,
+		 * every host disk's I/O, the free pages per zone and order, and
+		 * lock contention. No everyday tool needs them. Kept, since ps,
+		 * top, free, uptime and Python's os/psutil read them: stat (its
+		 * intr and softirq lines still sum interrupts, a coarser form of
+		 * the same), meminfo, uptime, loadavg, vmstat (vmstat, psutil's
+		 * swap figures), cpuinfo. */
+		"interrupts", "softirqs", "schedstat", "diskstats", "zoneinfo", "buddyinfo",
+		"lock_stat",
 	};
-	static const char *const hide_dirs[] = { "acpi", "scsi", "asound", "driver" };
+	/* pressure: the host's CPU, memory and I/O stall figures (PSI), the
+	 * same kind of live host activity; read by oomd-like daemons only */
+	static const char *const hide_dirs[] = { "acpi", "scsi", "asound", "driver", "pressure" };
 	static const char *const readonly[] = { "sys", "irq", "bus", "fs" };
 	/* Not masked with /dev/null (a device node: opening it for writing
 	 * succeeds, on some kernels even on a read-only mount), but bound onto

@@ -304,26 +304,82 @@ void seccomp_bpf_free(struct sbx_bpf *bpf)
 	bpf->len = 0;
 }
 
-/* Loads the personality prefix and the compiled filter as one program, as
- * seccomp_load() would (no flags), after no_new_privs. An empty program
- * means seccomp = off. */
-int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err)
+/* What an init that still makes one pid namespace and one mount namespace
+ * with a fresh /proc per command needs beyond the filter (a session's pid 1,
+ * session_init.c): clone with CLONE_NEWPID and no other namespace flag,
+ * unshare(CLONE_NEWNS) alone, mount and mount_setattr (for the /proc and
+ * its masks). A prefix in front of the same program allows exactly these
+ * and sends everything else on to it; the command's own init then loads
+ * the whole filter on top, before any command runs, and of two filters the
+ * stricter verdict wins. clone's flags are in its low 32 bits (the kernel
+ * ignores the rest); unshare refuses high bits itself (EINVAL). */
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+#define NS_MAKER_LEN 13
+#define NS_MAKER_ALLOW(at) (uint8_t)(NS_MAKER_LEN - 1 - (at) - 1)
+#define NS_MAKER_ON(at) (uint8_t)(NS_MAKER_LEN - (at) - 1)
+
+static void ns_maker_prefix(struct sock_filter f[NS_MAKER_LEN])
+{
+	uint32_t ns_mask = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(ns_flags); i++)
+		ns_mask |= (uint32_t)ns_flags[i];
+	const struct sock_filter p[NS_MAKER_LEN] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 0, NS_MAKER_ON(1)),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mount, NS_MAKER_ALLOW(3), 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mount_setattr, NS_MAKER_ALLOW(4), 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 2, NS_MAKER_ON(6)),
+		/* 7: unshare */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWNS, NS_MAKER_ALLOW(8), NS_MAKER_ON(8)),
+		/* 9: clone */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ns_mask),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWPID, NS_MAKER_ALLOW(11), NS_MAKER_ON(11)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	memcpy(f, p, sizeof(p));
+}
+
+/* Loads prefix (n instructions), the personality prefix and the compiled
+ * filter as one program, as seccomp_load() would (no flags), after
+ * no_new_privs. An empty program means seccomp = off. */
+static int load(const struct sock_filter *prefix, size_t n, const struct sbx_bpf *bpf,
+		struct sbx_err *err)
 {
 	if (!bpf->len)
 		return 0;
-	if (bpf->len > BPF_MAXINSNS - PERSONA_LEN)
+	if (bpf->len > BPF_MAXINSNS - PERSONA_LEN - n)
 		return err_set(err, E2BIG, "seccomp: the filter is too long (%u instructions)", bpf->len);
-	/* on the stack (at most BPF_MAXINSNS, 32 KiB): the command child that
-	 * loads it shares init's memory and allocates nothing */
-	struct sock_filter f[PERSONA_LEN + bpf->len];
-	personality_prefix(f);
-	memcpy(f + PERSONA_LEN, bpf->insns, bpf->len * sizeof(*f));
-	struct sock_fprog prog = { .len = (unsigned short)(PERSONA_LEN + bpf->len), .filter = f };
+	/* on the stack (at most BPF_MAXINSNS, 32 KiB): nothing is allocated */
+	struct sock_filter f[n + PERSONA_LEN + bpf->len];
+	if (n)
+		memcpy(f, prefix, n * sizeof(*f));
+	personality_prefix(f + n);
+	memcpy(f + n + PERSONA_LEN, bpf->insns, bpf->len * sizeof(*f));
+	struct sock_fprog prog = { .len = (unsigned short)(n + PERSONA_LEN + bpf->len), .filter = f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return err_sys(err, "seccomp: no_new_privs");
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
 		return err_sys(err, "seccomp: cannot load the filter");
 	return 0;
+}
+
+int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err)
+{
+	return load(NULL, 0, bpf, err);
+}
+
+int seccomp_apply_ns_maker(const struct sbx_bpf *bpf, struct sbx_err *err)
+{
+	struct sock_filter prefix[NS_MAKER_LEN];
+
+	ns_maker_prefix(prefix);
+	return load(prefix, NS_MAKER_LEN, bpf, err);
 }
 
 int seccomp_install(const struct sbx_config *cfg, int single_uid, struct sbx_err *err)

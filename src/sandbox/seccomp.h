@@ -65,6 +65,12 @@ int seccomp_compile(const struct sbx_config *cfg, int single_uid, struct sbx_bpf
  * bpf is empty. Call it last, right before execve. */
 int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err);
 void seccomp_bpf_free(struct sbx_bpf *bpf);
+/* The same program for an init that still makes a pid namespace and a
+ * mount namespace with a fresh /proc for each of its commands (a session's
+ * pid 1): with a prefix that allows clone with CLONE_NEWPID, unshare with
+ * CLONE_NEWNS, mount and mount_setattr, and nothing more. Each command's
+ * init loads the plain filter on top before its command runs. */
+int seccomp_apply_ns_maker(const struct sbx_bpf *bpf, struct sbx_err *err);
 
 /* The fuse-overlayfs daemon's filter (fuselayer.c): the sandbox's denylist
  * (ptrace always denied), plus every socket, unshare, and what acts on other

@@ -4,7 +4,10 @@
  * under the creator's active one), ahead of the command, and hands it to
  * the supervisor. The request reaches that init as the control JSON with
  * the command's stdio and the end of a socket pair on which the command's
- * init reports to the supervisor. */
+ * init reports to the supervisor. Once set up, pid 1 keeps only what that
+ * takes (confine_ns_maker: CAP_SYS_ADMIN, CAP_SETPCAP, and a filter that
+ * lets it make those namespaces and mount a /proc, nothing more); each
+ * command's init drops the rest before its command runs. */
 #define _GNU_SOURCE
 #include "session/session_init.h"
 
@@ -153,9 +156,15 @@ static int prepare(const struct sbx_plan *plan, struct prepared *pc)
 	pc->pidfd = pc->chan = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -1;
-	struct clone_args args = { .flags = CLONE_NEWPID | CLONE_PIDFD,
-				   .pidfd = (uint64_t)(uintptr_t)&pc->pidfd, .exit_signal = SIGCHLD };
-	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	/* clone, not clone3: the filter (confine_ns_maker) can read clone's
+	 * flags, and allows CLONE_NEWPID there only; clone3 is ENOSYS. The
+	 * pidfd comes back through the parent-tid argument, the third on
+	 * every architecture but s390's. */
+#if defined(__s390__) || defined(__s390x__)
+	pid_t pid = (pid_t)syscall(SYS_clone, 0, CLONE_NEWPID | CLONE_PIDFD | SIGCHLD, &pc->pidfd, NULL, 0);
+#else
+	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_PIDFD | SIGCHLD, 0, &pc->pidfd, NULL, 0);
+#endif
 	if (pid == 0) {
 		close(sv[0]);
 		prepared_main(plan, sv[1]);
@@ -215,12 +224,13 @@ static void spawn(const struct sbx_plan *plan, struct json_object *req, const in
  * channel and pidfd), which then sends a request straight to it: one
  * hand-over less on a command's way in. The supervisor asks for each one;
  * this side keeps no copy, so one init never gets two requests. */
-static void prepare_for_supervisor(const struct sbx_plan *plan, int sync)
+static void prepare_for_supervisor(const struct sbx_plan *plan, int confined, int sync)
 {
 	struct prepared pc;
 	struct sbx_msg m = { .type = SBX_MSG_PREPARED };
 
-	if (prepare(plan, &pc) < 0) { /* none: the supervisor sends exec requests here */
+	/* none: the supervisor sends exec requests here */
+	if (!confined || prepare(plan, &pc) < 0) {
 		msg_send(sync, &m, NULL, 0);
 		return;
 	}
@@ -242,6 +252,12 @@ static int is_op(struct json_object *req, const char *op)
 
 void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 {
+	/* Set up: from here on it reaps and makes each command's init, which
+	 * confines itself fully before its command runs. Should this fail,
+	 * every command fails with the reason, and none runs. */
+	struct sbx_err cerr = { 0 };
+	int confined = confine_ns_maker(plan, &cerr) == 0;
+
 	for (;;) {
 		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { sync, POLLIN, 0 } };
 		if (poll(p, 2, -1) < 0)
@@ -263,7 +279,9 @@ void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 		if (r == 1)
 			_exit(0); /* the supervisor is gone */
 		if (r == 0 && n == 0 && is_op(req, "prepare"))
-			prepare_for_supervisor(plan, sync);
+			prepare_for_supervisor(plan, confined, sync);
+		else if (r == 0 && n == 4 && !confined)
+			msg_send_error(fds[3], &cerr);
 		else if (r == 0 && n == 4)
 			spawn(plan, req, fds);
 		for (size_t i = 0; i < n; i++)

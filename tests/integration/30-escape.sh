@@ -221,6 +221,123 @@ test_host_files_proc_and_devices() {
 	assert_eq 0 "$(echo "$out" | tr -d ' ')" "bytes of masked /proc files"
 }
 
+# The sandbox's pid 1 (issue 26): once set up it is confined as its
+# command is, and nothing of the caller's command line or environment shows
+# in its /proc (every process in the sandbox may read /proc/1/cmdline).
+INIT_REPORT='grep -E "^(CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):" /proc/1/status
+printf "cmdline="; tr "\0" "|" < /proc/1/cmdline; echo
+printf "comm=%s\n" "$(cat /proc/1/comm)"
+printf "environ="; tr "\0" "|" < /proc/1/environ; echo
+printf "interrupts=%s\n" "$(cat /proc/interrupts 2>/dev/null | wc -c)"'
+
+# The caller's secrets, in every place the host's command line takes them.
+leaky_options() {
+	mkdir -p "$TESTDIR/bindsrc-$$"
+	echo --image tiny -e "SECRET_E=s3cr3t-e-$$" --bind "$TESTDIR/bindsrc-$$:/mnt/b" \
+		--events "$TESTDIR/events-$$.jsonl"
+}
+
+assert_nothing_of_the_caller() { # what
+	local s
+	for s in "s3cr3t-e-$$" "bindsrc-$$" "events-$$" "hostleak-$$"; do
+		assert_not_contains "$out$err" "$s" "$1 (/proc/1 of the sandbox)"
+	done
+	assert_eq "cmdline=sbxrun-init|" "$(grep '^cmdline=' <<<"$out")" "$1: /proc/1/cmdline"
+	assert_eq "comm=sbxrun-init" "$(grep '^comm=' <<<"$out")" "$1: /proc/1/comm"
+	assert_eq "interrupts=0" "$(grep '^interrupts=' <<<"$out" | tr -d ' ')" "$1: /proc/interrupts"
+}
+
+assert_init_status() { # what capabilities(hex, 16 digits)
+	local line
+	for line in "CapEff:	$2" "CapPrm:	$2" "CapBnd:	$2" "NoNewPrivs:	1" "Seccomp:	2"; do
+		grep -qxF "$line" <<<"$out" || fail "$1: no '$line' in: $out"
+	done
+}
+
+test_init_confined_and_the_callers_command_line_hidden() {
+	# control: the caller's own variable is there to leak
+	SBX_TEST_HOSTVAR=hostleak-$$ control host env SBX_TEST_HOSTVAR
+	# shellcheck disable=SC2046 # the options are words without spaces
+	SBX_TEST_HOSTVAR=hostleak-$$ run "$SBX" run $(leaky_options) -- sh -c "$INIT_REPORT"
+	assert_status 0
+	assert_init_status "a run's pid 1" 0000000000000000
+	assert_nothing_of_the_caller "a run"
+	# the same confinement for a terminal's command and another user
+	command -v script >/dev/null || { echo "no script (util-linux): -t not tried"; return 0; }
+	run script -qec "'$SBX' run -t --image tiny --user 1000 -- sh -c 'grep -E \"^(CapEff|NoNewPrivs|Seccomp):\" /proc/1/status'" /dev/null
+	assert_status 0
+	out=$(tr -d '\r' <<<"$out")
+	for line in "CapEff:	0000000000000000" "NoNewPrivs:	1" "Seccomp:	2"; do
+		grep -qF "$line" <<<"$out" || fail "-t --user 1000: no '$line' in: $out"
+	done
+}
+
+session_dir() { echo "${XDG_RUNTIME_DIR:-/tmp/sbxrun-$(id -u)}${XDG_RUNTIME_DIR:+/sbxrun}/sessions/$1"; }
+
+test_session_inits_confined_and_the_callers_command_line_hidden() {
+	local n=esc$$i sup pid1=
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTVAR=hostleak-$$ "$SBX" session start $(leaky_options) "$n" >/dev/null ||
+		fail "session start failed"
+	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	# a command's own init (pid 1 of its pid namespace): as in a run
+	run "$SBX" run --session "$n" -- sh -c "$INIT_REPORT"
+	assert_status 0
+	assert_init_status "a session command's pid 1" 0000000000000000
+	assert_nothing_of_the_caller "a session command"
+	# The session's pid 1, seen from the host: it still makes each
+	# command's pid and mount namespace, so it keeps CAP_SYS_ADMIN and
+	# CAP_SETPCAP (bits 21 and 8) and nothing else, under the filter.
+	sup=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$(session_dir "$n")/info.json")
+	for c in $(pgrep -P "$sup"); do
+		[ "$(cat "/proc/$c/comm" 2>/dev/null)" = sbxrun-init ] && pid1=$c
+	done
+	[ -n "$pid1" ] || fail "no sbxrun-init below the supervisor $sup: $(pgrep -a -P "$sup")"
+	out=$(cat "/proc/$pid1/status")
+	assert_init_status "the session's pid 1" 0000000000200100
+	assert_eq "sbxrun-init|" "$(tr '\0' '|' < "/proc/$pid1/cmdline")" "the session's pid 1: cmdline"
+	# and with that it still serves commands, each in namespaces of its own
+	run "$SBX" run --session "$n" -- sh -c 'echo $$; /bin/probe unshare-net'
+	assert_status 1
+	assert_eq 2 "$out" "the command's pid in its own pid namespace"
+	assert_contains "$err" EPERM "unshare in a session command"
+}
+
+# Host-wide counters that show the host's activity live are masked as
+# /proc/kcore is; what ps, top, free, uptime and Python read stays.
+test_host_activity_counters_masked_everyday_tools_work() {
+	local f masked="interrupts softirqs diskstats zoneinfo buddyinfo"
+	for f in $masked; do
+		[ -s "/proc/$f" ] || [ "$(wc -c < "/proc/$f")" != 0 ] || fail "control: /proc/$f is empty on the host"
+	done
+	run "$SBX" run --image tiny -- sh -c "for f in $masked; do echo \$f=\$(cat /proc/\$f 2>/dev/null | wc -c); done
+		echo pressure=\$(ls /proc/pressure 2>/dev/null | wc -l)"
+	assert_status 0
+	for f in $masked pressure; do
+		assert_eq "$f=0" "$(grep "^$f=" <<<"$out" | tr -d ' ')" "/proc/$f inside"
+	done
+	run "$SBX" run --image tiny -- sh -c 'sleep 5 & ps; busybox free; busybox uptime; busybox top -bn1'
+	assert_status 0
+	assert_contains "$out" "sbxrun-init" "ps"
+	assert_contains "$out" "sleep 5" "ps"
+	assert_contains "$out" "Mem:" "free"
+	assert_contains "$out" "load average" "uptime"
+	assert_contains "$out" "CPU:" "top"
+	run "$SBX" run --image minimal -- python3 -c '
+import os
+cpu = open("/proc/stat").readline().split()
+assert cpu[0] == "cpu" and sum(map(int, cpu[1:])) > 0, cpu
+mem = dict(l.split(":", 1) for l in open("/proc/meminfo"))
+assert int(mem["MemTotal"].split()[0]) > 0
+assert float(open("/proc/uptime").read().split()[0]) > 0
+print("load", os.getloadavg(), "cpus", os.cpu_count())
+procs = [p for p in os.listdir("/proc") if p.isdigit()]
+print("procs", [open("/proc/%s/comm" % p).read().strip() for p in sorted(procs, key=int)])'
+	assert_status 0
+	assert_contains "$out" "load ("
+	assert_contains "$out" "'sbxrun-init'" "the processes Python lists"
+}
+
 test_caller_fd_and_secret_variable() {
 	exec 7< /dev/null
 	control host fd 7

@@ -37,11 +37,13 @@
 
 struct mode {
 	int seccomp, ptrace, single_uid;
+	int ns_maker; /* seccomp_apply_ns_maker, in a new user namespace */
 };
 static const struct mode dflt = { SBX_ON, 1, 0 };
 static const struct mode noptrace = { SBX_ON, 0, 0 };
 static const struct mode single = { SBX_ON, 1, 1 };
 static const struct mode off = { SBX_OFF, 1, 0 };
+static const struct mode ns_maker = { SBX_ON, 1, 0, 1 };
 
 static char chown_path[] = "/tmp/sbx-unit-seccomp-XXXXXX";
 
@@ -49,6 +51,22 @@ static char chown_path[] = "/tmp/sbx-unit-seccomp-XXXXXX";
 static int res(long rc)
 {
 	return rc < 0 ? errno : 0;
+}
+
+/* The filter of a session's pid 1, in a user namespace of its own, where
+ * the namespaces it may make can really be made. 77: no user namespaces. */
+static int ns_maker_child(const struct sbx_config *cfg, int (*fn)(void))
+{
+	struct sbx_err err = { 0 };
+	struct sbx_bpf bpf;
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		return 77;
+	if (seccomp_compile(cfg, 0, &bpf, &err) < 0 || seccomp_apply_ns_maker(&bpf, &err) < 0) {
+		fprintf(stderr, "seccomp_apply_ns_maker: %s (%d)\n", err.msg, err.errnum);
+		return 251;
+	}
+	return fn();
 }
 
 /* Runs fn in a child under the filter of mode m; returns its errno
@@ -65,6 +83,8 @@ static int under_filter(const struct mode *m, int (*fn)(void))
 		cfg.ptrace = m->ptrace;
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			_exit(250);
+		if (m->ns_maker)
+			_exit(ns_maker_child(&cfg, fn));
 		if (seccomp_install(&cfg, m->single_uid, &err) < 0) {
 			fprintf(stderr, "seccomp_install: %s (%d)\n", err.msg, err.errnum);
 			_exit(251);
@@ -80,6 +100,8 @@ static int under_filter(const struct mode *m, int (*fn)(void))
 static void expect(const char *what, const struct mode *m, int (*fn)(void), int want)
 {
 	int got = under_filter(m, fn);
+	if (m->ns_maker && got == 77)
+		return; /* no user namespaces here: nothing to show */
 	CHECK(got == want);
 	if (got != want)
 		fprintf(stderr, "    %s: expected %d, got %d\n", what, want, got);
@@ -124,6 +146,17 @@ static int raw_clone(unsigned long flags)
 static int t_clone_user(void) { return raw_clone(CLONE_NEWUSER); }
 static int t_clone_pid(void) { return raw_clone(CLONE_NEWPID); }
 static int t_clone_plain(void) { return raw_clone(0); }
+static int t_clone_pid_net(void) { return raw_clone(CLONE_NEWPID | CLONE_NEWNET); }
+static int t_clone_pid_user(void) { return raw_clone(CLONE_NEWPID | CLONE_NEWUSER); }
+static int t_unshare_ns(void) { return res(unshare(CLONE_NEWNS)); }
+static int t_unshare_ns_net(void) { return res(unshare(CLONE_NEWNS | CLONE_NEWNET)); }
+/* In a mount namespace of its own: what a command's init does to its /proc */
+static int t_unshare_ns_mount(void)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		return 254;
+	return res(mount("none", "/tmp", "tmpfs", 0, NULL));
+}
 static int t_clone3(void)
 {
 	uint64_t args[11] = { 0 };
@@ -312,6 +345,31 @@ static void check_modes(void)
 		expect("chown outside single-uid mode", &dflt, t_chown, EPERM);
 }
 
+/* A session's pid 1 may make each command's pid namespace, and its mount
+ * namespace with a fresh /proc; nothing else moves. */
+static void check_ns_maker(void)
+{
+	expect("ns maker: clone CLONE_NEWPID", &ns_maker, t_clone_pid, 0);
+	expect("ns maker: unshare CLONE_NEWNS", &ns_maker, t_unshare_ns, 0);
+	expect("ns maker: mount in its mount namespace", &ns_maker, t_unshare_ns_mount, 0);
+	expect("ns maker: plain clone", &ns_maker, t_clone_plain, 0);
+	expect("ns maker: clone CLONE_NEWUSER", &ns_maker, t_clone_user, EPERM);
+	expect("ns maker: clone CLONE_NEWPID|CLONE_NEWNET", &ns_maker, t_clone_pid_net, EPERM);
+	expect("ns maker: clone CLONE_NEWPID|CLONE_NEWUSER", &ns_maker, t_clone_pid_user, EPERM);
+	expect("ns maker: unshare CLONE_NEWNET", &ns_maker, t_unshare_net, EPERM);
+	expect("ns maker: unshare CLONE_NEWNS|CLONE_NEWNET", &ns_maker, t_unshare_ns_net, EPERM);
+	expect("ns maker: unshare CLONE_NEWUSER", &ns_maker, t_unshare_user, EPERM);
+	expect("ns maker: clone3", &ns_maker, t_clone3, ENOSYS);
+	expect("ns maker: fsopen", &ns_maker, t_fsopen, ENOSYS);
+	expect("ns maker: keyctl", &ns_maker, t_keyctl, EPERM);
+	expect("ns maker: personality READ_IMPLIES_EXEC", &ns_maker, t_pers_rie, EPERM);
+	expect("ns maker: TIOCSTI", &ns_maker, t_tiocsti, EPERM);
+	expect("ns maker: a filter", &ns_maker, t_seccomp_mode, 2);
+#if defined(__x86_64__)
+	expect("ns maker: x32 getpid", &ns_maker, t_x32, KILLED);
+#endif
+}
+
 /* Other ABIs kill: the x32 bit on a native number, and int 0x80. */
 static void check_abis(void)
 {
@@ -338,6 +396,7 @@ int main(void)
 	check_sockets();
 	check_modes();
 	check_abis();
+	check_ns_maker();
 	unlink(chown_path);
 	return unit_done("test_seccomp");
 }
