@@ -543,3 +543,15 @@ void policy_each_cap(const struct sbx_policy *pol,
 		}
 	}
 }
+
+uint64_t policy_timeout_cap_ms(const struct sbx_policy *pol)
+{
+	uint64_t cap = 0;
+
+	for (size_t i = 0; i < pol->n; i++) {
+		const struct sbx_config *c = &pol->file[i].caps;
+		if (c->origin[SBX_K_TIMEOUT] && c->timeout_ms && (!cap || c->timeout_ms < cap))
+			cap = c->timeout_ms;
+	}
+	return cap;
+}

@@ -52,6 +52,10 @@ int policy_apply(const struct sbx_policy *pol, struct sbx_config *cfg, struct sb
  * config calls. */
 int policy_enforce(struct sbx_config *cfg, struct sbx_err *err);
 
+/* The tightest [limits] timeout of the files, 0 if none caps it: a session
+ * clamps each command's own timeout to it (a control request is no flag). */
+uint64_t policy_timeout_cap_ms(const struct sbx_policy *pol);
+
 /* Calls fn for each cap of each file, in file order: "[limits] memory = 2G". */
 void policy_each_cap(const struct sbx_policy *pol,
 		     void (*fn)(void *arg, const char *path, const char *cap), void *arg);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/policy.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
 #include "sandbox/diskuse.h"
@@ -209,7 +210,12 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 	c->used = 1;
 	c->sync = sv[0];
 	c->start_ms = now_ms();
-	c->timeout_ms = t ? (uint64_t)json_object_get_int64(t) : s->cfg->timeout_ms;
+	int64_t want = t ? json_object_get_int64(t) : (int64_t)s->cfg->timeout_ms;
+	c->timeout_ms = want > 0 ? (uint64_t)want : 0;
+	/* a request on the control socket is held to the administrator's
+	 * ceiling as a flag is: no timeout, or a longer one, becomes the cap */
+	if (s->timeout_cap_ms && (!c->timeout_ms || c->timeout_ms > s->timeout_cap_ms))
+		c->timeout_ms = s->timeout_cap_ms;
 	return 0;
 }
 
@@ -539,7 +545,13 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 	struct pollfd p[FIXED_SLOTS + 5 * SBX_SESSION_MAX_CMDS];
 	struct slot map[FIXED_SLOTS + 5 * SBX_SESSION_MAX_CMDS];
 
+	struct sbx_policy pol = { 0 };
+	struct sbx_err perr = { 0 };
 	s->ahead.chan = s->ahead.pidfd = -1;
+	/* read when the session started, as its own config was */
+	if (policy_load(&pol, &perr) == 0)
+		s->timeout_cap_ms = policy_timeout_cap_ms(&pol);
+	policy_free(&pol);
 	while (!s->stopping) {
 		ahead_ask(s);
 		int n = build_poll(s, p, map, sfd);

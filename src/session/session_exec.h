@@ -47,6 +47,7 @@ struct sbx_session {
 	struct { int chan, pidfd; pid_t pid; int asked; } ahead;
 	int init_gone;         /* the init's end of sb.sync is closed */
 	uint64_t started, last_active;
+	uint64_t timeout_cap_ms; /* the policy's [limits] timeout, 0: none */
 	struct sbx_session_cmd cmds[SBX_SESSION_MAX_CMDS];
 };
 

@@ -254,3 +254,26 @@ test_etc_policy_must_be_roots_alone() {
 	run "$SBX" doctor
 	assert_contains "$out" "none: no /etc/sbxrun/policy.ini"
 }
+
+# A request on a session's control socket is no way around the ceiling: a
+# hand-made exec without a timeout (or with a longer one) ends at the cap.
+test_session_control_request_is_held_to_the_timeout_cap() {
+	printf '[limits]\ntimeout = 2s\n' > "$TESTDIR/short.ini"
+	local p n=pol$$
+	p=$(profile plain '[limits]\nmemory = 1G\n')
+	SBXRUN_POLICY="$TESTDIR/short.ini" "$SBX" session start --image tiny -p "$p" "$n" >/dev/null \
+		|| fail "session start failed"
+	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	local sock="${XDG_RUNTIME_DIR:-/tmp/sbxrun-$(id -u)}${XDG_RUNTIME_DIR:+/sbxrun}/sessions/$n/control.sock"
+	run python3 - "$sock" <<'PY'
+import json, socket, sys
+for t in (0, 3600000):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sys.argv[1])
+    s.send(json.dumps({"op": "exec", "cmd": ["sleep", "30"], "timeout_ms": t}).encode())
+    r = json.loads(s.recv(1 << 20))
+    print(r["exit_code"], r["reason"])
+PY
+	assert_status 0 "$err"
+	assert_eq "$(printf '124 timeout\n124 timeout')" "$out"
+}
