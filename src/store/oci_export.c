@@ -301,7 +301,8 @@ static int stage_all(int rootfd, const char *top, struct stage *s, const struct 
 		     struct sbx_err *err)
 {
 	_cleanup_free_ char *lpath = xasprintf("%s/layer.tar", s->dir);
-	struct sbx_export ex = { .output = lpath, .mtime = o->mtime, .extra_dev = o->extra_dev };
+	struct sbx_export ex = { .output = lpath, .mtime = o->mtime, .extra_dev = o->extra_dev,
+				 .max_data = o->max_data, .max_why = o->max_why };
 	struct blob *config;
 
 	if (export_tree(rootfd, top, &ex, err) < 0 || stage_add(s, "layer.tar", err) < 0)
