@@ -225,8 +225,8 @@ test_copy_out_stops_at_max_size() {
 	[ ! -e out/t.tar ] || fail "an image export past its cap left its tarball"
 }
 
-# SIGINT or SIGTERM in the middle of a copy leaves no temporary file (the
-# interrupted copies left theirs). env --default-signal: a background job of
+# SIGINT or SIGTERM in the middle of a copy leaves no temporary file or
+# directory (the interrupted copies left theirs; OCI stages its blobs). env --default-signal: a background job of
 # a script would ignore SIGINT.
 test_interrupted_copy_leaves_nothing() {
 	local n=f$$i pid st sig what
@@ -235,13 +235,13 @@ test_interrupted_copy_leaves_nothing() {
 	"$SBX" run --session "$n" -- sh -c 'dd if=/dev/urandom of=/tmp/c bs=1M count=1 2>/dev/null
 		for i in $(seq 300); do cat /tmp/c; done > /workspace/big'
 	mkdir out
-	for what in cp export; do
+	for what in cp export oci; do
 		for sig in INT TERM; do
-			if [ $what = cp ]; then
-				env --default-signal=INT "$SBX" cp "$n:big" "$TESTDIR/out/big" & pid=$!
-			else
-				env --default-signal=INT "$SBX" image export "$n" --workspace -o "$TESTDIR/out/ws.tar" & pid=$!
-			fi
+			case $what in
+			cp) env --default-signal=INT "$SBX" cp "$n:big" "$TESTDIR/out/big" & pid=$! ;;
+			export) env --default-signal=INT "$SBX" image export "$n" --workspace -o "$TESTDIR/out/ws.tar" & pid=$! ;;
+			oci) env --default-signal=INT "$SBX" image export "$n" --format oci -o "$TESTDIR/out/o.tar" & pid=$! ;;
+			esac
 			# interrupt it once its output file is open
 			for _ in $(seq 1000); do
 				ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$TESTDIR/out/" && break
