@@ -228,6 +228,10 @@ int main(void)
 		{ "fallback", fb_open, fb_commit, fb_abort },
 		{ "O_TMPFILE", hostfile_open, hostfile_commit, hostfile_abort },
 	};
+	/* a background job of a script starts with SIGINT ignored: the handler
+	 * is installed only over the default action, which these tests need */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	snprintf(dir, sizeof(dir), "/tmp/test_hostfile.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
