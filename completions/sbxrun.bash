@@ -74,11 +74,11 @@ _sbxrun() {
 	mcp)
 		opts="-h --help -v -q --profile -p --image -i --session " ;;
 	cp)
-		opts="-h --help -v -q" ;;
+		opts="-h --help -v -q --max-size" ;;
 	image)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "build import ls rm inspect export" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in rm|inspect|export) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun image ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; import) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac
-		opts="-h --help -v -q --name -o --output --workspace --mtime --format" ;;
+		opts="-h --help -v -q --name -o --output --workspace --mtime --format --max-size" ;;
 	profile)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls show export" -- "$cur")); return; fi
 		[ "${COMP_WORDS[2]}" = show ] && { _sbxrun_list "sbxrun profile ls 2>/dev/null | awk '{print \$1}'"; return; }

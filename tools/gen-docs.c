@@ -168,7 +168,9 @@ static void bash(void)
 		printf("\t\topts=\"-h --help -v -q");
 		bash_opts(cmds[c].mask);
 		if (!strcmp(cmds[c].name, "image"))
-			printf(" --name -o --output --workspace --mtime --format");
+			printf(" --name -o --output --workspace --mtime --format --max-size");
+		if (!strcmp(cmds[c].name, "cp"))
+			printf(" --max-size");
 		printf("\" ;;\n");
 	}
 	printf("\tesac\n\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n}\ncomplete -F _sbxrun sbxrun\n");

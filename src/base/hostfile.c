@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -30,17 +31,55 @@ static struct {
 	volatile sig_atomic_t used;
 	pid_t pid;
 	int dirfd;
+	int is_dir;
 	char name[256];
 } reg[SLOTS];
+
+struct sbx_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Removes a directory of plain files with async-signal-safe calls only
+ * (getdents64 rather than readdir); a few passes, as entries unlinked while
+ * the directory is read may move. */
+static void remove_flat(int dirfd, const char *name)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	for (int pass = 0; fd >= 0 && pass < 4; pass++) {
+		long n;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+			for (long off = 0; off < n; off += ((struct sbx_dirent64 *)(buf + off))->d_reclen) {
+				const char *e = ((struct sbx_dirent64 *)(buf + off))->d_name;
+				if (!(e[0] == '.' && (!e[1] || (e[1] == '.' && !e[2]))))
+					unlinkat(fd, e, 0);
+			}
+		if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+}
 
 static void on_signal(int sig)
 {
 	int e = errno;
 	pid_t me = getpid();
 
-	for (int i = 0; i < SLOTS; i++)
-		if (reg[i].used == 1 && reg[i].pid == me)
+	for (int i = 0; i < SLOTS; i++) {
+		if (reg[i].used != 1 || reg[i].pid != me)
+			continue;
+		if (reg[i].is_dir)
+			remove_flat(reg[i].dirfd, reg[i].name);
+		else
 			unlinkat(reg[i].dirfd, reg[i].name, 0);
+	}
 	/* SA_RESETHAND made the action the default again: the signal, blocked
 	 * while this runs, ends the process once the handler returns */
 	raise(sig);
@@ -64,7 +103,7 @@ static void install_handlers(void)
 			sigaction(sigs[i], &sa, NULL);
 }
 
-static int reg_add(int dirfd, const char *name)
+static int reg_add(int dirfd, const char *name, int is_dir)
 {
 	for (int i = 0; i < SLOTS; i++) {
 		int free_slot = 0;
@@ -73,6 +112,7 @@ static int reg_add(int dirfd, const char *name)
 			continue;
 		reg[i].pid = getpid();
 		reg[i].dirfd = dirfd;
+		reg[i].is_dir = is_dir;
 		snprintf(reg[i].name, sizeof(reg[i].name), "%s", name);
 		__atomic_store_n(&reg[i].used, 1, __ATOMIC_SEQ_CST);
 		return i;
@@ -191,7 +231,7 @@ static int make_temp(struct sbx_hostfile *hf, mode_t mode, int *fd, char **out,
 		int r = fd ? openat(hf->dirfd, t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
 			   : link_unnamed(hf->fd, hf->dirfd, t);
 		int e = errno;
-		if (r >= 0 && (hf->slot = reg_add(hf->dirfd, t)) < 0) {
+		if (r >= 0 && (hf->slot = reg_add(hf->dirfd, t, 0)) < 0) {
 			if (fd)
 				close(r);
 			unlinkat(hf->dirfd, t, 0);
@@ -297,4 +337,63 @@ void hostfile_abort(struct sbx_hostfile *hf)
 	free(steal_ptr(hf->tmpname));
 	free(steal_ptr(hf->path));
 	hf->active = false;
+}
+
+int hostfile_dir_make(struct sbx_hostdir *d, const char *path, struct sbx_err *err)
+{
+	_cleanup_free_ char *base = NULL;
+
+	*d = (struct sbx_hostdir){ .fd = -1, .slot = -1 };
+	d->parent = open_parent(AT_FDCWD, path, &base, NULL, err);
+	if (d->parent < 0)
+		return -1;
+	d->active = true;
+	install_handlers();
+	for (int tries = 0; tries < 64 && !d->name; tries++) {
+		unsigned int rnd = 0;
+		sigset_t old;
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+			rnd = (unsigned int)getpid() * 2654435761u + (unsigned int)tries;
+		char *t = xasprintf(".%.200s.sbxrun-%08x", base, rnd);
+		block_signals(&old);
+		int r = mkdirat(d->parent, t, 0700);
+		int e = errno;
+		if (r == 0 && (d->slot = reg_add(d->parent, t, 1)) < 0)
+			unlinkat(d->parent, t, AT_REMOVEDIR), r = -1, e = EMFILE;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (r == 0)
+			d->name = t;
+		else
+			free(t);
+		if (r < 0 && e != EEXIST) {
+			errno = e;
+			err_sys(err, "create a temporary directory beside '%s'", path);
+			hostfile_dir_remove(d);
+			return -1;
+		}
+	}
+	d->fd = d->name ? openat(d->parent, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (d->fd < 0) {
+		err_set(err, d->name ? errno : EEXIST, "create a temporary directory beside '%s'", path);
+		hostfile_dir_remove(d);
+		return -1;
+	}
+	const char *slash = strrchr(path, '/');
+	d->path = slash ? xasprintf("%.*s/%s", (int)(slash - path), path, d->name) : xstrdup(d->name);
+	return 0;
+}
+
+void hostfile_dir_remove(struct sbx_hostdir *d)
+{
+	if (!d->active)
+		return;
+	if (d->fd >= 0)
+		close(steal_fd(d->fd));
+	if (d->name)
+		remove_flat(d->parent, d->name);
+	reg_del(&d->slot);
+	close(steal_fd(d->parent));
+	free(steal_ptr(d->name));
+	free(steal_ptr(d->path));
+	d->active = false;
 }

@@ -35,6 +35,20 @@ int hostfile_commit(struct sbx_hostfile *hf, bool replace, struct sbx_err *err);
 void hostfile_abort(struct sbx_hostfile *hf);
 #define _cleanup_hostfile_ __attribute__((cleanup(hostfile_abort)))
 
+/* A temporary directory beside path, ".NAME.sbxrun-XXXXXXXX", for plain
+ * files only: removed with them by hostfile_dir_remove, and on SIGINT,
+ * SIGTERM or SIGHUP. Zero-initialised it is inactive. */
+struct sbx_hostdir {
+	bool active;
+	int fd;         /* the directory (O_RDONLY) */
+	int parent;     /* the directory it is in */
+	char *name;     /* its name in parent */
+	char *path;     /* its path, for messages and paths below it */
+	int slot;
+};
+int hostfile_dir_make(struct sbx_hostdir *d, const char *path, struct sbx_err *err);
+void hostfile_dir_remove(struct sbx_hostdir *d);
+
 /* Checks that path's final component may be written by sbxrun: missing, or
  * a regular file, never a symlink (what names the option, "--json"). */
 int hostfile_check(int dirfd, const char *path, const char *what, struct sbx_err *err);

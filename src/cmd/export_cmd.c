@@ -13,6 +13,7 @@
 #include "base/inroot.h"
 #include "base/util.h"
 #include "cmd/commands.h"
+#include "cmd/copycap.h"
 #include "session/session.h"
 #include "session/session_client.h"
 #include "store/export.h"
@@ -21,11 +22,13 @@
 
 static const char export_usage[] =
 	"usage: sbxrun image export SESSION|IMAGE -o FILE [--workspace] [--mtime SECONDS]\n"
-	"                           [--format tar|oci|docker]\n"
+	"                           [--format tar|oci|docker] [--max-size SIZE]\n"
 	"Writes a live session's filesystem (image plus writable layer and workspace),\n"
 	"or only its workspace, or an image, as .tar, .tar.gz, .tar.xz or .tar.zst;\n"
 	"--format oci writes an OCI image layout, --format docker a docker-archive\n"
-	"(both one tarball that podman load and skopeo accept).\n";
+	"(both one tarball that podman load and skopeo accept). Sparse files stay\n"
+	"sparse; at most SIZE bytes of file data are written (default: a session's\n"
+	"disk quota plus its image, or twice an image's size).\n";
 
 enum { FMT_TAR = -1 };
 
@@ -33,6 +36,8 @@ struct export_req {
 	struct sbx_export ex;
 	int format; /* FMT_TAR or enum sbx_oci_format */
 	int ws_only;
+	const char *max_size; /* --max-size, or NULL for the default */
+	struct sbx_copycap cap;
 };
 
 static int parse_format(const char *s, int *out, struct sbx_err *err)
@@ -59,7 +64,8 @@ static int write_tree(int rootfd, const char *top, const char *name, const char 
 	struct sbx_oci_export o = { .output = q->ex.output, .format = q->format, .name = name,
 				    .ref = ref, .source = src, .digest = digest,
 				    .workdir = ws && ws[0] ? ws : "/workspace",
-				    .mtime = q->ex.mtime, .extra_dev = q->ex.extra_dev };
+				    .mtime = q->ex.mtime, .extra_dev = q->ex.extra_dev,
+				    .max_data = q->ex.max_data, .max_why = q->ex.max_why };
 	return oci_export(rootfd, top, &o, err);
 }
 
@@ -71,6 +77,10 @@ static int export_session(const char *name, struct export_req *q, struct sbx_err
 
 	if (session_root(name, &rootfd, &ws, err) < 0)
 		return -1;
+	if (!q->max_size)
+		copycap_session(name, q->ex.output, &q->cap);
+	q->ex.max_data = q->cap.max;
+	q->ex.max_why = q->cap.why;
 	if (q->ws_only && !ws[0]) {
 		close(rootfd);
 		return err_set(err, 0, "session '%s' has no workspace", name);
@@ -83,11 +93,15 @@ static int export_session(const char *name, struct export_req *q, struct sbx_err
 	return r;
 }
 
-static int export_image(const char *name, const struct export_req *q, struct sbx_err *err)
+static int export_image(const char *name, struct export_req *q, struct sbx_err *err)
 {
 	struct sbx_image img;
 	if (store_image_open(name, &img, err) < 0)
 		return -1;
+	if (!q->max_size)
+		copycap_image(img.size, q->ex.output, &q->cap);
+	q->ex.max_data = q->cap.max;
+	q->ex.max_why = q->cap.why;
 	int r = write_tree(img.rootfs_fd, "/", name, img.digest, NULL, q, err);
 	store_image_close(&img);
 	return r;
@@ -99,6 +113,7 @@ int cmd_image_export(int argc, char **argv, struct sbx_err *err)
 					    { "workspace", no_argument, NULL, 'W' },
 					    { "mtime", required_argument, NULL, 'm' },
 					    { "format", required_argument, NULL, 'f' },
+					    { "max-size", required_argument, NULL, 'M' },
 					    { "help", no_argument, NULL, 'h' }, { 0 } };
 	struct export_req q = { .ex = { .mtime = -1 }, .format = FMT_TAR };
 	int c;
@@ -118,6 +133,10 @@ int cmd_image_export(int argc, char **argv, struct sbx_err *err)
 			if (parse_count(optarg, 0, 1ULL << 40, &mt, err) < 0)
 				return err_wrap(err, "--mtime");
 			q.ex.mtime = (int64_t)mt;
+		} else if (c == 'M') {
+			q.max_size = optarg;
+			if (copycap_option(optarg, &q.cap, err) < 0)
+				return -1;
 		} else if (c == 'f') {
 			if (parse_format(optarg, &q.format, err) < 0)
 				return -1;

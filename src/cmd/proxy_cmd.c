@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/hostfile.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "cmd/cli.h"
@@ -194,10 +195,9 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 	_cleanup_close_ int lfd = listen_socket(cfg->listen, err);
 	if (lfd < 0)
 		return -1;
-	_cleanup_close_ int events = cfg->events_file
-		? open(cfg->events_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644) : -1;
+	_cleanup_close_ int events = cfg->events_file ? hostfile_open_append(cfg->events_file, "--events", err) : -1;
 	if (cfg->events_file && events < 0)
-		return err_sys(err, "--events '%s'", cfg->events_file);
+		return -1;
 	if (store_image_open(cfg->image, &img, err) < 0)
 		return -1;
 	struct sbx_proxy_conf conf = {

@@ -1,6 +1,7 @@
 /* record.c - the --json result record: what ran, how it ended and why, how
  * long, peak memory, and the limits in force with their mechanism. It goes
- * to a file or an fd of its own, never into the command's output. */
+ * to a file or an fd of its own, never into the command's output; the file
+ * is written atomically and never through a symlink (base/hostfile.c). */
 #define _GNU_SOURCE
 #include "sandbox/record.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/hostfile.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
 
@@ -92,17 +94,19 @@ int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
 	if (cfg->json_fd)
 		return write_all((int)cfg->json_fd, line, strlen(line)) < 0
 			? err_sys(err, "--json-fd %d", (int)cfg->json_fd) : 0;
-	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%d", cfg->json_file, (int)getpid());
-	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 || write_all(fd, line, strlen(line)) < 0 || fsync(fd) < 0) {
-		err_sys(err, "--json '%s'", cfg->json_file);
-		unlink(tmp);
+	_cleanup_hostfile_ struct sbx_hostfile hf = { 0 };
+	if (hostfile_open(&hf, AT_FDCWD, cfg->json_file, 0644, err) < 0)
+		return err_wrap(err, "--json");
+	if (write_all(hf.fd, line, strlen(line)) < 0)
+		return err_sys(err, "--json '%s'", cfg->json_file);
+	return hostfile_commit(&hf, true, err) < 0 ? err_wrap(err, "--json") : 0;
+}
+
+int record_prepare(const struct sbx_config *cfg, int *events_fd, struct sbx_err *err)
+{
+	if (cfg->json_file && hostfile_check(AT_FDCWD, cfg->json_file, "--json", err) < 0)
 		return -1;
-	}
-	if (rename(tmp, cfg->json_file) < 0) {
-		err_sys(err, "--json '%s'", cfg->json_file);
-		unlink(tmp);
+	if (cfg->events_file && (*events_fd = hostfile_open_append(cfg->events_file, "--events", err)) < 0)
 		return -1;
-	}
 	return 0;
 }

@@ -5,7 +5,10 @@
 #include "base/config.h"
 #include "sandbox/sandbox.h"
 
-/* Writes the record to cfg->json_file (temp name, then rename) or to
+/* Before the sandbox exists: refuses a --json FILE that is a symlink or not
+ * a regular file, and opens --events FILE for appending (same checks). */
+int record_prepare(const struct sbx_config *cfg, int *events_fd, struct sbx_err *err);
+/* Writes the record to cfg->json_file (atomically, base/hostfile.h) or to
  * cfg->json_fd; does nothing when neither is set. */
 int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
 		 const struct sbx_result *res, struct sbx_err *err);

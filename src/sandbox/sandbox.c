@@ -39,6 +39,7 @@
 #include "sandbox/env.h"
 #include "sandbox/init.h"
 #include "sandbox/mounts.h"
+#include "sandbox/record.h"
 #include "sandbox/seccomp_cache.h"
 #include "sandbox/supervise.h"
 #include "sandbox/userns.h"
@@ -268,11 +269,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		return -1;
 	log_trace("plan: seccomp filter ready");
 
-	if (cfg->events_file) {
-		plan->events_fd = open(cfg->events_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
-		if (plan->events_fd < 0)
-			return err_sys(err, "--events '%s'", cfg->events_file);
-	}
+	if (record_prepare(cfg, &plan->events_fd, err) < 0)
+		return -1;
 	if (cfg->seccomp == SBX_OFF)
 		log_warn("seccomp = off: the sandbox may use every system call, the kernel's whole "
 			 "attack surface (keyring, bpf, io_uring, ...)");

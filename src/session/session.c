@@ -100,6 +100,9 @@ static int write_info(const struct sbx_session *s, const char *dir, const char *
 	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "started", json_object_new_int64((int64_t)time(NULL)));
+	/* what a copy out of the session may write on the host (cp, image export) */
+	json_object_object_add(o, "disk", json_object_new_int64((int64_t)cfg->disk));
+	json_object_object_add(o, "image_size", json_object_new_int64((int64_t)s->plan.img.size));
 	/* `session ls` finds the session's processes by their user namespace */
 	if (fstat(userns, &st) == 0)
 		json_object_object_add(o, "userns", json_object_new_int64((int64_t)st.st_ino));

@@ -223,6 +223,28 @@ char *session_profile(const char *name)
 	return p;
 }
 
+int session_sizes(const char *name, uint64_t *disk, uint64_t *image_size)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct sbx_err err;
+	struct json_object *o, *d, *i;
+	int r = -1;
+
+	if (session_dir(name, &dir, &err) < 0)
+		return -1;
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	o = json_object_from_file(info);
+	if (o && json_object_object_get_ex(o, "disk", &d) && json_object_is_type(d, json_type_int) &&
+	    json_object_object_get_ex(o, "image_size", &i) && json_object_is_type(i, json_type_int)) {
+		*disk = (uint64_t)json_object_get_int64(d);
+		*image_size = (uint64_t)json_object_get_int64(i);
+		r = 0;
+	}
+	if (o)
+		json_object_put(o);
+	return r;
+}
+
 int session_stop(const char *name, struct sbx_err *err)
 {
 	_cleanup_close_ int s = session_connect(name, err);

@@ -2,6 +2,8 @@
 #ifndef SBX_SESSION_CLIENT_H
 #define SBX_SESSION_CLIENT_H
 
+#include <stdint.h>
+
 #include "base/config.h"
 
 int session_connect(const char *name, struct sbx_err *err);
@@ -12,6 +14,9 @@ int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err
  * status to use. Only per-command options may be given with --session. */
 /* The profile a session was started with (NULL if unknown). */
 char *session_profile(const char *name);
+/* The session's disk quota (0: none) and its image's size, from what its
+ * supervisor recorded; -1 when not recorded. */
+int session_sizes(const char *name, uint64_t *disk, uint64_t *image_size);
 /* Stops a live session and waits until its supervisor has cleaned up. */
 int session_stop(const char *name, struct sbx_err *err);
 int session_client_run(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err);

@@ -5,7 +5,8 @@
  * image's own PATH, WorkingDir, Cmd, labels naming the source), and the
  * manifests and index around them, every blob named by its sha256. The
  * pieces are staged in a temporary directory beside the output, tarred, and
- * the tarball renamed into place, so a failure leaves nothing behind. */
+ * the tarball linked into place, so a failure or a signal leaves nothing
+ * behind (base/hostfile.c). */
 #define _GNU_SOURCE
 #include "store/oci_export.h"
 
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/hostfile.h"
 #include "base/util.h"
 #include "store/digest.h"
 #include "store/export.h"
@@ -40,7 +42,7 @@ struct blob {
 };
 
 struct stage {
-	char *dir;  /* the temporary directory */
+	const char *dir;  /* the temporary directory */
 	int dirfd;
 	struct blob files[6];
 	size_t n;
@@ -256,20 +258,12 @@ static int tar_file(struct archive *a, struct stage *s, const char *name, const 
 	return r;
 }
 
-/* The outer tarball: every staged file under its place in the layout. */
-static int write_outer(struct stage *s, const struct sbx_oci_export *o, struct sbx_err *err)
+static int tar_all(struct archive *a, struct stage *s, const struct sbx_oci_export *o, int64_t mt,
+		   struct sbx_err *err)
 {
-	struct archive *a = archive_write_new();
-	_cleanup_free_ char *out = xasprintf("%s/out.tar", s->dir);
-	int64_t mt = o->mtime >= 0 ? o->mtime : time(NULL);
-	_cleanup_close_ int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	int r = fd < 0 ? err_sys(err, "create '%s'", out) : 0;
+	int r = 0;
 
-	archive_write_set_format_pax_restricted(a);
-	archive_write_add_filter_none(a);
-	if (r == 0 && archive_write_open_fd(a, fd) != ARCHIVE_OK)
-		r = err_set(err, 0, "'%s': %s", out, archive_error_string(a));
-	if (r == 0 && o->format == SBX_OCI_FORMAT_OCI) {
+	if (o->format == SBX_OCI_FORMAT_OCI) {
 		r = tar_file(a, s, ".", "blobs", mt, err);
 		if (r == 0)
 			r = tar_file(a, s, ".", "blobs/sha256", mt, err);
@@ -287,21 +281,36 @@ static int write_outer(struct stage *s, const struct sbx_oci_export *o, struct s
 		if (r == 0)
 			r = tar_file(a, s, b->name, p, mt, err);
 	}
-	if (r == 0 && archive_write_close(a) != ARCHIVE_OK)
-		r = err_set(err, 0, "'%s': %s", out, archive_error_string(a));
-	archive_write_free(a);
-	if (r == 0 && fsync(fd) < 0)
-		r = err_sys(err, "write '%s'", out);
-	if (r == 0 && rename(out, o->output) < 0)
-		r = err_sys(err, "write '%s'", o->output);
 	return r;
+}
+
+/* The outer tarball: every staged file under its place in the layout. */
+static int write_outer(struct stage *s, const struct sbx_oci_export *o, struct sbx_err *err)
+{
+	_cleanup_hostfile_ struct sbx_hostfile hf = { 0 };
+	int64_t mt = o->mtime >= 0 ? o->mtime : time(NULL);
+
+	if (hostfile_open(&hf, AT_FDCWD, o->output, 0644, err) < 0)
+		return err_wrap(err, "export");
+	struct archive *a = archive_write_new();
+	archive_write_set_format_pax_restricted(a);
+	archive_write_add_filter_none(a);
+	int r = archive_write_open_fd(a, hf.fd) != ARCHIVE_OK
+		? err_set(err, 0, "'%s': %s", o->output, archive_error_string(a)) : 0;
+	if (r == 0)
+		r = tar_all(a, s, o, mt, err);
+	if (r == 0 && archive_write_close(a) != ARCHIVE_OK)
+		r = err_set(err, 0, "'%s': %s", o->output, archive_error_string(a));
+	archive_write_free(a);
+	return r == 0 ? hostfile_commit(&hf, true, err) : -1;
 }
 
 static int stage_all(int rootfd, const char *top, struct stage *s, const struct sbx_oci_export *o,
 		     struct sbx_err *err)
 {
 	_cleanup_free_ char *lpath = xasprintf("%s/layer.tar", s->dir);
-	struct sbx_export ex = { .output = lpath, .mtime = o->mtime, .extra_dev = o->extra_dev };
+	struct sbx_export ex = { .output = lpath, .mtime = o->mtime, .extra_dev = o->extra_dev,
+				 .max_data = o->max_data, .max_why = o->max_why };
 	struct blob *config;
 
 	if (export_tree(rootfd, top, &ex, err) < 0 || stage_add(s, "layer.tar", err) < 0)
@@ -319,22 +328,14 @@ static int stage_all(int rootfd, const char *top, struct stage *s, const struct 
 
 int oci_export(int rootfd, const char *top, const struct sbx_oci_export *o, struct sbx_err *err)
 {
-	struct stage s = { .dir = xasprintf("%s.tmp.XXXXXX", o->output), .dirfd = -1 };
+	struct sbx_hostdir d = { 0 };
 	int r = -1;
 
-	if (!mkdtemp(s.dir)) {
-		r = err_sys(err, "create '%s'", s.dir);
-	} else if ((s.dirfd = open(s.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		r = err_sys(err, "open '%s'", s.dir);
-	} else if (stage_all(rootfd, top, &s, o, err) == 0) {
+	if (hostfile_dir_make(&d, o->output, err) < 0)
+		return err_wrap(err, "export");
+	struct stage s = { .dir = d.path, .dirfd = d.fd };
+	if (stage_all(rootfd, top, &s, o, err) == 0)
 		r = write_outer(&s, o, err);
-	}
-	if (s.dirfd >= 0)
-		close(s.dirfd);
-	if (s.dir[strlen(s.dir) - 1] != 'X') {
-		struct sbx_err ignored;
-		(void)rm_rf_at(AT_FDCWD, s.dir, &ignored);
-	}
-	free(s.dir);
+	hostfile_dir_remove(&d);
 	return r;
 }

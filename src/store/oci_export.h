@@ -19,6 +19,8 @@ struct sbx_oci_export {
 	const char *workdir;      /* WorkingDir: the workspace */
 	int64_t mtime;            /* -1: each file's own, and now for the config */
 	dev_t extra_dev;          /* as in struct sbx_export */
+	uint64_t max_data;        /* as in struct sbx_export */
+	const char *max_why;
 };
 
 /* Writes the tree below top (resolved from rootfd) as one layer with its

@@ -56,3 +56,31 @@ test_record_on_an_fd_is_not_mixed_into_output() {
 	run "$SBX" run --image tiny --json x --json-fd 3 -- true
 	assert_bad_input "--json"
 }
+
+# A symlink planted at --json or --events FILE is refused before the sandbox
+# runs (issue 26: --events appended into its target, --json said only
+# "Operation not permitted"); a dangling one creates nothing.
+test_record_refuses_planted_symlinks() {
+	echo host > target
+	ln -s "$TESTDIR/target" ev
+	ln -s "$TESTDIR/target" j.json
+	ln -s "$TESTDIR/new" d.json
+	run "$SBX" run --image tiny --events "$TESTDIR/ev" -- echo ran
+	assert_bad_input "--events '$TESTDIR/ev': is a symbolic link"
+	assert_eq "" "$out" "output of a refused run"
+	run "$SBX" run --image tiny --json "$TESTDIR/j.json" -- echo ran
+	assert_bad_input "--json '$TESTDIR/j.json': is a symbolic link"
+	assert_eq "" "$out" "output of a refused run"
+	run "$SBX" run --image tiny --json "$TESTDIR/d.json" -- echo ran
+	assert_bad_input "--json '$TESTDIR/d.json': is a symbolic link"
+	assert_eq host "$(cat target)" "the symlinks' target"
+	[ ! -e new ] || fail "a dangling --json symlink created its target"
+	mkfifo fifo
+	run "$SBX" run --image tiny --events "$TESTDIR/fifo" -- echo ran
+	assert_bad_input "--events '$TESTDIR/fifo': not a regular file"
+	# the record itself: in place, no temporary name left beside it
+	run "$SBX" run --image tiny --json "$TESTDIR/r.json" --events "$TESTDIR/e" -- true
+	assert_status 0
+	assert_eq ok "$(check_record r.json 0 exit)"
+	assert_eq "" "$(ls -A | grep sbxrun || true)" "temporary names left"
+}

@@ -24,17 +24,23 @@
 #define hostfile_abort fb_abort
 #define hostfile_check fb_check
 #define hostfile_open_append fb_open_append
+#define hostfile_dir_make fb_dir_make
+#define hostfile_dir_remove fb_dir_remove
 int fb_open(struct sbx_hostfile *hf, int dirfd, const char *path, mode_t mode, struct sbx_err *err);
 int fb_commit(struct sbx_hostfile *hf, bool replace, struct sbx_err *err);
 void fb_abort(struct sbx_hostfile *hf);
 int fb_check(int dirfd, const char *path, const char *what, struct sbx_err *err);
 int fb_open_append(const char *path, const char *what, struct sbx_err *err);
+int fb_dir_make(struct sbx_hostdir *d, const char *path, struct sbx_err *err);
+void fb_dir_remove(struct sbx_hostdir *d);
 #include "../../src/base/hostfile.c"
 #undef hostfile_open
 #undef hostfile_commit
 #undef hostfile_abort
 #undef hostfile_check
 #undef hostfile_open_append
+#undef hostfile_dir_make
+#undef hostfile_dir_remove
 
 struct impl {
 	const char *name;
@@ -172,6 +178,48 @@ static void test_append(void)
 	unlink(ev);
 }
 
+/* A staging directory: gone after remove, and after a signal (the copy
+ * whose handler is installed: the fallback's). */
+static void test_dir(void)
+{
+	struct sbx_hostdir d = { 0 };
+	struct sbx_err err = { 0 };
+	_cleanup_free_ char *out = xasprintf("%s/out.tar", dir);
+
+	fb_dir_remove(&d); /* a zeroed one is inactive */
+	CHECK(fb_dir_make(&d, out, &err) == 0);
+	CHECK(entries() == 1);
+	CHECK_CONTAINS(d.path, dir);
+	CHECK_CONTAINS(d.path, "/.out.tar.sbxrun-");
+	for (int i = 0; i < 300; i++) { /* more than one getdents64 buffer */
+		char name[32];
+		snprintf(name, sizeof(name), "blob-with-a-long-name-%d", i);
+		int fd = openat(d.fd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		CHECK(fd >= 0);
+		close(fd);
+	}
+	fb_dir_remove(&d);
+	fb_dir_remove(&d);
+	CHECK(entries() == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct sbx_hostdir c = { 0 };
+		if (fb_dir_make(&c, out, NULL) < 0)
+			_exit(1);
+		for (int i = 0; i < 300; i++) {
+			char name[32];
+			snprintf(name, sizeof(name), "f%d", i);
+			close(openat(c.fd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		}
+		raise(SIGINT);
+		_exit(2);
+	}
+	int status = 0;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+	CHECK(entries() == 0);
+}
+
 int main(void)
 {
 	/* the fallback first: its copy's signal handler is the one installed
@@ -180,12 +228,17 @@ int main(void)
 		{ "fallback", fb_open, fb_commit, fb_abort },
 		{ "O_TMPFILE", hostfile_open, hostfile_commit, hostfile_abort },
 	};
+	/* a background job of a script starts with SIGINT ignored: the handler
+	 * is installed only over the default action, which these tests need */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	snprintf(dir, sizeof(dir), "/tmp/test_hostfile.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
 	for (size_t i = 0; i < ARRAY_SIZE(impls); i++)
 		test_impl(&impls[i]);
 	test_append();
+	test_dir();
 	CHECK(entries() == 0);
 	rmdir(dir);
 	return unit_done("test_hostfile");
