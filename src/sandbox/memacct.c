@@ -49,8 +49,8 @@ void memacct_free(struct sbx_memacct *a)
 	memacct_init(a, a->limit);
 }
 
-/* The value of "key" (a line "key   N kB") in text, in bytes. */
-static int kb_field(const char *text, const char *key, uint64_t *bytes)
+/* The number after "key:" on a line of text. */
+static int field(const char *text, const char *key, uint64_t *v)
 {
 	size_t n = strlen(key);
 
@@ -58,10 +58,10 @@ static int kb_field(const char *text, const char *key, uint64_t *bytes)
 		if (strncmp(l, key, n) != 0 || l[n] != ':')
 			continue;
 		char *end;
-		unsigned long long v = strtoull(l + n + 1, &end, 10);
+		unsigned long long x = strtoull(l + n + 1, &end, 10);
 		if (end == l + n + 1)
 			return -1;
-		*bytes = (uint64_t)v * 1024;
+		*v = (uint64_t)x;
 		return 0;
 	}
 	return -1;
@@ -74,8 +74,8 @@ static int sum_fields(const char *text, const char *const keys[3], uint64_t *byt
 
 	*bytes = 0;
 	for (int i = 0; i < 3; i++)
-		if (kb_field(text, keys[i], &v) == 0) {
-			*bytes += v;
+		if (field(text, keys[i], &v) == 0) {
+			*bytes += v * 1024;
 			found |= i == 0;
 		}
 	return found ? 0 : -1;
@@ -104,16 +104,15 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 	return n;
 }
 
-/* exact: proportional (smaps_rollup, a walk of the page tables); else
- * the resident counters of /proc/PID/status, which cost nothing to read
- * and are never below the proportional figure. */
-static uint64_t process_bytes(pid_t pid, int exact)
+/* Proportional: smaps_rollup, a walk of the page tables; where the host
+ * cannot read it, the resident figure. */
+static uint64_t process_pss(pid_t pid)
 {
 	char path[64], buf[4096];
 	uint64_t v;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-	if (exact && read_small(path, buf, sizeof(buf)) > 0 && memacct_parse_rollup(buf, &v) == 0)
+	if (read_small(path, buf, sizeof(buf)) > 0 && memacct_parse_rollup(buf, &v) == 0)
 		return v;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (read_small(path, buf, sizeof(buf)) > 0 && memacct_parse_status(buf, &v) == 0)
@@ -130,43 +129,62 @@ static void push(struct sbx_memacct *a, pid_t pid)
 	a->pids[a->npids++] = pid;
 }
 
-/* Pushes the children of every thread of pid (a thread's children are
- * listed under that thread only). */
-static void push_children(struct sbx_memacct *a, pid_t pid)
+/* Pushes the children listed in one /proc/.../children file. */
+static void push_listed(struct sbx_memacct *a, const char *path)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t have = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	/* the list may be longer than one buffer: keep a cut number */
+	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		buf[have + (size_t)n] = '\0';
+		char *p = buf, *end;
+		for (;;) {
+			long v = strtol(p, &end, 10);
+			if (end == p || (*end != ' ' && *end != '\n'))
+				break;
+			push(a, (pid_t)v);
+			p = end;
+		}
+		have = strlen(p);
+		memmove(buf, p, have);
+	}
+	close(fd);
+}
+
+/* Pushes the children of every thread of pid: a thread's children are
+ * listed under that thread only. The resident figure of pid (its status,
+ * read anyway, says how many threads it has) is returned. */
+static uint64_t visit(struct sbx_memacct *a, pid_t pid)
 {
 	char path[64], buf[4096];
+	uint64_t bytes = 0, threads = 0;
 
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	memacct_parse_status(buf, &bytes);
+	if (field(buf, "Threads", &threads) == 0 && threads == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+		push_listed(a, path);
+		return bytes;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
 	struct dirent *e;
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
+	while (d && (e = readdir(d))) {
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", (int)pid, e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		/* the list may be longer than one buffer: keep a cut number */
-		size_t have = 0;
-		ssize_t n;
-		while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
-			buf[have + (size_t)n] = '\0';
-			char *p = buf, *end;
-			for (;;) {
-				long v = strtol(p, &end, 10);
-				if (end == p || (*end != ' ' && *end != '\n'))
-					break;
-				push(a, (pid_t)v);
-				p = end;
-			}
-			have = strlen(p);
-			memmove(buf, p, have);
-		}
-		close(fd);
+		push_listed(a, path);
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	return bytes;
 }
 
 /* The sandbox's /dev/shm, through a process of the sandbox (not an init
@@ -214,27 +232,32 @@ uint64_t memacct_sample(struct sbx_memacct *a, const pid_t *roots, size_t nroots
 {
 	uint64_t sum = 0, shm = 0;
 	struct statfs sf;
+	int tries = 0;
 
-	/* breadth first into one list; a process that moved to another
-	 * parent during the walk may be listed twice: once is counted */
+	/* breadth first into one list, summing the resident figures, an upper
+	 * bound (a process that moved to another parent during the walk may be
+	 * listed, and counted, twice) */
 	a->npids = 0;
 	for (size_t i = 0; i < nroots; i++)
 		if (roots[i] > 0)
 			push(a, roots[i]);
-	for (size_t i = 0; i < a->npids; i++)
-		push_children(a, a->pids[i]);
-	qsort(a->pids, a->npids, sizeof(pid_t), cmp_pid);
-	for (size_t i = 0; i < a->npids; i++)
-		if (a->shm < 0 && !is_root(a->pids[i], roots, nroots))
+	for (size_t i = 0; i < a->npids; i++) {
+		sum += visit(a, a->pids[i]);
+		if (a->shm < 0 && tries < 4 && !is_root(a->pids[i], roots, nroots)) {
 			find_shm(a, a->pids[i]);
+			tries++;
+		}
+	}
 	if (a->shm >= 0 && fstatfs(a->shm, &sf) == 0)
 		shm = (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
-	/* resident first; past the limit, the proportional sum decides */
-	for (int exact = 0; exact < 2 && (!exact || sum > a->limit); exact++) {
+	sum += shm;
+	/* past the limit, the proportional figures decide, each process once */
+	if (sum > a->limit) {
+		qsort(a->pids, a->npids, sizeof(pid_t), cmp_pid);
 		sum = shm;
 		for (size_t i = 0; i < a->npids; i++)
 			if (!i || a->pids[i] != a->pids[i - 1])
-				sum += process_bytes(a->pids[i], exact);
+				sum += process_pss(a->pids[i]);
 	}
 	if (sum > a->peak)
 		a->peak = sum;
