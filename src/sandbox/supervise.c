@@ -204,11 +204,17 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 			close(dfd);
 			dfd = -1;
 		}
-		if (mfd >= 0 && (p[7].revents & POLLIN) && over_memory(&acct, pid, mfd)) {
-			snprintf(res->reason, sizeof(res->reason), "oom");
-			send_signal(pidfd, SIGKILL);
-			close(mfd);
-			mfd = -1;
+		/* not once the command has ended: its init is ending all else */
+		if (mfd >= 0 && (p[7].revents & POLLIN)) {
+			int over = !res->kind && over_memory(&acct, pid, mfd);
+			if (over) {
+				snprintf(res->reason, sizeof(res->reason), "oom");
+				send_signal(pidfd, SIGKILL);
+			}
+			if (over || res->kind) {
+				close(mfd);
+				mfd = -1;
+			}
 		}
 		if (tfd >= 0 && (p[3].revents & POLLIN)) {
 			res->timed_out = 1;

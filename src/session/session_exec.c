@@ -479,7 +479,7 @@ static void check_memory(struct sbx_session *s, uint64_t now, int busy)
 	format_size(s->cfg->memory, m, sizeof(m));
 	log_warn("session '%s': over its memory limit: its commands are ended", s->name);
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
-		if (s->cmds[i].used) {
+		if (s->cmds[i].used && !s->cmds[i].exited) {
 			struct sbx_session_cmd *c = &s->cmds[i];
 			snprintf(c->res.reason, sizeof(c->res.reason), "oom");
 			snprintf(c->res.message, sizeof(c->res.message), "out of memory (accounted by "
