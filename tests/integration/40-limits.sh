@@ -2,9 +2,10 @@
 # Resource limits (issue 5): each bomb ends its own sandbox and nothing else.
 # Afterwards no process of the sandbox is left, and the host's process count
 # for the sandbox's host uid, its free memory and its free disk are as before.
-# As an unprivileged user this machine has only the fallbacks (RLIMIT_DATA,
-# RLIMIT_NPROC, affinity); as root it has cgroup v1; `sbxrun doctor` says
-# which, and the --json record must agree.
+# As an unprivileged user this machine has only the fallbacks (RLIMIT_DATA
+# with sbxrun's own sum of the sandbox's memory, RLIMIT_NPROC, affinity); as
+# root it has cgroup v1; `sbxrun doctor` says which, and the --json record
+# must agree.
 
 # The host uid the sandbox's processes run as (paths.h: SBX_ROOT_HOST_UID).
 sbx_uid() { if [ "$AS_ROOT" = 1 ]; then echo 2147000000; else id -u; fi; }
