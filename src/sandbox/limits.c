@@ -46,7 +46,8 @@ static const char *const lim_names[SBX_LIM__COUNT] = { "memory", "pids", "cpus",
 static const enum sbx_limit_mech fallback[SBX_CTL__COUNT] = { SBX_MECH_ACCOUNTED, SBX_MECH_RLIMIT,
 							       SBX_MECH_AFFINITY };
 static const char *const fallback_what[SBX_CTL__COUNT] = {
-	"RLIMIT_DATA per process, and sbxrun's own sum of the sandbox's memory every 100-250 ms", "RLIMIT_NPROC in the sandbox's user namespace",
+	"RLIMIT_DATA per process, and sbxrun's own sum of the sandbox's memory every 100-250 ms",
+	"RLIMIT_NPROC in the sandbox's user namespace",
 	"CPU affinity, whole CPUs" };
 
 const char *limits_mech_name(enum sbx_limit_mech m)
