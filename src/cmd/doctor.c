@@ -441,7 +441,8 @@ static void check_limits(const struct sbx_limits_avail *av)
 	static const char *const names[SBX_LIM__COUNT] = { "memory", "pids", "cpus", "file_size",
 							    "open_files" };
 	static const char *const why[SBX_LIM__COUNT] = {
-		"RLIMIT_DATA, per process", "RLIMIT_NPROC in the sandbox's user namespace",
+		"RLIMIT_DATA per process, and sbxrun sums the sandbox's memory and /dev/shm every "
+		"100-250 ms and kills past the limit", "RLIMIT_NPROC in the sandbox's user namespace",
 		"CPU affinity, whole CPUs", "RLIMIT_FSIZE", "RLIMIT_NOFILE" };
 	struct sbx_config cfg;
 	enum sbx_limit_mech mech[SBX_LIM__COUNT];

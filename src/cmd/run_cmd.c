@@ -28,8 +28,10 @@ static void report(const struct sbx_config *cfg, const struct sbx_result *res)
 		fprintf(stderr, "sbxrun: timeout: the command ran longer than %s and was killed\n", when);
 	} else if (strcmp(res->reason, "oom") == 0) {
 		char m[32];
+		const char *mech = res->mechanism[SBX_K_MEMORY];
 		format_size(cfg->memory, m, sizeof(m));
-		fprintf(stderr, "sbxrun: out of memory: the sandbox reached its memory limit (%s) and was killed\n", m);
+		fprintf(stderr, "sbxrun: out of memory%s: the sandbox reached its memory limit (%s) and was killed\n",
+			mech && strcmp(mech, "rlimit+accounting") == 0 ? " (accounted by sbxrun, no cgroup)" : "", m);
 	} else if (strcmp(res->reason, "disk") == 0) {
 		char q[32];
 		format_size(cfg->disk, q, sizeof(q));

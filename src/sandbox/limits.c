@@ -6,6 +6,9 @@
  * machine), then fallbacks: RLIMIT_DATA for memory (never RLIMIT_AS: Go, Java
  * and Node reserve far more address space than they use), RLIMIT_NPROC set
  * inside the sandbox's user namespace for pids, CPU affinity for cpus.
+ * RLIMIT_DATA holds one process only: on that fallback the supervisor also
+ * sums the whole sandbox's memory and kills past the limit (memacct.c), a
+ * mechanism named "rlimit+accounting".
  *
  * RLIMIT_NPROC, measured on this machine (kernel 6.18, tests/experiments/
  * nproc.c, as an unprivileged user and as root mapped to an unprivileged
@@ -35,14 +38,16 @@
 #include "sandbox/scope.h"
 
 static const char *const ctl_names[SBX_CTL__COUNT] = { "memory", "pids", "cpu" };
-static const char *const mech_names[] = { "none", "cgroup2", "cgroup1", "rlimit", "affinity" };
+static const char *const mech_names[] = { "none", "cgroup2", "cgroup1", "rlimit", "affinity",
+					  "rlimit+accounting" };
 static const char *const lim_names[SBX_LIM__COUNT] = { "memory", "pids", "cpus", "file_size",
 							"open_files" };
 /* The fallback of the three cgroup limits when no cgroup is there. */
-static const enum sbx_limit_mech fallback[SBX_CTL__COUNT] = { SBX_MECH_RLIMIT, SBX_MECH_RLIMIT,
+static const enum sbx_limit_mech fallback[SBX_CTL__COUNT] = { SBX_MECH_ACCOUNTED, SBX_MECH_RLIMIT,
 							       SBX_MECH_AFFINITY };
 static const char *const fallback_what[SBX_CTL__COUNT] = {
-	"RLIMIT_DATA, per process", "RLIMIT_NPROC in the sandbox's user namespace",
+	"RLIMIT_DATA per process, and sbxrun's own sum of the sandbox's memory every 100-250 ms",
+	"RLIMIT_NPROC in the sandbox's user namespace",
 	"CPU affinity, whole CPUs" };
 
 const char *limits_mech_name(enum sbx_limit_mech m)
@@ -372,7 +377,7 @@ int limits_apply_child(const struct sbx_config *cfg, const struct sbx_limits *li
 	if (lim->mech[SBX_LIM_OPEN_FILES] == SBX_MECH_RLIMIT &&
 	    set_rlimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", lim->open_files, err) < 0)
 		return -1;
-	if (lim->mech[SBX_LIM_MEMORY] == SBX_MECH_RLIMIT &&
+	if (lim->mech[SBX_LIM_MEMORY] == SBX_MECH_ACCOUNTED &&
 	    set_rlimit(RLIMIT_DATA, "RLIMIT_DATA", cfg->memory, err) < 0)
 		return -1;
 	/* Only here, inside the user namespace: see the top of this file. */
@@ -446,6 +451,11 @@ int limits_memory_file(const struct sbx_limits *lim, char *buf, size_t size)
 	else
 		return -1;
 	return 0;
+}
+
+int limits_memory_accounted(const struct sbx_limits *lim)
+{
+	return lim->mech[SBX_LIM_MEMORY] == SBX_MECH_ACCOUNTED;
 }
 
 const char *limits_cgroup_desc(const struct sbx_limits *lim)

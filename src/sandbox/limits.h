@@ -29,6 +29,8 @@ enum sbx_limit_mech {
 	SBX_MECH_CGROUP1,
 	SBX_MECH_RLIMIT,
 	SBX_MECH_AFFINITY,
+	SBX_MECH_ACCOUNTED, /* memory: RLIMIT_DATA per process, and sbxrun sums
+			     * the sandbox's memory and kills past the limit (memacct.c) */
 };
 
 enum sbx_limit {
@@ -89,10 +91,14 @@ void limits_cleanup(struct sbx_limits *lim);
 /* The file that holds the sandbox's memory in use (memory.current, or v1's
  * memory.usage_in_bytes); 0, or -1 when memory has no cgroup. */
 int limits_memory_file(const struct sbx_limits *lim, char *buf, size_t size);
+/* Whether sbxrun itself must keep the sandbox's memory under the limit
+ * (memory on the rlimit fallback): memacct.c, polled by the supervisor. */
+int limits_memory_accounted(const struct sbx_limits *lim);
 /* Where the sandbox's cgroup is: "cgroup v2 (systemd scope NAME)",
  * "cgroup v2 (writable subtree DIR)", "cgroup v1" or "none". */
 const char *limits_cgroup_desc(const struct sbx_limits *lim);
-/* "cgroup2", "cgroup1", "rlimit", "affinity" or "none" for a limit's key. */
+/* "cgroup2", "cgroup1", "rlimit", "rlimit+accounting", "affinity" or "none"
+ * for a limit's key. */
 const char *limits_mechanism(const struct sbx_limits *lim, enum sbx_key key);
 
 /* What this machine offers (used by doctor too). With delegate set, and

@@ -130,6 +130,24 @@ static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_
 	return 0;
 }
 
+/* Memory on the rlimit fallback: /dev/shm is a tmpfs of its own, of the
+ * memory limit's size (a write past it gets ENOSPC), which the supervisor's
+ * accountant finds by that size and counts as memory (memacct.c). Under a
+ * cgroup its pages are charged to the sandbox anyway. */
+static int setup_shm(const struct sbx_plan *plan, struct sbx_err *err)
+{
+	char opts[128];
+	uint64_t inodes = plan->cfg->memory / 65536;
+
+	if (!limits_memory_accounted(&plan->lim) || !plan->cfg->memory)
+		return 0;
+	snprintf(opts, sizeof(opts), "mode=01777,size=%" PRIu64 ",nr_inodes=%" PRIu64,
+		 plan->cfg->memory, inodes < 1024 ? 1024 : inodes);
+	if (mount("sbxshm", "shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		return err_sys(err, "mount the /dev/shm tmpfs");
+	return 0;
+}
+
 /* The staging tmpfs holds the writable layer, the workspace and /dev/shm, so
  * one size (the disk quota) bounds all they can hold. */
 static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src *ms,
@@ -151,6 +169,8 @@ static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src
 	if (mkdir("lower", 0755) < 0 || mkdir("root", 0755) < 0 || mkdir("shm", 01777) < 0 ||
 	    chmod("shm", 01777) < 0)
 		return err_sys(err, "staging directories");
+	if (setup_shm(plan, err) < 0)
+		return -1;
 	if (plan->storage == SBX_STORAGE_DISK) {
 		char path[64];
 		fdpath(path, sizeof(path), ms->run_dir);

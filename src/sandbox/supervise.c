@@ -23,6 +23,7 @@
 #include "net/dnsstub.h"
 #include "net/proxy.h"
 #include "sandbox/diskuse.h"
+#include "sandbox/memacct.h"
 #include "sandbox/pty.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
@@ -115,6 +116,20 @@ static void finish(const siginfo_t *info, struct sbx_result *res)
 	}
 }
 
+/* Memory on the rlimit fallback: sbxrun's own sum of the sandbox's memory;
+ * the timer is re-armed by what the sample cost and how close the limit is. */
+static int over_memory(struct sbx_memacct *acct, pid_t pid, int mfd)
+{
+	uint64_t ticks, next;
+	if (read(mfd, &ticks, sizeof(ticks)) < 0)
+		return 0;
+	if (memacct_check(acct, &pid, 1, &next))
+		return 1;
+	struct itimerspec its = { .it_value = { (time_t)(next / 1000), (long)(next % 1000) * 1000000 } };
+	timerfd_settime(mfd, 0, &its, NULL);
+	return 0;
+}
+
 /* storage = disk: sbxrun's own accounting of the writable layer; the timer
  * is re-armed by what the walk cost and how close the quota is. */
 static int over_quota(const struct sbx_plan *plan, int dfd)
@@ -142,6 +157,9 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	_cleanup_close_ int tfd = plan->cfg->timeout_ms ? make_timer(plan->cfg->timeout_ms, 0) : -1;
 	_cleanup_close_ int dfd = plan->storage == SBX_STORAGE_DISK && plan->cfg->disk && plan->run_dir
 		? make_timer(50, 0) : -1;
+	_cleanup_close_ int mfd = limits_memory_accounted(&plan->lim) && plan->cfg->memory
+		? make_timer(MEMACCT_FIRST_MS, 0) : -1;
+	struct sbx_memacct acct;
 	uint64_t start = now_ms();
 	siginfo_t info = { 0 };
 	int sync_open = 1;
@@ -151,14 +169,16 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		supervise_kill(pid, pidfd);
 		return err_sys(err, "supervisor set-up");
 	}
+	memacct_init(&acct, plan->cfg->memory);
 	for (;;) {
-		struct pollfd p[9] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
-				       { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 }, { dfd, POLLIN, 0 },
-				       { px ? proxy_pollfd(px) : -1, POLLIN, 0 },
-				       { dns ? dnsstub_pollfd(dns) : -1, POLLIN, 0 } };
-		int np = 7 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 7) : 0);
+		struct pollfd p[10] = { { pidfd, POLLIN, 0 }, { sync_open ? sync : -1, POLLIN, 0 },
+					{ sfd, POLLIN, 0 }, { tfd, POLLIN, 0 }, { dfd, POLLIN, 0 },
+					{ px ? proxy_pollfd(px) : -1, POLLIN, 0 },
+					{ dns ? dnsstub_pollfd(dns) : -1, POLLIN, 0 }, { mfd, POLLIN, 0 } };
+		int np = 8 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 8) : 0);
 		if (poll(p, (nfds_t)np, -1) < 0 && errno != EINTR) {
 			pty_relay_end(&relay);
+			memacct_free(&acct);
 			return err_sys(err, "poll");
 		}
 		if (p[1].revents & (POLLIN | POLLHUP))
@@ -173,7 +193,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 				send_signal(pidfd, (int)si.ssi_signo);
 		}
 		if (relay.master >= 0)
-			pty_relay_handle(&relay, p + 7, np - 7);
+			pty_relay_handle(&relay, p + 8, np - 8);
 		if (px && (p[5].revents & POLLIN))
 			proxy_dispatch(px);
 		if (dns && (p[6].revents & POLLIN))
@@ -183,6 +203,18 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 			send_signal(pidfd, SIGKILL);
 			close(dfd);
 			dfd = -1;
+		}
+		/* not once the command has ended: its init is ending all else */
+		if (mfd >= 0 && (p[7].revents & POLLIN)) {
+			int over = !res->kind && over_memory(&acct, pid, mfd);
+			if (over) {
+				snprintf(res->reason, sizeof(res->reason), "oom");
+				send_signal(pidfd, SIGKILL);
+			}
+			if (over || res->kind) {
+				close(mfd);
+				mfd = -1;
+			}
 		}
 		if (tfd >= 0 && (p[3].revents & POLLIN)) {
 			res->timed_out = 1;
@@ -208,6 +240,9 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	while (sync_open && poll(&last, 1, 0) > 0 && (last.revents & (POLLIN | POLLHUP)))
 		sync_open = handle_msg(sync, res, &relay) == 0;
 	pty_relay_end(&relay);
+	if (acct.peak > res->peak_memory)
+		res->peak_memory = acct.peak;
+	memacct_free(&acct);
 	res->duration_ms = now_ms() - start;
 	struct rusage ru;
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0 && (uint64_t)ru.ru_maxrss * 1024 > res->peak_memory)

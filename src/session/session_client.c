@@ -175,7 +175,8 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 	pty_relay_end(&relay);
 	log_trace("client: reply received");
 	if (msg[0])
-		fprintf(stderr, "sbxrun: %s%s\n", strncmp(msg, "timeout", 7) ? "error: " : "", msg);
+		fprintf(stderr, "sbxrun: %s%s\n", strncmp(msg, "timeout", 7) && strncmp(msg, "out of memory", 13)
+			? "error: " : "", msg);
 	return status;
 }
 

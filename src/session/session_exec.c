@@ -449,9 +449,51 @@ static int next_timeout(const struct sbx_session *s, uint64_t now)
 		deadline = s->started + s->cfg->lifetime_ms;
 	if (busy && s->plan.storage == SBX_STORAGE_DISK && s->cfg->disk && now + 500 < deadline)
 		deadline = now + 500; /* sbxrun's own disk accounting */
+	if (busy && s->acct_at && s->acct_at < deadline)
+		deadline = s->acct_at; /* and memory's, on the rlimit fallback */
 	if (deadline == UINT64_MAX)
 		return -1;
 	return deadline <= now ? 0 : (int)(deadline - now > 86400000 ? 86400000 : deadline - now);
+}
+
+/* Memory on the rlimit fallback: the session's init, every command and
+ * /dev/shm summed while commands run; past the limit, the commands end
+ * (what /dev/shm holds stays, as it would in a cgroup). */
+static void check_memory(struct sbx_session *s, uint64_t now, int busy)
+{
+	pid_t roots[1 + SBX_SESSION_MAX_CMDS];
+	size_t n = 0;
+	uint64_t next;
+	char m[32];
+
+	if (!busy || !limits_memory_accounted(&s->plan.lim) || !s->cfg->memory) {
+		s->acct_at = 0;
+		return;
+	}
+	if (!s->acct_at || now < s->acct_at) {
+		s->acct_at = s->acct_at ? s->acct_at : now + MEMACCT_FIRST_MS;
+		return;
+	}
+	roots[n++] = s->sb.pid;
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+		if (s->cmds[i].used)
+			roots[n++] = s->cmds[i].pid;
+	if (!memacct_check(&s->acct, roots, n, &next)) {
+		s->acct_at = now + next;
+		return;
+	}
+	format_size(s->cfg->memory, m, sizeof(m));
+	log_warn("session '%s': over its memory limit: its commands are ended", s->name);
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+		if (s->cmds[i].used && !s->cmds[i].exited) {
+			struct sbx_session_cmd *c = &s->cmds[i];
+			snprintf(c->res.reason, sizeof(c->res.reason), "oom");
+			snprintf(c->res.message, sizeof(c->res.message), "out of memory (accounted by "
+				 "sbxrun, no cgroup): the session reached its memory limit (%s) and the "
+				 "command was killed", m);
+			kill_command(c);
+		}
+	s->acct_at = now + MEMACCT_FIRST_MS;
 }
 
 static void check_deadlines(struct sbx_session *s, uint64_t now)
@@ -483,6 +525,7 @@ static void check_deadlines(struct sbx_session *s, uint64_t now)
 		log_info("session '%s': ending (%s)", s->name, busy ? "lifetime" : "idle or lifetime");
 		s->stopping = 1;
 	}
+	check_memory(s, now, busy);
 }
 
 /* Which command a polled fd belongs to: fills the map while building. The
@@ -552,6 +595,7 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 	if (policy_load(&pol, &perr) == 0)
 		s->timeout_cap_ms = policy_timeout_cap_ms(&pol);
 	policy_free(&pol);
+	memacct_init(&s->acct, s->cfg->memory);
 	while (!s->stopping) {
 		ahead_ask(s);
 		int n = build_poll(s, p, map, sfd);
@@ -584,5 +628,6 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 			finish_command(s, &s->cmds[i]);
 		}
 	ahead_drop(s);
+	memacct_free(&s->acct);
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "net/dnsstub.h"
 #include "net/proxy.h"
+#include "sandbox/memacct.h"
 #include "sandbox/sandbox.h"
 
 #define SBX_SESSION_MAX_CMDS 32
@@ -48,6 +49,8 @@ struct sbx_session {
 	int init_gone;         /* the init's end of sb.sync is closed */
 	uint64_t started, last_active;
 	uint64_t timeout_cap_ms; /* the policy's [limits] timeout, 0: none */
+	struct sbx_memacct acct; /* memory on the rlimit fallback: sbxrun's own sum */
+	uint64_t acct_at;        /* when to sum next while commands run, 0: none */
 	struct sbx_session_cmd cmds[SBX_SESSION_MAX_CMDS];
 };
 

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/quota.h>
@@ -716,6 +717,24 @@ static int p_inotify(char **a)
 	return verdict(inotify_init1(IN_CLOEXEC), V_EXACT);
 }
 
+/* Maps MIB MiB (private, or "shared": shmem, which RLIMIT_DATA does not
+ * see), touches every page, says so on stdout, holds it SECONDS. */
+static int p_alloc(char **a)
+{
+	size_t len = (size_t)parse_num(a[0]) << 20;
+	int shared = a[1] && a[2] && strcmp(a[2], "shared") == 0;
+	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_ANONYMOUS | (shared ? MAP_SHARED : MAP_PRIVATE), -1, 0);
+	if (m == MAP_FAILED)
+		return verdict(-1, V_EXACT);
+	for (size_t i = 0; i < len; i += 4096)
+		m[i] = 1;
+	printf("allocated %s\n", a[0]);
+	fflush(stdout);
+	sleep(a[1] ? (unsigned)parse_num(a[1]) : 0);
+	return P_OK;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(char **args);
@@ -748,6 +767,7 @@ static const struct {
 	{ "listen", p_listen, 1, "@ABSTRACT|IPV4:PORT" },
 	{ "fd", p_fd, 1, "N" }, { "env", p_env, 1, "VAR" },
 	{ "inotify-fill", p_inotify_fill, 0, "[SECONDS]" }, { "inotify", p_inotify, 0, "" },
+	{ "alloc", p_alloc, 1, "MIB [SECONDS [shared]]" },
 };
 
 static int usage(void)

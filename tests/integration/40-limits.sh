@@ -2,9 +2,10 @@
 # Resource limits (issue 5): each bomb ends its own sandbox and nothing else.
 # Afterwards no process of the sandbox is left, and the host's process count
 # for the sandbox's host uid, its free memory and its free disk are as before.
-# As an unprivileged user this machine has only the fallbacks (RLIMIT_DATA,
-# RLIMIT_NPROC, affinity); as root it has cgroup v1; `sbxrun doctor` says
-# which, and the --json record must agree.
+# As an unprivileged user this machine has only the fallbacks (RLIMIT_DATA
+# with sbxrun's own sum of the sandbox's memory, RLIMIT_NPROC, affinity); as
+# root it has cgroup v1; `sbxrun doctor` says which, and the --json record
+# must agree.
 
 # The host uid the sandbox's processes run as (paths.h: SBX_ROOT_HOST_UID).
 sbx_uid() { if [ "$AS_ROOT" = 1 ]; then echo 2147000000; else id -u; fi; }
@@ -58,7 +59,8 @@ assert_free_back() { # path before_kb
 	[ "$now" -ge $(($2 - 8192)) ] || fail "free space on $1: ${2}K before, ${now}K after"
 }
 
-# The mechanism doctor announces for a limit: cgroup2, cgroup1, rlimit, affinity.
+# The mechanism doctor announces for a limit: cgroup2, cgroup1, rlimit,
+# rlimit+accounting (memory without a cgroup), affinity.
 doctor_mech() { # limit
 	"$SBX" doctor 2>/dev/null | awk -v l="limit $1" 'index($0, l) == 1 {print $4}'
 }
@@ -252,7 +254,7 @@ PY
 	if [ -w /sys/fs/cgroup/memory ] && [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
 		assert_eq cgroup1 "$mem"
 	elif [ ! -e /sys/fs/cgroup/cgroup.controllers ] && [ ! -w /sys/fs/cgroup/memory ]; then
-		assert_eq rlimit "$mem"
+		assert_eq rlimit+accounting "$mem"
 		assert_eq rlimit "$pids"
 	fi
 }
@@ -260,7 +262,7 @@ PY
 test_strict_refuses_a_fallback() {
 	printf '[limits]\nenforce = strict\nmemory = 64M\n' > "$TESTDIR/strict.ini"
 	run "$SBX" run --image tiny -p "$TESTDIR/strict.ini" -- true
-	if [ "$(doctor_mech memory)" = rlimit ]; then
+	if [ "$(doctor_mech memory)" = rlimit+accounting ]; then
 		assert_status 125
 		assert_contains "$err" "'memory'"
 	elif [ "$(storage_detail)" = disk ]; then
@@ -543,4 +545,109 @@ test_strict_refuses_a_disk_quota_it_can_only_kill_for() {
 	assert_contains "$err" "limit 'disk' cannot be enforced exactly"
 	run "$SBX" run --image tiny -p "$TESTDIR/s.ini" --disk unlimited -- true
 	assert_status 0
+}
+
+# Issue 26: RLIMIT_DATA holds one process, not the sandbox. Where memory has
+# no cgroup (as the unprivileged user here), sbxrun sums the sandbox's memory
+# itself and kills past the limit, and /dev/shm is a tmpfs of the limit's
+# size; where a cgroup holds it (root here), the cgroup's result is asserted.
+mem_accounted() { [ "$(doctor_mech memory)" = rlimit+accounting ]; }
+
+# Six children of 200 MiB, each under RLIMIT_DATA, 1.2 GiB together; the
+# shell reports how many of them failed (a cgroup v1 OOM kills one at a time).
+SIX='pids=""; for i in 1 2 3 4 5 6; do probe alloc 200 8 >/dev/null & pids="$pids $!"; done
+bad=0; for p in $pids; do wait $p || bad=$((bad+1)); done; echo "failed=$bad"; [ $bad = 0 ]'
+
+assert_six_held() { # how (run or session)
+	assert_not_contains "$out" "failed=0" "six children of 200 MiB under --memory 256M ($1)"
+	if mem_accounted; then
+		assert_status 137 "six children of 200 MiB ($1)"
+		assert_contains "$err" "out of memory (accounted by sbxrun, no cgroup)"
+		assert_eq 1 "$(printf '%s\n' "$err" | grep -c .)" "stderr lines ($1): $err"
+	else
+		assert_ne 0 "$status" "six children of 200 MiB under a memory cgroup ($1)"
+		assert_not_contains "$err" "accounted by sbxrun"
+	fi
+}
+
+test_memory_six_children_are_summed() {
+	local before start
+	before=$(host_procs)
+	start=$(date +%s)
+	run timeout 90 "$SBX" run --image tiny --memory 256M --timeout 60s --json "$TESTDIR/r.json" -- \
+		sh -c "$NS$SIX"
+	take_ns
+	assert_six_held run
+	[ $(($(date +%s) - start)) -lt 30 ] || fail "the six children ran for $(($(date +%s) - start))s"
+	mem_accounted || assert_contains "$err" "out of memory" "stderr (cgroup)"
+	python3 - "$TESTDIR/r.json" "$(doctor_mech memory)" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert r["limits"]["memory"]["mechanism"] == sys.argv[2], r["limits"]["memory"]
+assert r["reason"] == "oom", r["reason"]
+if sys.argv[2] == "rlimit+accounting":
+    assert r["exit_code"] == 137 and r["peak_memory_bytes"] > 256 << 20, r
+PY
+	assert_host_back "$before" "$ns"
+}
+
+test_memory_six_children_are_summed_in_a_session() {
+	local n=mem$$
+	"$SBX" session start --image tiny --memory 256M "$n" >/dev/null || fail "session start $n failed"
+	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	run timeout 90 "$SBX" run --session "$n" --timeout 60s -- sh -c "$SIX"
+	assert_six_held session
+	# the session lives on, and a command under the limit runs in it
+	run "$SBX" run --session "$n" -- sh -c 'probe alloc 100 1 && echo ok'
+	assert_status 0
+	assert_contains "$out" "ok"
+}
+
+# MAP_SHARED|MAP_ANONYMOUS memory is shmem: RLIMIT_DATA does not see it.
+test_memory_shared_mapping_is_summed() {
+	run timeout 60 "$SBX" run --image tiny --memory 256M --timeout 30s -- sh -c \
+		'probe alloc 600 5 shared; echo "alloc=$?"'
+	assert_not_contains "$out" "alloc=0" "600 MiB shared under --memory 256M"
+	if mem_accounted; then
+		assert_status 137
+		assert_contains "$err" "out of memory (accounted by sbxrun, no cgroup)"
+	fi
+}
+
+test_memory_dev_shm_fill_stops_at_the_limit() {
+	local shm
+	shm=$(avail_kb /dev/shm)
+	run timeout 60 "$SBX" run --image tiny --memory 256M --timeout 30s -- sh -c \
+		'dd if=/dev/zero of=/dev/shm/fill bs=1M count=600 2>&1; echo "dd=$?"; wc -c < /dev/shm/fill'
+	assert_not_contains "$out" "dd=0" "600 MiB into /dev/shm under --memory 256M"
+	if mem_accounted && [ "$status" = 0 ]; then
+		assert_contains "$out" "No space left on device" "/dev/shm past the limit"
+		[ "$(printf '%s\n' "$out" | tail -1)" -le $((256 << 20)) ] || fail "/dev/shm holds more than 256M: $out"
+	elif mem_accounted; then
+		assert_status 137
+		assert_contains "$err" "out of memory (accounted by sbxrun, no cgroup)"
+	fi
+	assert_free_back /dev/shm "$shm"
+}
+
+# Under the limit nothing is killed: /dev/shm, two processes and a fork whose
+# pages are shared with its parent (resident 2 x 120M, proportional 120M).
+test_memory_under_the_limit_is_not_killed() {
+	run timeout 60 "$SBX" run --image tiny --memory 256M --timeout 30s -- sh -c \
+		'dd if=/dev/zero of=/dev/shm/f bs=1M count=40 2>/dev/null; probe alloc 80 2 & probe alloc 80 2 shared; wait $! && echo ok'
+	assert_status 0
+	assert_contains "$out" "ok"
+	assert_not_contains "$err" "out of memory"
+	run timeout 60 "$SBX" run --memory 256M --timeout 30s -- python3 -c '
+import os, time
+x = b"x" * (120 << 20)
+pid = os.fork()
+time.sleep(1.5)
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+print("forked", len(x))'
+	assert_status 0
+	assert_eq "forked 125829120" "$out" "$err"
+	assert_not_contains "$err" "out of memory"
 }

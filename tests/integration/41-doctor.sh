@@ -68,7 +68,7 @@ test_doctor_limits_follow_cgroup_access() {
 		else
 			assert_contains "$(doc_line 'cgroup v1')" "missing"
 			assert_contains "$(doc_line 'cgroup v2 delegation')" "missing"
-			assert_contains "$(doc_line 'limit memory')" "fallback: rlimit (RLIMIT_DATA"
+			assert_contains "$(doc_line 'limit memory')" "fallback: rlimit+accounting (RLIMIT_DATA"
 			assert_contains "$(doc_line 'limit pids')" "fallback: rlimit (RLIMIT_NPROC"
 			assert_contains "$(doc_line 'limit cpus')" "fallback: affinity"
 			assert_contains "$out" "hint: "

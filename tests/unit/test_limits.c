@@ -94,7 +94,7 @@ static void test_choose(void)
 	cfg.enforce = SBX_ENFORCE_BEST;
 	avail_none(&av);
 	CHECK(limits_choose(&cfg, &av, m, &err) == 0);
-	CHECK(m[SBX_LIM_MEMORY] == SBX_MECH_RLIMIT && m[SBX_LIM_PIDS] == SBX_MECH_RLIMIT);
+	CHECK(m[SBX_LIM_MEMORY] == SBX_MECH_ACCOUNTED && m[SBX_LIM_PIDS] == SBX_MECH_RLIMIT);
 	CHECK(m[SBX_LIM_CPUS] == SBX_MECH_AFFINITY && m[SBX_LIM_FILE_SIZE] == SBX_MECH_NONE);
 	CHECK(m[SBX_LIM_OPEN_FILES] == SBX_MECH_RLIMIT);
 
@@ -138,6 +138,10 @@ static void test_names_and_affinity(void)
 	CHECK_STR(limits_mechanism(&lim, SBX_K_OPEN_FILES), "cgroup2");
 	CHECK_STR(limits_mechanism(&lim, SBX_K_FILE_SIZE), "none");
 	CHECK_STR(limits_mechanism(&lim, SBX_K_TIMEOUT), "none");
+	CHECK(!limits_memory_accounted(&lim));
+	lim.mech[SBX_LIM_MEMORY] = SBX_MECH_ACCOUNTED;
+	CHECK_STR(limits_mechanism(&lim, SBX_K_MEMORY), "rlimit+accounting");
+	CHECK(limits_memory_accounted(&lim));
 	CHECK(limits_affinity_count(1500, 8) == 2);
 	CHECK(limits_affinity_count(1000, 8) == 1);
 	CHECK(limits_affinity_count(1, 8) == 1);
