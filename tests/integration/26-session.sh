@@ -170,13 +170,14 @@ test_crashed_disk_session_leaves_nothing() {
 	local n=t$$j
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = default\n[sandbox]\nstorage = disk\n' > "$HOME/.config/sbxrun/profiles/disk$$.ini"
+	local runs=${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/run d pid run before
+	before=$(ls "$runs" 2>/dev/null || true)
 	"$SBX" session start -p "disk$$" --image tiny "$n" >/dev/null || fail "session start failed"
 	rm -f "$HOME/.config/sbxrun/profiles/disk$$.ini"
-	local d pid run
 	d=$(sock_dir "$n")
 	pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$d/info.json")
-	run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("run_dir", ""))' "$d/info.json")
-	[ -n "$run" ] && [ -d "$run/upper" ] || fail "no writable layer on disk recorded: '$run'"
+	run=$runs/$(ls "$runs" | grep -vxF "$before" | head -1)
+	[ -d "$run/upper" ] || fail "no writable layer on disk in '$run'"
 	"$SBX" run --session "$n" -- sh -c 'echo data > /workspace/f' || fail "run in the session"
 	kill -9 "$pid"
 	for _ in $(seq 50); do "$SBX" session ls | grep "$n" | grep -q dead && break; sleep 0.1; done
@@ -201,7 +202,9 @@ test_runtime_dir_taken_by_another_user() {
 	mkdir -m 0777 "/tmp/sbxrun-$uid"
 	chown nobody "/tmp/sbxrun-$uid"
 	as_uid() { setpriv --reuid "$uid" --regid "$uid" --clear-groups env HOME="$home" "$@"; }
-	trap "as_uid '$SBX' session stop s1 >/dev/null 2>&1; rm -rf '$home' '/tmp/sbxrun-$uid' /tmp/sbxrun-$uid.*" EXIT
+	# (the trap runs after the function's locals are gone: values only)
+	trap "setpriv --reuid $uid --regid $uid --clear-groups env HOME='$home' '$SBX' session stop s1 \
+		>/dev/null 2>&1 || true; rm -rf '$home' '/tmp/sbxrun-$uid' /tmp/sbxrun-$uid.*" EXIT
 	cd "$home"
 	as_uid "$SBX" image import "$IMAGES/tiny.tar" --name tiny >/dev/null || fail "import as uid $uid"
 	run as_uid "$SBX" session start --image tiny s1
