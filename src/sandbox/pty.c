@@ -91,8 +91,8 @@ int pty_relay_pollfds(const struct sbx_pty_relay *r, struct pollfd *p)
 	for (int i = 0; i < r->nout; i++)
 		if (r->out[i].rd >= 0)
 			p[n++] = (struct pollfd){ r->out[i].rd, POLLIN, 0 };
-	if (r->master < 0)
-		return n;
+	if (r->master < 0 || r->nout)
+		return n; /* never both: pipes only without -t (at most 2 entries) */
 	if (ev)
 		p[n++] = (struct pollfd){ r->master, ev, 0 };
 	if (r->in_open && !r->len)
