@@ -27,7 +27,9 @@
  *   text never holds them.
  * Modes that make the terminal type into the input (mouse, focus events,
  * bracketed paste, modifyOtherKeys, the kitty keyboard protocol) pass, and
- * are turned off at the end if the output left them on. */
+ * are turned off at the end if the output left them on (a command killed
+ * by the timeout leaves what it set); so are the alternate screen and a
+ * hidden cursor. */
 #include "sandbox/termfilter.h"
 
 #include <stdio.h>
@@ -43,10 +45,13 @@ enum {
 #define ENQ 0x05
 #define BEL 0x07
 
-/* Private modes (CSI ? N h) that send reports into the input. */
-static const unsigned input_modes[] = { 9, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1015, 1016, 2004 };
+/* Private modes (CSI ? N h) that send reports into the input, and the
+ * alternate screen (left on, the caller's shell would print out of sight). */
+static const unsigned input_modes[] = { 9, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1015, 1016, 2004,
+					47, 1047, 1049 };
 #define MODE_MOK (1u << 31) /* xterm's modifyOtherKeys (CSI > 4 ; N m) */
 #define MODE_KITTY_SET (1u << 30)
+#define MODE_CURSOR_HIDDEN (1u << 29) /* CSI ? 25 l */
 
 void termfilter_init(struct sbx_termfilter *f, int flags)
 {
@@ -114,6 +119,8 @@ static void track_private_modes(struct sbx_termfilter *f, const unsigned char *p
 		for (size_t i = 0; i < sizeof(input_modes) / sizeof(input_modes[0]); i++)
 			if (m == (long)input_modes[i])
 				f->modes = set ? f->modes | (1u << i) : f->modes & ~(1u << i);
+		if (m == 25)
+			f->modes = set ? f->modes & ~MODE_CURSOR_HIDDEN : f->modes | MODE_CURSOR_HIDDEN;
 		while (p < end && *p != ';')
 			p++;
 	}
@@ -371,6 +378,8 @@ size_t termfilter_finish(struct sbx_termfilter *f, char *out)
 		n += (size_t)snprintf(out + n, 16, "\033[<%uu", f->kitty);
 	if (f->modes & MODE_KITTY_SET)
 		n += (size_t)snprintf(out + n, 16, "\033[=0;1u");
+	if (f->modes & MODE_CURSOR_HIDDEN)
+		n += (size_t)snprintf(out + n, 16, "\033[?25h");
 	f->modes = 0;
 	f->kitty = 0;
 	return n;

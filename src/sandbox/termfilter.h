@@ -34,8 +34,9 @@ size_t termfilter_feed(struct sbx_termfilter *f, const char *in, size_t n, char 
 /* At the end of the stream: drops a sequence left unfinished and writes
  * into out (room for SBX_TF_SEQ_MAX bytes) what turns off the modes that
  * would make the terminal type into the caller's input (mouse reports,
- * focus events, bracketed paste, the kitty keyboard protocol); returns
- * how many bytes. */
+ * focus events, bracketed paste, the kitty keyboard protocol), leaves the
+ * alternate screen and shows the cursor, where the output left them so;
+ * returns how many bytes. */
 size_t termfilter_finish(struct sbx_termfilter *f, char *out);
 
 #endif

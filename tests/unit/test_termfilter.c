@@ -117,6 +117,9 @@ static void test_input_modes_are_turned_off_at_the_end(void)
 	check("\033[>1u\033[>4;2m", 0, "\033[>1u\033[>4;2m\033[>4m\033[<1u");
 	check("\033[>1u\033[<u", 0, "\033[>1u\033[<u");
 	check("\033[<u", 0, "\033[<u");
+	/* a full-screen program killed in the middle */
+	check("\033[?1049h\033[?25lx", SBX_TF_ANSWERS, "\033[?1049h\033[?25lx\033[?1049l\033[?25h");
+	check("\033[?1049h\033[?25l\033[?25h\033[?1049l", 0, "\033[?1049h\033[?25l\033[?25h\033[?1049l");
 	/* unfinished at the end: dropped */
 	check("a\033[1", 0, "a");
 }
