@@ -31,6 +31,7 @@ complete -c sbxrun -n '__fish_seen_subcommand_from run shell session' -l net -r 
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell session proxy' -l allow -r -d 'also allow HOST through the packages proxy'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell session' -l bind -r -F -d 'bind a host path (read-only unless :rw)'
 complete -c sbxrun -n '__fish_seen_subcommand_from run' -l tty -s t -d 'give the command a terminal'
+complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l raw-tty -d 'pass every escape sequence to the terminal (clipboard, queries); no output filter'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l json -r -F -d 'write a one-line result record to FILE'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l json-fd -r -d 'write the result record to fd N'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell session proxy' -l events -r -F -d 'write events (JSON lines) to FILE'

@@ -80,6 +80,7 @@ struct sbx_config {
 	struct sbx_strlist binds;
 	/* command line only */
 	int tty;
+	int raw_tty;
 	char *json_file;
 	uint64_t json_fd; /* 0: none (stdin is never a record target) */
 	char *events_file;

@@ -79,6 +79,8 @@ const struct sbx_option sbx_options[] = {
   "bind a host path (read-only unless :rw)" },
 { SBX_K_TTY,        "tty",      't', NULL, NULL, SBX_ARG_NONE, NULL, 0, SBX_CMD_RUN, F(tty), NULL,
   "give the command a terminal" },
+{ SBX_K_RAW_TTY,    "raw-tty",  0,   NULL, NULL, SBX_ARG_NONE, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(raw_tty), NULL,
+  "pass every escape sequence to the terminal (clipboard, queries); no output filter" },
 { SBX_K_JSON,       "json",     0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(json_file), "FILE",
   "write a one-line result record to FILE" },
 { SBX_K_JSON_FD,    "json-fd",  0,   NULL, NULL, SBX_ARG_FD, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(json_fd), "N",

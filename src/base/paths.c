@@ -3,15 +3,18 @@
 #include "base/paths.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/util.h"
 
 #ifndef SBX_DATADIR
@@ -64,10 +67,94 @@ int paths_data_dir(char **out, struct sbx_err *err)
 	return 0;
 }
 
+/* A directory of ours that no one else can have touched: mode 0700. */
+static int is_private_dir(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       (st.st_mode & 07777) == 0700;
+}
+
+/* The private runtime directory recorded by an earlier command, if it is
+ * still there (a reboot empties /tmp). */
+static char *recorded_rundir(const char *link)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	return is_private_dir(target) ? xstrdup(target) : NULL;
+}
+
+/* A fresh private directory, recorded (a symlink in the data directory,
+ * which is the user's own) under a lock, so that concurrent commands agree
+ * on one. */
+static int new_rundir(const char *data, const char *link, char **out, struct sbx_err *err)
+{
+	_cleanup_free_ char *lockpath = xasprintf("%s/rundir.lock", data);
+	_cleanup_free_ char *tmplink = xasprintf("%s/rundir.%d", data, (int)getpid());
+	_cleanup_close_ int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	if (lock < 0 || flock(lock, LOCK_EX) < 0)
+		return err_sys(err, "lock '%s'", lockpath);
+	if ((*out = recorded_rundir(link)))
+		return 0; /* another command made one meanwhile */
+	char *dir = xasprintf("/tmp/sbxrun-%u.XXXXXX", (unsigned)geteuid());
+	if (!mkdtemp(dir) || chmod(dir, 0700) < 0) {
+		err_sys(err, "create a private runtime directory '%s'", dir);
+		free(dir);
+		return -1;
+	}
+	unlink(tmplink);
+	if (symlink(dir, tmplink) < 0 || rename(tmplink, link) < 0) {
+		err_sys(err, "record the runtime directory in '%s'", link);
+		unlink(tmplink);
+		rmdir(dir);
+		free(dir);
+		return -1;
+	}
+	log_verbose("runtime directory: /tmp/sbxrun-%u is not a private directory of ours; using %s",
+		    (unsigned)geteuid(), dir);
+	*out = dir;
+	return 0;
+}
+
+/* Without XDG_RUNTIME_DIR: /tmp/sbxrun-UID, where anyone may create that
+ * name first. When it is not a directory of ours with mode 0700 (another
+ * user's, a symlink, once open to others), a private one made by mkdtemp
+ * takes its place, never one another user owns; a recorded one wins while
+ * it exists, so that all of the user's commands keep finding the same. */
+static int tmp_state_dir(char **out, struct sbx_err *err)
+{
+	_cleanup_free_ char *data_path = xdg("XDG_DATA_HOME") ? xasprintf("%s/sbxrun", xdg("XDG_DATA_HOME"))
+							    : xasprintf("%s/.local/share/sbxrun", home_dir());
+	_cleanup_free_ char *link = xasprintf("%s/rundir", data_path);
+	char *p;
+
+	if ((*out = recorded_rundir(link)))
+		return 0;
+	p = xasprintf("/tmp/sbxrun-%u", (unsigned)geteuid());
+	if (mkdir(p, 0700) == 0)
+		chmod(p, 0700); /* whatever the umask */
+	if (is_private_dir(p)) {
+		*out = p;
+		return 0;
+	}
+	free(p);
+	_cleanup_free_ char *data = NULL;
+	if (paths_data_dir(&data, err) < 0)
+		return -1;
+	return new_rundir(data, link, out, err);
+}
+
 int paths_state_dir(char **out, struct sbx_err *err)
 {
 	const char *base = xdg("XDG_RUNTIME_DIR");
-	char *p = base ? xasprintf("%s/sbxrun", base) : xasprintf("/tmp/sbxrun-%u", (unsigned)geteuid());
+	if (!base)
+		return tmp_state_dir(out, err);
+	char *p = xasprintf("%s/sbxrun", base);
 	if (ensure_private_dir(p, err) < 0) {
 		free(p);
 		return -1;

@@ -6,7 +6,8 @@
 
 /* $XDG_DATA_HOME/sbxrun (or ~/.local/share/sbxrun); created 0700. */
 int paths_data_dir(char **out, struct sbx_err *err);
-/* $XDG_RUNTIME_DIR/sbxrun (or /tmp/sbxrun-$UID); created 0700 and checked. */
+/* $XDG_RUNTIME_DIR/sbxrun (or /tmp/sbxrun-$UID, or a private directory in
+ * its place when that one is not ours); created 0700 and checked. */
 int paths_state_dir(char **out, struct sbx_err *err);
 /* Where a download bound for a sandbox is staged: $XDG_CACHE_HOME/sbxrun
  * (or ~/.cache/sbxrun), on disk rather than in memory; the state directory

@@ -183,7 +183,7 @@ static int do_rm(const char *name, struct sbx_err *err)
 		return err_set(err, ENOENT, "no session '%s'", name);
 	if (session_alive(dir))
 		return err_set(err, EBUSY, "session '%s' is running (use 'sbxrun session stop %s')", name, name);
-	return rm_rf_at(AT_FDCWD, dir, err);
+	return session_remove_dead(dir, err);
 }
 
 int cmd_session(int argc, char **argv, struct sbx_err *err)

@@ -41,6 +41,7 @@
 #include "sandbox/mounts.h"
 #include "sandbox/record.h"
 #include "sandbox/seccomp_cache.h"
+#include "sandbox/pty.h"
 #include "sandbox/supervise.h"
 #include "sandbox/userns.h"
 #include "sandbox/wsseed.h"
@@ -684,18 +685,29 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	res->mechanism[SBX_K_TIMEOUT] = plan->cfg->timeout_ms ? "wall-clock" : "none";
 	res->mechanism[SBX_K_DISK] = sandbox_storage_name(plan);
 	supervise_block_signals(&set);
-	if (sandbox_start(plan, &sb, err) < 0)
+	/* the caller's terminal, and what of the output reaches it (pty.c) */
+	struct sbx_pty_relay relay;
+	pty_term_save();
+	pty_relay_init(&relay, plan->cfg->raw_tty);
+	if (!plan->tty && pty_relay_divert(&relay, err) < 0)
 		return -1;
+	int started = sandbox_start(plan, &sb, err);
+	pty_relay_undivert(&relay);
+	if (started < 0) {
+		pty_relay_end(&relay);
+		return -1;
+	}
 	struct sbx_proxy *px = NULL;
 	struct sbx_dnsstub *dns = NULL;
 	if ((sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) ||
 	    (sb.dns_fd >= 0 && sandbox_dns(plan, sb.dns_fd, &dns, err) < 0)) {
 		supervise_kill(sb.pid, sb.pidfd);
+		pty_relay_end(&relay);
 		proxy_free(px);
 		sandbox_release(&sb);
 		return -1;
 	}
-	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, dns, res, err);
+	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, dns, &relay, res, err);
 	log_trace("host: supervised");
 	dnsstub_free(dns);
 	if (px) {

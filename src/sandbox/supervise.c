@@ -150,8 +150,8 @@ static int over_quota(const struct sbx_plan *plan, int dfd)
 }
 
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
-	      struct sbx_proxy *px, struct sbx_dnsstub *dns, struct sbx_result *res,
-	      struct sbx_err *err)
+	      struct sbx_proxy *px, struct sbx_dnsstub *dns, struct sbx_pty_relay *relay,
+	      struct sbx_result *res, struct sbx_err *err)
 {
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
 	_cleanup_close_ int tfd = plan->cfg->timeout_ms ? make_timer(plan->cfg->timeout_ms, 0) : -1;
@@ -163,10 +163,11 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	uint64_t start = now_ms();
 	siginfo_t info = { 0 };
 	int sync_open = 1;
-	struct sbx_pty_relay relay = { .master = -1 };
 
 	if (sfd < 0 || (plan->cfg->timeout_ms && tfd < 0)) {
 		supervise_kill(pid, pidfd);
+		pty_relay_end(relay);
+		pty_term_restore();
 		return err_sys(err, "supervisor set-up");
 	}
 	memacct_init(&acct, plan->cfg->memory);
@@ -175,25 +176,25 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 					{ sfd, POLLIN, 0 }, { tfd, POLLIN, 0 }, { dfd, POLLIN, 0 },
 					{ px ? proxy_pollfd(px) : -1, POLLIN, 0 },
 					{ dns ? dnsstub_pollfd(dns) : -1, POLLIN, 0 }, { mfd, POLLIN, 0 } };
-		int np = 8 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 8) : 0);
+		int np = 8 + pty_relay_pollfds(relay, p + 8);
 		if (poll(p, (nfds_t)np, -1) < 0 && errno != EINTR) {
-			pty_relay_end(&relay);
+			pty_relay_end(relay);
+			pty_term_restore();
 			memacct_free(&acct);
 			return err_sys(err, "poll");
 		}
 		if (p[1].revents & (POLLIN | POLLHUP))
-			sync_open = handle_msg(sync, res, &relay) == 0;
+			sync_open = handle_msg(sync, res, relay) == 0;
 		if (p[2].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			if (read(sfd, &si, sizeof(si)) != sizeof(si))
 				continue;
-			if (si.ssi_signo == SIGWINCH && relay.master >= 0)
-				pty_relay_winch(&relay);
+			if (si.ssi_signo == SIGWINCH && relay->master >= 0)
+				pty_relay_winch(relay);
 			else
 				send_signal(pidfd, (int)si.ssi_signo);
 		}
-		if (relay.master >= 0)
-			pty_relay_handle(&relay, p + 8, np - 8);
+		pty_relay_handle(relay, p + 8, np - 8);
 		if (px && (p[5].revents & POLLIN))
 			proxy_dispatch(px);
 		if (dns && (p[6].revents & POLLIN))
@@ -238,8 +239,10 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		;
 	struct pollfd last = { sync, POLLIN, 0 };
 	while (sync_open && poll(&last, 1, 0) > 0 && (last.revents & (POLLIN | POLLHUP)))
-		sync_open = handle_msg(sync, res, &relay) == 0;
-	pty_relay_end(&relay);
+		sync_open = handle_msg(sync, res, relay) == 0;
+	pty_relay_end(relay);
+	/* the command may have changed the caller's terminal through its stdin */
+	pty_term_restore();
 	if (acct.peak > res->peak_memory)
 		res->peak_memory = acct.peak;
 	memacct_free(&acct);

@@ -12,10 +12,14 @@
 void supervise_block_signals(sigset_t *set);
 struct sbx_proxy;
 struct sbx_dnsstub;
-/* px and dns may be NULL (no packages egress, full egress). */
+struct sbx_pty_relay;
+/* px and dns may be NULL (no packages egress, full egress). relay: set up
+ * by the caller (pty_relay_init, and pty_relay_divert without -t); the
+ * terminal's master joins it here; it is ended on every way out, and the
+ * caller's terminal settings are put back (pty_term_restore). */
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
-	      struct sbx_proxy *px, struct sbx_dnsstub *dns, struct sbx_result *res,
-	      struct sbx_err *err);
+	      struct sbx_proxy *px, struct sbx_dnsstub *dns, struct sbx_pty_relay *relay,
+	      struct sbx_result *res, struct sbx_err *err);
 /* Kills the sandbox's pid 1 (and so its whole pid namespace) and reaps it. */
 void supervise_kill(pid_t pid, int pidfd);
 

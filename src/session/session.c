@@ -111,6 +111,9 @@ static int write_info(const struct sbx_session *s, const char *dir, const char *
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&s->plan.lim)));
 	if (limits_memory_file(&s->plan.lim, memfile, sizeof(memfile)) == 0)
 		json_object_object_add(o, "memory_file", json_object_new_string(memfile));
+	/* storage = disk: what `session rm` removes if the supervisor dies */
+	if (s->plan.run_dir)
+		json_object_object_add(o, "run_dir", json_object_new_string(s->plan.run_dir));
 	int r = json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PLAIN);
 	json_object_put(o);
 	if (r < 0 || rename(tmp, path) < 0)
@@ -157,6 +160,43 @@ static __attribute__((noreturn)) void supervisor_main(const struct sbx_config *c
 	_exit(code);
 }
 
+/* The writable layer on disk of a session whose supervisor died: only a
+ * run-XXXXXX directory below the data directory's run/, and only if no
+ * live run holds its lock. */
+static int remove_run_dir(const char *dir, struct sbx_err *err)
+{
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir), *data = NULL, *runs = NULL;
+	struct json_object *o = json_object_from_file(info), *v;
+	int r = 0;
+
+	if (!o)
+		return 0;
+	const char *run = json_object_object_get_ex(o, "run_dir", &v) && json_object_is_type(v, json_type_string)
+		? json_object_get_string(v) : NULL;
+	if (run && paths_data_dir(&data, err) == 0) {
+		runs = xasprintf("%s/run/", data);
+		const char *base = run + strlen(runs);
+		_cleanup_close_ int fd = -1;
+		if (strncmp(run, runs, strlen(runs)) == 0 && strncmp(base, "run-", 4) == 0 && !strchr(base, '/'))
+			fd = open(run, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			r = rm_rf_at(AT_FDCWD, run, err);
+	} else if (run) {
+		r = -1;
+	}
+	json_object_put(o);
+	return r;
+}
+
+int session_remove_dead(const char *dir, struct sbx_err *err)
+{
+	if (session_alive(dir))
+		return err_set(err, EBUSY, "session '%s' is running", strrchr(dir, '/') + 1);
+	if (remove_run_dir(dir, err) < 0)
+		return -1;
+	return rm_rf_at(AT_FDCWD, dir, err);
+}
+
 static int prepare_dir(const char *dir, int *lock_fd, struct sbx_err *err)
 {
 	_cleanup_free_ char *parent = xstrdup(dir);
@@ -166,7 +206,7 @@ static int prepare_dir(const char *dir, int *lock_fd, struct sbx_err *err)
 	if (session_alive(dir))
 		return err_set(err, EEXIST, "session '%s' is already running", strrchr(dir, '/') + 1);
 	struct sbx_err e2;
-	rm_rf_at(AT_FDCWD, dir, &e2); /* what a crashed supervisor left */
+	session_remove_dead(dir, &e2); /* what a crashed supervisor left */
 	if (mkdir(dir, 0700) < 0)
 		return err_sys(err, "create '%s'", dir);
 	_cleanup_free_ char *lock = xasprintf("%s/lock", dir);

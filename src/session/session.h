@@ -11,5 +11,8 @@ int session_dir(const char *name, char **out, struct sbx_err *err);
 int session_start(const struct sbx_config *cfg, const char *name, struct sbx_err *err);
 /* Whether a supervisor holds the session's lock (it is alive). */
 int session_alive(const char *dir);
+/* Removes what a session whose supervisor is gone left: its directory (the
+ * control socket, lock, log) and its writable layer on disk. */
+int session_remove_dead(const char *dir, struct sbx_err *err);
 
 #endif

@@ -46,7 +46,8 @@ int session_connect(const char *name, struct sbx_err *err)
 /* Not --user: a session maps one identity, fixed when it started; the
  * request has no way to change it, so it is refused, not ignored. */
 static const enum sbx_key per_command[] = { SBX_K_SESSION, SBX_K_WORKDIR, SBX_K_ENV, SBX_K_TIMEOUT,
-					    SBX_K_TTY, SBX_K_JSON, SBX_K_JSON_FD, SBX_K_EVENTS };
+					    SBX_K_TTY, SBX_K_RAW_TTY, SBX_K_JSON, SBX_K_JSON_FD,
+					    SBX_K_EVENTS };
 
 static int check_options(const struct sbx_config *cfg, struct sbx_err *err)
 {
@@ -133,7 +134,7 @@ static void forward_signal(int s, int sig)
 int session_client_run(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err)
 {
 	int tty = argv ? cfg->tty : isatty(0);
-	struct sbx_pty_relay relay = { .master = -1 };
+	struct sbx_pty_relay relay;
 	int status = 125, done = 0, io[3] = { 0, 1, 2 };
 	char msg[1024] = "";
 	sigset_t set;
@@ -145,15 +146,24 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 		return -1;
 	supervise_block_signals(&set);
 	_cleanup_close_ int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	/* the command holds the caller's stdin: its terminal settings are put
+	 * back at the end; its output reaches a terminal through the filter */
+	pty_term_save();
+	pty_relay_init(&relay, cfg->raw_tty);
+	if (!tty && pty_relay_pipes(&relay, io, err) < 0)
+		return -1;
 	struct json_object *req = build_request(cfg, argv, tty);
 	log_trace("client: connected");
 	int r = control_send(s, req, io, 3);
 	json_object_put(req);
-	if (r < 0)
+	pty_relay_close_writers(&relay);
+	if (r < 0) {
+		pty_relay_end(&relay);
 		return err_sys(err, "session '%s': send", cfg->session);
+	}
 	while (!done) {
 		struct pollfd p[4] = { { s, POLLIN, 0 }, { sfd, POLLIN, 0 } };
-		int n = 2 + (relay.master >= 0 ? pty_relay_pollfds(&relay, p + 2) : 0);
+		int n = 2 + pty_relay_pollfds(&relay, p + 2);
 		if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR)
 			break;
 		if (p[0].revents & (POLLIN | POLLHUP)) {
@@ -169,10 +179,10 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 			else
 				forward_signal(s, (int)si.ssi_signo);
 		}
-		if (relay.master >= 0)
-			pty_relay_handle(&relay, p + 2, n - 2);
+		pty_relay_handle(&relay, p + 2, n - 2);
 	}
 	pty_relay_end(&relay);
+	pty_term_restore();
 	log_trace("client: reply received");
 	if (msg[0])
 		fprintf(stderr, "sbxrun: %s%s\n", strncmp(msg, "timeout", 7) && strncmp(msg, "out of memory", 13)

@@ -63,3 +63,79 @@ test_terminal_cannot_be_fed_keystrokes_to_the_caller() {
 	assert_status 0
 	assert_contains "$out" "/dev/pts/0"
 }
+
+# Runs CMD (sh -c) on a fresh pseudo-terminal of its own, as a terminal
+# session would (python3's pty: the shell is the terminal's foreground);
+# everything written to the terminal goes to $TESTDIR/screen.
+on_pty() {
+	python3 - "$1" > "$TESTDIR/screen" <<'PY'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("sh", ["sh", "-c", sys.argv[1]])
+out, end = b"", time.time() + 60
+while time.time() < end:
+    if select.select([fd], [], [], 0.5)[0]:
+        try:
+            d = os.read(fd, 65536)
+        except OSError:
+            break
+        if not d:
+            break
+        out += d
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+PY
+}
+
+# The command changes the caller's terminal through the stdin it inherits
+# (no -t): sbxrun puts the settings back, also after a timeout and a SIGTERM.
+test_terminal_settings_are_restored_without_a_tty_of_its_own() {
+	on_pty "stty -g > before
+		'$SBX' run --image tiny -- busybox stty raw -echo; echo \$? > st1; stty -g > after1
+		'$SBX' run --image tiny --timeout 1s -- sh -c 'busybox stty raw -echo; sleep 30'
+		echo \$? > st2; stty -g > after2
+		'$SBX' run --image tiny -- sh -c 'busybox stty raw -echo; echo ready; sleep 30' < /dev/tty > o 2>&1 &
+		p=\$!; for i in \$(seq 100); do grep -q ready o && break; sleep 0.1; done
+		kill -TERM \$p; wait \$p; echo \$? > st3; stty -g > after3"
+	assert_eq 0 "$(cat st1)" "stty raw inside"
+	assert_eq 124 "$(cat st2)" "the timed-out run"
+	assert_eq 143 "$(cat st3)" "the run ended by SIGTERM"
+	assert_contains "$(cat o)" ready
+	assert_eq "$(cat before)" "$(cat after1)" "terminal settings after a run"
+	assert_eq "$(cat before)" "$(cat after2)" "terminal settings after a timeout"
+	assert_eq "$(cat before)" "$(cat after3)" "terminal settings after SIGTERM to sbxrun"
+}
+
+# OSC 52 would set the clipboard of the caller's desktop; queries would type
+# their answers into the caller's shell. Colours pass; --raw-tty passes all.
+test_clipboard_and_query_escapes_are_filtered_on_a_terminal() {
+	on_pty "'$SBX' run --image tiny -- printf 'A\033]52;c;aGk=\007B\033[31mred\033[0m\033[6n\033]2;ttl\007\n'
+		'$SBX' run --image tiny -- sh -c 'printf \"E\033]52;c;ZXJy\007F\n\" >&2'
+		echo ---; '$SBX' run --image tiny --raw-tty -- printf 'C\033]52;c;aGk=\007D\n'"
+	local filtered raw
+	filtered=$(sed -n '1,/^---/p' "$TESTDIR/screen")
+	raw=$(sed -n '/^---/,$p' "$TESTDIR/screen")
+	assert_contains "$filtered" "AB"
+	assert_contains "$filtered" "EF"
+	assert_not_contains "$filtered" "52;" "what reached the terminal"
+	assert_not_contains "$filtered" "$(printf '\033[6n')" "what reached the terminal"
+	assert_contains "$filtered" "$(printf '\033[31mred\033[0m')" "colours on the terminal"
+	assert_contains "$filtered" "$(printf '\033]2;ttl\007')" "a title on the terminal"
+	assert_contains "$raw" "$(printf 'C\033]52;c;aGk=\007D')" "--raw-tty"
+	# not a terminal: the bytes pass untouched, as they always did
+	run "$SBX" run --image tiny -- printf 'A\033]52;c;aGk=\007B'
+	assert_eq "$(printf 'A\033]52;c;aGk=\007B')" "$out"
+}
+
+test_terminal_is_held_in_a_session_too() {
+	local n=tty$$
+	"$SBX" session start --image tiny "$n" >/dev/null || fail "session start failed"
+	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	on_pty "stty -g > before
+		'$SBX' run --session $n -- sh -c 'busybox stty raw -echo; printf \"A\033]52;c;aGk=\007B\n\"'
+		stty -g > after"
+	assert_eq "$(cat before)" "$(cat after)" "terminal settings after a run in a session"
+	assert_contains "$(cat "$TESTDIR/screen")" "AB"
+	assert_not_contains "$(cat "$TESTDIR/screen")" "52;" "what reached the terminal"
+}

@@ -1,4 +1,5 @@
 # also-as-root
+# root-only: test_runtime_dir_taken_by_another_user
 # Sessions: a sandbox that outlives one command (issue 7).
 
 sock_dir() { echo "${XDG_RUNTIME_DIR:-/tmp/sbxrun-$(id -u)}${XDG_RUNTIME_DIR:+/sbxrun}/sessions/$1"; }
@@ -161,4 +162,66 @@ test_crashed_supervisor_is_cleaned() {
 	run "$SBX" session rm "$n"
 	assert_status 0
 	[ ! -e "$d" ] || fail "state left in $d"
+}
+
+# kill -9 of the supervisor of a session on disk: `session rm` removes its
+# writable layer too, not only the directory with the socket and the lock.
+test_crashed_disk_session_leaves_nothing() {
+	local n=t$$j
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = default\n[sandbox]\nstorage = disk\n' > "$HOME/.config/sbxrun/profiles/disk$$.ini"
+	local runs=${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/run d pid run before
+	before=$(ls "$runs" 2>/dev/null || true)
+	"$SBX" session start -p "disk$$" --image tiny "$n" >/dev/null || fail "session start failed"
+	rm -f "$HOME/.config/sbxrun/profiles/disk$$.ini"
+	d=$(sock_dir "$n")
+	pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$d/info.json")
+	run=$runs/$(ls "$runs" | grep -vxF "$before" | head -1)
+	[ -d "$run/upper" ] || fail "no writable layer on disk in '$run'"
+	"$SBX" run --session "$n" -- sh -c 'echo data > /workspace/f' || fail "run in the session"
+	kill -9 "$pid"
+	for _ in $(seq 50); do "$SBX" session ls | grep "$n" | grep -q dead && break; sleep 0.1; done
+	run "$SBX" session ls
+	assert_contains "$(grep "$n" <<<"$out")" "dead" "session ls after kill -9"
+	run "$SBX" session rm "$n"
+	assert_status 0
+	[ ! -e "$d" ] || fail "state left in $d: $(ls -la "$d")"
+	[ ! -e "$run" ] || fail "writable layer left in $run: $(ls -la "$run")"
+	run "$SBX" session ls
+	assert_not_contains "$out" "$n"
+}
+
+# Another user made /tmp/sbxrun-UID first: the sessions of UID still start,
+# in a private directory of their own, which every later command finds.
+# (A uid of no account, so that the test user's own directory is untouched.)
+test_runtime_dir_taken_by_another_user() {
+	local uid=$((42000 + $$ % 10000)) home
+	home=$(mktemp -d /tmp/sbxt-home.XXXXXX)
+	chown "$uid:$uid" "$home"
+	rm -rf "/tmp/sbxrun-$uid" /tmp/sbxrun-"$uid".*
+	mkdir -m 0777 "/tmp/sbxrun-$uid"
+	chown nobody "/tmp/sbxrun-$uid"
+	as_uid() { setpriv --reuid "$uid" --regid "$uid" --clear-groups env HOME="$home" "$@"; }
+	# (the trap runs after the function's locals are gone: values only)
+	trap "setpriv --reuid $uid --regid $uid --clear-groups env HOME='$home' '$SBX' session stop s1 \
+		>/dev/null 2>&1 || true; rm -rf '$home' '/tmp/sbxrun-$uid' /tmp/sbxrun-$uid.*" EXIT
+	cd "$home"
+	as_uid "$SBX" image import "$IMAGES/tiny.tar" --name tiny >/dev/null || fail "import as uid $uid"
+	run as_uid "$SBX" session start --image tiny s1
+	assert_status 0
+	run as_uid "$SBX" run --session s1 -- echo in-s1
+	assert_status 0
+	assert_eq in-s1 "$out"
+	run as_uid "$SBX" session ls
+	assert_contains "$out" "running"
+	local priv
+	priv=$(readlink "$home/.local/share/sbxrun/rundir")
+	case $priv in /tmp/sbxrun-$uid.??????) ;; *) fail "no private runtime directory recorded: '$priv'" ;; esac
+	[ "$(stat -c '%u %a' "$priv")" = "$uid 700" ] || fail "$priv: $(stat -c '%u %a' "$priv")"
+	[ -S "$priv/sessions/s1/control.sock" ] || fail "no control socket in $priv"
+	[ -z "$(ls -A "/tmp/sbxrun-$uid")" ] || fail "something written into the other user's directory"
+	# the other user's directory goes away: the session is still found
+	rm -rf "/tmp/sbxrun-$uid"
+	run as_uid "$SBX" session stop s1
+	assert_status 0
 }

@@ -187,6 +187,13 @@ static void test_lookup_and_precedence(void)
 	CHECK_STR(cfg.session, "box");
 	CHECK(rest == 7);
 	config_free(&cfg);
+	/* --raw-tty: run and shell, never a profile key nor another command's */
+	char *raw[] = { "shell", "-p", "child", "--raw-tty", NULL };
+	CHECK(cli_sandbox_config(4, raw, SBX_CMD_SHELL, "", &cfg, &rest, &err) == 0);
+	CHECK(cfg.raw_tty == 1);
+	config_free(&cfg);
+	CHECK(cli_sandbox_config(4, raw, SBX_CMD_MCP, "", &cfg, &rest, &err) < 0);
+	config_free(&cfg);
 	char *mcp_bad[] = { "mcp", "--memory", "1G", NULL };
 	CHECK(cli_sandbox_config(3, mcp_bad, SBX_CMD_MCP, "", &cfg, &rest, &err) < 0);
 	CHECK_CONTAINS(err.msg, "unknown option: '--memory'");
