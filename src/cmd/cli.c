@@ -161,3 +161,19 @@ int cli_simple(int argc, char **argv, const char *usage, int *rest, struct sbx_e
 		printf("%s", usage);
 	return r;
 }
+
+int cli_sandbox_config_as(int argc, char **argv, unsigned cmd, const char *usage,
+			  const char *profile, struct sbx_config *cfg, int *rest,
+			  struct sbx_err *err)
+{
+	_cleanup_free_ char **av = xcalloc((size_t)argc + 3, sizeof(char *));
+
+	av[0] = argv[0];
+	av[1] = "-p";
+	av[2] = (char *)profile;
+	memcpy(av + 3, argv + 1, (size_t)(argc - 1) * sizeof(char *));
+	config_free(cfg);
+	int r = cli_sandbox_config(argc + 2, av, cmd, usage, cfg, rest, err);
+	*rest -= 2;
+	return r;
+}

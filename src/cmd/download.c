@@ -408,14 +408,7 @@ static int session_profile_config(int argc, char **argv, struct sbx_config *cfg,
 
 	if (!prof || strcmp(cfg->origin[SBX_K_PROFILE], "default") != 0)
 		return 0;
-	_cleanup_free_ char **av = xcalloc((size_t)argc + 3, sizeof(char *));
-	av[0] = argv[0];
-	av[1] = "-p";
-	av[2] = prof;
-	memcpy(av + 3, argv + 1, (size_t)(argc - 1) * sizeof(char *));
-	config_free(cfg);
-	int r = cli_sandbox_config(argc + 2, av, SBX_CMD_DOWNLOAD, usage, cfg, rest, err);
-	*rest -= 2;
+	int r = cli_sandbox_config_as(argc, argv, SBX_CMD_DOWNLOAD, usage, prof, cfg, rest, err);
 	return r == 0 ? config_set(cfg, options_by_key(SBX_K_SESSION), sess, "command line", 1, err) : r;
 }
 

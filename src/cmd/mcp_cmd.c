@@ -447,15 +447,7 @@ static int mcp_config(int argc, char **argv, struct sbx_config *cfg, int *rest, 
 	_cleanup_free_ char *prof = cfg->session ? session_profile(cfg->session) : xstrdup("agent");
 	if (!prof)
 		return 0;
-	_cleanup_free_ char **av = xcalloc((size_t)argc + 3, sizeof(char *));
-	av[0] = argv[0];
-	av[1] = "-p";
-	av[2] = prof;
-	memcpy(av + 3, argv + 1, (size_t)(argc - 1) * sizeof(char *));
-	config_free(cfg);
-	r = cli_sandbox_config(argc + 2, av, SBX_CMD_MCP, usage, cfg, rest, err);
-	*rest -= 2;
-	return r;
+	return cli_sandbox_config_as(argc, argv, SBX_CMD_MCP, usage, prof, cfg, rest, err);
 }
 
 int cmd_mcp(int argc, char **argv, struct sbx_err *err)

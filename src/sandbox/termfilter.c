@@ -222,8 +222,13 @@ static void ground(struct sbx_termfilter *f, unsigned char c, struct out *o)
 	}
 }
 
-/* Returns 1 when c is to be looked at again, in the state set now. */
-static int step_esc(struct sbx_termfilter *f, unsigned char c, struct out *o)
+/* The step_* functions return 1 when c is to be looked at again, in the
+ * state set now. */
+
+/* What every byte inside an escape or control sequence means alike: ESC
+ * starts anew, CAN and SUB cancel, C1 bytes end it unfinished (1: look at
+ * c again), C0 controls act in place. Returns -1 for the other bytes. */
+static int step_in_seq(struct sbx_termfilter *f, unsigned char c, struct out *o)
 {
 	if (c == ESC) {
 		begin(f, c, TF_ESC);
@@ -235,7 +240,19 @@ static int step_esc(struct sbx_termfilter *f, unsigned char c, struct out *o)
 		return 1;
 	} else if (c < 0x20) {
 		c0_in_seq(f, c);
-	} else if (c <= 0x2f) {
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static int step_esc(struct sbx_termfilter *f, unsigned char c, struct out *o)
+{
+	int r = step_in_seq(f, c, o);
+
+	if (r >= 0)
+		return r;
+	if (c <= 0x2f) {
 		push(f, c);
 		f->state = TF_ESC_INTER;
 	} else if (f->state == TF_ESC && c == '[') {
@@ -261,17 +278,11 @@ static int step_esc(struct sbx_termfilter *f, unsigned char c, struct out *o)
 
 static int step_csi(struct sbx_termfilter *f, unsigned char c, struct out *o)
 {
-	if (c == ESC) {
-		begin(f, c, TF_ESC);
-	} else if (c == CAN || c == SUB) {
-		drop_seq(f);
-		put(o, c);
-	} else if (c >= 0x80) {
-		drop_seq(f);
-		return 1;
-	} else if (c < 0x20) {
-		c0_in_seq(f, c);
-	} else if (c >= 0x40 && c <= 0x7e) {
+	int r = step_in_seq(f, c, o);
+
+	if (r >= 0)
+		return r;
+	if (c >= 0x40 && c <= 0x7e) {
 		push(f, c);
 		if (!f->drop && csi_passes(f))
 			emit_seq(f, o);
