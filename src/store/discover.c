@@ -70,8 +70,19 @@ static char *ask_image(const char *name)
 	fclose(m);
 	if (f)
 		fclose(f);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		st = -1;
+	/* the sources are read only now: an image whose tools could not be
+	 * asked works, but with no @npm/@pypi, and the user should know why */
+	if (st == -1)
+		log_warn("image '%s': cannot ask its package tools for their sources", name);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 127) /* 127: no shell */
+		log_warn("image '%s': asking its package tools for their sources ended with status %d; "
+			 "@npm and @pypi may be empty", name, WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		log_warn("image '%s': asking its package tools for their sources was killed by signal %d; "
+			 "@npm and @pypi may be empty", name, WTERMSIG(st));
 	return out;
 }
 

@@ -133,8 +133,8 @@ test_image_cannot_grant_host_loopback() {
 	assert_contains "$out" "left out (an image may not grant it): 10.9.8.7: private address"
 	run "$SBX" run -p packages --image "evil$$" -- sh -c \
 		"http_proxy=\$SBXRUN_PROXY wget -q -O- http://host.sbxrun.internal:$port/ 2>&1; echo rc=\$?"
-	assert_not_contains "$out" "secret-service"
-	assert_contains "$out" "403"
+	assert_not_contains "$out" "secret-service" "the image's own grant: $err"
+	assert_contains "$out" "403" "the image's own grant (stderr: $err)"
 	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$port" > own.ini
 	run "$SBX" run -p "$TESTDIR/own.ini" --image "evil$$" -- sh -c \
 		"http_proxy=\$SBXRUN_PROXY wget -q -O- http://host.sbxrun.internal:$port/"
