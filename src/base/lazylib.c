@@ -156,7 +156,9 @@ CURLcode curl_easy_getinfo(CURL *c, CURLINFO i, ...)
 }
 #undef C
 
-/* libcrypto: SHA-256 for image digests and download checks */
+/* libcrypto: SHA-256 for image digests and download checks, base64 and a
+ * constant-time compare for the listen proxy's credentials */
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #define O "libcrypto.so.3"
 LAZY(O, EVP_MD_CTX *, EVP_MD_CTX_new, (void), ())
@@ -166,4 +168,6 @@ LAZY(O, int, EVP_DigestInit_ex, (EVP_MD_CTX *c, const EVP_MD *t, ENGINE *e), (c,
 LAZY(O, int, EVP_DigestUpdate, (EVP_MD_CTX *c, const void *d, size_t n), (c, d, n))
 LAZY(O, int, EVP_DigestFinal_ex, (EVP_MD_CTX *c, unsigned char *md, unsigned int *n), (c, md, n))
 LAZY(O, int, EVP_EncodeBlock, (unsigned char *t, const unsigned char *f, int n), (t, f, n))
+LAZY(O, int, EVP_DecodeBlock, (unsigned char *t, const unsigned char *f, int n), (t, f, n))
+LAZY(O, int, CRYPTO_memcmp, (const void *a, const void *b, size_t n), (a, b, n))
 #undef O

@@ -4,8 +4,12 @@
 #define _GNU_SOURCE
 #include "net/proxy_auth.h"
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <string.h>
 #include <strings.h>
+
+#define B64 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 int proxy_auth_valid(const char *secret, const char *what, struct sbx_err *err)
 {
@@ -26,56 +30,27 @@ int proxy_auth_valid(const char *secret, const char *what, struct sbx_err *err)
 	return 0;
 }
 
-static int b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 int proxy_auth_b64decode(const char *in, size_t len, char *out, size_t size)
 {
-	unsigned acc = 0;
-	int bits = 0;
-	size_t n = 0;
+	unsigned char padded[PROXY_AUTH_MAX * 4 + 8];
+	size_t pad = 0;
 
 	while (len > 0 && in[len - 1] == '=')
-		len--;
-	if (len % 4 == 1)
+		len--, pad++;
+	if (len % 4 == 1 || pad > 2 || len + 3 >= sizeof(padded) || strspn(in, B64) < len)
 		return -1;
-	for (size_t i = 0; i < len; i++) {
-		int v = b64val((unsigned char)in[i]);
-		if (v < 0)
-			return -1;
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n + 1 >= size)
-				return -1;
-			out[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
+	/* libcrypto decodes whole quanta only: padded back to one */
+	memcpy(padded, in, len);
+	for (pad = 0; (len + pad) % 4; pad++)
+		padded[len + pad] = '=';
+	if ((len + pad) / 4 * 3 + 1 > size) /* what it writes, padding included */
+		return -1;
+	int n = EVP_DecodeBlock((unsigned char *)out, padded, (int)(len + pad));
+	if (n < (int)pad)
+		return -1;
+	n -= (int)pad; /* EVP_DecodeBlock counts the padding as zero bytes */
 	out[n] = 0;
-	return (int)n;
-}
-
-/* Equal in length and bytes; loops over want's length whatever got is. */
-static bool same(const char *want, size_t wn, const char *got, size_t gn)
-{
-	volatile unsigned char diff = (unsigned char)(wn != gn);
-
-	for (size_t i = 0; i < wn; i++)
-		diff |= (unsigned char)want[i] ^ (unsigned char)(i < gn ? got[i] : 0);
-	return diff == 0;
+	return n;
 }
 
 bool proxy_auth_check(const char *secret, const char *value)
@@ -98,5 +73,10 @@ bool proxy_auth_check(const char *secret, const char *value)
 			return false;
 		given = colon + 1;
 	}
-	return same(secret, sn, given, strlen(given));
+	/* the same time whatever byte is the first wrong one: compared over
+	 * the secret's length, against a zero-padded copy of that size */
+	char cmp[sizeof(plain)] = { 0 };
+	size_t gn = strlen(given);
+	memcpy(cmp, given, gn < sn ? gn : sn);
+	return (CRYPTO_memcmp(secret, cmp, sn) == 0) & (gn == sn);
 }

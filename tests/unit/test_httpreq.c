@@ -149,6 +149,16 @@ static void test_auth_check(void)
 	CHECK(proxy_auth_b64decode("YQ", 2, out, sizeof(out)) == 1 && strcmp(out, "a") == 0);
 	CHECK(proxy_auth_b64decode("Y", 1, out, sizeof(out)) == -1);
 	CHECK(proxy_auth_b64decode("YWJjYWJjYWJjYWJjYWJjYWJj", 24, out, sizeof(out)) == -1);
+	CHECK(proxy_auth_b64decode("YWJjYWJjYWJjYWJjYWI=", 20, out, sizeof(out)) == 14);
+	CHECK(proxy_auth_b64decode("YWJj===", 7, out, sizeof(out)) == -1);
+	CHECK(proxy_auth_b64decode("YW=j", 4, out, sizeof(out)) == -1);
+	/* a header far longer than any secret: refused, never decoded */
+	char *huge = malloc(9000);
+	memset(huge, 'Q', 8999);
+	huge[8999] = 0;
+	memcpy(huge, "Basic ", 6);
+	CHECK(!proxy_auth_check("u:pw", huge));
+	free(huge);
 	CHECK(proxy_auth_valid("u:pw", "x", &err) == 0);
 	CHECK(proxy_auth_valid("", "x", &err) < 0);
 	CHECK(proxy_auth_valid(":pw", "x", &err) < 0);
