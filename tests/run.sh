@@ -1,8 +1,12 @@
 #!/bin/bash
-# tests/run.sh - the whole suite behind `make check`: unit tests, fuzz smoke,
-# then the integration tests as an unprivileged test user (created here when
-# run as root, as CI does) and, for files marked "# also-as-root", as root.
-# Ends with "N passed, N failed, N skipped".
+# tests/run.sh - the whole suite behind `make check`: unit tests, the checks
+# (layers, docs, completions, fuzz smoke), then the integration tests as an
+# unprivileged test user (created here when run as root, as CI does) and, for
+# files marked "# also-as-root", as root. SBX_TIER=net (make check-net) runs
+# only the tests of that tier ("# tier net: ..." lines), which make check
+# lists as skipped with their reason. SBX_JOBS=2 runs the root pass beside
+# the user pass (their own users, homes and run directories). Ends with a
+# summary per tier and "N passed, N failed, N skipped" (tests/summary.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -19,58 +23,66 @@ cleanup() {
 }
 trap cleanup EXIT
 TEST_USER=${SBX_TEST_USER:-sbxtest}
+export SBX_TIER=${SBX_TIER:-integration}
+case $SBX_TIER in integration | net) ;; *) echo "run.sh: SBX_TIER is integration or net, not '$SBX_TIER'" >&2; exit 2 ;; esac
+start=$(date +%s)
 
+if [ "$SBX_TIER" = integration ]; then
 echo "== unit tests"
+# one result per binary; its assertions ("NAME: N passed, N failed") apart
 for t in build/tests/test_*; do
 	[ -x "$t" ] || continue
+	n=$(basename "$t")
 	line=$("$t" 2>&1 | tee /dev/stderr | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -1)
 	p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 	[ -n "$line" ] || { p=0; f=1; }
-	for _ in $(seq 1 "$p"); do echo "pass unit $(basename "$t")" >> "$results"; done
-	for _ in $(seq 1 "$f"); do echo "fail unit $(basename "$t")" >> "$results"; done
+	echo "assertions $n $p $f" >> "$results"
+	if [ "$f" = 0 ]; then echo "pass unit $n" >> "$results"; else echo "fail unit $n: $f assertions failed" >> "$results"; fi
 done
 
 echo "== layers: no #include points up (HACKING.md)"
-if sh tools/check-layers.sh; then echo "pass layers" >> "$results"; else echo "fail layers: an #include points up" >> "$results"; fi
+if sh tools/check-layers.sh; then echo "pass checks layers" >> "$results"; else echo "fail checks layers: an #include points up" >> "$results"; fi
 
 echo "== the Makefile on a bare machine: make demo builds after deps"
-if bash tests/makefile.sh; then echo "pass makefile bare machine" >> "$results"; else echo "fail makefile bare machine" >> "$results"; fi
+if bash tests/makefile.sh; then echo "pass checks makefile bare machine" >> "$results"; else echo "fail checks makefile bare machine" >> "$results"; fi
 
 echo "== man page and completions against the option table"
 for pair in man:man/sbxrun.1 bash:completions/sbxrun.bash zsh:completions/_sbxrun fish:completions/sbxrun.fish; do
 	kind=${pair%%:*} file=${pair#*:}
 	if build/gen-docs "$kind" | cmp -s - "$file"; then
-		echo "pass docs $file" >> "$results"
+		echo "pass checks docs $file" >> "$results"
 	else
-		echo "FAIL $file differs from the option table (run 'make docs')"; echo "fail docs $file" >> "$results"
+		echo "FAIL $file differs from the option table (run 'make docs')"; echo "fail checks docs $file" >> "$results"
 	fi
 done
 got=$(PATH="$top:$PATH" bash -c 'source completions/sbxrun.bash; COMP_WORDS=(sbxrun run --ne); COMP_CWORD=2; _sbxrun; echo "${COMPREPLY[*]}"; COMP_WORDS=(sbxrun run --net ""); COMP_CWORD=3; _sbxrun; echo "${COMPREPLY[*]}"; COMP_WORDS=(sbxrun shell -p ""); COMP_CWORD=3; _sbxrun; echo "${COMPREPLY[*]}"')
 if [ "$(echo "$got" | sed -n 1p)" = "--net" ] && [ "$(echo "$got" | sed -n 2p)" = "none packages full" ] &&
    echo "$got" | sed -n 3p | grep -qw packages; then
-	echo "pass bash completion" >> "$results"
+	echo "pass checks bash completion" >> "$results"
 else
-	echo "FAIL bash completion: $got"; echo "fail bash completion" >> "$results"
+	echo "FAIL bash completion: $got"; echo "fail checks bash completion" >> "$results"
 fi
 
 for sh in zsh fish; do
 	f=completions/_sbxrun; [ "$sh" = fish ] && f=completions/sbxrun.fish
-	if ! command -v "$sh" >/dev/null; then echo "skip $sh completion syntax: $sh is not installed" >> "$results"
-	elif "$sh" -n "$f"; then echo "pass $sh completion syntax" >> "$results"
-	else echo "fail $sh completion syntax" >> "$results"; fi
+	if ! command -v "$sh" >/dev/null; then echo "skip checks $sh completion syntax: $sh is not installed" >> "$results"
+	elif "$sh" -n "$f"; then echo "pass checks $sh completion syntax" >> "$results"
+	else echo "fail checks $sh completion syntax" >> "$results"; fi
 done
 
 # a quick rerun with SBX_ONLY leaves the fuzz smoke out unless it names "fuzz"
 if [ -x tests/fuzz/run.sh ] && { [ -z "${SBX_ONLY:-}" ] || echo " $SBX_ONLY " | grep -q " fuzz "; }; then
 	echo "== fuzz smoke"
-	if bash tests/fuzz/run.sh smoke; then echo "pass fuzz smoke" >> "$results"; else echo "fail fuzz smoke" >> "$results"; fi
+	if bash tests/fuzz/run.sh smoke; then echo "pass checks fuzz smoke" >> "$results"; else echo "fail checks fuzz smoke" >> "$results"; fi
+fi
+	echo "== checks: $(($(date +%s) - start)) s"
 fi
 
 echo "== test images"
 cp -R sbxrun profiles rootfs tests "$T/"
 [ -d completions ] && cp -R completions "$T/"
 chmod -R a+rX "$T"
-bash tests/images.sh "$T/images" || { echo "fail images: could not build test images" >> "$results"; }
+bash tests/images.sh "$T/images" || { echo "fail checks images: could not build test images" >> "$results"; }
 chmod -R a+rX "$T/images" 2>/dev/null
 
 run_as() { # user file
@@ -78,7 +90,7 @@ run_as() { # user file
 	if [ "$user" = root ]; then home=$T/home-root; else home=$T/home-$user; fi
 	local envs=(HOME="$home" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 		    LANG=C.UTF-8 SBX="$T/sbxrun" IMAGES="$T/images" TOP="$T" CI="${CI:-}" TMPDIR=/tmp
-		    SBX_TESTS="${SBX_TESTS:-}")
+		    SBX_TESTS="${SBX_TESTS:-}" SBX_TIER="$SBX_TIER")
 	if [ "$user" = root ] || [ "$(id -u)" != 0 ]; then
 		env -i "${envs[@]}" bash "$T/tests/run_file.sh" "$file" "$results"
 	else
@@ -100,12 +112,11 @@ if [ "$(id -u)" = 0 ]; then
 	users=("$TEST_USER" root)
 else
 	users=("$(id -un)")
-	echo "skip root runs: not running as root" >> "$results"
+	echo "skip checks root runs: not running as root" >> "$results"
 fi
 
-for u in "${users[@]}"; do
-	echo "== integration tests as $u"
-	setup_home "$u"
+pass_files() { # user: the integration files of this tier for that user's pass
+	local u=$1 f
 	for f in "$T"/tests/integration/*.sh; do
 		[ -f "$f" ] || continue
 		# files that need a pure cgroup v2 host under systemd run in make check-vm
@@ -113,8 +124,33 @@ for u in "${users[@]}"; do
 		# SBX_ONLY="40-limits 26-session": only these files (a quick rerun)
 		if [ -n "${SBX_ONLY:-}" ] && ! echo " $SBX_ONLY " | grep -q " $(basename "$f" .sh) "; then continue; fi
 		if [ "$u" = root ] && ! grep -q '^# also-as-root' "$f"; then continue; fi
-		run_as "$u" "$f"
+		if [ "$SBX_TIER" != integration ] && ! grep -q "^# tier $SBX_TIER: " "$f"; then continue; fi
+		echo "$f"
 	done
-done
+}
+
+integration_pass() { # user
+	local u=$1 f t0 p0
+	echo "== integration tests ($SBX_TIER) as $u"
+	p0=$(date +%s)
+	setup_home "$u"
+	for f in $(pass_files "$u"); do
+		t0=$(date +%s)
+		run_as "$u" "$f"
+		echo "== $(basename "$f") as $u: $(($(date +%s) - t0)) s"
+	done
+	echo "== integration tests ($SBX_TIER) as $u: $(($(date +%s) - p0)) s"
+}
+
+if [ "${SBX_JOBS:-1}" -gt 1 ] && [ "${#users[@]}" -gt 1 ]; then
+	# the root pass beside the user pass, each line labelled with its user
+	for u in "${users[@]}"; do
+		integration_pass "$u" 2>&1 | sed -u "s/^/[$u] /" &
+	done
+	wait
+else
+	for u in "${users[@]}"; do integration_pass "$u"; done
+fi
+echo "== all tests: $(($(date +%s) - start)) s"
 
 bash tests/summary.sh "$results"

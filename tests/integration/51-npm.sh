@@ -1,3 +1,4 @@
+# tier net: test_npm_install_through_connect_in_a_derived_image -- reaches the npm registry (npm install in the sandbox)
 # npm through the proxy (CONNECT), in an image derived the way a lab would:
 # a packages session installs npm from Debian, is exported, and imported as
 # an image, whose own npm then names the registry that @npm allows (issues 6

@@ -1,4 +1,5 @@
 # also-as-root
+# tier net: test_sdk_client -- reaches the npm registry (npm install of the MCP SDK client)
 # `sbxrun mcp`: the MCP server driven by the official TypeScript SDK client,
 # raw bad input, and what is left behind when the client goes away (issue 14).
 

@@ -12,7 +12,7 @@
 #                 cannot write, with the user's bus at hand: the shape of a
 #                 login shell in session-N.scope.
 # DIR holds the test images (tests/images.sh: minimal.tar.zst, tiny.tar).
-# Each result line is labelled with its mode ("pass [user-systemd]
+# Each result line is labelled with its mode ("pass integration [user-systemd]
 # 40-limits/test_..."), appended to FILE as soon as a test file is done, and
 # the run ends with "N passed, N failed, N skipped" (CI=true: a skip counts
 # as a failure), exiting nonzero on failure.
@@ -70,13 +70,13 @@ for mode in $modes; do
 	in_mode "$mode" sh -c 'echo "$(id -un): $(cat /proc/self/cgroup)"; "$SBX" doctor 2>&1' | sed 's/^/  /'
 	[ "$mode" = root ] || echo "  user@$uid.service subtree_control: $(cat "/sys/fs/cgroup/user.slice/user-$uid.slice/user@$uid.service/cgroup.subtree_control" 2>&1)"
 	if ! out=$(in_mode "$mode" bash "$T/tests/setup_images.sh" 2>&1); then
-		echo "$out"; echo "fail [$mode] setup: image import" >> "$results"
+		echo "$out"; echo "fail checks [$mode] setup: image import" >> "$results"
 	fi
 	r=$T/results.$mode
 	: > "$r"; chmod a+w "$r"
 	for f in "$@"; do
 		f=$T/tests/integration/$(basename "$f" .sh).sh
-		[ -f "$f" ] || { echo "fail [$mode] $(basename "$f"): no such test file" >> "$results"; continue; }
+		[ -f "$f" ] || { echo "fail checks [$mode] $(basename "$f"): no such test file" >> "$results"; continue; }
 		if [ "$mode" = root ] && ! grep -q '^# also-as-root' "$f"; then
 			echo "== [$mode] $(basename "$f"): not marked also-as-root, not run as root"; continue
 		fi
@@ -85,8 +85,8 @@ for mode in $modes; do
 		t0=$(date +%s)
 		in_mode "$mode" bash "$T/tests/run_file.sh" "$f" "$r" 2>&1 | sed "s/^/[$mode] /"
 		echo "== [$mode] $(basename "$f"): $(($(date +%s) - t0)) s"
-		# "pass 40-limits/test_x (user)" -> "pass [user-systemd] 40-limits/test_x"
-		sed -E "s/^(pass|fail|skip) /\1 [$mode] /; s/ \((root|user)\)(:|$)/\2/" "$r" >> "$results"
+		# "pass integration 40-limits/test_x (user)" -> "pass integration [user-systemd] 40-limits/test_x"
+		sed -E "s/^(pass|fail|skip|tier) ([^ ]+) /\1 \2 [$mode] /; s/ \((root|user)\)(:|$)/\2/" "$r" >> "$results"
 	done
 done
 
