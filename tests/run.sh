@@ -115,8 +115,9 @@ else
 	echo "skip checks root runs: not running as root" >> "$results"
 fi
 
-pass_files() { # user: the integration files of this tier for that user's pass
-	local u=$1 f
+pass_files() { # user [parallel|serial]: the integration files of this tier for that
+	# user's pass; with a second word, only those (not) marked "# serial"
+	local u=$1 part=${2:-} f
 	for f in "$T"/tests/integration/*.sh; do
 		[ -f "$f" ] || continue
 		# files that need a pure cgroup v2 host under systemd run in make check-vm
@@ -125,29 +126,34 @@ pass_files() { # user: the integration files of this tier for that user's pass
 		if [ -n "${SBX_ONLY:-}" ] && ! echo " $SBX_ONLY " | grep -q " $(basename "$f" .sh) "; then continue; fi
 		if [ "$u" = root ] && ! grep -q '^# also-as-root' "$f"; then continue; fi
 		if [ "$SBX_TIER" != integration ] && ! grep -q "^# tier $SBX_TIER: " "$f"; then continue; fi
+		if [ "$part" = parallel ] && grep -q '^# serial' "$f"; then continue; fi
+		if [ "$part" = serial ] && ! grep -q '^# serial' "$f"; then continue; fi
 		echo "$f"
 	done
 }
 
-integration_pass() { # user
+integration_pass() { # user [parallel|serial]
 	local u=$1 f t0 p0
-	echo "== integration tests ($SBX_TIER) as $u"
+	echo "== integration tests ($SBX_TIER) as $u${2:+, $2 files}"
 	p0=$(date +%s)
 	setup_home "$u"
-	for f in $(pass_files "$u"); do
+	for f in $(pass_files "$u" "${2:-}"); do
 		t0=$(date +%s)
 		run_as "$u" "$f"
 		echo "== $(basename "$f") as $u: $(($(date +%s) - t0)) s"
 	done
-	echo "== integration tests ($SBX_TIER) as $u: $(($(date +%s) - p0)) s"
+	echo "== integration tests ($SBX_TIER) as $u${2:+, $2 files}: $(($(date +%s) - p0)) s"
 }
 
 if [ "${SBX_JOBS:-1}" -gt 1 ] && [ "${#users[@]}" -gt 1 ]; then
-	# the root pass beside the user pass, each line labelled with its user
-	for u in "${users[@]}"; do
-		integration_pass "$u" 2>&1 | sed -u "s/^/[$u] /" &
-	done
+	# the root pass beside the user pass, each line labelled with its user;
+	# files marked "# serial" change what every user sees (the policy in
+	# /etc, the system store, the kernel log, the machine's cgroups, every
+	# process by name): as root, they wait for the user pass to end
+	integration_pass "$TEST_USER" 2>&1 | sed -u "s/^/[user] /" &
+	integration_pass root parallel 2>&1 | sed -u "s/^/[root] /"
 	wait
+	integration_pass root serial 2>&1 | sed -u "s/^/[root] /"
 else
 	for u in "${users[@]}"; do integration_pass "$u"; done
 fi

@@ -1,4 +1,5 @@
 # also-as-root
+# serial: the system image store in /var/lib/sbxrun (SBX_JOBS=2: after the user pass)
 # root-only: test_system_store_searched_after_user_store
 # tests/integration/10-image.sh - the image store: import of the real minimal
 # image, the digest cache, inspect/ls/rm, and crafted hostile tarballs that

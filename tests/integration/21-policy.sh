@@ -1,4 +1,5 @@
 # also-as-root
+# serial: /etc/sbxrun/policy.ini binds every user (SBX_JOBS=2: after the user pass)
 # root-only: test_etc_policy_binds_root_and_cannot_be_lifted test_etc_policy_must_be_roots_alone
 # The administrator's ceiling (issue 26): /etc/sbxrun/policy.ini, and
 # $SBXRUN_POLICY, an extra file that can only tighten (so tests as the

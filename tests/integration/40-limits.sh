@@ -1,4 +1,5 @@
 # also-as-root
+# serial: the machine's cgroups, pgrep for sleeps by name, timing (SBX_JOBS=2: after the user pass)
 # root-only: test_no_cgroup_left_behind
 # Resource limits (issue 5): each bomb ends its own sandbox and nothing else.
 # Afterwards no process of the sandbox is left, and the host's process count

@@ -1,4 +1,5 @@
 # also-as-root
+# serial: the kernel log (SBX_JOBS=2: after the user pass)
 # root-only: test_doctor_leaves_the_kernel_log_alone
 # `sbxrun doctor` (issue 5) checked against what this machine really has.
 

@@ -1,4 +1,5 @@
 # also-as-root
+# serial: gigabytes written, memory (SBX_JOBS=2: after the user pass)
 # Issue 12, real hosts: tmpfs pages are charged to the writer's memory cgroup,
 # so the stock `agent` profile (8G disk, 4G memory, tmpfs storage) could never
 # fill its quota on tmpfs where a cgroup enforces memory. sbxrun then puts the
