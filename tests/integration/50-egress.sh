@@ -1,4 +1,5 @@
 # also-as-root
+# vm-modes: user-outside
 # Packages-only egress (issue 6): apt, pip and npm install through the
 # host-side proxy; everything else is refused. No registry host is written
 # here: the tests read them from the image (its apt sources, its pip).
