@@ -66,7 +66,7 @@ $(BUILD)/sbxrun: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/%.o: src/%.c $(HDRS) | $(BUILD)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD):
 	mkdir -p $(BUILD)/tests $(addprefix $(BUILD)/,$(LAYERS))
@@ -137,6 +137,32 @@ fuzz:
 bench: all
 	sh tests/deps.sh bench
 	bash bench/run.sh
+
+# A Debian package (debian/, debhelper) in build/deb/: source and binary
+# packages, built by dpkg-buildpackage in a copy of the checkout's files (git
+# ls-files: committed and new, not ignored), so it writes nothing beside the
+# checkout and cleans nothing in it; then lintian, which fails it on an error
+# or a warning. Installs debhelper and lintian first ($(DEPS_CMD) deb).
+DEB_OUT = build/deb
+.PHONY: deb check-deb
+deb:
+	$(DEPS_CMD) deb
+	@git rev-parse --is-inside-work-tree > /dev/null 2>&1 || { echo "make deb: needs a git checkout (it packages the files git lists)" >&2; exit 2; }
+	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/sbxrun-$(VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		tar -c --null -T - --ignore-failed-read --warning=no-failed-read | tar -x -C $(DEB_OUT)/sbxrun-$(VERSION)
+	cd $(DEB_OUT)/sbxrun-$(VERSION) && dpkg-buildpackage --no-sign -jauto > ../build.log 2>&1 || { tail -40 ../build.log; exit 1; }
+	rm -rf $(DEB_OUT)/sbxrun-$(VERSION)
+	lintian --fail-on error,warning $(DEB_OUT)/*.changes
+	@ls $(DEB_OUT)/*.deb
+
+# The package on Debian 12 (the VM of check-vm, tests/vm/guest-deb.sh): apt
+# installs it, the user sbxtest imports the minimal test image and runs
+# `sbxrun run -- true`, man and `sbxrun profile ls` find what it installed.
+check-deb: deb
+	sh tests/deps.sh vm
+	$(MAKE) all tests/helper/probe
+	bash tests/vm/check.sh --modes "" --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
 
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions

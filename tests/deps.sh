@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/deps.sh - installs (apt-get; sudo when not root) the Debian packages
 # that the build, the images and the tests need, where they are missing
-# (with an argument: what check-vm or bench needs besides).
+# (with an argument: what check-vm or bench needs besides, or what make deb needs).
 set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
 libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev mmdebstrap uidmap
@@ -20,6 +20,14 @@ optional="hyperfine bubblewrap"
 # peers, and rootless podman with runc (Debian's crun refuses machines with
 # hybrid cgroups; bench/run.sh falls back to `podman --runtime runc` there)
 [ "${1:-}" = bench ] && pkgs="hyperfine bubblewrap podman runc uidmap" optional=""
+# `sh tests/deps.sh deb`: what `make deb` needs: debian/control's
+# Build-Depends (debhelper-compat is debhelper's), dpkg-dev and lintian
+if [ "${1:-}" = deb ]; then
+	optional=""
+	pkgs="build-essential dpkg-dev lintian $(awk '/^Build-Depends:/ { f = 1; sub(/^[^:]*:/, ""); print; next }
+		f && /^[ \t]/ { print; next } { f = 0 }' "$(dirname "$0")/../debian/control" |
+		tr ',' '\n' | sed 's/([^)]*)//; s/[[:space:]]//g; s/^debhelper-compat$/debhelper/' | grep .)"
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
