@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/vm/guest-check.sh --images DIR [--results FILE] [--modes "M..."] [FILE...]
+# tests/vm/guest-check.sh --images DIR [--results FILE] [--modes "M..."] [--deb DEB] [FILE...]
 # Runs inside the VM (tests/vm/check.sh boots it), as root: integration test
 # files of this checkout (host-built: ./sbxrun, tests/helper/probe; nothing is
 # compiled here) through tests/run_file.sh, as tests/run.sh does, in three modes:
@@ -16,14 +16,18 @@
 # 40-limits/test_..."), appended to FILE as soon as a test file is done, and
 # the run ends with "N passed, N failed, N skipped" (CI=true: a skip counts
 # as a failure), exiting nonzero on failure.
+# --deb DEB (a path in this checkout, e.g. build/deb/sbxrun_0.1_amd64.deb;
+# make check-deb): after the modes, tests/vm/guest-deb.sh installs the package
+# and checks the installed sbxrun (`--modes ""` runs that alone).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-images="" results_out="" modes="root user-systemd user-outside"
+images="" results_out="" modes="root user-systemd user-outside" deb=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--images) images=$2; shift 2 ;;
 	--results) results_out=$2; shift 2 ;;
 	--modes) modes=$2; shift 2 ;;
+	--deb) deb=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -96,4 +100,9 @@ for mode in $modes; do
 	done
 done
 
+if [ -n "$deb" ]; then
+	case $deb in /*) ;; *) deb=$top/$deb ;; esac
+	echo "== [deb] $(basename "$deb")"
+	bash "$top/tests/vm/guest-deb.sh" "$deb" "$T/images/minimal.tar.zst" "$results"
+fi
 bash "$T/tests/summary.sh" "$results"
