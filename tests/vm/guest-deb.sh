@@ -30,13 +30,15 @@ as_user() {
 
 # apt reads the file as _apt: a world-readable copy. The image keeps no
 # package lists and its dpkg excludes /usr/share/man (tests/vm/build.sh):
-# let our man page in, and man-db to read it.
+# let our man page in (dpkg makes no directory it excludes), and man-db to
+# read it.
 tmp=$(mktemp -d /tmp/sbxrun-deb.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp" && cp "$deb" "$image" "$tmp/" && chmod a+r "$tmp"/*
 deb=$tmp/$(basename "$deb") image=$tmp/$(basename "$image")
 export DEBIAN_FRONTEND=noninteractive
 check "apt-get update" apt-get update -qq || exit 1
+mkdir -p /usr/share/man/man1
 check "apt-get install the package" apt-get install -y -qq --no-install-recommends \
 	-o Dpkg::Options::=--path-include=/usr/share/man/man1/sbxrun.1.gz "$deb" man-db || exit 1
 check "installed where PREFIX=/usr puts it" sh -c 'dpkg -L sbxrun | grep -x -e /usr/bin/sbxrun \
