@@ -110,10 +110,11 @@ check-net: deps
 
 # The tests that depend on the host's kernel and cgroups, in a Debian 12 VM
 # (its own 6.1 kernel, systemd, cgroup v2) under QEMU: tests/vm/README.md.
+# In the same boot, the package of `make deb` installed and tried (check-deb).
 check-vm: deps
 	sh tests/deps.sh vm
-	$(MAKE) all tests/helper/probe
-	bash tests/vm/check.sh
+	$(MAKE) all tests/helper/probe deb
+	bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
 
 # The README's two commands as the first ones on a bare Debian 12 (a VM with
 # no build dependencies, networked through QEMU): a clean clone, make demo,
@@ -156,9 +157,10 @@ deb:
 	lintian --fail-on error,warning $(DEB_OUT)/*.changes
 	@ls $(DEB_OUT)/*.deb
 
-# The package on Debian 12 (the VM of check-vm, tests/vm/guest-deb.sh): apt
-# installs it, the user sbxtest imports the minimal test image and runs
-# `sbxrun run -- true`, man and `sbxrun profile ls` find what it installed.
+# The package alone on Debian 12 (the VM of check-vm, which does this too;
+# tests/vm/guest-deb.sh): apt installs it, the user sbxtest imports the
+# minimal test image and runs `sbxrun run -- true`, man and `sbxrun profile
+# ls` find what it installed.
 check-deb: deb
 	sh tests/deps.sh vm
 	$(MAKE) all tests/helper/probe

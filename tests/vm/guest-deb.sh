@@ -7,18 +7,19 @@
 # image) and runs `sbxrun run -- true` with the stock default profile, that
 # `man sbxrun` renders, that `sbxrun profile ls` finds the stock profiles in
 # /usr/share/sbxrun and that bash loads the completion. Appends
-# "pass|fail [deb] NAME" lines to RESULTS.
+# "pass|fail package [deb] NAME" lines to RESULTS.
 set -u
 deb=$1 image=$2 results=$3
 user=${SBX_TEST_USER:-sbxtest}
 uid=$(id -u "$user") || exit 2
 # check NAME CMD...: CMD's output indented, a result line by its status.
 check() {
-	local name=$1 out rc; shift
+	local name=$1 out rc t0; shift
+	t0=$(date +%s)
 	out=$("$@" 2>&1); rc=$?
-	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/  /'
-	if [ "$rc" = 0 ]; then echo "pass [deb] $name" >> "$results"; else echo "fail [deb] $name (exit $rc)" >> "$results"; fi
-	echo "== [deb] $name: exit $rc"
+	[ -n "$out" ] && printf '%s\n' "$out" | grep -v '^(Reading database' | sed 's/^/  /'
+	if [ "$rc" = 0 ]; then echo "pass package [deb] $name" >> "$results"; else echo "fail package [deb] $name (exit $rc)" >> "$results"; fi
+	echo "== [deb] $name: exit $rc, $(($(date +%s) - t0)) s"
 	return "$rc"
 }
 # as_user CMD...: as the user in a login shell's shape (runuser, the user's bus).
