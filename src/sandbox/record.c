@@ -1,5 +1,6 @@
-/* record.c - the --json result record: what ran, how it ended and why, how
- * long, peak memory, and the limits in force with their mechanism. It goes
+/* record.c - the --json result record: what ran, how it ended (the
+ * outcome's JSON form, base/outcome.h), and the limits in force with their
+ * mechanism. It goes
  * to a file or an fd of its own, never into the command's output; the file
  * is written atomically and never through a symlink (base/hostfile.c). */
 #define _GNU_SOURCE
@@ -13,21 +14,8 @@
 #include <unistd.h>
 
 #include "base/hostfile.h"
-#include "base/syncmsg.h"
+#include "base/outcome.h"
 #include "base/util.h"
-
-static const char *reason(const struct sbx_result *res)
-{
-	if (res->timed_out)
-		return "timeout";
-	if (res->reason[0])
-		return res->reason;
-	if (res->kind == SBX_EXIT_SIGNAL)
-		return "signal";
-	if (res->kind == SBX_EXIT_CODE)
-		return "exit";
-	return "error";
-}
 
 static struct json_object *limits(const struct sbx_config *cfg, const struct sbx_plan *plan,
 				  const struct sbx_result *res)
@@ -64,11 +52,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "command", cmd);
 	json_object_object_add(o, "image", json_object_new_string(cfg->image));
 	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
-	json_object_object_add(o, "exit_code", json_object_new_int(res->exit_status));
-	json_object_object_add(o, "signal", json_object_new_int(res->kind == SBX_EXIT_SIGNAL ? res->code : 0));
-	json_object_object_add(o, "reason", json_object_new_string(reason(res)));
-	json_object_object_add(o, "duration_ms", json_object_new_int64((int64_t)res->duration_ms));
-	json_object_object_add(o, "peak_memory_bytes", json_object_new_int64((int64_t)res->peak_memory));
+	outcome_to_json(&res->out, o);
 	json_object_object_add(o, "network", json_object_new_string(sbx_egress_names[cfg->egress]));
 	json_object_object_add(o, "limits", limits(cfg, plan, res));
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));
@@ -78,8 +62,6 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(eg, "bytes_up", json_object_new_int64((int64_t)res->egress_bytes_up));
 	json_object_object_add(eg, "bytes_down", json_object_new_int64((int64_t)res->egress_bytes_down));
 	json_object_object_add(o, "egress", eg);
-	if (res->message[0])
-		json_object_object_add(o, "error", json_object_new_string(res->message));
 	return o;
 }
 
