@@ -111,7 +111,6 @@ static int session_running(const char *name)
 	return session_dir(name, &dir, &err) == 0 && session_alive(dir);
 }
 
-/* The directory of the session's memory cgroup, from its info.json. */
 /* A process of its own that stops our session should we end without doing
  * it (SIGKILL): it waits for the end of a pipe only we hold. */
 static void start_watchdog(struct mcp_server *srv)

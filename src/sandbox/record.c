@@ -65,12 +65,8 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	return o;
 }
 
-int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
-		 const struct sbx_result *res, struct sbx_err *err)
+static int write_record(const struct sbx_config *cfg, struct json_object *o, struct sbx_err *err)
 {
-	if (!cfg->json_file && !cfg->json_fd)
-		return 0;
-	struct json_object *o = build(cfg, plan, res);
 	_cleanup_free_ char *line = xasprintf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	if (cfg->json_fd)
@@ -82,6 +78,28 @@ int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
 	if (write_all(hf.fd, line, strlen(line)) < 0)
 		return err_sys(err, "--json '%s'", cfg->json_file);
 	return hostfile_commit(&hf, true, err) < 0 ? err_wrap(err, "--json") : 0;
+}
+
+int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
+		 const struct sbx_result *res, struct sbx_err *err)
+{
+	if (!cfg->json_file && !cfg->json_fd)
+		return 0;
+	return write_record(cfg, build(cfg, plan, res), err);
+}
+
+int record_write_session(const struct sbx_config *cfg, char *const *argv, const struct sbx_outcome *out,
+			 struct sbx_err *err)
+{
+	if (!cfg->json_file && !cfg->json_fd)
+		return 0;
+	struct json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+	for (char *const *a = argv; a && *a; a++)
+		json_object_array_add(cmd, json_object_new_string(*a));
+	json_object_object_add(o, "command", cmd);
+	json_object_object_add(o, "session", json_object_new_string(cfg->session));
+	outcome_to_json(out, o);
+	return write_record(cfg, o, err);
 }
 
 int record_prepare(const struct sbx_config *cfg, int *events_fd, struct sbx_err *err)

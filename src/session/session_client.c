@@ -20,6 +20,7 @@
 #include "base/outcome.h"
 #include "base/util.h"
 #include "sandbox/pty.h"
+#include "sandbox/record.h"
 #include "sandbox/supervise.h"
 #include "session/control.h"
 #include "session/session.h"
@@ -186,6 +187,8 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 	log_trace("client: reply received");
 	outcome_render(&out, text, sizeof(text));
 	fputs(text, stderr);
+	if (record_write_session(cfg, argv, &out, err) < 0)
+		return -1;
 	return outcome_status(&out);
 }
 

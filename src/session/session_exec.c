@@ -182,6 +182,21 @@ static int hand_to_init(struct sbx_session *s, struct json_object *req, const in
 	return 0;
 }
 
+/* The pid a pidfd refers to, in our pid namespace (its fdinfo). */
+static pid_t host_pid(int pidfd, pid_t fallback)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return fallback;
+	buf[n] = '\0';
+	char *p = strstr(buf, "\nPid:");
+	long v = p ? strtol(p + 5, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : fallback;
+}
+
 static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struct json_object *req,
 			 const int *fds, size_t nfds, struct sbx_err *err)
 {
@@ -207,6 +222,9 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 		return -1;
 	}
 	log_trace("supervisor: command started");
+	/* the session's init names it by its pid in the sandbox: the memory
+	 * sum walks it from here, by the pid the pidfd holds on the host */
+	c->pid = host_pid(c->pidfd, c->pid);
 	int64_t want = t ? json_object_get_int64(t) : (int64_t)s->cfg->timeout_ms;
 	uint64_t timeout = want > 0 ? (uint64_t)want : 0;
 	/* a request on the control socket is held to the administrator's

@@ -21,7 +21,7 @@ struct sbx_buf {
 /* One command running in the session. */
 struct sbx_session_cmd {
 	int used;
-	pid_t pid;         /* its init, our child (CLONE_PARENT) */
+	pid_t pid;         /* its init, our child (CLONE_PARENT), by its pid on the host */
 	int pidfd;
 	int sync;          /* from its init: pty, exec failure, exit */
 	int client;        /* the control connection that asked for it */
