@@ -183,6 +183,8 @@ void watch_finish(struct sbx_watch *w, int how, int status, struct sbx_outcome *
 		o->limit = o->reason == SBX_END_OOM || o->reason == SBX_END_DISK ? o->limit : 0;
 	read_counters(w, o);
 	if (!o->reason)
+		o->signal = 0;
+	if (!o->reason)
 		outcome_error(o, SBX_ORIGIN_INIT, "the %s init ended unexpectedly", w->whole ? "sandbox's" : "command's");
 	if (w->whole && w->acct.peak > o->peak_memory)
 		o->peak_memory = w->acct.peak;

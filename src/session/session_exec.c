@@ -42,6 +42,15 @@ static void reply_error(int client, const char *msg, const char *hint)
 	json_object_put(o);
 }
 
+static void reply_err(int client, const struct sbx_err *err)
+{
+	char msg[sizeof(err->msg) + 128];
+
+	snprintf(msg, sizeof(msg), "%s%s%s", err->msg, err->errnum ? ": " : "",
+		 err->errnum ? strerror(err->errnum) : "");
+	reply_error(client, msg, err->hint);
+}
+
 static struct json_object *req_get(struct json_object *req, const char *key, json_type t)
 {
 	struct json_object *v;
@@ -276,7 +285,7 @@ static void handle_request(struct sbx_session *s, int client)
 		if (!c)
 			reply_error(client, "too many commands running in this session", NULL);
 		else if (start_command(s, c, req, fds, nfds, &err) < 0)
-			reply_error(client, err.msg, err.hint);
+			reply_err(client, &err);
 		else {
 			c->client = client;
 			client = -1; /* owned by the command now */
