@@ -77,12 +77,29 @@ int msg_recv(int sock, struct sbx_msg *m, int *fds, size_t *nfds)
 	if (n != (ssize_t)sizeof(*m))
 		return n < 0 ? -1 : (errno = EPROTO, -1);
 	m->text[sizeof(m->text) - 1] = '\0';
+	m->hint[sizeof(m->hint) - 1] = '\0';
 	return 0;
 }
 
-void msg_send_error(int sock, const struct sbx_err *err)
+void msg_send_error(int sock, const struct sbx_err *err, enum sbx_origin origin)
 {
-	struct sbx_msg m = { .type = SBX_MSG_ERROR, .errnum = err->errnum };
+	struct sbx_msg m = { .type = SBX_MSG_ERROR, .errnum = err->errnum, .origin = (int)origin };
 	snprintf(m.text, sizeof(m.text), "%s", err->msg);
+	snprintf(m.hint, sizeof(m.hint), "%s", err->hint);
 	msg_send(sock, &m, NULL, 0);
+}
+
+int msg_error(const struct sbx_msg *m, struct sbx_err *err)
+{
+	err_set(err, m->errnum, "%s", m->text);
+	if (m->hint[0])
+		err_hint(err, "%s", m->hint);
+	return -1;
+}
+
+void msg_error_outcome(const struct sbx_msg *m, struct sbx_outcome *o)
+{
+	outcome_error(o, (enum sbx_origin)m->origin, "%s%s%s", m->text, m->errnum ? ": " : "",
+		      m->errnum ? strerror(m->errnum) : "");
+	snprintf(o->hint, sizeof(o->hint), "%s", m->hint);
 }

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "base/outcome.h"
 
 enum sbx_msg_type {
 	SBX_MSG_GO = 1,      /* host → child: maps written, carry on */
@@ -30,7 +31,9 @@ struct sbx_msg {
 	int kind; /* SBX_MSG_EXIT: enum sbx_exit_kind */
 	int code; /* exit code, signal number, or 126/127 */
 	long peak_kb; /* SBX_MSG_EXIT: the largest resident set of the command's processes */
+	int origin;   /* SBX_MSG_ERROR: enum sbx_origin, where it failed */
 	char text[900];
+	char hint[256]; /* SBX_MSG_ERROR: the error's hint, so it reaches the user */
 };
 
 #define SBX_MSG_MAX_FDS 8
@@ -43,7 +46,13 @@ ssize_t fdsock_recv(int sock, void *buf, size_t size, int *fds, size_t *nfds, si
 int msg_send(int sock, const struct sbx_msg *m, const int *fds, size_t nfds);
 /* Returns 0 on a message, 1 on EOF, -1 on error. */
 int msg_recv(int sock, struct sbx_msg *m, int *fds, size_t *nfds);
-/* Child side: sends err as SBX_MSG_ERROR. */
-void msg_send_error(int sock, const struct sbx_err *err);
+/* Child side: sends err whole (message, errno, hint) as SBX_MSG_ERROR,
+ * with where it arose. */
+void msg_send_error(int sock, const struct sbx_err *err, enum sbx_origin origin);
+/* Host side: the error of an SBX_MSG_ERROR back into err; returns -1. */
+int msg_error(const struct sbx_msg *m, struct sbx_err *err);
+/* The same as an outcome's error (reason ERROR, code 125, the errno's
+ * text in the message). */
+void msg_error_outcome(const struct sbx_msg *m, struct sbx_outcome *o);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 void util_freep(void *p)
 {
@@ -428,4 +429,11 @@ int rm_rf_at(int dirfd, const char *name, struct sbx_err *err)
 	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		return err_sys(err, "rmdir '%s'", name);
 	return 0;
+}
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }

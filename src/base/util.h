@@ -34,6 +34,8 @@ int parse_cpus_milli(const char *s, uint64_t *out, struct sbx_err *err);
 /* Formats back for display ("30s", "512M"). */
 void format_duration(uint64_t ms, char *buf, size_t size);
 void format_size(uint64_t bytes, char *buf, size_t size);
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t now_ms(void);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);

@@ -80,13 +80,6 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 	return len;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The deadline, and the speed over windows of min_speed_time: a window
  * with less than min_speed a second ends the download. libcurl calls this
  * while data flows and about once a second while none does. */

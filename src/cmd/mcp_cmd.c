@@ -36,13 +36,6 @@ static const char usage[] =
 	"attaches to a running session instead and leaves it running. The default\n"
 	"profile is 'agent'.\n";
 
-uint64_t mcp_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 void mcp_send(struct mcp_server *srv, struct json_object *msg)
 {
 	size_t len;
@@ -82,7 +75,7 @@ struct mcp_job *mcp_job_new(struct mcp_server *srv, enum mcp_job_kind kind, stru
 		memset(j, 0, sizeof(*j));
 		*j = (struct mcp_job){ .used = 1, .kind = kind, .id = json_object_get(id),
 				       .progress = json_object_get(progress), .conn = -1, .pipe = { -1, -1 },
-				       .start_ms = mcp_now_ms(), .pid = -1 };
+				       .start_ms = now_ms(), .pid = -1 };
 		j->next_progress_ms = j->start_ms + 1000;
 		return j;
 	}
@@ -116,28 +109,6 @@ static int session_running(const char *name)
 	_cleanup_free_ char *dir = NULL;
 	struct sbx_err err;
 	return session_dir(name, &dir, &err) == 0 && session_alive(dir);
-}
-
-/* The directory of the session's memory cgroup, from its info.json. */
-static char *memory_dir(const char *name)
-{
-	_cleanup_free_ char *dir = NULL;
-	struct sbx_err err;
-	struct json_object *o, *v;
-	char *d = NULL, *slash;
-
-	if (session_dir(name, &dir, &err) < 0)
-		return NULL;
-	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
-	o = json_object_from_file(info);
-	if (o && json_object_object_get_ex(o, "memory_file", &v) && json_object_is_type(v, json_type_string)) {
-		d = xstrdup(json_object_get_string(v));
-		if ((slash = strrchr(d, '/')))
-			*slash = '\0';
-	}
-	if (o)
-		json_object_put(o);
-	return d;
 }
 
 /* A process of its own that stops our session should we end without doing
@@ -195,8 +166,6 @@ int mcp_session_ensure(struct mcp_server *srv, struct sbx_err *err)
 		if (session_root(srv->session, &rootfd, &srv->workspace, err) < 0)
 			return -1;
 		close(rootfd);
-		free(srv->memdir);
-		srv->memdir = memory_dir(srv->session);
 	}
 	return 0;
 }
@@ -402,7 +371,7 @@ static void serve(struct mcp_server *srv, int sfd)
 
 	while (!srv->quit) {
 		int n = build_poll(srv, in, sfd, p, map);
-		if (poll(p, (nfds_t)n, next_timeout(srv, mcp_now_ms())) < 0 && errno != EINTR)
+		if (poll(p, (nfds_t)n, next_timeout(srv, now_ms())) < 0 && errno != EINTR)
 			break;
 		struct signalfd_siginfo si;
 		if ((p[1].revents & POLLIN) && read(sfd, &si, sizeof(si)) == sizeof(si)) {
@@ -414,8 +383,8 @@ static void serve(struct mcp_server *srv, int sfd)
 			dispatch(srv, p, map, n);
 		if (!srv->quit && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			read_input(srv, &rd, &in);
-		send_progress(srv, mcp_now_ms());
-		mcp_term_check(srv, mcp_now_ms());
+		send_progress(srv, now_ms());
+		mcp_term_check(srv, now_ms());
 	}
 	mcp_reader_free(&rd);
 }
@@ -480,7 +449,6 @@ int cmd_mcp(int argc, char **argv, struct sbx_err *err)
 	shutdown_all(&srv);
 	free(srv.session);
 	free(srv.workspace);
-	free(srv.memdir);
 	if (srv.watchdog >= 0)
 		close(srv.watchdog);
 	config_free(&cfg);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/outcome.h"
 #include "base/util.h"
 #include "cmd/mcp_server.h"
 #include "session/control.h"
@@ -65,24 +66,6 @@ struct json_object *mcp_exec_request(const struct mcp_args *a, int64_t tmo, int 
 	return o;
 }
 
-long long mcp_oom_kills(const struct mcp_server *srv)
-{
-	static const char *const files[] = { "memory.events", "memory.oom_control" };
-	char line[256];
-	long long n = -1;
-
-	for (size_t i = 0; srv->memdir && n < 0 && i < ARRAY_SIZE(files); i++) {
-		_cleanup_free_ char *path = xasprintf("%s/%s", srv->memdir, files[i]);
-		FILE *f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, "oom_kill ", 9))
-				n = strtoll(line + 9, NULL, 10);
-		if (f)
-			fclose(f);
-	}
-	return n;
-}
-
 /* Sends the request with stdin on /dev/null and stdout/stderr on pipes. */
 static int send_exec(struct mcp_server *srv, struct mcp_job *j, const struct mcp_args *a, struct sbx_err *err)
 {
@@ -131,7 +114,6 @@ void mcp_exec_start(struct mcp_server *srv, struct json_object *id, struct json_
 	struct mcp_job *j = mcp_job_new(srv, MCP_JOB_EXEC, id, progress);
 	if (!j)
 		return mcp_tool_error(srv, id, "too many calls running at once (%d)", MCP_MAX_JOBS);
-	j->oom_before = mcp_oom_kills(srv);
 	if (send_exec(srv, j, a, &err) < 0) {
 		mcp_tool_error(srv, id, "sbxrun could not run the command: %s", err.msg);
 		mcp_job_end(j);
@@ -167,72 +149,48 @@ static int drain(struct mcp_job *j, int i)
 	return 1;
 }
 
-/* An exec that failed (not found: 127, not executable: 126) is the
- * command's own failure; only exit 125 with an error is sbxrun's. */
-static const char *reason_of(struct json_object *reply, int code, int *is_error)
+/* The tail of the text result: the outcome's sentence where a limit ended
+ * the command, and the exit status. */
+static char *summary(const char *out, const char *errs, const struct sbx_outcome *o)
 {
-	struct json_object *v;
-	const char *r = json_object_object_get_ex(reply, "reason", &v) ? json_object_get_string(v) : "error";
+	char tail[1300], sentence[1200];
+	int code = outcome_status(o);
 
-	*is_error = 0;
-	if (!strcmp(r, "timeout") || !strcmp(r, "signal") || !strcmp(r, "exit") || !strcmp(r, "disk"))
-		return r;
-	if (strstr(r, "mem") || strstr(r, "oom"))
-		return "oom";
-	if (!strcmp(r, "error") && code != 125)
-		return "exit";
-	*is_error = !strcmp(r, "error");
-	return *is_error ? r : "signal";
-}
-
-static char *summary(const char *out, const char *errs, const char *reason, int code, int sig)
-{
-	char tail[200];
-
-	if (!strcmp(reason, "timeout"))
-		snprintf(tail, sizeof(tail), "[timed out: killed at its time limit; exit code %d]", code);
-	else if (!strcmp(reason, "oom"))
-		snprintf(tail, sizeof(tail), "[killed: out of memory; exit code %d]", code);
-	else if (!strcmp(reason, "disk"))
-		snprintf(tail, sizeof(tail), "[killed: over the disk quota; exit code %d]", code);
-	else if (sig)
-		snprintf(tail, sizeof(tail), "[killed by signal %d; exit code %d]", sig, code);
+	outcome_sentence(o, sentence, sizeof(sentence));
+	if (o->reason != SBX_END_EXIT && o->reason != SBX_END_SIGNAL && o->reason != SBX_END_ERROR)
+		snprintf(tail, sizeof(tail), "[%s; exit code %d]", sentence, code);
+	else if (o->signal)
+		snprintf(tail, sizeof(tail), "[killed by signal %d; exit code %d]", o->signal, code);
 	else
 		snprintf(tail, sizeof(tail), "[exit code %d]", code);
 	return xasprintf("%s%s%s%s%s%s", out, *out && out[strlen(out) - 1] != '\n' ? "\n" : "",
 			 *errs ? "[stderr]\n" : "", errs, *errs && errs[strlen(errs) - 1] != '\n' ? "\n" : "", tail);
 }
 
+/* The session's reply is the outcome's JSON form: an error of sbxrun's own
+ * (125) is a tool error; a command that could not start (126, 127) is the
+ * command's own failure, its message on stderr. */
 static void finish(struct mcp_server *srv, struct mcp_job *j, struct json_object *reply)
 {
-	struct json_object *v, *sc = json_object_new_object();
-	int is_error, code = json_object_object_get_ex(reply, "exit_code", &v) ? json_object_get_int(v) : 125;
-	int sig = json_object_object_get_ex(reply, "signal", &v) ? json_object_get_int(v) : 0;
-	const char *reason = reason_of(reply, code, &is_error);
-	long long ooms = sig == SIGKILL && j->oom_before >= 0 ? mcp_oom_kills(srv) : -1;
+	struct sbx_outcome o;
 
-	if (ooms > j->oom_before) /* killed by the OOM killer in the session's cgroup */
-		reason = "oom";
-	const char *msg = json_object_object_get_ex(reply, "error", &v) ? json_object_get_string(v) : NULL;
-
-	if (is_error) {
-		json_object_put(sc);
-		return mcp_tool_error(srv, j->id, "sbxrun could not run the command: %s", msg ? msg : "unknown error");
-	}
-	if (msg) { /* exec failed (not found, not executable): the command's own failure */
-		mcp_out_add(&j->out[1], msg, strlen(msg));
+	if (outcome_from_json(reply, &o) < 0)
+		return mcp_tool_error(srv, j->id, "sbxrun could not run the command: the session's reply cannot be read");
+	if (o.reason == SBX_END_ERROR && outcome_status(&o) == 125)
+		return mcp_tool_error(srv, j->id, "sbxrun could not run the command: %s%s%s", o.message,
+				      o.hint[0] ? "; hint: " : "", o.hint);
+	if (o.reason == SBX_END_ERROR) {
+		mcp_out_add(&j->out[1], o.message, strlen(o.message));
 		mcp_out_add(&j->out[1], "\n", 1);
 	}
+	struct json_object *sc = json_object_new_object();
 	_cleanup_free_ char *out = mcp_out_text(&j->out[0]);
 	_cleanup_free_ char *errs = mcp_out_text(&j->out[1]);
-	json_object_object_add(sc, "exit_code", json_object_new_int(code));
-	json_object_object_add(sc, "signal", json_object_new_int(sig));
-	json_object_object_add(sc, "reason", json_object_new_string(reason));
-	json_object_object_add(sc, "duration_ms", json_object_new_int64((int64_t)(mcp_now_ms() - j->start_ms)));
+	outcome_to_json(&o, sc);
 	json_object_object_add(sc, "stdout", json_object_new_string(out));
 	json_object_object_add(sc, "stderr", json_object_new_string(errs));
 	json_object_object_add(sc, "truncated", json_object_new_boolean(j->out[0].dropped || j->out[1].dropped));
-	_cleanup_free_ char *text = summary(out, errs, reason, code, sig);
+	_cleanup_free_ char *text = summary(out, errs, &o);
 	mcp_reply(srv, j->id, mcp_tool_text(text, 0, sc));
 }
 

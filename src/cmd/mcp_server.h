@@ -45,7 +45,6 @@ struct mcp_job {
 	pid_t pid;            /* download: the child */
 	char *what;           /* download: the result's text */
 	char *dest_dir;       /* download: the destination's directory inside */
-	long long oom_before; /* exec: the cgroup's OOM kills when it started */
 };
 
 struct mcp_server {
@@ -54,7 +53,6 @@ struct mcp_server {
 	int owned;            /* started by us: stopped when we end */
 	char *workspace;      /* inside the sandbox, "" if none */
 	int watchdog;         /* its end tells the watchdog we are gone */
-	char *memdir;         /* the session's memory cgroup, to tell OOM kills */
 	int quit;
 	struct mcp_job jobs[MCP_MAX_JOBS];
 	struct mcp_term terms[MCP_MAX_TERMS];
@@ -67,7 +65,6 @@ int mcp_session_ensure(struct mcp_server *srv, struct sbx_err *err);
 struct mcp_job *mcp_job_new(struct mcp_server *srv, enum mcp_job_kind kind, struct json_object *id,
 			    struct json_object *progress);
 void mcp_job_end(struct mcp_job *job);
-uint64_t mcp_now_ms(void);
 
 /* mcp_exec.c */
 void mcp_exec_start(struct mcp_server *srv, struct json_object *id, struct json_object *progress,
@@ -77,7 +74,6 @@ void mcp_exec_handle(struct mcp_server *srv, struct mcp_job *job, const struct p
 /* 0, or -1 with why when a user other than the sandbox's is asked for. */
 int mcp_user_check(const struct sbx_config *cfg, const char *user, char *why, size_t size);
 /* OOM kills counted in the session's memory cgroup (-1: unknown). */
-long long mcp_oom_kills(const struct mcp_server *srv);
 /* The session control request for a (tty: terminal) command. */
 struct json_object *mcp_exec_request(const struct mcp_args *a, int64_t timeout_ms, int tty);
 

@@ -83,7 +83,7 @@ static int term_start(struct mcp_server *srv, struct mcp_term *t, const struct m
 		close(conn);
 		return err_sys(err, "session '%s': send", srv->session);
 	}
-	*t = (struct mcp_term){ .used = 1, .conn = conn, .master = -1, .started_ms = mcp_now_ms() };
+	*t = (struct mcp_term){ .used = 1, .conn = conn, .master = -1, .started_ms = now_ms() };
 	snprintf(t->name, sizeof(t->name), "%s", a->session_name);
 	return 0;
 }
@@ -97,7 +97,7 @@ static void wait_output(struct mcp_server *srv, struct json_object *id, struct m
 	j->term = t;
 	t->busy = 1;
 	j->deadline_ms = j->start_ms + (uint64_t)(yield > YIELD_MAX_MS ? YIELD_MAX_MS : yield);
-	mcp_term_check(srv, mcp_now_ms());
+	mcp_term_check(srv, now_ms());
 }
 
 void mcp_term_exec(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a)
@@ -130,7 +130,7 @@ void mcp_term_exec(struct mcp_server *srv, struct json_object *id, const struct 
 /* Writes all of s to the terminal, waiting up to 2 s for room. */
 static int term_write(struct mcp_term *t, const char *s, size_t n)
 {
-	uint64_t until = mcp_now_ms() + 2000;
+	uint64_t until = now_ms() + 2000;
 
 	while (n > 0) {
 		ssize_t w = write(t->master, s, n);
@@ -142,7 +142,7 @@ static int term_write(struct mcp_term *t, const char *s, size_t n)
 		if (w < 0 && errno != EAGAIN && errno != EINTR)
 			return -1;
 		struct pollfd p = { t->master, POLLOUT, 0 };
-		uint64_t now = mcp_now_ms();
+		uint64_t now = now_ms();
 		if (now >= until || poll(&p, 1, (int)(until - now)) <= 0)
 			return -1;
 	}
@@ -266,9 +266,8 @@ static void term_finish(struct mcp_server *srv, struct mcp_job *j)
 	_cleanup_free_ char *text = xasprintf("%s%s%s%s", head, out, *out && out[strlen(out) - 1] != '\n' ? "\n" : "", tail);
 	json_object_object_add(sc, "exit_code", t->exited ? json_object_new_int(t->exit_code) : NULL);
 	json_object_object_add(sc, "signal", json_object_new_int(t->signal));
-	json_object_object_add(sc, "reason", json_object_new_string(!t->exited ? "running" : t->signal ? "signal"
-								    : !strcmp(t->reason, "timeout") ? "timeout" : "exit"));
-	json_object_object_add(sc, "duration_ms", json_object_new_int64((int64_t)(mcp_now_ms() - j->start_ms)));
+	json_object_object_add(sc, "reason", json_object_new_string(!t->exited ? "running" : t->reason));
+	json_object_object_add(sc, "duration_ms", json_object_new_int64((int64_t)(now_ms() - j->start_ms)));
 	json_object_object_add(sc, "stdout", json_object_new_string(out));
 	json_object_object_add(sc, "stderr", json_object_new_string(""));
 	json_object_object_add(sc, "truncated", json_object_new_boolean(t->dropped != 0));

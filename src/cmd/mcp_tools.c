@@ -29,7 +29,7 @@ static const char tools_json[] =
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"exit_code\":{\"type\":[\"integer\",\"null\"],\"description\":\"exit status (128+N when killed by signal N, 124 on timeout); null while still running\"},"
 "\"signal\":{\"type\":\"integer\",\"description\":\"the signal that ended it, or 0\"},"
-"\"reason\":{\"type\":\"string\",\"enum\":[\"exit\",\"signal\",\"timeout\",\"oom\",\"disk\",\"running\"]},"
+"\"reason\":{\"type\":\"string\",\"enum\":[\"exit\",\"signal\",\"timeout\",\"oom\",\"pids\",\"disk\",\"error\",\"running\"],\"description\":\"how it ended, as in run --json\"},"
 "\"duration_ms\":{\"type\":\"integer\"},"
 "\"stdout\":{\"type\":\"string\"},"
 "\"stderr\":{\"type\":\"string\"},"

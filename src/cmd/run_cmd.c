@@ -1,9 +1,8 @@
 /* run_cmd.c - `sbxrun run [options] [--] CMD [ARG...]`. */
 #include <stdio.h>
-#include <string.h>
 
 #include "base/log.h"
-#include "base/syncmsg.h"
+#include "base/outcome.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
@@ -17,30 +16,14 @@ static const char usage[] =
 	"(128+N if signal N killed it, 124 on timeout, 125 if sbxrun failed,\n"
 	"126 if the command cannot run, 127 if it was not found).\n";
 
-static void report(const struct sbx_config *cfg, const struct sbx_result *res)
+static void report(const struct sbx_result *res)
 {
-	char when[32];
+	char text[1600];
 
-	if (res->message[0])
-		fprintf(stderr, "sbxrun: error: %s\n", res->message);
-	if (res->timed_out) {
-		format_duration(cfg->timeout_ms, when, sizeof(when));
-		fprintf(stderr, "sbxrun: timeout: the command ran longer than %s and was killed\n", when);
-	} else if (strcmp(res->reason, "oom") == 0) {
-		char m[32];
-		const char *mech = res->mechanism[SBX_K_MEMORY];
-		format_size(cfg->memory, m, sizeof(m));
-		fprintf(stderr, "sbxrun: out of memory%s: the sandbox reached its memory limit (%s) and was killed\n",
-			mech && strcmp(mech, "rlimit+accounting") == 0 ? " (accounted by sbxrun, no cgroup)" : "", m);
-	} else if (strcmp(res->reason, "disk") == 0) {
-		char q[32];
-		format_size(cfg->disk, q, sizeof(q));
-		fprintf(stderr, "sbxrun: disk quota: the sandbox wrote more than %s on disk and was killed\n", q);
-	} else if (strcmp(res->reason, "pids") == 0) {
-		fprintf(stderr, "sbxrun: the sandbox reached its process limit (--pids)\n");
-	} else if (res->kind == SBX_EXIT_SIGNAL) {
-		log_verbose("the command was killed by signal %d", res->code);
-	}
+	outcome_render(&res->out, text, sizeof(text));
+	fputs(text, stderr);
+	if (res->out.reason == SBX_END_SIGNAL)
+		log_verbose("the command was killed by signal %d", res->out.signal);
 }
 
 static const char shell_usage[] =
@@ -82,14 +65,14 @@ static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
 	if (r == 0)
 		r = sandbox_run(&plan, &res, err);
 	if (r == 0) {
-		report(&cfg, &res);
+		report(&res);
 		if (record_write(&cfg, &plan, &res, err) < 0)
 			r = -1;
 	}
 	sandbox_plan_free(&plan);
 	config_free(&cfg);
 	log_trace("host: done");
-	return r < 0 ? -1 : res.exit_status;
+	return r < 0 ? -1 : outcome_status(&res.out);
 }
 
 int cmd_run(int argc, char **argv, struct sbx_err *err)

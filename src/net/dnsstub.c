@@ -60,13 +60,6 @@ struct sbx_dnsstub {
 	uint64_t dropped;     /* in all */
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The kernel's count of datagrams this socket dropped (buffer full). */
 static uint32_t socket_drops(int fd)
 {

@@ -87,13 +87,6 @@ struct sbx_proxy {
 	struct sbx_proxy_counters count;
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int ep_add(struct sbx_proxy *p, int fd, uint32_t events, uint64_t tag)
 {
 	struct epoll_event ev = { .events = events, .data.u64 = tag };

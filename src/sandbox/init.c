@@ -216,7 +216,7 @@ static int open_terminal(const struct sbx_plan *plan, int sync)
 	if (!plan->tty)
 		return -1;
 	if (pty_open(&plan->ws, &master, &slave, &err) < 0) {
-		msg_send_error(sync, &err);
+		msg_send_error(sync, &err, SBX_ORIGIN_INIT);
 		_exit(125);
 	}
 	msg_send(sync, &m, &master, 1);
@@ -271,7 +271,7 @@ static pid_t start_child(struct child_args *a)
 
 static __attribute__((noreturn)) void init_fail(int sync, const struct sbx_err *err)
 {
-	msg_send_error(sync, err);
+	msg_send_error(sync, err, SBX_ORIGIN_INIT);
 	_exit(125);
 }
 

@@ -419,19 +419,19 @@ int limits_outcome(const struct sbx_limits *lim, struct sbx_limits_outcome *out)
 	if (mem && mem->version == SBX_CG_V2) {
 		if (cgroup_read(mem, "memory.events", buf, sizeof(buf)) == 0 &&
 		    cgroup_keyed_value(buf, "oom_kill", &v) == 0)
-			out->oom = v > 0;
+			out->oom_kills = v;
 		if (cgroup_read(mem, "memory.peak", buf, sizeof(buf)) == 0)
 			out->peak_memory = strtoull(buf, NULL, 10);
 	} else if (mem) {
 		if (cgroup_read(mem, "memory.oom_control", buf, sizeof(buf)) == 0 &&
 		    cgroup_keyed_value(buf, "oom_kill", &v) == 0)
-			out->oom = v > 0;
+			out->oom_kills = v;
 		if (cgroup_read(mem, "memory.max_usage_in_bytes", buf, sizeof(buf)) == 0)
 			out->peak_memory = strtoull(buf, NULL, 10);
 	}
 	if (pids && cgroup_read(pids, "pids.events", buf, sizeof(buf)) == 0 &&
 	    cgroup_keyed_value(buf, "max", &v) == 0)
-		out->pids_hit = v > 0;
+		out->pids_refused = v;
 	return 0;
 }
 

@@ -61,8 +61,8 @@ struct sbx_limits {
 };
 
 struct sbx_limits_outcome {
-	int oom;                /* the kernel's OOM killer ran in the sandbox's cgroup */
-	int pids_hit;           /* a fork was refused by the pids controller */
+	uint64_t oom_kills;     /* how often the kernel's OOM killer ran in the cgroup */
+	uint64_t pids_refused;  /* forks the pids controller refused */
 	uint64_t peak_memory;   /* bytes, 0 if unknown */
 };
 
@@ -81,7 +81,7 @@ int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err);
 /* In the sandbox, before exec: rlimits (RLIMIT_CORE 0 always) and affinity. */
 int limits_apply_child(const struct sbx_config *cfg, const struct sbx_limits *lim,
 		       struct sbx_err *err);
-/* After the sandbox ended. Returns 0 (fields stay 0 where unknown). */
+/* The cgroup's counters (at any time). Returns 0 (fields stay 0 where unknown). */
 int limits_outcome(const struct sbx_limits *lim, struct sbx_limits_outcome *out);
 /* The cgroup v2 directory fd for clone3's CLONE_INTO_CGROUP when it is the
  * only cgroup in use (then limits_attach has nothing left to do), else -1. */

@@ -555,8 +555,14 @@ int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 	if (plan->ca_file && (ms->ca = open_source(plan->ca_file, err)) < 0)
 		return -1;
 	for (size_t i = 0; i < plan->nbinds; i++)
-		if ((ms->binds[i] = open_source(plan->binds[i].src, err)) < 0)
+		if ((ms->binds[i] = open_source(plan->binds[i].src, err)) < 0) {
+			/* sandbox_plan found it: something took it away since (or it
+			 * names sbxrun's own process, which the sandbox is not) */
+			if (err->errnum == ENOENT)
+				err_hint(err, "the source was there when sbxrun checked it and is gone now: "
+					 "was it removed or renamed meanwhile?");
 			return err_wrap(err, "--bind");
+		}
 	return 0;
 }
 

@@ -1,5 +1,6 @@
-/* record.c - the --json result record: what ran, how it ended and why, how
- * long, peak memory, and the limits in force with their mechanism. It goes
+/* record.c - the --json result record: what ran, how it ended (the
+ * outcome's JSON form, base/outcome.h), and the limits in force with their
+ * mechanism. It goes
  * to a file or an fd of its own, never into the command's output; the file
  * is written atomically and never through a symlink (base/hostfile.c). */
 #define _GNU_SOURCE
@@ -13,21 +14,8 @@
 #include <unistd.h>
 
 #include "base/hostfile.h"
-#include "base/syncmsg.h"
+#include "base/outcome.h"
 #include "base/util.h"
-
-static const char *reason(const struct sbx_result *res)
-{
-	if (res->timed_out)
-		return "timeout";
-	if (res->reason[0])
-		return res->reason;
-	if (res->kind == SBX_EXIT_SIGNAL)
-		return "signal";
-	if (res->kind == SBX_EXIT_CODE)
-		return "exit";
-	return "error";
-}
 
 static struct json_object *limits(const struct sbx_config *cfg, const struct sbx_plan *plan,
 				  const struct sbx_result *res)
@@ -64,11 +52,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "command", cmd);
 	json_object_object_add(o, "image", json_object_new_string(cfg->image));
 	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
-	json_object_object_add(o, "exit_code", json_object_new_int(res->exit_status));
-	json_object_object_add(o, "signal", json_object_new_int(res->kind == SBX_EXIT_SIGNAL ? res->code : 0));
-	json_object_object_add(o, "reason", json_object_new_string(reason(res)));
-	json_object_object_add(o, "duration_ms", json_object_new_int64((int64_t)res->duration_ms));
-	json_object_object_add(o, "peak_memory_bytes", json_object_new_int64((int64_t)res->peak_memory));
+	outcome_to_json(&res->out, o);
 	json_object_object_add(o, "network", json_object_new_string(sbx_egress_names[cfg->egress]));
 	json_object_object_add(o, "limits", limits(cfg, plan, res));
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));
@@ -78,17 +62,11 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(eg, "bytes_up", json_object_new_int64((int64_t)res->egress_bytes_up));
 	json_object_object_add(eg, "bytes_down", json_object_new_int64((int64_t)res->egress_bytes_down));
 	json_object_object_add(o, "egress", eg);
-	if (res->message[0])
-		json_object_object_add(o, "error", json_object_new_string(res->message));
 	return o;
 }
 
-int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
-		 const struct sbx_result *res, struct sbx_err *err)
+static int write_record(const struct sbx_config *cfg, struct json_object *o, struct sbx_err *err)
 {
-	if (!cfg->json_file && !cfg->json_fd)
-		return 0;
-	struct json_object *o = build(cfg, plan, res);
 	_cleanup_free_ char *line = xasprintf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	if (cfg->json_fd)
@@ -100,6 +78,28 @@ int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
 	if (write_all(hf.fd, line, strlen(line)) < 0)
 		return err_sys(err, "--json '%s'", cfg->json_file);
 	return hostfile_commit(&hf, true, err) < 0 ? err_wrap(err, "--json") : 0;
+}
+
+int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
+		 const struct sbx_result *res, struct sbx_err *err)
+{
+	if (!cfg->json_file && !cfg->json_fd)
+		return 0;
+	return write_record(cfg, build(cfg, plan, res), err);
+}
+
+int record_write_session(const struct sbx_config *cfg, char *const *argv, const struct sbx_outcome *out,
+			 struct sbx_err *err)
+{
+	if (!cfg->json_file && !cfg->json_fd)
+		return 0;
+	struct json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+	for (char *const *a = argv; a && *a; a++)
+		json_object_array_add(cmd, json_object_new_string(*a));
+	json_object_object_add(o, "command", cmd);
+	json_object_object_add(o, "session", json_object_new_string(cfg->session));
+	outcome_to_json(out, o);
+	return write_record(cfg, o, err);
 }
 
 int record_prepare(const struct sbx_config *cfg, int *events_fd, struct sbx_err *err)

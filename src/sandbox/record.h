@@ -12,5 +12,9 @@ int record_prepare(const struct sbx_config *cfg, int *events_fd, struct sbx_err 
  * cfg->json_fd; does nothing when neither is set. */
 int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
 		 const struct sbx_result *res, struct sbx_err *err);
+/* run --session: what ran, in which session, and how it ended (the
+ * session's own limits and image are the session's, `session ls`). */
+int record_write_session(const struct sbx_config *cfg, char *const *argv, const struct sbx_outcome *out,
+			 struct sbx_err *err);
 
 #endif

@@ -376,7 +376,7 @@ static __attribute__((noreturn)) void net_helper_main(const struct sbx_config *c
 			    (fds[0] = ioctl(s, SIOCGSKNS)) < 0))
 		err_sys(&err, "open the network namespace");
 	if (err.msg[0] || msg_send(sock, &m, fds, fds[2] >= 0 ? 3 : 2) < 0) {
-		msg_send_error(sock, &err);
+		msg_send_error(sock, &err, SBX_ORIGIN_SETUP);
 		_exit(125);
 	}
 	_exit(0);
@@ -413,7 +413,7 @@ static int net_join(struct net_helper *h, int sync, struct sbx_err *err)
 	if (msg_recv(h->sock, &m, fds, &n) != 0)
 		err_set(err, 0, "the network set-up ended early");
 	else if (m.type == SBX_MSG_ERROR)
-		err_set(err, m.errnum, "%s", m.text);
+		msg_error(&m, err);
 	else if (n < 2 || setns(fds[0], CLONE_NEWNET) < 0)
 		err_sys(err, "join the network namespace");
 	else if (msg_send(sync, &(struct sbx_msg){ .type = SBX_MSG_DNS }, &fds[1], 1) < 0)
@@ -481,7 +481,7 @@ static __attribute__((noreturn)) void child_main(const struct sbx_plan *plan, in
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	close_inherited(sync);
 	if (child_setup(plan, sync, &err) < 0) {
-		msg_send_error(sync, &err);
+		msg_send_error(sync, &err, SBX_ORIGIN_SETUP);
 		_exit(125);
 	}
 	/* After this the host side can no longer open /proc/PID/ns or root. */
@@ -558,7 +558,8 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 	if (r != 0)
 		return err_set(err, 0, "the sandbox died while being set up");
 	if (m.type == SBX_MSG_ERROR) {
-		err_set(err, m.errnum, "sandbox setup: %s", m.text);
+		msg_error(&m, err);
+		err_wrap(err, "sandbox setup");
 		if (fuselayer_ended(&sb->fuse))
 			err_hint(err, "fuse-overlayfs, which serves the writable layer, ended early; "
 				 "'sbxrun -v' shows its messages");
@@ -651,22 +652,14 @@ int sandbox_dns(const struct sbx_plan *plan, int sock, struct sbx_dnsstub **dns,
 		: dnsstub_new(fd, plan->cfg->profile, plan->cfg->hostname, plan->events_fd, dns, err);
 }
 
-/* How the limits were enforced and whether one of them ended the run. */
+/* How the limits were enforced (what ended the run, the watcher said). */
 static void limits_result(const struct sbx_plan *plan, struct sbx_result *res)
 {
 	static const enum sbx_key keys[] = { SBX_K_MEMORY, SBX_K_PIDS, SBX_K_CPUS, SBX_K_FILE_SIZE,
 					     SBX_K_OPEN_FILES };
-	struct sbx_limits_outcome out = { 0 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		res->mechanism[keys[i]] = limits_mechanism(&plan->lim, keys[i]);
-	limits_outcome(&plan->lim, &out);
-	if (out.peak_memory)
-		res->peak_memory = out.peak_memory;
-	if (out.oom && !res->timed_out)
-		snprintf(res->reason, sizeof(res->reason), "oom");
-	else if (out.pids_hit && !res->timed_out && res->exit_status)
-		snprintf(res->reason, sizeof(res->reason), "pids");
 }
 
 const char *sandbox_storage_name(const struct sbx_plan *plan)
@@ -707,7 +700,7 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 		sandbox_release(&sb);
 		return -1;
 	}
-	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, dns, &relay, res, err);
+	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, dns, &relay, &res->out, err);
 	log_trace("host: supervised");
 	dnsstub_free(dns);
 	if (px) {
@@ -720,9 +713,6 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 		proxy_free(px);
 	}
 	sandbox_release(&sb);
-	if (r == 0)
-		limits_result(plan, res);
-	if (r == 0 && res->init_died && !res->reason[0])
-		snprintf(res->message, sizeof(res->message), "the sandbox's init ended unexpectedly");
+	limits_result(plan, res);
 	return r;
 }

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "base/config.h"
+#include "base/outcome.h"
 #include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "sandbox/seccomp.h"
@@ -58,15 +59,7 @@ struct sbx_plan {
 };
 
 struct sbx_result {
-	int exit_status;     /* what sbxrun exits with */
-	int kind;            /* enum sbx_exit_kind, or 0 if the command never ran */
-	int code;            /* exit code or signal */
-	int timed_out;
-	uint64_t duration_ms;
-	char message[900];   /* why the command did not run (126/127), if so */
-	char reason[16];     /* "oom", "pids" when a limit ended it, else empty */
-	int init_died;       /* the sandbox's init ended without reporting the command */
-	uint64_t peak_memory;
+	struct sbx_outcome out; /* how the command ended (sandbox/watch.c) */
 	const char *mechanism[SBX_K__COUNT]; /* how each limit was enforced */
 	uint64_t egress_allowed, egress_refused, egress_bytes_up, egress_bytes_down;
 };

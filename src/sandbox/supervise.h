@@ -1,5 +1,5 @@
 /* supervise.h - the host side's loop while a sandbox runs: signals, the
- * wall-clock timeout, messages from init, the end of pid 1. */
+ * watcher (sandbox/watch.h), messages from init, the end of pid 1. */
 #ifndef SBX_SUPERVISE_H
 #define SBX_SUPERVISE_H
 
@@ -19,7 +19,7 @@ struct sbx_pty_relay;
  * caller's terminal settings are put back (pty_term_restore). */
 int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const sigset_t *set,
 	      struct sbx_proxy *px, struct sbx_dnsstub *dns, struct sbx_pty_relay *relay,
-	      struct sbx_result *res, struct sbx_err *err);
+	      struct sbx_outcome *out, struct sbx_err *err);
 /* Kills the sandbox's pid 1 (and so its whole pid namespace) and reaps it. */
 void supervise_kill(pid_t pid, int pidfd);
 

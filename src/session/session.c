@@ -61,13 +61,6 @@ int session_alive(const char *dir)
 	return errno == EWOULDBLOCK;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static int listen_control(const char *dir, struct sbx_err *err)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };

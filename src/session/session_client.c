@@ -17,8 +17,10 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/outcome.h"
 #include "base/util.h"
 #include "sandbox/pty.h"
+#include "sandbox/record.h"
 #include "sandbox/supervise.h"
 #include "session/control.h"
 #include "session/session.h"
@@ -94,9 +96,9 @@ static struct json_object *build_request(const struct sbx_config *cfg, char *con
 	return o;
 }
 
-/* Returns 1 when the final reply arrived (filled in), 0 to go on, -1 if
- * the session went away. */
-static int on_message(int s, struct sbx_pty_relay *relay, int *status, char *msg, size_t size)
+/* Returns 1 when the final reply arrived (out filled in), 0 to go on, -1
+ * if the session went away. */
+static int on_message(int s, struct sbx_pty_relay *relay, struct sbx_outcome *out)
 {
 	struct json_object *o = NULL, *v;
 	int fds[4];
@@ -113,11 +115,8 @@ static int on_message(int s, struct sbx_pty_relay *relay, int *status, char *msg
 		json_object_put(o);
 		return 0;
 	}
-	*status = json_object_object_get_ex(o, "exit_code", &v) ? json_object_get_int(v) : 125;
-	if (json_object_object_get_ex(o, "error", &v))
-		snprintf(msg, size, "%s", json_object_get_string(v));
-	if (json_object_object_get_ex(o, "reason", &v) && strcmp(json_object_get_string(v), "timeout") == 0)
-		snprintf(msg, size, "timeout: the command ran longer than its timeout and was killed");
+	if (outcome_from_json(o, out) < 0)
+		outcome_error(out, SBX_ORIGIN_SESSION, "the session's reply cannot be read");
 	json_object_put(o);
 	return 1;
 }
@@ -135,8 +134,9 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 {
 	int tty = argv ? cfg->tty : isatty(0);
 	struct sbx_pty_relay relay;
-	int status = 125, done = 0, io[3] = { 0, 1, 2 };
-	char msg[1024] = "";
+	int done = 0, io[3] = { 0, 1, 2 };
+	struct sbx_outcome out = { 0 };
+	char text[1600];
 	sigset_t set;
 
 	if (check_options(cfg, err) < 0)
@@ -167,10 +167,11 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 		if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR)
 			break;
 		if (p[0].revents & (POLLIN | POLLHUP)) {
-			int m = on_message(s, &relay, &status, msg, sizeof(msg));
+			int m = on_message(s, &relay, &out);
 			done = m != 0;
 			if (m < 0)
-				snprintf(msg, sizeof(msg), "session '%s' ended while the command ran", cfg->session);
+				outcome_error(&out, SBX_ORIGIN_SESSION, "session '%s' ended while the command ran",
+					      cfg->session);
 		}
 		struct signalfd_siginfo si;
 		if ((p[1].revents & POLLIN) && read(sfd, &si, sizeof(si)) == sizeof(si)) {
@@ -184,10 +185,11 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 	pty_relay_end(&relay);
 	pty_term_restore();
 	log_trace("client: reply received");
-	if (msg[0])
-		fprintf(stderr, "sbxrun: %s%s\n", strncmp(msg, "timeout", 7) && strncmp(msg, "out of memory", 13)
-			? "error: " : "", msg);
-	return status;
+	outcome_render(&out, text, sizeof(text));
+	fputs(text, stderr);
+	if (record_write_session(cfg, argv, &out, err) < 0)
+		return -1;
+	return outcome_status(&out);
 }
 
 int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err)

@@ -1,7 +1,9 @@
 /* session_exec.c - the session supervisor's loop: accepts control
  * connections, launches each command into the session's namespaces (in a
  * pid namespace of its own), enforces per-command timeouts, the session's
- * idle time and lifetime, and answers with the command's result. */
+ * idle time and lifetime (each command with a watcher of its own,
+ * sandbox/watch.h, the disk and memory with the session's), and answers with
+ * how the command ended (base/outcome.h). */
 #define _GNU_SOURCE
 #include "session/session_exec.h"
 
@@ -26,24 +28,27 @@
 #include "base/policy.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
-#include "sandbox/diskuse.h"
 #include "session/control.h"
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void reply_error(int client, const char *msg)
+static void reply_error(int client, const char *msg, const char *hint)
 {
 	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "exit_code", json_object_new_int(125));
-	json_object_object_add(o, "reason", json_object_new_string("error"));
-	json_object_object_add(o, "error", json_object_new_string(msg));
+	struct sbx_outcome out = { 0 };
+
+	outcome_error(&out, SBX_ORIGIN_SESSION, "%s", msg);
+	snprintf(out.hint, sizeof(out.hint), "%s", hint ? hint : "");
+	outcome_to_json(&out, o);
 	control_send(client, o, NULL, 0);
 	json_object_put(o);
+}
+
+static void reply_err(int client, const struct sbx_err *err)
+{
+	char msg[sizeof(err->msg) + 128];
+
+	snprintf(msg, sizeof(msg), "%s%s%s", err->msg, err->errnum ? ": " : "",
+		 err->errnum ? strerror(err->errnum) : "");
+	reply_error(client, msg, err->hint);
 }
 
 static struct json_object *req_get(struct json_object *req, const char *key, json_type t)
@@ -58,6 +63,14 @@ static struct sbx_session_cmd *free_slot(struct sbx_session *s)
 		if (!s->cmds[i].used)
 			return &s->cmds[i];
 	return NULL;
+}
+
+static int running(const struct sbx_session *s)
+{
+	int n = 0;
+	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
+		n += s->cmds[i].used;
+	return n;
 }
 
 /* stdio for the command: the client's fds, or pipes we capture. */
@@ -100,11 +113,7 @@ static void ahead_drop(struct sbx_session *s)
  * more than one running, the commands come in parallel: ask at once. */
 static void ahead_ask(struct sbx_session *s)
 {
-	int running = 0;
-
-	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
-		running += s->cmds[i].used;
-	if (running == 1 || s->ahead.chan >= 0 || s->ahead.asked || s->init_gone)
+	if (running(s) == 1 || s->ahead.chan >= 0 || s->ahead.asked || s->init_gone)
 		return;
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "op", json_object_new_string("prepare"));
@@ -175,11 +184,26 @@ static int hand_to_init(struct sbx_session *s, struct json_object *req, const in
 	    m.type != SBX_MSG_READY || n != 1) {
 		if (n)
 			close(*pidfd);
-		return err_set(err, 0, "%s%s%s", m.type == SBX_MSG_ERROR ? m.text : "the session did not start the command",
-			       m.errnum ? ": " : "", m.errnum ? strerror(m.errnum) : "");
+		return m.type == SBX_MSG_ERROR ? msg_error(&m, err)
+			: err_set(err, 0, "the session did not start the command");
 	}
 	*pid = m.code;
 	return 0;
+}
+
+/* The pid a pidfd refers to, in our pid namespace (its fdinfo). */
+static pid_t host_pid(int pidfd, pid_t fallback)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return fallback;
+	buf[n] = '\0';
+	char *p = strstr(buf, "\nPid:");
+	long v = p ? strtol(p + 5, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : fallback;
 }
 
 static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struct json_object *req,
@@ -207,15 +231,23 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 		return -1;
 	}
 	log_trace("supervisor: command started");
-	c->used = 1;
-	c->sync = sv[0];
-	c->start_ms = now_ms();
+	/* the session's init names it by its pid in the sandbox: the memory
+	 * sum walks it from here, by the pid the pidfd holds on the host */
+	c->pid = host_pid(c->pidfd, c->pid);
 	int64_t want = t ? json_object_get_int64(t) : (int64_t)s->cfg->timeout_ms;
-	c->timeout_ms = want > 0 ? (uint64_t)want : 0;
+	uint64_t timeout = want > 0 ? (uint64_t)want : 0;
 	/* a request on the control socket is held to the administrator's
 	 * ceiling as a flag is: no timeout, or a longer one, becomes the cap */
-	if (s->timeout_cap_ms && (!c->timeout_ms || c->timeout_ms > s->timeout_cap_ms))
-		c->timeout_ms = s->timeout_cap_ms;
+	if (s->timeout_cap_ms && (!timeout || timeout > s->timeout_cap_ms))
+		timeout = s->timeout_cap_ms;
+	/* the session's disk and memory are watched from the first command on */
+	if (!running(s)) {
+		watch_free(&s->limits);
+		watch_start(&s->limits, &s->plan, 0, 1, 0);
+	}
+	c->used = 1;
+	c->sync = sv[0];
+	watch_start(&c->watch, &s->plan, timeout, 0, 0);
 	return 0;
 }
 
@@ -238,28 +270,28 @@ static void handle_request(struct sbx_session *s, int client)
 	struct sbx_err err = { 0 };
 
 	if (control_recv(client, &req, fds, &nfds, 4) != 0 || !(op = req_get(req, "op", json_type_string))) {
-		reply_error(client, "request: not a JSON object with an 'op'");
+		reply_error(client, "request: not a JSON object with an 'op'", NULL);
 		goto done;
 	}
 	const char *o = json_object_get_string(op);
 	s->last_active = now_ms();
 	if (strcmp(o, "stop") == 0) {
 		s->stopping = 1;
-		reply_error(client, "stopping");
+		reply_error(client, "stopping", NULL);
 	} else if (strcmp(o, "root") == 0) {
 		reply_root(s, client);
 	} else if (strcmp(o, "exec") == 0) {
 		struct sbx_session_cmd *c = free_slot(s);
 		if (!c)
-			reply_error(client, "too many commands running in this session");
+			reply_error(client, "too many commands running in this session", NULL);
 		else if (start_command(s, c, req, fds, nfds, &err) < 0)
-			reply_error(client, err.msg);
+			reply_err(client, &err);
 		else {
 			c->client = client;
 			client = -1; /* owned by the command now */
 		}
 	} else {
-		reply_error(client, "request: unknown op");
+		reply_error(client, "request: unknown op", NULL);
 	}
 done:
 	for (size_t i = 0; i < nfds; i++)
@@ -290,19 +322,11 @@ static void accept_client(struct sbx_session *s)
 	handle_request(s, c);
 }
 
-static void send_reply(struct sbx_session_cmd *c)
+static void send_reply(struct sbx_session_cmd *c, const struct sbx_outcome *out)
 {
 	struct json_object *o = json_object_new_object();
-	const char *reason = c->timed_out ? "timeout" : c->res.reason[0] ? c->res.reason
-			     : c->res.kind == SBX_EXIT_SIGNAL ? "signal"
-			     : c->res.kind == SBX_EXIT_CODE ? "exit" : "error";
 
-	json_object_object_add(o, "exit_code", json_object_new_int(c->res.exit_status));
-	json_object_object_add(o, "signal", json_object_new_int(c->res.kind == SBX_EXIT_SIGNAL ? c->res.code : 0));
-	json_object_object_add(o, "reason", json_object_new_string(reason));
-	json_object_object_add(o, "duration_ms", json_object_new_int64((int64_t)(now_ms() - c->start_ms)));
-	if (c->res.message[0])
-		json_object_object_add(o, "error", json_object_new_string(c->res.message));
+	outcome_to_json(out, o);
 	for (int i = 0; i < 2; i++)
 		if (c->capture[i] >= 0 || c->out[i].data)
 			json_object_object_add(o, i ? "stderr" : "stdout",
@@ -310,13 +334,6 @@ static void send_reply(struct sbx_session_cmd *c)
 									  (int)c->out[i].len));
 	control_send(c->client, o, NULL, 0);
 	json_object_put(o);
-}
-
-static void msg_text(struct sbx_session_cmd *c, const struct sbx_msg *m)
-{
-	int with_errno = m->type == SBX_MSG_ERROR && m->errnum;
-	snprintf(c->res.message, sizeof(c->res.message), "%s%s%s", m->text, with_errno ? ": " : "",
-		 with_errno ? strerror(m->errnum) : "");
 }
 
 static void capture_read(struct sbx_session_cmd *c, int i)
@@ -340,6 +357,8 @@ static void capture_read(struct sbx_session_cmd *c, int i)
 
 static void finish_command(struct sbx_session *s, struct sbx_session_cmd *c)
 {
+	struct sbx_outcome out;
+
 	/* The command's init is the session init's child, not ours: its
 	 * status comes as a message, its end as the pidfd turning readable. */
 	while (c->sync >= 0) {
@@ -349,29 +368,15 @@ static void finish_command(struct sbx_session *s, struct sbx_session_cmd *c)
 		struct sbx_msg m;
 		if (msg_recv(c->sync, &m, NULL, NULL) != 0)
 			break;
-		if (m.type == SBX_MSG_EXIT) {
-			c->res.kind = m.kind;
-			c->res.code = m.code;
-		} else if (m.type == SBX_MSG_EXEC_FAILED || m.type == SBX_MSG_ERROR) {
-			c->res.exit_status = m.type == SBX_MSG_ERROR ? 125 : m.code;
-			msg_text(c, &m);
-		}
+		watch_msg(&c->watch, &m);
 	}
 	for (int i = 0; i < 2; i++)
 		while (c->capture[i] >= 0)
 			capture_read(c, i);
-	if (c->timed_out)
-		c->res.exit_status = 124;
-	else if (c->res.kind == SBX_EXIT_CODE)
-		c->res.exit_status = c->res.code;
-	else if (c->res.kind == SBX_EXIT_SIGNAL)
-		c->res.exit_status = 128 + c->res.code;
-	else if (c->res.reason[0])
-		c->res.exit_status = 128 + SIGKILL;
-	else if (!c->res.message[0])
-		c->res.exit_status = 125, snprintf(c->res.message, sizeof(c->res.message), "the command's init ended unexpectedly");
+	watch_finish(&c->watch, -1, 0, &out);
 	log_trace("supervisor: command ended");
-	send_reply(c);
+	send_reply(c, &out);
+	watch_free(&c->watch);
 	close(c->client);
 	close(c->pidfd);
 	close(c->sync);
@@ -403,13 +408,8 @@ static void command_msg(struct sbx_session_cmd *c)
 		json_object_object_add(o, "event", json_object_new_string("pty"));
 		control_send(c->client, o, fds, 1);
 		json_object_put(o);
-	} else if (m.type == SBX_MSG_EXIT) {
-		c->res.kind = m.kind;
-		c->res.code = m.code;
-		c->exited = 1;
-	} else if (m.type == SBX_MSG_EXEC_FAILED || m.type == SBX_MSG_ERROR) {
-		c->res.exit_status = m.type == SBX_MSG_ERROR ? 125 : m.code;
-		msg_text(c, &m);
+	} else {
+		watch_msg(&c->watch, &m);
 	}
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
@@ -435,97 +435,68 @@ static void client_msg(struct sbx_session_cmd *c)
 static int next_timeout(const struct sbx_session *s, uint64_t now)
 {
 	uint64_t deadline = UINT64_MAX;
-	int busy = 0;
+	int busy = running(s) > 0;
 
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
-		const struct sbx_session_cmd *c = &s->cmds[i];
-		busy |= c->used;
-		if (c->used && c->timeout_ms && !c->timed_out && c->start_ms + c->timeout_ms < deadline)
-			deadline = c->start_ms + c->timeout_ms;
+		int ms = s->cmds[i].used ? watch_poll_ms(&s->cmds[i].watch, now) : -1;
+		if (ms >= 0 && now + (uint64_t)ms < deadline)
+			deadline = now + (uint64_t)ms;
 	}
+	int ms = busy ? watch_poll_ms(&s->limits, now) : -1;
+	if (ms >= 0 && now + (uint64_t)ms < deadline)
+		deadline = now + (uint64_t)ms; /* sbxrun's own disk and memory accounting */
 	if (!busy && s->cfg->idle_ms && s->last_active + s->cfg->idle_ms < deadline)
 		deadline = s->last_active + s->cfg->idle_ms;
 	if (s->cfg->lifetime_ms && s->started + s->cfg->lifetime_ms < deadline)
 		deadline = s->started + s->cfg->lifetime_ms;
-	if (busy && s->plan.storage == SBX_STORAGE_DISK && s->cfg->disk && now + 500 < deadline)
-		deadline = now + 500; /* sbxrun's own disk accounting */
-	if (busy && s->acct_at && s->acct_at < deadline)
-		deadline = s->acct_at; /* and memory's, on the rlimit fallback */
 	if (deadline == UINT64_MAX)
 		return -1;
 	return deadline <= now ? 0 : (int)(deadline - now > 86400000 ? 86400000 : deadline - now);
 }
 
-/* Memory on the rlimit fallback: the session's init, every command and
- * /dev/shm summed while commands run; past the limit, the commands end
- * (what /dev/shm holds stays, as it would in a cgroup). */
-static void check_memory(struct sbx_session *s, uint64_t now, int busy)
+/* The disk quota and memory (on the rlimit fallback) are the session's:
+ * its init, every command and /dev/shm summed, one walk of the writable
+ * layer, while commands run; past a limit, the commands end (what the
+ * layer and /dev/shm hold stays, as it would in a cgroup). */
+static void check_limits(struct sbx_session *s, uint64_t now)
 {
 	pid_t roots[1 + SBX_SESSION_MAX_CMDS];
 	size_t n = 0;
-	uint64_t next;
-	char m[32];
 
-	if (!busy || !limits_memory_accounted(&s->plan.lim) || !s->cfg->memory) {
-		s->acct_at = 0;
-		return;
-	}
-	if (!s->acct_at || now < s->acct_at) {
-		s->acct_at = s->acct_at ? s->acct_at : now + MEMACCT_FIRST_MS;
-		return;
-	}
 	roots[n++] = s->sb.pid;
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
 		if (s->cmds[i].used)
 			roots[n++] = s->cmds[i].pid;
-	if (!memacct_check(&s->acct, roots, n, &next)) {
-		s->acct_at = now + next;
+	enum sbx_end why = watch_tick(&s->limits, roots, n, now);
+	if (why == SBX_END_NONE)
 		return;
-	}
-	format_size(s->cfg->memory, m, sizeof(m));
-	log_warn("session '%s': over its memory limit: its commands are ended", s->name);
+	log_warn("session '%s': over its %s: its commands are ended", s->name,
+		 why == SBX_END_DISK ? "disk quota" : "memory limit");
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
-		if (s->cmds[i].used && !s->cmds[i].exited) {
-			struct sbx_session_cmd *c = &s->cmds[i];
-			snprintf(c->res.reason, sizeof(c->res.reason), "oom");
-			snprintf(c->res.message, sizeof(c->res.message), "out of memory (accounted by "
-				 "sbxrun, no cgroup): the session reached its memory limit (%s) and the "
-				 "command was killed", m);
-			kill_command(c);
+		if (s->cmds[i].used && !s->cmds[i].watch.exited) {
+			watch_killed(&s->cmds[i].watch, why, &s->limits);
+			kill_command(&s->cmds[i]);
 		}
-	s->acct_at = now + MEMACCT_FIRST_MS;
+	watch_free(&s->limits);
+	watch_start(&s->limits, &s->plan, 0, 1, 0);
 }
 
 static void check_deadlines(struct sbx_session *s, uint64_t now)
 {
-	int busy = 0;
+	int busy = running(s) > 0;
 
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
 		struct sbx_session_cmd *c = &s->cmds[i];
-		busy |= c->used;
-		if (c->used && c->timeout_ms && !c->timed_out && now >= c->start_ms + c->timeout_ms) {
-			c->timed_out = 1;
+		if (c->used && watch_tick(&c->watch, NULL, 0, now) != SBX_END_NONE)
 			kill_command(c);
-		}
 	}
-	struct sbx_diskuse du;
-	if (busy && s->plan.storage == SBX_STORAGE_DISK && s->cfg->disk && s->plan.run_dir &&
-	    diskuse_check(s->plan.run_lock, s->plan.host_uid, s->plan.host_gid, s->cfg->disk, &du)) {
-		if (du.errnum)
-			log_warn("session '%s': disk quota: cannot %s: %s", s->name, du.what, strerror(du.errnum));
-		log_warn("session '%s': over its disk quota: its commands are ended", s->name);
-		for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++)
-			if (s->cmds[i].used) {
-				snprintf(s->cmds[i].res.reason, sizeof(s->cmds[i].res.reason), "disk");
-				kill_command(&s->cmds[i]);
-			}
-	}
+	if (busy)
+		check_limits(s, now);
 	if ((!busy && s->cfg->idle_ms && now >= s->last_active + s->cfg->idle_ms) ||
 	    (s->cfg->lifetime_ms && now >= s->started + s->cfg->lifetime_ms)) {
 		log_info("session '%s': ending (%s)", s->name, busy ? "lifetime" : "idle or lifetime");
 		s->stopping = 1;
 	}
-	check_memory(s, now, busy);
 }
 
 /* Which command a polled fd belongs to: fills the map while building. The
@@ -577,7 +548,7 @@ static void dispatch(struct sbx_session *s, struct pollfd *p, struct slot *map, 
 	for (int i = FIXED_SLOTS; i < n; i++) {
 		struct sbx_session_cmd *c = map[i].c;
 		if (map[i].what == 0 && c->used &&
-		    ((p[i].revents & POLLIN) || (c->exited && c->capture[0] < 0 && c->capture[1] < 0)))
+		    ((p[i].revents & POLLIN) || (c->watch.exited && c->capture[0] < 0 && c->capture[1] < 0)))
 			finish_command(s, c);
 	}
 }
@@ -595,7 +566,7 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 	if (policy_load(&pol, &perr) == 0)
 		s->timeout_cap_ms = policy_timeout_cap_ms(&pol);
 	policy_free(&pol);
-	memacct_init(&s->acct, s->cfg->memory);
+	watch_start(&s->limits, &s->plan, 0, 1, 0);
 	while (!s->stopping) {
 		ahead_ask(s);
 		int n = build_poll(s, p, map, sfd);
@@ -628,6 +599,6 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 			finish_command(s, &s->cmds[i]);
 		}
 	ahead_drop(s);
-	memacct_free(&s->acct);
+	watch_free(&s->limits);
 	return 0;
 }

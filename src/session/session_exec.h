@@ -7,8 +7,8 @@
 
 #include "net/dnsstub.h"
 #include "net/proxy.h"
-#include "sandbox/memacct.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/watch.h"
 
 #define SBX_SESSION_MAX_CMDS 32
 #define SBX_CAPTURE_MAX (1u << 20)
@@ -21,16 +21,13 @@ struct sbx_buf {
 /* One command running in the session. */
 struct sbx_session_cmd {
 	int used;
-	pid_t pid;         /* its init, our child (CLONE_PARENT) */
+	pid_t pid;         /* its init, our child (CLONE_PARENT), by its pid on the host */
 	int pidfd;
 	int sync;          /* from its init: pty, exec failure, exit */
 	int client;        /* the control connection that asked for it */
 	int capture[2];    /* stdout, stderr pipes when the client sent no fds */
 	struct sbx_buf out[2];
-	uint64_t start_ms, timeout_ms;
-	int timed_out;
-	int exited;        /* its init reported the exit: everything it ran is gone */
-	struct sbx_result res;
+	struct sbx_watch watch; /* its deadline, its end (exited: everything it ran is gone) */
 };
 
 struct sbx_session {
@@ -49,8 +46,7 @@ struct sbx_session {
 	int init_gone;         /* the init's end of sb.sync is closed */
 	uint64_t started, last_active;
 	uint64_t timeout_cap_ms; /* the policy's [limits] timeout, 0: none */
-	struct sbx_memacct acct; /* memory on the rlimit fallback: sbxrun's own sum */
-	uint64_t acct_at;        /* when to sum next while commands run, 0: none */
+	struct sbx_watch limits; /* the disk quota and memory its commands share */
 	struct sbx_session_cmd cmds[SBX_SESSION_MAX_CMDS];
 };
 

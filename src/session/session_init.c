@@ -140,7 +140,7 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 		syscall(SYS_close_range, 3, report - 1, 0);
 	syscall(SYS_close_range, report + 1, ~0U, 0);
 	if (!ready || command_plan(plan, req, &cp, &argv, &envp, &err) < 0) {
-		msg_send_error(report, !ready ? &mnt_err : &err);
+		msg_send_error(report, !ready ? &mnt_err : &err, SBX_ORIGIN_INIT);
 		_exit(125);
 	}
 	cp.confined = 1;
@@ -204,12 +204,12 @@ static void spawn(const struct sbx_plan *plan, struct json_object *req, const in
 
 	/* checked here too, so that a bad request gets its error instead of READY */
 	if (command_plan(plan, req, &cp, &argv, &envp, &err) < 0) {
-		msg_send_error(report, &err);
+		msg_send_error(report, &err, SBX_ORIGIN_SESSION);
 		return;
 	}
 	if (prepare(plan, &pc) < 0) {
 		err_sys(&err, "create the command's pid namespace");
-		msg_send_error(report, &err);
+		msg_send_error(report, &err, SBX_ORIGIN_SESSION);
 		return;
 	}
 	struct sbx_msg m = { .type = SBX_MSG_READY, .code = pc.pid };
@@ -281,7 +281,7 @@ void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 		if (r == 0 && n == 0 && is_op(req, "prepare"))
 			prepare_for_supervisor(plan, confined, sync);
 		else if (r == 0 && n == 4 && !confined)
-			msg_send_error(fds[3], &cerr);
+			msg_send_error(fds[3], &cerr, SBX_ORIGIN_SESSION);
 		else if (r == 0 && n == 4)
 			spawn(plan, req, fds);
 		for (size_t i = 0; i < n; i++)

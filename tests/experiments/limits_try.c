@@ -79,9 +79,9 @@ int main(int argc, char **argv)
 	waitpid(pid, &st, 0);
 	limits_outcome(&lim, &out);
 	limits_cleanup(&lim);
-	printf("status: %s %d; oom %d, pids_hit %d, peak %llu\n",
+	printf("status: %s %d; oom_kills %d, pids_refused %d, peak %llu\n",
 	       WIFSIGNALED(st) ? "signal" : "exit", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-	       out.oom, out.pids_hit, (unsigned long long)out.peak_memory);
+	       (int)out.oom_kills, (int)out.pids_refused, (unsigned long long)out.peak_memory);
 	printf("mechanisms: memory %s, pids %s, cpus %s, open_files %s\n",
 	       limits_mechanism(&lim, SBX_K_MEMORY), limits_mechanism(&lim, SBX_K_PIDS),
 	       limits_mechanism(&lim, SBX_K_CPUS), limits_mechanism(&lim, SBX_K_OPEN_FILES));
