@@ -69,7 +69,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "reason", json_object_new_string(reason(res)));
 	json_object_object_add(o, "duration_ms", json_object_new_int64((int64_t)res->duration_ms));
 	json_object_object_add(o, "peak_memory_bytes", json_object_new_int64((int64_t)res->peak_memory));
-	json_object_object_add(o, "network", json_object_new_string(sbx_egress_names[cfg->egress]));
+	json_object_object_add(o, "network", json_object_new_string(plan->net.mode_name));
 	json_object_object_add(o, "limits", limits(cfg, plan, res));
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));
 	struct json_object *eg = json_object_new_object();

@@ -193,22 +193,6 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 	return 0;
 }
 
-/* The host's CA bundle: on networks that intercept TLS, package managers
- * inside must trust what the host trusts (DESIGN.md, measured facts). */
-static char *host_ca_bundle(void)
-{
-	static const char *const known[] = { "/etc/ssl/certs/ca-certificates.crt",
-					     "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem" };
-	const char *env = getenv("SSL_CERT_FILE");
-
-	if (env && env[0] == '/' && access(env, R_OK) == 0)
-		return xstrdup(env);
-	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-		if (access(known[i], R_OK) == 0)
-			return xstrdup(known[i]);
-	return NULL;
-}
-
 /* `shell`: the image's bash if it has one, as a login shell. */
 static void plan_shell(struct sbx_plan *plan)
 {
@@ -251,9 +235,12 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		ioctl(0, TIOCGWINSZ, &plan->ws);
 	if (!argv)
 		plan_shell(plan);
-	if (cfg->egress == SBX_EGRESS_PACKAGES && cfg->ca == SBX_CA_HOST)
-		plan->ca_file = host_ca_bundle();
-	if (env_build(cfg, &plan->img, plan->home, plan->ca_file ? SBX_CA_INSIDE : NULL, &plan->envp, err) < 0)
+	struct hostmatch_sets sets = { (const char *const *)plan->img.apt_hosts,
+				       plan->img.npm_registry, plan->img.pypi_index };
+	netplan_derive(cfg, NETPLAN_SANDBOX, &plan->net);
+	if (netplan_expand(&plan->net, &sets, err) < 0)
+		return -1;
+	if (env_build(cfg, &plan->img, plan->home, &plan->net, &plan->envp, err) < 0)
 		return -1;
 	userns_ucounts_plan(&plan->ucounts);
 	log_trace("plan: identity and environment");
@@ -275,7 +262,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	if (cfg->seccomp == SBX_OFF)
 		log_warn("seccomp = off: the sandbox may use every system call, the kernel's whole "
 			 "attack surface (keyring, bpf, io_uring, ...)");
-	if (cfg->egress == SBX_EGRESS_FULL)
+	if (!plan->net.own_netns)
 		log_verbose("network: full: the host's network, including its loopback services "
 			    "and abstract unix sockets, is reachable");
 	return 0;
@@ -296,7 +283,7 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	free(plan->binds);
 	free(plan->lower);
 	free(plan->fuse_bin);
-	free(plan->ca_file);
+	netplan_free(&plan->net);
 	if (plan->run_dir)
 		rm_rf_at(AT_FDCWD, plan->run_dir, &err);
 	free(plan->run_dir);
@@ -357,7 +344,7 @@ struct net_helper {
 	int sock;
 };
 
-static __attribute__((noreturn)) void net_helper_main(const struct sbx_config *cfg, int sock)
+static __attribute__((noreturn)) void net_helper_main(const struct sbx_netplan *np, int sock)
 {
 	struct sbx_err err = { 0 };
 	struct sbx_msg m = { .type = SBX_MSG_READY };
@@ -370,7 +357,7 @@ static __attribute__((noreturn)) void net_helper_main(const struct sbx_config *c
 	if (unshare(CLONE_NEWNET) < 0)
 		err_sys(&err, "a network namespace");
 	else if (netns_loopback_up(&err) == 0 && (fds[1] = netns_dns_socket(&err)) >= 0 &&
-		 cfg->egress == SBX_EGRESS_PACKAGES)
+		 np->proxy)
 		fds[2] = netns_proxy_door(&err);
 	if (!err.msg[0] && ((s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
 			    (fds[0] = ioctl(s, SIOCGSKNS)) < 0))
@@ -382,7 +369,7 @@ static __attribute__((noreturn)) void net_helper_main(const struct sbx_config *c
 	_exit(0);
 }
 
-static int net_start(const struct sbx_config *cfg, struct net_helper *h, struct sbx_err *err)
+static int net_start(const struct sbx_netplan *np, struct net_helper *h, struct sbx_err *err)
 {
 	int sv[2];
 
@@ -391,7 +378,7 @@ static int net_start(const struct sbx_config *cfg, struct net_helper *h, struct 
 	h->pid = fork();
 	if (h->pid == 0) {
 		close(sv[0]);
-		net_helper_main(cfg, sv[1]);
+		net_helper_main(np, sv[1]);
 	}
 	close(sv[1]);
 	if (h->pid < 0) {
@@ -459,7 +446,7 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 	struct pollfd hup = { sync, POLLHUP, 0 };
 	if (poll(&hup, 1, 0) > 0 && (hup.revents & POLLHUP))
 		_exit(125); /* the host side died before that */
-	if (cfg->egress != SBX_EGRESS_FULL && net_start(cfg, &net, err) < 0)
+	if (plan->net.own_netns && net_start(&plan->net, &net, err) < 0)
 		return -1;
 	log_trace("child: identity, cgroup ns; network set-up started");
 	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
@@ -620,19 +607,11 @@ void sandbox_release(struct sbx_sandbox *sb)
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
 {
 	struct sbx_proxy_conf conf = {
-		.profile_name = plan->cfg->profile, .allow = &plan->cfg->allow,
-		.apt_hosts = (const char *const *)plan->img.apt_hosts,
-		.npm_registry = plan->img.npm_registry, .pypi_index = plan->img.pypi_index,
+		.profile_name = plan->cfg->profile, .hosts = &plan->net.hosts,
 		.events_fd = plan->events_fd,
 	};
-	/* packages egress without an allow list: the image's package sources */
-	static char *sets[] = { "@apt", "@pypi", "@npm", NULL };
-	static char *origins[] = { "default", "default", "default", NULL };
-	static const struct sbx_strlist sets_only = { sets, origins, 3 };
 	struct rlimit rl;
 
-	if (!plan->cfg->allow.n)
-		conf.allow = &sets_only;
 	/* each relayed connection holds six fds (two sockets, two pipes) */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;

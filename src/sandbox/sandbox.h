@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "base/config.h"
+#include "net/netplan.h"
 #include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "sandbox/seccomp.h"
@@ -48,7 +49,7 @@ struct sbx_plan {
 	 * so init never depends on the session code. Never returns. */
 	void (*pid1_loop)(const struct sbx_plan *plan, int sync, int sfd);
 	int confined;        /* pid 1 already ran confine_ahead (a session's command init) */
-	char *ca_file;       /* the host's CA bundle, bound in for packages egress */
+	struct sbx_netplan net; /* what the egress mode means here (net/netplan.h) */
 	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
 	int events_fd;       /* --events FILE, or -1 */
 	struct winsize ws;   /* the caller's terminal size, if any */
