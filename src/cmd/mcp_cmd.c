@@ -8,20 +8,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/mcp_job.h"
 #include "cmd/mcp_server.h"
 #include "cmd/mcp_tools.h"
 #include "session/session.h"
@@ -35,81 +34,6 @@ static const char usage[] =
 	"started on first use and stopped when the client goes away; --session\n"
 	"attaches to a running session instead and leaves it running. The default\n"
 	"profile is 'agent'.\n";
-
-uint64_t mcp_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-void mcp_send(struct mcp_server *srv, struct json_object *msg)
-{
-	size_t len;
-	const char *text = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	_cleanup_free_ char *line = xmalloc(len + 1);
-
-	memcpy(line, text, len);
-	line[len] = '\n';
-	if (write_all(1, line, len + 1) < 0)
-		srv->quit = 1; /* the client is gone */
-	json_object_put(msg);
-}
-
-void mcp_reply(struct mcp_server *srv, struct json_object *id, struct json_object *result)
-{
-	mcp_send(srv, mcp_result(id, result));
-}
-
-void mcp_tool_error(struct mcp_server *srv, struct json_object *id, const char *fmt, ...)
-{
-	char msg[1200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	mcp_reply(srv, id, mcp_tool_text(msg, 1, NULL));
-}
-
-struct mcp_job *mcp_job_new(struct mcp_server *srv, enum mcp_job_kind kind, struct json_object *id,
-			    struct json_object *progress)
-{
-	for (size_t i = 0; i < MCP_MAX_JOBS; i++) {
-		struct mcp_job *j = &srv->jobs[i];
-		if (j->used)
-			continue;
-		memset(j, 0, sizeof(*j));
-		*j = (struct mcp_job){ .used = 1, .kind = kind, .id = json_object_get(id),
-				       .progress = json_object_get(progress), .conn = -1, .pipe = { -1, -1 },
-				       .start_ms = mcp_now_ms(), .pid = -1 };
-		j->next_progress_ms = j->start_ms + 1000;
-		return j;
-	}
-	return NULL;
-}
-
-void mcp_job_end(struct mcp_job *j)
-{
-	if (j->conn >= 0)
-		close(j->conn);
-	for (int i = 0; i < 2; i++) {
-		if (j->pipe[i] >= 0)
-			close(j->pipe[i]);
-		mcp_out_free(&j->out[i]);
-	}
-	if (j->pid > 0) {
-		kill(j->pid, SIGKILL);
-		waitpid(j->pid, NULL, 0);
-	}
-	if (j->term)
-		j->term->busy = 0;
-	json_object_put(j->id);
-	json_object_put(j->progress);
-	free(j->what);
-	free(j->dest_dir);
-	memset(j, 0, sizeof(*j));
-}
 
 static int session_running(const char *name)
 {
@@ -174,7 +98,7 @@ static void start_watchdog(struct mcp_server *srv)
 	srv->watchdog = p[1];
 }
 
-int mcp_session_ensure(struct mcp_server *srv, struct sbx_err *err)
+static int session_ensure(struct mcp_server *srv, struct sbx_err *err)
 {
 	int rootfd;
 
@@ -243,7 +167,7 @@ static void call_tool(struct mcp_server *srv, struct json_object *id, struct jso
 		mcp_args_free(&a);
 		return mcp_send(srv, mcp_error(id, MCP_INVALID_PARAMS, why));
 	}
-	if (strcmp(tool, "feed_chars") && mcp_session_ensure(srv, &err) < 0)
+	if (strcmp(tool, "feed_chars") && session_ensure(srv, &err) < 0)
 		mcp_tool_error(srv, id, "sbxrun could not start the sandbox: %s", err.msg);
 	else if (!strcmp(tool, "exec") && a.session_name)
 		mcp_term_exec(srv, id, &a);
@@ -461,7 +385,7 @@ int cmd_mcp(int argc, char **argv, struct sbx_err *err)
 		r = err_set(err, 0, "mcp: unexpected argument '%s' (see 'sbxrun mcp --help')", argv[rest]);
 	if (r == 0 && cfg.session) {
 		srv.session = xstrdup(cfg.session);
-		if (mcp_session_ensure(&srv, err) < 0)
+		if (session_ensure(&srv, err) < 0)
 			r = -1;
 	}
 	if (r != 0) {

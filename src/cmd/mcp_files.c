@@ -21,6 +21,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "cmd/download.h"
+#include "cmd/mcp_job.h"
 #include "cmd/mcp_server.h"
 #include "session/session_client.h"
 

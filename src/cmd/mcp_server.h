@@ -1,5 +1,6 @@
 /* mcp_server.h - the state of one `sbxrun mcp` server, shared by its
- * files: mcp_cmd.c (the loop, methods, the session's life), mcp_exec.c
+ * files: mcp_cmd.c (the loop, methods, the session's life), mcp_job.c
+ * (replies and the running calls, mcp_job.h), mcp_exec.c
  * (commands), mcp_term.c (interactive processes on a terminal) and
  * mcp_files.c (download, open_image, read_file, write_file). */
 #ifndef SBX_MCP_SERVER_H
@@ -60,15 +61,6 @@ struct mcp_server {
 	struct mcp_term terms[MCP_MAX_TERMS];
 };
 
-/* mcp_cmd.c */
-void mcp_send(struct mcp_server *srv, struct json_object *msg);
-void mcp_reply(struct mcp_server *srv, struct json_object *id, struct json_object *result);
-int mcp_session_ensure(struct mcp_server *srv, struct sbx_err *err);
-struct mcp_job *mcp_job_new(struct mcp_server *srv, enum mcp_job_kind kind, struct json_object *id,
-			    struct json_object *progress);
-void mcp_job_end(struct mcp_job *job);
-uint64_t mcp_now_ms(void);
-
 /* mcp_exec.c */
 void mcp_exec_start(struct mcp_server *srv, struct json_object *id, struct json_object *progress,
 		    const struct mcp_args *a);
@@ -98,9 +90,5 @@ void mcp_download_cancel(struct mcp_server *srv, struct mcp_job *job);
 void mcp_open_image(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_read_file(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_write_file(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
-
-/* A tool error result (isError) with a formatted message. */
-void mcp_tool_error(struct mcp_server *srv, struct json_object *id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

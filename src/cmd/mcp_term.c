@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "cmd/mcp_job.h"
 #include "cmd/mcp_server.h"
 #include "session/control.h"
 #include "session/session_client.h"

@@ -6,6 +6,7 @@
  * path shows in the sandbox's mountinfo. */
 #define _GNU_SOURCE
 #include "sandbox/mounts.h"
+#include "sandbox/mountflags.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -98,14 +99,6 @@ static int mount_on(int rootfd, const char *dst, int is_dir, const char *src, co
 	return 0;
 }
 
-unsigned long mounts_locked_flags(const struct statvfs *sv)
-{
-	return (sv->f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv->f_flag & ST_NODEV ? MS_NODEV : 0) |
-	       (sv->f_flag & ST_NOEXEC ? MS_NOEXEC : 0) | (sv->f_flag & ST_NOATIME ? MS_NOATIME : 0) |
-	       (sv->f_flag & ST_RELATIME ? MS_RELATIME : 0) |
-	       (sv->f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0);
-}
-
 /* A read-only remount must keep the flags the kernel locked (DESIGN.md). */
 static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_err *err)
 {
@@ -124,7 +117,7 @@ static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_
 	fdpath(target, sizeof(target), fd);
 	if (fstatvfs(fd, &sv) < 0)
 		return err_sys(err, "statvfs '%s'", dst);
-	unsigned long fl = MS_BIND | MS_REMOUNT | MS_RDONLY | mounts_locked_flags(&sv);
+	unsigned long fl = MS_BIND | MS_REMOUNT | MS_RDONLY | mountflags_locked(&sv);
 	if (mount(NULL, target, NULL, fl, NULL) < 0)
 		return err_sys(err, "remount '%s' read-only", dst);
 	return 0;
