@@ -4,7 +4,7 @@
 #define SBX_MOUNTS_H
 
 #include "base/err.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/plan.h"
 
 /* Host directories and files the sandbox mounts, opened by the child in its
  * own mount namespace (an fd from the parent's namespace cannot be bound). */
