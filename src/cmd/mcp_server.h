@@ -1,5 +1,5 @@
 /* mcp_server.h - the state of one `sbxrun mcp` server, shared by its
- * files: mcp_cmd.c (the loop, methods, the session's life), mcp_job.c
+ * files: mcp_server.c (the loop, methods, the session's life), mcp_job.c
  * (replies and the running calls, mcp_job.h), mcp_exec.c
  * (commands), mcp_term.c (interactive processes on a terminal) and
  * mcp_files.c (download, open_image, read_file, write_file). */
@@ -49,8 +49,14 @@ struct mcp_job {
 	long long oom_before; /* exec: the cgroup's OOM kills when it started */
 };
 
+/* The host-side download (download_run, cmd/download.c), which the
+ * command passes down: the server offers it as a tool. */
+typedef int (*mcp_download_fn)(const struct sbx_config *cfg, const char *url, const char *dest,
+			       struct sbx_err *err);
+
 struct mcp_server {
 	struct sbx_config *cfg;
+	mcp_download_fn download;
 	char *session;        /* the session's name once there is one */
 	int owned;            /* started by us: stopped when we end */
 	char *workspace;      /* inside the sandbox, "" if none */
@@ -60,6 +66,9 @@ struct mcp_server {
 	struct mcp_job jobs[MCP_MAX_JOBS];
 	struct mcp_term terms[MCP_MAX_TERMS];
 };
+
+/* mcp_server.c: serves stdin/stdout until the client goes away. */
+int mcp_serve(struct sbx_config *cfg, mcp_download_fn download, struct sbx_err *err);
 
 /* mcp_exec.c */
 void mcp_exec_start(struct mcp_server *srv, struct json_object *id, struct json_object *progress,
