@@ -9,7 +9,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/download.h"
-#include "cmd/mcp_server.h"
+#include "mcp/mcp_server.h"
 #include "session/session_client.h"
 
 static const char usage[] =

@@ -15,7 +15,7 @@
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "cmd/cluster.h"
+#include "cluster/cluster.h"
 
 static const char usage[] =
 	"usage: sbxrun profile export NAME [--format kube|seccomp] [--kind job|pod]\n"

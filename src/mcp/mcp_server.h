@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "base/config.h"
-#include "cmd/mcp_proto.h"
+#include "mcp/mcp_proto.h"
 
 #define MCP_MAX_JOBS 32
 #define MCP_MAX_TERMS 16

@@ -20,9 +20,9 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "cmd/mcp_job.h"
-#include "cmd/mcp_server.h"
-#include "cmd/mcp_tools.h"
+#include "mcp/mcp_job.h"
+#include "mcp/mcp_server.h"
+#include "mcp/mcp_tools.h"
 #include "session/session.h"
 #include "session/session_client.h"
 

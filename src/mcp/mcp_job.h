@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "cmd/mcp_server.h"
+#include "mcp/mcp_server.h"
 
 void mcp_send(struct mcp_server *srv, struct json_object *msg);
 void mcp_reply(struct mcp_server *srv, struct json_object *id, struct json_object *result);

@@ -3,14 +3,14 @@
  * or an OCI seccomp profile (sandbox/seccomp_export.c). What a profile says
  * that the target cannot express is said on stderr. */
 #define _GNU_SOURCE
-#include "cmd/cluster.h"
+#include "cluster/cluster.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "base/log.h"
 #include "base/util.h"
-#include "cmd/kube_yaml.h"
+#include "cluster/kube_yaml.h"
 #include "sandbox/seccomp_export.h"
 
 static int export_seccomp(const struct sbx_config *cfg, char **out)

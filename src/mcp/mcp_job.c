@@ -4,7 +4,7 @@
  * tools (mcp_exec.c, mcp_term.c, mcp_files.c) all use these; none of
  * them calls back into the loop. */
 #define _GNU_SOURCE
-#include "cmd/mcp_job.h"
+#include "mcp/mcp_job.h"
 
 #include <signal.h>
 #include <stdarg.h>

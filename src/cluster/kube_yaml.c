@@ -16,7 +16,7 @@
  * the job's proxy URLs carry it (http://sbxrun:$(PASSWORD)@service:3128,
  * expanded by Kubernetes from the same Secret). */
 #define _GNU_SOURCE
-#include "cmd/kube_yaml.h"
+#include "cluster/kube_yaml.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -20,8 +20,8 @@
 #include "base/inroot.h"
 #include "base/paths.h"
 #include "base/util.h"
-#include "cmd/mcp_job.h"
-#include "cmd/mcp_server.h"
+#include "mcp/mcp_job.h"
+#include "mcp/mcp_server.h"
 #include "session/session_client.h"
 
 /* path: absolute inside the sandbox, or relative to its workspace. */
