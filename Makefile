@@ -46,8 +46,8 @@ BUILD = build
 BIN = sbxrun
 endif
 
-# src/ by layer (HACKING.md): cmd -> session -> sandbox -> net, store -> base.
-LAYERS = cmd session sandbox net store base
+# src/ by layer (HACKING.md): cmd -> mcp, cluster -> session -> sandbox -> net, store -> base.
+LAYERS = cmd mcp cluster session sandbox net store base
 SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 HDRS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h))
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
@@ -66,6 +66,7 @@ $(BUILD)/sbxrun: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/%.o: src/%.c $(HDRS) | $(BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD):

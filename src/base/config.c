@@ -17,6 +17,7 @@ const char *const sbx_seccomp_names[] = { "off", "default", NULL };
 const char *const sbx_yesno_names[] = { "no", "yes", NULL };
 const char *const sbx_enforce_names[] = { "best", "strict", NULL };
 const char *const sbx_egress_names[] = { "none", "packages", "full", NULL };
+const char *const sbx_host_sets[] = { "@apt", "@pypi", "@npm", NULL };
 const char *const sbx_ca_names[] = { "host", "image", NULL };
 const char *const sbx_proxy_env_names[] = { "tools", "all", NULL };
 const char *const sbx_export_format_names[] = { "kube", "seccomp", NULL };
@@ -173,18 +174,26 @@ static int parse_env(const char *s, int cli, char **out, struct sbx_err *err)
 	return 0;
 }
 
+int host_set_index(const char *s)
+{
+	for (int i = 0; i < SBX_SET__COUNT; i++)
+		if (strcmp(s, sbx_host_sets[i]) == 0)
+			return i;
+	return -1;
+}
+
 int host_pattern_check(const char *s, struct sbx_err *err)
 {
-	static const char *const sets[] = { "@apt", "@npm", "@pypi", NULL };
 	const char *p = s, *colon;
 	uint64_t port;
 	struct sbx_err perr;
 
 	if (s[0] == '@') {
-		for (size_t i = 0; sets[i]; i++)
-			if (strcmp(s, sets[i]) == 0)
-				return 0;
-		return err_set(err, 0, "unknown host set '%s' (known: @apt, @npm, @pypi)", s);
+		if (host_set_index(s) >= 0)
+			return 0;
+		return err_set(err, 0, "unknown host set '%s' (known: %s, %s, %s)", s,
+			       sbx_host_sets[SBX_SET_APT], sbx_host_sets[SBX_SET_PYPI],
+			       sbx_host_sets[SBX_SET_NPM]);
 	}
 	if (str_has_prefix(p, "*."))
 		p += 2;

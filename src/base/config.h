@@ -25,6 +25,11 @@ extern const char *const sbx_ca_names[];
 extern const char *const sbx_proxy_env_names[];
 extern const char *const sbx_export_format_names[];
 extern const char *const sbx_kube_kind_names[];
+/* The host sets an allow list may name, read from the image (its package
+ * sources), in the order `packages` egress allows them when a sandbox's
+ * list is empty (net/netplan.c); NULL-terminated. */
+enum sbx_host_set { SBX_SET_APT, SBX_SET_PYPI, SBX_SET_NPM, SBX_SET__COUNT };
+extern const char *const sbx_host_sets[];
 enum sbx_export_format { SBX_EXPORT_KUBE, SBX_EXPORT_SECCOMP };
 enum sbx_kube_kind { SBX_KUBE_JOB, SBX_KUBE_POD };
 
@@ -119,5 +124,7 @@ int bind_parse(const char *spec, struct sbx_bind *out, struct sbx_err *err);
 void bind_free(struct sbx_bind *b);
 /* Validates a host pattern (allow lists). */
 int host_pattern_check(const char *s, struct sbx_err *err);
+/* enum sbx_host_set of "@apt", "@pypi" or "@npm", else -1. */
+int host_set_index(const char *s);
 
 #endif

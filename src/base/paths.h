@@ -30,4 +30,10 @@ unsigned paths_sandbox_host_uid(void);
  * they belong to the sandbox's root); enter=0 goes back. No-op otherwise. */
 void paths_as_sandbox_owner(int enter);
 
+/* Into a session, a download (cmd/download.c) stages the file in the
+ * user's cache directory, then copies it into DEST's directory under this
+ * name (with its pid), renamed when complete: what a killed download may
+ * leave, and what the MCP server removes when it cancels one. */
+#define SBX_DOWNLOAD_TMP_NAME ".sbxrun-download-%d"
+
 #endif

@@ -143,10 +143,9 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 		config_set(cfg, options_by_key(SBX_K_PROFILE), "default", "default", 0, err);
 	/* the proxy alone serves the image's sets when no list is given; as
 	 * defaults, a policy that does not cover them drops them */
-	static const char *const proxy_sets[] = { "@apt", "@pypi", "@npm" };
-	size_t nsets = cmd == SBX_CMD_PROXY && cfg->allow.n == 0 ? ARRAY_SIZE(proxy_sets) : 0;
+	size_t nsets = cmd == SBX_CMD_PROXY && cfg->allow.n == 0 ? SBX_SET__COUNT : 0;
 	for (size_t i = 0; i < nsets; i++)
-		config_set(cfg, options_by_key(SBX_K_ALLOW), proxy_sets[i], "default", 0, err);
+		config_set(cfg, options_by_key(SBX_K_ALLOW), sbx_host_sets[i], "default", 0, err);
 	if (policy_enforce(cfg, err) < 0)
 		return -1;
 	return config_check(cfg, err);

@@ -4,13 +4,11 @@
 #define SBX_DOWNLOAD_H
 
 #include "base/config.h"
+#include "base/paths.h"
 
 /* Fetches url under cfg's [download] policy into dest: relative to the
  * workspace of cfg->session, else below the current directory. */
 int download_run(const struct sbx_config *cfg, const char *url, const char *dest, struct sbx_err *err);
-/* Into a session, download_run stages the file in the user's cache
- * directory, then copies it into DEST's directory under this name (with
- * its pid), renamed when complete: what a killed download may leave. */
-#define DOWNLOAD_TMP_NAME ".sbxrun-download-%d"
+#define DOWNLOAD_TMP_NAME SBX_DOWNLOAD_TMP_NAME /* base/paths.h */
 
 #endif

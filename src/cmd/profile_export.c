@@ -1,8 +1,7 @@
 /* profile_export.c - `sbxrun profile export NAME --format kube|seccomp`:
- * a resolved profile as what other engines read, Kubernetes YAML
- * (cmd/kube_yaml.c) or an OCI seccomp profile (sandbox/seccomp_export.c),
- * to stdout or to a file written under a temporary name and renamed. What a
- * profile says that the target cannot express is said on stderr. */
+ * the command's front end. The text (Kubernetes YAML or an OCI seccomp
+ * profile) comes from the cluster export (cluster.c); it goes to stdout or
+ * to a file written under a temporary name and renamed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +15,7 @@
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "cmd/kube_yaml.h"
-#include "sandbox/seccomp_export.h"
+#include "cluster/cluster.h"
 
 static const char usage[] =
 	"usage: sbxrun profile export NAME [--format kube|seccomp] [--kind job|pod]\n"
@@ -70,33 +68,6 @@ static char **with_profile_option(int argc, char **argv, int *nargc)
 	return v;
 }
 
-static int export_seccomp(const struct sbx_config *cfg, struct sbx_err *err)
-{
-	struct json_object *j = seccomp_export_json(cfg);
-	_cleanup_free_ char *text = xasprintf("%s\n", json_object_to_json_string_ext(
-		j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
-	if (cfg->seccomp == SBX_OFF)
-		log_warn("profile '%s' has seccomp = off: the exported profile denies nothing",
-			 cfg->profile);
-	return write_output(cfg->output, text, err);
-}
-
-static int export_kube(const struct sbx_config *cfg, char **cmd, struct sbx_err *err)
-{
-	struct kube_notes notes = { 0 };
-	_cleanup_free_ char *yaml = NULL;
-
-	if (kube_yaml(cfg, (const char *const *)cmd, &yaml, &notes, err) < 0) {
-		kube_notes_free(&notes);
-		return -1;
-	}
-	for (size_t i = 0; i < notes.n; i++)
-		log_warn("not expressed in Kubernetes: %s", notes.v[i]);
-	kube_notes_free(&notes);
-	return write_output(cfg->output, yaml, err);
-}
-
 int cmd_profile_export(int argc, char **argv, struct sbx_err *err)
 {
 	struct sbx_config cfg;
@@ -115,10 +86,12 @@ int cmd_profile_export(int argc, char **argv, struct sbx_err *err)
 		r = err_set(err, 0, "usage: sbxrun profile export NAME [--format kube|seccomp] [--kind job|pod] [--image-ref REF] [-o FILE]");
 	else if (cfg.export_format == SBX_EXPORT_SECCOMP && rest != nargc)
 		r = err_set(err, 0, "--format seccomp: takes no command");
-	else if (cfg.export_format == SBX_EXPORT_SECCOMP)
-		r = export_seccomp(&cfg, err);
-	else
-		r = export_kube(&cfg, nargv + rest, err);
+	else {
+		_cleanup_free_ char *text = NULL;
+		r = cluster_export(&cfg, (const char *const *)nargv + rest, &text, err);
+		if (r == 0)
+			r = write_output(cfg.output, text, err);
+	}
 	config_free(&cfg);
 	return r;
 }

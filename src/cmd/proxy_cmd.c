@@ -27,6 +27,7 @@
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "net/netplan.h"
 #include "net/proxy.h"
 #include "net/proxy_auth.h"
 #include "store/store.h"
@@ -179,12 +180,14 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 {
 	struct sbx_image img;
 	struct sbx_proxy *px = NULL;
+	struct sbx_netplan np;
 
 	if (!cfg->listen)
 		return err_set(err, 0, "proxy: --listen ADDR:PORT is required");
-	if (cfg->egress != SBX_EGRESS_PACKAGES)
+	netplan_derive(cfg, NETPLAN_PROXY, &np);
+	if (!np.proxy)
 		return err_set(err, 0, "profile '%s': egress is '%s'; the proxy serves 'packages'",
-			       cfg->profile, sbx_egress_names[cfg->egress]);
+			       cfg->profile, np.mode_name);
 	if (cfg->origin[SBX_K_HEADER_TIMEOUT] &&
 	    (cfg->header_timeout_ms < 100 || cfg->header_timeout_ms > 600000))
 		return err_set(err, 0, "--header-timeout: %llums is not between 100ms and 10m",
@@ -200,10 +203,14 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 		return -1;
 	if (store_image_open(cfg->image, &img, err) < 0)
 		return -1;
+	struct hostmatch_sets sets = { (const char *const *)img.apt_hosts, img.npm_registry,
+				       img.pypi_index };
+	if (netplan_expand(&np, &sets, err) < 0) {
+		store_image_close(&img);
+		return -1;
+	}
 	struct sbx_proxy_conf conf = {
-		.profile_name = cfg->profile, .allow = &cfg->allow, /* the sets by default (cli.c) */
-		.apt_hosts = (const char *const *)img.apt_hosts, .npm_registry = img.npm_registry,
-		.pypi_index = img.pypi_index, .events_fd = events,
+		.profile_name = cfg->profile, .hosts = &np.hosts, .events_fd = events,
 		.max_conns = conn_budget(), .max_per_peer = PER_PEER,
 		.head_timeout_ms = (unsigned)cfg->header_timeout_ms, .auth = secret,
 	};
@@ -219,6 +226,7 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 		proxy_free(px);
 	}
 	store_image_close(&img);
+	netplan_free(&np);
 	if (secret)
 		explicit_bzero(secret, strlen(secret));
 	return r;

@@ -113,20 +113,21 @@ static int add_url(struct hostmatch_list *l, const char *set, const char *urls, 
 static int add_set(struct hostmatch_list *l, const char *name, const struct hostmatch_sets *s,
 		   struct sbx_err *err)
 {
-	if (strcmp(name, "@apt") == 0) {
+	switch (host_set_index(name)) {
+	case SBX_SET_APT:
 		/* HOST, HOST:PORT, or a source's whole URL. */
 		for (size_t i = 0; s && s->apt_hosts && s->apt_hosts[i]; i++) {
 			const char *h = s->apt_hosts[i];
-			if (strstr(h, "://") ? add_url(l, "@apt", h, err) < 0
-			    : !image_entry_refused("@apt", h) && list_add(l, h, false, err) < 0)
-				return err_wrap(err, "@apt");
+			if (strstr(h, "://") ? add_url(l, name, h, err) < 0
+			    : !image_entry_refused(name, h) && list_add(l, h, false, err) < 0)
+				return err_wrap(err, "%s", name);
 		}
 		return 0;
+	case SBX_SET_NPM:
+		return add_url(l, name, s ? s->npm_registry : NULL, err);
+	case SBX_SET_PYPI:
+		return add_url(l, name, s ? s->pypi_index : NULL, err);
 	}
-	if (strcmp(name, "@npm") == 0)
-		return add_url(l, "@npm", s ? s->npm_registry : NULL, err);
-	if (strcmp(name, "@pypi") == 0)
-		return add_url(l, "@pypi", s ? s->pypi_index : NULL, err);
 	return err_set(err, 0, "unknown host set '%s'", name);
 }
 
@@ -154,6 +155,16 @@ void hostmatch_free(struct hostmatch_list *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+void hostmatch_copy(const struct hostmatch_list *from, struct hostmatch_list *to)
+{
+	to->n = from->n;
+	to->v = from->n ? xcalloc(from->n, sizeof(*to->v)) : NULL;
+	for (size_t i = 0; i < from->n; i++) {
+		to->v[i] = from->v[i];
+		to->v[i].host = xstrdup(from->v[i].host);
+	}
 }
 
 static bool name_matches(const struct hostmatch_entry *e, const char *host)

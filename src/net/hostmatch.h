@@ -55,6 +55,7 @@ int hostmatch_literal(const char *canon);
 int hostmatch_compile(const struct sbx_strlist *allow, const struct hostmatch_sets *sets,
 		      struct hostmatch_list *out, struct sbx_err *err);
 void hostmatch_free(struct hostmatch_list *l);
+void hostmatch_copy(const struct hostmatch_list *from, struct hostmatch_list *to);
 enum hostmatch_result hostmatch_check(const struct hostmatch_list *l, const char *canon, int port,
 				      struct hostmatch_grant *grant);
 const char *hostmatch_result_str(enum hostmatch_result r);

@@ -643,7 +643,9 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	 * kill the supervisor. Children must reset SIGPIPE before exec. */
 	signal(SIGPIPE, SIG_IGN);
 	proxy_event_init(&p->ev, conf->profile_name, conf->events_fd);
-	if (hostmatch_compile(conf->allow, &sets, &p->allow, err) < 0) {
+	if (conf->hosts)
+		hostmatch_copy(conf->hosts, &p->allow);
+	else if (hostmatch_compile(conf->allow, &sets, &p->allow, err) < 0) {
 		err_wrap(err, "profile '%s'", conf->profile_name ? conf->profile_name : "?");
 		goto fail;
 	}

@@ -7,6 +7,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
+#include "net/hostmatch.h"
 
 struct sbx_proxy_conf {
 	const char *profile_name;         /* for messages */
@@ -22,6 +23,8 @@ struct sbx_proxy_conf {
 	unsigned head_timeout_ms;         /* to send a complete request head (10 s) */
 	const char *auth;                 /* NULL, or the secret a Proxy-Authorization
 					   * must prove (net/proxy_auth.h) */
+	const struct hostmatch_list *hosts; /* the network plan's list, compiled (copied);
+					     * NULL: allow and the sets above */
 };
 
 /* For the --json record. */

@@ -2,7 +2,7 @@
 #ifndef SBX_CONFINE_H
 #define SBX_CONFINE_H
 
-#include "sandbox/sandbox.h"
+#include "sandbox/plan.h"
 
 /* Limits, capabilities, no_new_privs and seccomp, right before exec; with
  * plan->confined, limits only, and checks that the rest is in place. */

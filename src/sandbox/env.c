@@ -32,34 +32,23 @@ void envv_setf(struct sbx_envv *e, const char *key, const char *value)
 	envv_set(e, kv);
 }
 
-/* packages egress: only the package tools are pointed at the proxy, so
- * other code keeps getting "Network is unreachable" (proxy_env = tools). */
-static void proxy_env(const struct sbx_config *cfg, const char *ca, struct sbx_envv *e)
+/* The network plan's variables: the mode, and with packages egress where
+ * the package tools find the proxy and the host's CA bundle. */
+static void net_env(const struct sbx_netplan *np, struct sbx_envv *e)
 {
-	static const char *const tools[] = { "PIP_PROXY", "npm_config_proxy", "npm_config_https_proxy",
-					     "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "CARGO_HTTP_PROXY" };
-	static const char *const all[] = { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY" };
-	static const char *const cas[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT",
-					   "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO" };
-
-	envv_setf(e, "SBXRUN_NETWORK", sbx_egress_names[cfg->egress]);
-	if (cfg->egress != SBX_EGRESS_PACKAGES)
-		return;
-	envv_setf(e, "SBXRUN_PROXY", SBX_PROXY_URL);
-	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
-		envv_setf(e, tools[i], SBX_PROXY_URL);
-	if (cfg->proxy_env == SBX_PROXY_ENV_ALL) {
-		for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-			envv_setf(e, all[i], SBX_PROXY_URL);
-		envv_setf(e, "no_proxy", "localhost,127.0.0.1");
-		envv_setf(e, "NO_PROXY", "localhost,127.0.0.1");
+	for (size_t i = 0; i < np->nenv; i++) {
+		const struct netplan_var *v = &np->env[i];
+		switch (v->value) {
+		case NETPLAN_V_MODE: envv_setf(e, v->name, np->mode_name); break;
+		case NETPLAN_V_PROXY: envv_setf(e, v->name, SBX_PROXY_URL); break;
+		case NETPLAN_V_NO_PROXY: envv_setf(e, v->name, NETPLAN_NO_PROXY); break;
+		case NETPLAN_V_CA: envv_setf(e, v->name, SBX_CA_INSIDE); break;
+		}
 	}
-	for (size_t i = 0; ca && i < ARRAY_SIZE(cas); i++)
-		envv_setf(e, cas[i], ca);
 }
 
 int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const char *home,
-	      const char *ca, char ***out, struct sbx_err *err)
+	      const struct sbx_netplan *np, char ***out, struct sbx_err *err)
 {
 	struct sbx_envv e = { 0 };
 	const char *term = getenv("TERM"), *lang = getenv("LANG");
@@ -74,7 +63,7 @@ int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const c
 	for (char **p = img->env; p && *p; p++)
 		if (strchr(*p, '='))
 			envv_set(&e, *p);
-	proxy_env(cfg, ca, &e);
+	net_env(np, &e);
 	for (size_t i = 0; i < cfg->env.n; i++)
 		envv_set(&e, cfg->env.v[i]);
 	if (!e.v) {

@@ -4,6 +4,7 @@
 #define SBX_ENV_H
 
 #include "base/config.h"
+#include "net/netplan.h"
 #include "store/store.h"
 
 /* A NULL-terminated vector of K=V; later values replace earlier ones. */
@@ -17,8 +18,8 @@ void envv_setf(struct sbx_envv *e, const char *key, const char *value);
 /* Where the host's CA bundle appears inside with ca = host. */
 #define SBX_CA_INSIDE "/run/sbxrun/host-ca.crt"
 
-/* ca: the CA bundle's path inside, or NULL. */
+/* The image's, the network plan's, then the profile's variables. */
 int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const char *home,
-	      const char *ca, char ***out, struct sbx_err *err);
+	      const struct sbx_netplan *np, char ***out, struct sbx_err *err);
 
 #endif

@@ -19,7 +19,7 @@
  * (Linux 5.11), a read-only bind remount that repeats the locked flags. */
 #define _GNU_SOURCE
 #include "sandbox/fuseroot.h"
-#include "sandbox/mounts.h"
+#include "sandbox/mountflags.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +107,7 @@ static int remount_ro(int dirfd, const char *dst, uint64_t attr)
 	if (fd < 0 || fstatvfs(fd, &sv) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	unsigned long fl = MS_BIND | MS_REMOUNT | mounts_locked_flags(&sv) |
+	unsigned long fl = MS_BIND | MS_REMOUNT | mountflags_locked(&sv) |
 			   (attr & MOUNT_ATTR_RDONLY ? MS_RDONLY : 0) |
 			   (attr & MOUNT_ATTR_NOSUID ? MS_NOSUID : 0) |
 			   (attr & MOUNT_ATTR_NODEV ? MS_NODEV : 0) |

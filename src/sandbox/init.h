@@ -2,7 +2,7 @@
 #ifndef SBX_INIT_H
 #define SBX_INIT_H
 
-#include "sandbox/sandbox.h"
+#include "sandbox/plan.h"
 
 /* Runs as pid 1 after the filesystem is ready: starts the command, reaps
  * orphans, forwards signals that come from outside, reports how the command

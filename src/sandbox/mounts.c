@@ -6,6 +6,7 @@
  * path shows in the sandbox's mountinfo. */
 #define _GNU_SOURCE
 #include "sandbox/mounts.h"
+#include "sandbox/mountflags.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -98,14 +99,6 @@ static int mount_on(int rootfd, const char *dst, int is_dir, const char *src, co
 	return 0;
 }
 
-unsigned long mounts_locked_flags(const struct statvfs *sv)
-{
-	return (sv->f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv->f_flag & ST_NODEV ? MS_NODEV : 0) |
-	       (sv->f_flag & ST_NOEXEC ? MS_NOEXEC : 0) | (sv->f_flag & ST_NOATIME ? MS_NOATIME : 0) |
-	       (sv->f_flag & ST_RELATIME ? MS_RELATIME : 0) |
-	       (sv->f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0);
-}
-
 /* A read-only remount must keep the flags the kernel locked (DESIGN.md). */
 static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_err *err)
 {
@@ -124,7 +117,7 @@ static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_
 	fdpath(target, sizeof(target), fd);
 	if (fstatvfs(fd, &sv) < 0)
 		return err_sys(err, "statvfs '%s'", dst);
-	unsigned long fl = MS_BIND | MS_REMOUNT | MS_RDONLY | mounts_locked_flags(&sv);
+	unsigned long fl = MS_BIND | MS_REMOUNT | MS_RDONLY | mountflags_locked(&sv);
 	if (mount(NULL, target, NULL, fl, NULL) < 0)
 		return err_sys(err, "remount '%s' read-only", dst);
 	return 0;
@@ -393,11 +386,11 @@ static int write_apt_conf(const struct sbx_plan *plan, int rootfd, struct sbx_er
 
 	if (dir < 0)
 		return 0;
-	if (plan->cfg->egress == SBX_EGRESS_PACKAGES)
+	if (plan->net.proxy)
 		n += snprintf(text + n, sizeof(text) - (size_t)n,
 			      "Acquire::http::Proxy \"%s/\";\nAcquire::https::Proxy \"%s/\";\n",
 			      SBX_PROXY_URL, SBX_PROXY_URL);
-	if (plan->ca_file)
+	if (plan->net.ca_file)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "Acquire::https::CaInfo \"%s\";\n",
 			      SBX_CA_INSIDE);
 	_cleanup_close_ int fd = openat(dir, "00sbxrun-sandbox",
@@ -470,7 +463,7 @@ static int setup_resolv_conf(const struct sbx_plan *plan, int rootfd, struct sbx
 	struct stat st;
 	_cleanup_close_ int resolv = openat2_in_root(rootfd, "/etc/resolv.conf", O_PATH | O_NOFOLLOW);
 
-	if (plan->cfg->egress == SBX_EGRESS_FULL)
+	if (!plan->net.dns_stub)
 		return full_resolv_conf(rootfd, err);
 	/* a symlink (to systemd-resolved's file, say) cannot be mounted on:
 	 * it is removed in the writable layer, the image keeps it */
@@ -552,7 +545,7 @@ int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 		return -1;
 	if (plan->run_dir && (ms->run_dir = open_source(plan->run_dir, err)) < 0)
 		return -1;
-	if (plan->ca_file && (ms->ca = open_source(plan->ca_file, err)) < 0)
+	if (plan->net.ca_file && (ms->ca = open_source(plan->net.ca_file, err)) < 0)
 		return -1;
 	for (size_t i = 0; i < plan->nbinds; i++)
 		if ((ms->binds[i] = open_source(plan->binds[i].src, err)) < 0) {

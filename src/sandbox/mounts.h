@@ -4,7 +4,7 @@
 #define SBX_MOUNTS_H
 
 #include "base/err.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/plan.h"
 
 /* Host directories and files the sandbox mounts, opened by the child in its
  * own mount namespace (an fd from the parent's namespace cannot be bound). */
@@ -30,11 +30,6 @@ int mounts_new_proc(struct sbx_err *err);
 /* Opens (creating directories as needed) PATH below rootfd, resolving as if
  * rootfd were / so no symlink in the image can lead outside. Returns an
  * O_PATH fd of the final directory, or of a regular file when !is_dir. */
-/* The MS_ flags a bind remount must repeat, from its statvfs: the kernel
- * locks nosuid, nodev, noexec and the atime flags of a mount a user
- * namespace got from outside, and a remount without them fails (EPERM). */
-struct statvfs;
-unsigned long mounts_locked_flags(const struct statvfs *sv);
 int mounts_mkpath(int rootfd, const char *path, int is_dir, struct sbx_err *err);
 
 #endif

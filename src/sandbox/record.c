@@ -53,7 +53,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "image", json_object_new_string(cfg->image));
 	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
 	outcome_to_json(&res->out, o);
-	json_object_object_add(o, "network", json_object_new_string(sbx_egress_names[cfg->egress]));
+	json_object_object_add(o, "network", json_object_new_string(plan->net.mode_name));
 	json_object_object_add(o, "limits", limits(cfg, plan, res));
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));
 	struct json_object *eg = json_object_new_object();

@@ -3,7 +3,7 @@
 #define SBX_OCI_IMPORT_H
 
 #include "base/err.h"
-#include "store/import.h"
+#include "store/unpack.h"
 
 enum { OCI_IMPORT_PLAIN, OCI_IMPORT_OCI, OCI_IMPORT_DOCKER };
 

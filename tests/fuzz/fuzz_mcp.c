@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/mcp_proto.h"
+#include "mcp/mcp_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include "base/config.h"
 #include "base/options.h"
 #include "base/util.h"
-#include "cmd/kube_yaml.h"
+#include "cluster/kube_yaml.h"
 #include "unit.h"
 
 #define MAXV 512

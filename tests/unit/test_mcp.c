@@ -1,10 +1,10 @@
-/* test_mcp.c - the MCP protocol layer of `sbxrun mcp` (src/cmd/mcp_proto.c):
+/* test_mcp.c - the MCP protocol layer of `sbxrun mcp` (src/mcp/mcp_proto.c):
  * framing, JSON-RPC classification, replies, argument decoding, output
  * capping and UTF-8 repair, image sniffing, base64. */
 #include <stdlib.h>
 
-#include "cmd/mcp_proto.h"
-#include "cmd/mcp_tools.h"
+#include "mcp/mcp_proto.h"
+#include "mcp/mcp_tools.h"
 #include "unit.h"
 
 struct lines {

@@ -14,7 +14,8 @@
 #include "base/log.h"
 #include "base/outcome.h"
 #include "base/util.h"
-#include "cmd/mcp_server.h"
+#include "mcp/mcp_job.h"
+#include "mcp/mcp_server.h"
 #include "session/control.h"
 #include "session/session_client.h"
 

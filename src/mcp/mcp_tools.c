@@ -2,7 +2,7 @@
  * descriptions and JSON Schemas (tools/list). The descriptions are what an
  * agent reads to decide how to call them, so they say what each tool can
  * and cannot do. Argument decoding is in mcp_proto.c. */
-#include "cmd/mcp_tools.h"
+#include "mcp/mcp_tools.h"
 
 static const char tools_json[] =
 "["

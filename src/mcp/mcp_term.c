@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "cmd/mcp_server.h"
+#include "mcp/mcp_job.h"
+#include "mcp/mcp_server.h"
 #include "session/control.h"
 #include "session/session_client.h"
 

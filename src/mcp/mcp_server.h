@@ -1,5 +1,6 @@
 /* mcp_server.h - the state of one `sbxrun mcp` server, shared by its
- * files: mcp_cmd.c (the loop, methods, the session's life), mcp_exec.c
+ * files: mcp_server.c (the loop, methods, the session's life), mcp_job.c
+ * (replies and the running calls, mcp_job.h), mcp_exec.c
  * (commands), mcp_term.c (interactive processes on a terminal) and
  * mcp_files.c (download, open_image, read_file, write_file). */
 #ifndef SBX_MCP_SERVER_H
@@ -9,7 +10,7 @@
 #include <sys/types.h>
 
 #include "base/config.h"
-#include "cmd/mcp_proto.h"
+#include "mcp/mcp_proto.h"
 
 #define MCP_MAX_JOBS 32
 #define MCP_MAX_TERMS 16
@@ -45,10 +46,17 @@ struct mcp_job {
 	pid_t pid;            /* download: the child */
 	char *what;           /* download: the result's text */
 	char *dest_dir;       /* download: the destination's directory inside */
+	long long oom_before; /* exec: the cgroup's OOM kills when it started */
 };
+
+/* The host-side download (download_run, cmd/download.c), which the
+ * command passes down: the server offers it as a tool. */
+typedef int (*mcp_download_fn)(const struct sbx_config *cfg, const char *url, const char *dest,
+			       struct sbx_err *err);
 
 struct mcp_server {
 	struct sbx_config *cfg;
+	mcp_download_fn download;
 	char *session;        /* the session's name once there is one */
 	int owned;            /* started by us: stopped when we end */
 	char *workspace;      /* inside the sandbox, "" if none */
@@ -58,13 +66,8 @@ struct mcp_server {
 	struct mcp_term terms[MCP_MAX_TERMS];
 };
 
-/* mcp_cmd.c */
-void mcp_send(struct mcp_server *srv, struct json_object *msg);
-void mcp_reply(struct mcp_server *srv, struct json_object *id, struct json_object *result);
-int mcp_session_ensure(struct mcp_server *srv, struct sbx_err *err);
-struct mcp_job *mcp_job_new(struct mcp_server *srv, enum mcp_job_kind kind, struct json_object *id,
-			    struct json_object *progress);
-void mcp_job_end(struct mcp_job *job);
+/* mcp_server.c: serves stdin/stdout until the client goes away. */
+int mcp_serve(struct sbx_config *cfg, mcp_download_fn download, struct sbx_err *err);
 
 /* mcp_exec.c */
 void mcp_exec_start(struct mcp_server *srv, struct json_object *id, struct json_object *progress,
@@ -74,6 +77,7 @@ void mcp_exec_handle(struct mcp_server *srv, struct mcp_job *job, const struct p
 /* 0, or -1 with why when a user other than the sandbox's is asked for. */
 int mcp_user_check(const struct sbx_config *cfg, const char *user, char *why, size_t size);
 /* OOM kills counted in the session's memory cgroup (-1: unknown). */
+long long mcp_oom_kills(const struct mcp_server *srv);
 /* The session control request for a (tty: terminal) command. */
 struct json_object *mcp_exec_request(const struct mcp_args *a, int64_t timeout_ms, int tty);
 
@@ -94,9 +98,5 @@ void mcp_download_cancel(struct mcp_server *srv, struct mcp_job *job);
 void mcp_open_image(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_read_file(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_write_file(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
-
-/* A tool error result (isError) with a formatted message. */
-void mcp_tool_error(struct mcp_server *srv, struct json_object *id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -16,7 +16,7 @@
  * the job's proxy URLs carry it (http://sbxrun:$(PASSWORD)@service:3128,
  * expanded by Kubernetes from the same Secret). */
 #define _GNU_SOURCE
-#include "cmd/kube_yaml.h"
+#include "cluster/kube_yaml.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -26,6 +26,7 @@
 #include <sys/random.h>
 
 #include "base/util.h"
+#include "net/netplan.h"
 
 #define PROXY_PORT 3128
 #define PROXY_IMAGE "localhost/sbxrun:latest"
@@ -36,6 +37,7 @@
 struct kube {
 	FILE *f;
 	const struct sbx_config *cfg;
+	struct sbx_netplan np; /* the proxy's variables, the NetworkPolicy */
 	char name[48];  /* DNS-1123 label made from the profile name */
 	const char *ref;
 	struct kube_notes *notes;
@@ -218,24 +220,22 @@ static void env_password(struct kube *k, int ind)
 
 static void main_env(struct kube *k, int ind)
 {
-	static const char *const proxied[] = {
-		"SBXRUN_PROXY", "PIP_PROXY", "npm_config_proxy", "npm_config_https_proxy",
-		"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "CARGO_HTTP_PROXY",
-		"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-	};
 	const struct sbx_config *cfg = k->cfg;
 	_cleanup_free_ char *url = xasprintf("http://%s:$(%s)@sbxrun-proxy-%s:%d", AUTH_USER, PASSWORD_ENV,
 					     k->name, PROXY_PORT);
+	int password = 0;
 
 	fprintf(k->f, "%*senv:\n", ind, "");
-	env_entry(k, ind, "SBXRUN_NETWORK", sbx_egress_names[cfg->egress]);
-	if (cfg->egress == SBX_EGRESS_PACKAGES)
-		env_password(k, ind); /* before the URLs that name it */
-	for (size_t i = 0; cfg->egress == SBX_EGRESS_PACKAGES && i < ARRAY_SIZE(proxied); i++)
-		env_entry(k, ind, proxied[i], url);
-	if (cfg->egress == SBX_EGRESS_PACKAGES) {
-		env_entry(k, ind, "no_proxy", "localhost,127.0.0.1");
-		env_entry(k, ind, "NO_PROXY", "localhost,127.0.0.1");
+	for (size_t i = 0; i < k->np.nenv; i++) {
+		const struct netplan_var *v = &k->np.env[i];
+		if (v->value == NETPLAN_V_PROXY && !password++)
+			env_password(k, ind); /* before the URLs that name it */
+		if (v->value == NETPLAN_V_MODE)
+			env_entry(k, ind, v->name, k->np.mode_name);
+		else if (v->value == NETPLAN_V_PROXY)
+			env_entry(k, ind, v->name, url);
+		else if (v->value == NETPLAN_V_NO_PROXY)
+			env_entry(k, ind, v->name, NETPLAN_NO_PROXY);
 	}
 	for (size_t i = 0; i < cfg->env.n; i++) {
 		const char *eq = strchr(cfg->env.v[i], '=');
@@ -273,9 +273,9 @@ static void resources(struct kube *k, int ind)
 static const char *const scratch[][2] = { { "tmp", "/tmp" }, { "var-tmp", "/var/tmp" },
 					  { "home", "/root" } };
 
-static int read_only_root(const struct sbx_config *cfg)
+static int read_only_root(const struct kube *k)
 {
-	return cfg->egress != SBX_EGRESS_PACKAGES; /* apt and pip install into / */
+	return !k->np.writable_root;
 }
 
 static void main_container(struct kube *k, int ind, const char *const *cmd)
@@ -294,11 +294,11 @@ static void main_container(struct kube *k, int ind, const char *const *cmd)
 	kv(k, ind, "workingDir", cfg->workdir ? cfg->workdir : cfg->workspace);
 	main_env(k, ind);
 	resources(k, ind);
-	hardened(k, ind, read_only_root(cfg));
+	hardened(k, ind, read_only_root(k));
 	fprintf(k->f, "%*svolumeMounts:\n", ind, "");
 	fprintf(k->f, "%*s- name: \"workspace\"\n", ind, "");
 	kv(k, ind + 2, "mountPath", cfg->workspace);
-	for (size_t i = 0; read_only_root(cfg) && i < ARRAY_SIZE(scratch); i++) {
+	for (size_t i = 0; read_only_root(k) && i < ARRAY_SIZE(scratch); i++) {
 		fprintf(k->f, "%*s- name: \"%s\"\n", ind, "", scratch[i][0]);
 		kv(k, ind + 2, "mountPath", scratch[i][1]);
 	}
@@ -312,7 +312,7 @@ static void volumes(struct kube *k, int ind)
 	fprintf(k->f, "%*s- name: \"workspace\"\n%*semptyDir:\n", ind, "", ind + 2, "");
 	if (k->cfg->disk)
 		kv(k, ind + 4, "sizeLimit", b);
-	for (size_t i = 0; read_only_root(k->cfg) && i < ARRAY_SIZE(scratch); i++) {
+	for (size_t i = 0; read_only_root(k) && i < ARRAY_SIZE(scratch); i++) {
 		fprintf(k->f, "%*s- name: \"%s\"\n%*semptyDir:\n", ind, "", scratch[i][0], ind + 2, "");
 		if (k->cfg->disk)
 			kv(k, ind + 4, "sizeLimit", b);
@@ -408,10 +408,10 @@ static void policy_head(struct kube *k, const char *suffix, const char *role, co
 
 static void network_policies(struct kube *k)
 {
-	if (k->cfg->egress == SBX_EGRESS_FULL)
+	if (!k->np.own_netns)
 		return;
 	policy_head(k, "egress", "job", "[\"Egress\"]");
-	if (k->cfg->egress == SBX_EGRESS_NONE) {
+	if (!k->np.proxy) {
 		fprintf(k->f, "  egress: []\n");
 		return;
 	}
@@ -514,11 +514,12 @@ static void collect_notes(struct kube *k)
 	}
 	if (cfg->seccomp == SBX_OFF)
 		note(k, "seccomp = off: the pod runs Unconfined");
-	if (cfg->egress == SBX_EGRESS_PACKAGES)
-		note(k, "egress = packages: the root file system stays writable (package installs), counted in ephemeral-storage");
-	if (cfg->egress != SBX_EGRESS_FULL)
+	if (k->np.writable_root)
+		note(k, "egress = %s: the root file system stays writable (package installs), counted in ephemeral-storage",
+		     k->np.mode_name);
+	if (k->np.own_netns)
 		note(k, "egress = %s: the NetworkPolicy needs a network plugin that enforces policies (podman does not)",
-		     sbx_egress_names[cfg->egress]);
+		     k->np.mode_name);
 }
 
 static void header(struct kube *k)
@@ -530,7 +531,7 @@ static void header(struct kube *k)
 	comment_text(k->f, k->cfg->profile);
 	fprintf(k->f, " --format seccomp,\n");
 	fprintf(k->f, "# installed as <kubelet seccomp root>/sbxrun-%s.json on every node.\n", k->name);
-	if (k->cfg->egress == SBX_EGRESS_PACKAGES) {
+	if (k->np.proxy) {
 		fprintf(k->f, "# The proxy image (%s) holds sbxrun with this profile and image.\n", PROXY_IMAGE);
 		fprintf(k->f, "# Its password (Secret sbxrun-proxy-%s, made at export time) is read by the\n"
 			      "# proxy from a mounted file and sent by the job in its proxy URLs.\n", k->name);
@@ -552,6 +553,7 @@ int kube_yaml(const struct sbx_config *cfg, const char *const *cmd, char **out,
 	struct kube k = { .cfg = cfg, .ref = cfg->image_ref ? cfg->image_ref : ref, .notes = notes };
 
 	kube_name(cfg->profile, k.name, sizeof(k.name));
+	netplan_derive(cfg, NETPLAN_POD, &k.np);
 	if (!k.ref[0] || strpbrk(k.ref, " \t\n\r\"\\"))
 		return err_set(err, 0, "--image-ref: '%s' is not an image reference", k.ref);
 	collect_notes(&k);
@@ -560,14 +562,14 @@ int kube_yaml(const struct sbx_config *cfg, const char *const *cmd, char **out,
 	if (!k.f)
 		return err_sys(err, "kube export");
 	header(&k);
-	if (cfg->egress == SBX_EGRESS_PACKAGES && proxy_secret(&k, err) < 0) {
+	if (k.np.proxy && proxy_secret(&k, err) < 0) {
 		fclose(k.f);
 		free(steal_ptr(*out));
 		return -1;
 	}
 	workload(&k, cmd);
 	network_policies(&k);
-	if (cfg->egress == SBX_EGRESS_PACKAGES)
+	if (k.np.proxy)
 		proxy_objects(&k);
 	if (fclose(k.f) != 0)
 		return err_sys(err, "kube export");

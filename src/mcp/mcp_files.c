@@ -20,8 +20,8 @@
 #include "base/inroot.h"
 #include "base/paths.h"
 #include "base/util.h"
-#include "cmd/download.h"
-#include "cmd/mcp_server.h"
+#include "mcp/mcp_job.h"
+#include "mcp/mcp_server.h"
 #include "session/session_client.h"
 
 /* path: absolute inside the sandbox, or relative to its workspace. */
@@ -173,7 +173,7 @@ static __attribute__((noreturn)) void download_child(struct mcp_server *srv, con
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	sigprocmask(SIG_UNBLOCK, &term, NULL);
-	int r = download_run(&c, a->url, dest, &err);
+	int r = srv->download(&c, a->url, dest, &err);
 	(void)!write(report, r < 0 ? err.msg : "", r < 0 ? strlen(err.msg) + 1 : 1);
 	_exit(r < 0 ? 1 : 0);
 }
@@ -237,7 +237,7 @@ void mcp_download_cancel(struct mcp_server *srv, struct mcp_job *j)
 		kill(j->pid, SIGKILL);
 		waitpid(j->pid, NULL, 0);
 	}
-	snprintf(tmp, sizeof(tmp), DOWNLOAD_TMP_NAME, (int)j->pid);
+	snprintf(tmp, sizeof(tmp), SBX_DOWNLOAD_TMP_NAME, (int)j->pid);
 	j->pid = -1;
 	if (!j->dest_dir || session_root(srv->session, &rootfd, &ws, &err) < 0)
 		return;

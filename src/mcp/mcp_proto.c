@@ -1,6 +1,6 @@
 /* mcp_proto.c - see mcp_proto.h: the pure protocol layer of `sbxrun mcp`. */
 #define _GNU_SOURCE
-#include "cmd/mcp_proto.h"
+#include "mcp/mcp_proto.h"
 
 #include <math.h>
 #include <stdio.h>

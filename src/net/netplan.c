@@ -1,0 +1,99 @@
+/* netplan.c - the network plan (see netplan.h): one function turns the
+ * profile's [network] section and the image's package sources into what
+ * each step does, so a mode's meaning is written down once. */
+#define _GNU_SOURCE
+#include "net/netplan.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+/* packages egress: only the package tools are pointed at the proxy, so
+ * other code keeps getting "Network is unreachable" (proxy_env = tools). */
+static const char *const tool_vars[] = { "SBXRUN_PROXY", "PIP_PROXY", "npm_config_proxy",
+					 "npm_config_https_proxy", "YARN_HTTP_PROXY",
+					 "YARN_HTTPS_PROXY", "CARGO_HTTP_PROXY" };
+static const char *const all_vars[] = { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY" };
+static const char *const no_proxy_vars[] = { "no_proxy", "NO_PROXY" };
+static const char *const ca_vars[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT",
+				       "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO" };
+
+/* The default sets as an allow list (origin "default", as cli.c gives them). */
+static char *default_origins[] = { "default", "default", "default", NULL };
+static const struct sbx_strlist default_sets = { (char **)sbx_host_sets, default_origins,
+						 SBX_SET__COUNT };
+
+/* The host's CA bundle: on networks that intercept TLS, package managers
+ * inside must trust what the host trusts (DESIGN.md, measured facts). */
+static char *host_ca_bundle(void)
+{
+	static const char *const known[] = { "/etc/ssl/certs/ca-certificates.crt",
+					     "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem" };
+	const char *env = getenv("SSL_CERT_FILE");
+
+	if (env && env[0] == '/' && access(env, R_OK) == 0)
+		return xstrdup(env);
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (access(known[i], R_OK) == 0)
+			return xstrdup(known[i]);
+	return NULL;
+}
+
+static void add_vars(struct sbx_netplan *np, const char *const *names, size_t n,
+		     enum netplan_value value)
+{
+	for (size_t i = 0; i < n && np->nenv < NETPLAN_MAX_VARS; i++)
+		np->env[np->nenv++] = (struct netplan_var){ names[i], value };
+}
+
+static void plan_env(const struct sbx_config *cfg, enum netplan_for who, struct sbx_netplan *np)
+{
+	add_vars(np, (const char *const[]){ "SBXRUN_NETWORK" }, 1, NETPLAN_V_MODE);
+	if (!np->proxy)
+		return;
+	add_vars(np, tool_vars, ARRAY_SIZE(tool_vars), NETPLAN_V_PROXY);
+	if (cfg->proxy_env == SBX_PROXY_ENV_ALL || who == NETPLAN_POD) {
+		add_vars(np, all_vars, ARRAY_SIZE(all_vars), NETPLAN_V_PROXY);
+		add_vars(np, no_proxy_vars, ARRAY_SIZE(no_proxy_vars), NETPLAN_V_NO_PROXY);
+	}
+	if (np->ca_file)
+		add_vars(np, ca_vars, ARRAY_SIZE(ca_vars), NETPLAN_V_CA);
+}
+
+void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct sbx_netplan *np)
+{
+	memset(np, 0, sizeof(*np));
+	np->mode = cfg->egress;
+	np->mode_name = sbx_egress_names[cfg->egress];
+	np->own_netns = cfg->egress != SBX_EGRESS_FULL;
+	np->dns_stub = np->own_netns && who != NETPLAN_POD;
+	np->proxy = cfg->egress == SBX_EGRESS_PACKAGES;
+	np->writable_root = np->proxy && who == NETPLAN_POD; /* apt and pip install into / */
+	np->allow = &cfg->allow;
+	if (np->proxy && who == NETPLAN_SANDBOX && cfg->allow.n == 0)
+		np->allow = &default_sets;
+	if (np->proxy && who == NETPLAN_SANDBOX && cfg->ca == SBX_CA_HOST)
+		np->ca_file = host_ca_bundle();
+	np->profile = cfg->profile ? cfg->profile : "?";
+	plan_env(cfg, who, np);
+}
+
+int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, struct sbx_err *err)
+{
+	if (!np->proxy)
+		return 0;
+	if (sets)
+		np->sets = *sets;
+	if (hostmatch_compile(np->allow, &np->sets, &np->hosts, err) < 0)
+		return err_wrap(err, "profile '%s'", np->profile);
+	return 0;
+}
+
+void netplan_free(struct sbx_netplan *np)
+{
+	hostmatch_free(&np->hosts);
+	free(np->ca_file);
+	np->ca_file = NULL;
+}

@@ -1,0 +1,73 @@
+/* netplan.h - the network plan: what a profile's egress mode and an image's
+ * package sources mean, decided once (netplan_derive) and read by every
+ * place that touches the network: the sandbox (its namespace, DNS stub,
+ * proxy door, resolv.conf, apt's configuration, environment), `sbxrun
+ * proxy`, and the Kubernetes export. Nothing else reads cfg->egress. */
+#ifndef SBX_NETPLAN_H
+#define SBX_NETPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/config.h"
+#include "base/err.h"
+#include "net/hostmatch.h"
+
+/* Who the plan is for: the allow list and the environment differ. */
+enum netplan_for {
+	NETPLAN_SANDBOX, /* a run or a session: an empty allow list means the default sets */
+	NETPLAN_PROXY,   /* `sbxrun proxy`: the list as given (cli.c added the default
+			  * sets before the policy, which may have dropped them) */
+	NETPLAN_POD,     /* a Kubernetes pod: no image at hand; all proxy variables (the
+			  * NetworkPolicy leaves the proxy as the only way out), the image's CAs */
+};
+
+/* What a variable of the plan's environment is set to; the reader supplies
+ * the value (the proxy's URL is 127.0.0.1:3128 in a sandbox, a Service in a
+ * pod). A new kind of endpoint adds a kind here and its variables below. */
+enum netplan_value {
+	NETPLAN_V_MODE,     /* the mode's name */
+	NETPLAN_V_PROXY,    /* the proxy's URL */
+	NETPLAN_V_NO_PROXY, /* "localhost,127.0.0.1" */
+	NETPLAN_V_CA,       /* the host's CA bundle's path inside */
+};
+
+struct netplan_var {
+	const char *name;
+	enum netplan_value value;
+};
+
+#define NETPLAN_MAX_VARS 32
+#define NETPLAN_NO_PROXY "localhost,127.0.0.1"
+
+struct sbx_netplan {
+	int mode;               /* enum sbx_egress */
+	const char *mode_name;  /* "none", "packages", "full" */
+	bool own_netns;         /* none, packages: a network namespace of the sandbox's
+				 * own, only lo in it (a pod: a NetworkPolicy) */
+	bool dns_stub;          /* names answered by the host side's stub (127.0.0.53);
+				 * otherwise the image's or the host's resolv.conf */
+	bool proxy;             /* packages: the proxy's door inside, the proxy outside,
+				 * apt's configuration naming it */
+	bool writable_root;     /* a pod: package installs write into / */
+	char *ca_file;          /* the host's CA bundle bound in (ca = host), or NULL */
+	/* The allow list as given, or the default sets (sbx_host_sets), and
+	 * the image's sources that expand @apt, @pypi and @npm. */
+	const struct sbx_strlist *allow;
+	struct hostmatch_sets sets;
+	struct hostmatch_list hosts; /* with a proxy: the list compiled, sets expanded
+				      * (netplan_expand) */
+	const char *profile;    /* for messages */
+	struct netplan_var env[NETPLAN_MAX_VARS]; /* in order; the profile's env comes after */
+	size_t nenv;
+};
+
+/* From the profile alone (what a pod needs); for a sandbox it also looks
+ * for the host's CA bundle, where one is bound in. Pure otherwise. */
+void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct sbx_netplan *np);
+/* Where a proxy serves the list: the image's package sources (sets, or
+ * NULL) expand @apt, @pypi and @npm into np->hosts. */
+int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, struct sbx_err *err);
+void netplan_free(struct sbx_netplan *np);
+
+#endif

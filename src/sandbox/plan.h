@@ -1,0 +1,68 @@
+/* plan.h - what one sandbox will be, decided on the host side before any
+ * namespace exists (plan.c) and read-only after: every step (the child,
+ * mounts, init, confinement, supervision) reads it. */
+#ifndef SBX_PLAN_H
+#define SBX_PLAN_H
+
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/types.h>
+
+#include "base/config.h"
+#include "net/netplan.h"
+#include "sandbox/limits.h"
+#include "sandbox/seccomp.h"
+#include "sandbox/userns.h"
+#include "store/store.h"
+
+struct sbx_plan_bind {
+	char *src;   /* absolute host path, checked on the host side */
+	char *dst;   /* absolute path inside */
+	int rw;
+	int is_dir;
+};
+
+/* Everything the sandbox needs, decided before clone; read-only after. */
+struct sbx_plan {
+	const struct sbx_config *cfg;
+	struct sbx_image img;
+	uid_t uid_in;        /* the caller's identity inside */
+	gid_t gid_in;
+	uid_t host_uid;      /* what that identity is on the host */
+	gid_t host_gid;
+	char *home;          /* inside */
+	char *workdir;       /* inside */
+	char **envp;
+	char *const *argv;   /* the command */
+	char *shell_argv[3]; /* the login shell, when no command was given */
+	char *lower;         /* the image's rootfs directory on the host */
+	int storage;         /* effective enum sbx_storage */
+	char *run_dir;       /* storage = disk: host dir holding upper, work, ws */
+	char *fuse_bin;      /* fuse-overlayfs serves the root over the staging tmpfs, or NULL */
+	int run_lock;        /* flock'ed fd of run_dir while it is in use, or -1 */
+	struct sbx_plan_bind *binds;
+	size_t nbinds;
+	int stdin_tty;       /* the caller's stdin is a terminal */
+	int tty;             /* give the command a pseudo-terminal */
+	/* Set by a session: pid 1 runs this loop instead of starting one command
+	 * (the session's commands join later). The layer above passes it down,
+	 * so init never depends on the session code. Never returns. */
+	void (*pid1_loop)(const struct sbx_plan *plan, int sync, int sfd);
+	int confined;        /* pid 1 already ran confine_ahead (a session's command init) */
+	struct sbx_netplan net; /* what the egress mode means here (net/netplan.h) */
+	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
+	int events_fd;       /* --events FILE, or -1 */
+	struct winsize ws;   /* the caller's terminal size, if any */
+	uint64_t ws_seed;    /* bytes the image holds at the workspace path, copied in */
+	struct sbx_bpf seccomp; /* the compiled filter, loaded by each command */
+	struct sbx_ucounts ucounts; /* inotify and fanotify counts of the sandbox's namespace */
+};
+
+int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
+		 struct sbx_err *err);
+void sandbox_plan_free(struct sbx_plan *plan);
+/* How the writable layer is kept: "tmpfs", "fuse-overlayfs+tmpfs" (an
+ * exact quota either way) or "disk" (sbxrun's walk and kill). */
+const char *sandbox_storage_name(const struct sbx_plan *plan);
+
+#endif
