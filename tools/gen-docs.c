@@ -57,7 +57,8 @@ static void man_options(const struct sbx_command *c)
 /* Every command's options, and --version before the command. */
 static void man_global_options(void)
 {
-	printf(".SH GLOBAL OPTIONS\nBefore the command, or after it: every command takes them. "
+	printf(".SH GLOBAL OPTIONS\nBefore the command, or after it (every command takes them; "
+	       "\\fB\\-\\-version\\fR only before one). "
 	       "\\fB\\-v\\fR has one meaning, \\fB\\-\\-verbose\\fR, however often it is given; "
 	       "the time-stamped line per start-up step that \\fB\\-v \\-v\\fR used to add is "
 	       "\\fB\\-\\-trace\\fR.\n");
@@ -71,8 +72,11 @@ static void man_commands(void)
 	printf(".SH COMMANDS\n");
 	for (size_t c = 0; c < NCMDS; c++) {
 		const struct sbx_command *k = CMD(c);
-		printf(".TP\n\\fB%s%s%s\\fR%s%s\n%s.\n", k->group ? k->group : "", k->group ? " " : "",
-		       k->name, k->operands[0] ? " " : "", k->operands, k->summary);
+		printf(".TP\n\\fB%s%s%s\\fR%s", k->group ? k->group : "", k->group ? " " : "",
+		       k->name, k->operands[0] ? " " : "");
+		for (const char *p = k->operands; *p; p++) /* -o: a minus, not a hyphen */
+			printf("%s%c", *p == '-' ? "\\" : "", *p);
+		printf("\n%s.\n", k->summary);
 	}
 	man_global_options();
 	for (size_t c = 0; c < NCMDS; c++) {
