@@ -163,6 +163,8 @@ const struct sbx_command sbx_commands[] = {
 { NULL, "mcp", SBX_CMD_MCP, "[OPTIONS]", "MCP server on stdin/stdout: an AI agent's tools in one sandbox" },
 { NULL, "proxy", SBX_CMD_PROXY, "--listen ADDR:PORT [OPTIONS]", "a profile's egress proxy on a TCP address (a pod's sidecar)" },
 { NULL, "doctor", SBX_CMD_DOCTOR, "", "which kernel features this machine offers and what falls back" },
+/* a `cache` group goes here: its row, then ls, du, prune and fill with the
+ * bits kept for them in enum sbx_cmdmask */
 };
 /* clang-format on */
 

@@ -32,8 +32,8 @@ test_bad_options_are_named() {
 	assert_bad_input "unknown option: '--frobnicate' (see 'sbxrun image export --help')"
 	run "$SBX" image export img -o "$TESTDIR/x.tar" --format zip
 	assert_bad_input "--format: invalid value 'zip' (one of: tar, oci, docker)"
-	run "$SBX" image import "$TESTDIR/x.tar" --nam x
-	assert_bad_input "unknown option: '--nam' (see 'sbxrun image import --help')"
+	run "$SBX" image import "$TESTDIR/x.tar" --nme x
+	assert_bad_input "unknown option: '--nme' (see 'sbxrun image import --help')"
 	run "$SBX" image ls -z
 	assert_bad_input "unknown option: '-z' (see 'sbxrun image ls --help')"
 	run "$SBX" session stop --force x
