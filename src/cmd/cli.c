@@ -89,6 +89,15 @@ static void print_options(FILE *f, unsigned cmd, int global)
 		}
 }
 
+/* Whether cmd has options that not every command takes. */
+static int own_options(unsigned cmd)
+{
+	for (size_t i = 0; i < sbx_options_count; i++)
+		if (sbx_options[i].lname && (sbx_options[i].cmds & cmd) && sbx_options[i].cmds != SBX_CMD_ALL)
+			return 1;
+	return 0;
+}
+
 void cli_print_options(FILE *f, unsigned cmd)
 {
 	fprintf(f, "\nOptions:\n");
@@ -122,11 +131,7 @@ static void verbs_help(FILE *f, const struct sbx_command *g)
 	}
 	for (size_t i = 0; i < sbx_commands_count; i++) {
 		const struct sbx_command *v = &sbx_commands[i];
-		int any = 0;
-		for (size_t k = 0; v->group && k < sbx_options_count; k++)
-			any |= sbx_options[k].lname && (sbx_options[k].cmds & v->mask) &&
-			       sbx_options[k].cmds != SBX_CMD_ALL;
-		if (!any || strcmp(v->group, g->name))
+		if (!v->group || strcmp(v->group, g->name) || !own_options(v->mask))
 			continue;
 		fprintf(f, "\nOptions of %s %s:\n", g->name, v->name);
 		print_options(f, v->mask, 0);

@@ -169,6 +169,48 @@ static int do_stop(const char *name, struct sbx_err *err)
 	return session_stop(name, err);
 }
 
+/* The supervisor's pid, from info.json; 0 if unknown. */
+static pid_t supervisor_pid(const char *dir)
+{
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	struct json_object *o = json_object_from_file(info), *v;
+	pid_t pid = o && json_object_object_get_ex(o, "pid", &v) ? (pid_t)json_object_get_int(v) : 0;
+
+	if (o)
+		json_object_put(o);
+	return pid;
+}
+
+/* Whether pid has ended: gone, or a zombie its reaper has yet to collect.
+ * (The supervisor removes its directory, which ends session_alive, just
+ * before it exits.) */
+static int ended(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+static int stop_and_wait(const char *name, const char *dir, struct sbx_err *err)
+{
+	pid_t pid = supervisor_pid(dir);
+
+	if (session_stop(name, err) < 0)
+		return -1;
+	for (int i = 0; pid > 0 && i < 400 && !ended(pid); i++)
+		usleep(25000);
+	if (pid > 0 && !ended(pid))
+		return err_plain(err, EBUSY, "session '%s': its supervisor (pid %d) did not exit", name, (int)pid);
+	return 0;
+}
+
 /* -f: a running session is stopped first, as `docker rm -f` does. */
 static int do_rm(const char *name, int force, struct sbx_err *err)
 {
@@ -181,7 +223,7 @@ static int do_rm(const char *name, int force, struct sbx_err *err)
 	if (session_alive(dir) && !force)
 		return err_plain(err, EBUSY, "session '%s' is running (stop it with 'sbxrun session stop %s', "
 				 "or stop and remove it with 'sbxrun session rm -f %s')", name, name, name);
-	if (session_alive(dir) && session_stop(name, err) < 0)
+	if (session_alive(dir) && stop_and_wait(name, dir, err) < 0)
 		return -1;
 	if (access(dir, F_OK) < 0)
 		return 0; /* the supervisor took its directory with it */
