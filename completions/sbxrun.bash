@@ -3,90 +3,116 @@ _sbxrun_list() { COMPREPLY=($(compgen -W "$(eval "$1")" -- "$cur")); }
 _sbxrun() {
 	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run shell session download mcp cp image profile proxy doctor -v -q --verbose --quiet --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "run shell session download cp image profile mcp proxy doctor -h --help -v --verbose --trace -q --quiet --version " -- "$cur"))
 		return
 	fi
-	case "$prev" in
-	--profile|-p)
+	case "${COMP_WORDS[1]}:$prev" in
+	*:--profile|*:-p)
 		_sbxrun_list "sbxrun profile ls 2>/dev/null | awk '{print \$1}'"; return ;;
-	--image|-i)
+	*:--image|*:-i)
 		_sbxrun_list "sbxrun image ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return ;;
-	--user|-u)
+	*:--user|*:-u)
 		return ;;
-	--hostname )
+	*:--hostname)
 		return ;;
-	--workdir|-w)
+	*:--workdir|*:-w)
 		return ;;
-	--env|-e)
+	*:--env|*:-e)
 		return ;;
-	--timeout )
+	*:--timeout)
 		return ;;
-	--memory )
+	*:--memory)
 		return ;;
-	--disk )
+	*:--disk)
 		return ;;
-	--pids )
+	*:--pids)
 		return ;;
-	--cpus )
+	*:--cpus)
 		return ;;
-	--net )
+	*:--net)
 		COMPREPLY=($(compgen -W "none packages full " -- "$cur")); return ;;
-	--allow )
+	*:--allow)
 		return ;;
-	--bind )
+	*:--bind)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--json )
+	*:--json)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--json-fd )
+	*:--json-fd)
 		return ;;
-	--events )
+	*:--events)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--session )
+	*:--session)
 		_sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return ;;
-	--sha256 )
+	*:--sha256)
 		return ;;
-	--listen )
+	*:--name|*:-n)
 		return ;;
-	--auth-file )
+	image:--output|image:-o)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	*:--mtime)
 		return ;;
-	--header-timeout )
+	image:--format)
+		COMPREPLY=($(compgen -W "tar oci docker " -- "$cur")); return ;;
+	*:--max-size)
 		return ;;
-	--format )
+	*:--listen)
+		return ;;
+	*:--auth-file)
+		return ;;
+	*:--header-timeout)
+		return ;;
+	profile:--format)
 		COMPREPLY=($(compgen -W "kube seccomp " -- "$cur")); return ;;
-	--kind )
+	*:--kind)
 		COMPREPLY=($(compgen -W "job pod " -- "$cur")); return ;;
-	--image-ref )
+	*:--image-ref)
 		return ;;
-	--output|-o)
+	profile:--output|profile:-o)
 		return ;;
 	esac
 	case "${COMP_WORDS[1]}" in
 	run)
-		opts="-h --help -v -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --tty -t --raw-tty  --json  --json-fd  --events  --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --tty -t --raw-tty  --json  --json-fd  --events  --session " ;;
 	shell)
-		opts="-h --help -v -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --raw-tty  --json  --json-fd  --events  --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --raw-tty  --json  --json-fd  --events  --session " ;;
 	session)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "start ls stop rm" -- "$cur")); return; fi
-		case "${COMP_WORDS[2]}" in stop|rm) _sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return ;; esac
-		opts="-h --help -v -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --events " ;;
+		case "${COMP_WORDS[2]}" in stop|rm) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; esac
+		case "${COMP_WORDS[2]}" in
+		start) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --events " ;;
+		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		stop) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		rm) opts=" --help -h --verbose -v --trace  --quiet -q --force -f" ;;
+		esac ;;
 	download)
-		opts="-h --help -v -q --profile -p --session  --sha256 " ;;
-	mcp)
-		opts="-h --help -v -q --profile -p --image -i --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --session  --sha256 " ;;
 	cp)
-		opts="-h --help -v -q --max-size" ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --max-size " ;;
 	image)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "build import ls rm inspect export" -- "$cur")); return; fi
-		case "${COMP_WORDS[2]}" in rm|inspect|export) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun image ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; import) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac
-		opts="-h --help -v -q --name -o --output --workspace --mtime --format --max-size" ;;
+		case "${COMP_WORDS[2]}" in rm|inspect|export) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun image ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; import) [[ "$cur" != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;; esac
+		case "${COMP_WORDS[2]}" in
+		build) opts=" --help -h --verbose -v --trace  --quiet -q --name -n" ;;
+		import) opts=" --help -h --verbose -v --trace  --quiet -q --name -n" ;;
+		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		rm) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		inspect) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		export) opts=" --help -h --verbose -v --trace  --quiet -q --output -o --workspace  --mtime  --format  --max-size " ;;
+		esac ;;
 	profile)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls show export" -- "$cur")); return; fi
 		[ "${COMP_WORDS[2]}" = show ] && { _sbxrun_list "sbxrun profile ls 2>/dev/null | awk '{print \$1}'"; return; }
-		opts="-h --help -v -q --profile -p --image -i --format  --kind  --image-ref  --output -o" ;;
+		case "${COMP_WORDS[2]}" in
+		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		show) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		export) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --format  --kind  --image-ref  --output -o" ;;
+		esac ;;
+	mcp)
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --session " ;;
 	proxy)
-		opts="-h --help -v -q --profile -p --image -i --allow  --events  --listen  --auth-file  --header-timeout " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --allow  --events  --listen  --auth-file  --header-timeout " ;;
 	doctor)
-		opts="-h --help -v -q" ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

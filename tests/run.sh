@@ -63,6 +63,18 @@ else
 	echo "FAIL bash completion: $got"; echo "fail checks bash completion" >> "$results"
 fi
 
+# the verbs' options, where two commands share a name (--format), the global ones
+got=$(PATH="$top:$PATH" bash -c 'source completions/sbxrun.bash; c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _sbxrun; echo "${COMPREPLY[*]}"; }
+	c sbxrun image ex; c sbxrun image export --format ""; c sbxrun profile export --format ""; c sbxrun session rm --f; c sbxrun --tr; c sbxrun image import x --na')
+want=$(printf '%s\n' export "tar oci docker" "kube seccomp" --force --trace --name)
+if [ "$got" = "$want" ]; then echo "pass bash completion of verbs" >> "$results"
+else echo "FAIL bash completion of verbs: $got"; echo "fail bash completion of verbs" >> "$results"; fi
+if command -v fish >/dev/null; then
+	got=$(PATH="$top:$PATH" fish -c 'source completions/sbxrun.fish; complete -C "sbxrun image export --fo"; complete -C "sbxrun session rm --fo"' 2>/dev/null | cut -f1)
+	if [ "$got" = "$(printf '%s\n' --format --force)" ]; then echo "pass fish completion of verbs" >> "$results"
+	else echo "FAIL fish completion of verbs: $got"; echo "fail fish completion of verbs" >> "$results"; fi
+fi
+
 for sh in zsh fish; do
 	f=completions/_sbxrun; [ "$sh" = fish ] && f=completions/sbxrun.fish
 	if ! command -v "$sh" >/dev/null; then echo "skip checks $sh completion syntax: $sh is not installed" >> "$results"

@@ -76,6 +76,8 @@ void config_free(struct sbx_config *cfg)
 {
 	for (size_t i = 0; i < sbx_options_count; i++) {
 		const struct sbx_option *o = &sbx_options[i];
+		if (o->flags & SBX_OPT_LOCAL)
+			continue;
 		if (o->flags & SBX_OPT_REPEAT)
 			strlist_free(FIELD(cfg, o, struct sbx_strlist));
 		else if (o->kind == SBX_ARG_STRING || o->kind == SBX_ARG_NAME ||

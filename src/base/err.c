@@ -12,6 +12,7 @@ static void vset(struct sbx_err *err, int errnum, const char *fmt, va_list ap)
 	if (!err)
 		return;
 	err->errnum = errnum;
+	err->plain = 0;
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	err->hint[0] = '\0';
 }
@@ -22,6 +23,17 @@ int err_set(struct sbx_err *err, int errnum, const char *fmt, ...)
 	va_start(ap, fmt);
 	vset(err, errnum, fmt, ap);
 	va_end(ap);
+	return -1;
+}
+
+int err_plain(struct sbx_err *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vset(err, errnum, fmt, ap);
+	va_end(ap);
+	if (err)
+		err->plain = 1;
 	return -1;
 }
 
@@ -66,7 +78,7 @@ void err_print(const struct sbx_err *err)
 	char clean[sizeof(err->msg)];
 
 	log_sanitize(clean, sizeof(clean), err->msg);
-	if (err->errnum)
+	if (err->errnum && !err->plain)
 		fprintf(stderr, "sbxrun: error: %s: %s\n", clean, strerror(err->errnum));
 	else
 		fprintf(stderr, "sbxrun: error: %s\n", clean);

@@ -31,7 +31,7 @@ int inroot_parent(int rootfd, const char *path, const char **name, struct sbx_er
 
 	*name = slash ? slash + 1 : path;
 	if (!**name || strcmp(*name, ".") == 0 || strcmp(*name, "..") == 0)
-		return err_set(err, EINVAL, "'%s': not a file name", path);
+		return err_plain(err, EINVAL, "'%s': not a file name", path);
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 0, path);
 	return inroot_open(rootfd, dir[0] ? dir : "/", O_PATH | O_DIRECTORY, 0, err);
 }

@@ -11,9 +11,9 @@ extern int sbx_log_level;
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* -v -v: a step of start-up with a CLOCK_MONOTONIC time stamp in µs and the
- * pid (host side and sandbox side share the clock), for bench/README.md's
- * breakdown of where a start's time goes. */
+/* --trace (-v is --verbose alone): a step of start-up with a CLOCK_MONOTONIC
+ * time stamp in µs and the pid (host side and sandbox side share the clock),
+ * for bench/README.md's breakdown of where a start's time goes. */
 void log_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Copies src to dst, replacing control characters so that untrusted text
  * (file names from a tarball, hosts from a request) cannot drive the terminal. */

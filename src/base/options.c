@@ -12,6 +12,10 @@
 #define SBD (SBX_CMD_SANDBOX | SBX_CMD_DOWNLOAD)
 #define PX SBX_CMD_PROXY
 #define PE SBX_CMD_PROFILE_EXPORT
+#define L SBX_OPT_LOCAL
+#define IX SBX_CMD_IMAGE_EXPORT
+
+static const char *const export_formats[] = { "tar", "oci", "docker", NULL };
 
 /* clang-format off */
 const struct sbx_option sbx_options[] = {
@@ -91,6 +95,30 @@ const struct sbx_option sbx_options[] = {
   "run in the live session NAME" },
 { SBX_K_SHA256,     "sha256",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_DOWNLOAD, F(sha256), "HEX",
   "verify the download's SHA-256 digest" },
+{ SBX_K_HELP,       "help",     'h', NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_ALL, 0, NULL,
+  "show this help" },
+{ SBX_K_VERBOSE,    "verbose",  'v', NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_ALL, 0, NULL,
+  "say more on stderr: what was chosen and why" },
+{ SBX_K_TRACE,      "trace",    0,   NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_ALL, 0, NULL,
+  "also a time-stamped line per start-up step (-v -v before)" },
+{ SBX_K_QUIET,      "quiet",    'q', NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_ALL, 0, NULL,
+  "say only errors" },
+{ SBX_K_VERSION,    "version",  0,   NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_MAIN, 0, NULL,
+  "print the version" },
+{ SBX_K_NAME,       "name",     'n', NULL, NULL, SBX_ARG_NAME, NULL, L, SBX_CMD_IMAGE_BUILD | SBX_CMD_IMAGE_IMPORT, 0, "NAME",
+  "store the image under NAME (default: the recipe's name, or one taken from the file)" },
+{ SBX_K_FORCE,      "force",    'f', NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_SESSION_RM, 0, NULL,
+  "stop the session first if it is running" },
+{ SBX_K_EXPORT_OUTPUT, "output", 'o', NULL, NULL, SBX_ARG_STRING, NULL, L, IX, 0, "FILE",
+  "the file to write (.tar, .tar.gz, .tar.xz or .tar.zst; temporary name, then renamed); required" },
+{ SBX_K_EXPORT_WORKSPACE, "workspace", 0, NULL, NULL, SBX_ARG_NONE, NULL, L, IX, 0, NULL,
+  "only a running session's workspace (--format tar)" },
+{ SBX_K_MTIME,      "mtime",    0,   NULL, NULL, SBX_ARG_COUNT, NULL, L, IX, 0, "SECONDS",
+  "every entry's modification time, for reproducible output" },
+{ SBX_K_EXPORT_FORMAT, "format", 0,  NULL, NULL, SBX_ARG_ENUM, export_formats, L, IX, 0, "FORMAT",
+  "tar, oci (an OCI image layout) or docker (a docker-archive); podman load and skopeo take both" },
+{ SBX_K_MAX_SIZE,   "max-size", 0,   NULL, NULL, SBX_ARG_SIZE, NULL, L, IX | SBX_CMD_CP, 0, "SIZE",
+  "write at most SIZE bytes of file data, sparse files staying sparse (default: a session's disk quota plus its image, or twice an image's size)" },
 { SBX_K_LISTEN,     "listen",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, PX, F(listen), "ADDR:PORT",
   "TCP address the proxy serves (127.0.0.1:3128, [::1]:3128, 0.0.0.0:3128)" },
 { SBX_K_AUTH_FILE,  "auth-file", 0,  NULL, NULL, SBX_ARG_STRING, NULL, 0, PX, F(auth_file), "FILE",
@@ -109,6 +137,56 @@ const struct sbx_option sbx_options[] = {
 /* clang-format on */
 
 const size_t sbx_options_count = sizeof(sbx_options) / sizeof(sbx_options[0]);
+
+/* clang-format off */
+const struct sbx_command sbx_commands[] = {
+{ NULL, "run", SBX_CMD_RUN, "[OPTIONS] [--] CMD [ARG...]", "run one command in a fresh sandbox" },
+{ NULL, "shell", SBX_CMD_SHELL, "[OPTIONS]", "interactive login shell in a fresh sandbox" },
+{ NULL, "session", 0, "COMMAND [OPTIONS] [NAME]", "long-lived sandboxes that several commands share" },
+{ "session", "start", SBX_CMD_SESSION_START, "[OPTIONS] NAME", "start the session NAME in the background" },
+{ "session", "ls", SBX_CMD_SESSION_LS, "", "list sessions: image, profile, age, memory in use, state" },
+{ "session", "stop", SBX_CMD_SESSION_STOP, "NAME", "stop a running session" },
+{ "session", "rm", SBX_CMD_SESSION_RM, "[-f] NAME", "remove what a stopped session left (-f: a running one too)" },
+{ NULL, "download", SBX_CMD_DOWNLOAD, "[OPTIONS] URL DEST|SESSION:DEST", "fetch a URL on the host side into a session's workspace" },
+{ NULL, "cp", SBX_CMD_CP, "[OPTIONS] SESSION:PATH HOSTPATH | HOSTPATH SESSION:PATH", "copy files between the host and a session (SESSION:PATH)" },
+{ NULL, "image", 0, "COMMAND [OPTIONS] [ARG]", "build, import, list, inspect, export and remove rootfs images" },
+{ "image", "build", SBX_CMD_IMAGE_BUILD, "[OPTIONS] [minimal|full]", "build an image from a stock recipe with mmdebstrap" },
+{ "image", "import", SBX_CMD_IMAGE_IMPORT, "[OPTIONS] FILE", "import a rootfs, an OCI layout or a docker-archive (.tar, .tar.gz, .tar.xz, .tar.zst)" },
+{ "image", "ls", SBX_CMD_IMAGE_LS, "", "list the images of the user's and the system's store" },
+{ "image", "rm", SBX_CMD_IMAGE_RM, "NAME", "remove an image" },
+{ "image", "inspect", SBX_CMD_IMAGE_INSPECT, "NAME", "show an image's digest, size, source, package hosts and environment" },
+{ "image", "export", SBX_CMD_IMAGE_EXPORT, "[OPTIONS] SESSION|IMAGE -o FILE", "write a live session's filesystem (or only its workspace) or an image as a tarball" },
+{ NULL, "profile", 0, "COMMAND [OPTIONS] [NAME]", "list profiles, show one fully resolved, export one" },
+{ "profile", "ls", SBX_CMD_PROFILE_LS, "", "list the profiles and where each is found" },
+{ "profile", "show", SBX_CMD_PROFILE_SHOW, "NAME", "show a profile fully resolved, each value with its origin" },
+{ "profile", "export", SBX_CMD_PROFILE_EXPORT, "[OPTIONS] NAME", "write a profile as Kubernetes YAML or as an OCI seccomp profile" },
+{ NULL, "mcp", SBX_CMD_MCP, "[OPTIONS]", "MCP server on stdin/stdout: an AI agent's tools in one sandbox" },
+{ NULL, "proxy", SBX_CMD_PROXY, "--listen ADDR:PORT [OPTIONS]", "a profile's egress proxy on a TCP address (a pod's sidecar)" },
+{ NULL, "doctor", SBX_CMD_DOCTOR, "", "which kernel features this machine offers and what falls back" },
+/* a `cache` group goes here: its row, then ls, du, prune and fill with the
+ * bits kept for them in enum sbx_cmdmask */
+};
+/* clang-format on */
+
+const size_t sbx_commands_count = sizeof(sbx_commands) / sizeof(sbx_commands[0]);
+
+const struct sbx_command *options_command(unsigned mask)
+{
+	for (size_t i = 0; i < sbx_commands_count; i++)
+		if (sbx_commands[i].mask == mask)
+			return &sbx_commands[i];
+	return NULL;
+}
+
+const struct sbx_command *options_command_named(const char *group, const char *name)
+{
+	for (size_t i = 0; i < sbx_commands_count; i++) {
+		const struct sbx_command *c = &sbx_commands[i];
+		if (!strcmp(c->name, name) && (group ? c->group && !strcmp(c->group, group) : !c->group))
+			return c;
+	}
+	return NULL;
+}
 
 const struct sbx_option *options_by_key(enum sbx_key key)
 {

@@ -15,6 +15,9 @@ enum sbx_key {
 	SBX_K_DL_ALLOW, SBX_K_DL_MAX_SIZE, SBX_K_DL_TIMEOUT, SBX_K_DL_MIN_SPEED,
 	SBX_K_DL_MIN_SPEED_TIME, SBX_K_BIND, SBX_K_TTY, SBX_K_RAW_TTY, SBX_K_JSON,
 	SBX_K_JSON_FD, SBX_K_EVENTS, SBX_K_SESSION, SBX_K_SHA256, SBX_K_LISTEN,
+	SBX_K_HELP, SBX_K_VERBOSE, SBX_K_QUIET, SBX_K_TRACE, SBX_K_VERSION, SBX_K_NAME,
+	SBX_K_FORCE, SBX_K_EXPORT_OUTPUT, SBX_K_EXPORT_WORKSPACE, SBX_K_MTIME,
+	SBX_K_EXPORT_FORMAT, SBX_K_MAX_SIZE,
 	SBX_K_FORMAT, SBX_K_KIND, SBX_K_IMAGE_REF, SBX_K_OUTPUT,
 	SBX_K_AUTH_FILE, SBX_K_HEADER_TIMEOUT, SBX_K__COUNT
 };
@@ -35,7 +38,8 @@ enum sbx_argkind {
 	SBX_ARG_FD,
 };
 
-/* Subcommands an option belongs to, as a bit mask. */
+/* Subcommands an option belongs to, as a bit mask: one bit per command that
+ * takes options of its own (a group such as `image` has none: its verbs do). */
 enum sbx_cmdmask {
 	SBX_CMD_RUN = 1 << 0,
 	SBX_CMD_SHELL = 1 << 1,
@@ -44,10 +48,27 @@ enum sbx_cmdmask {
 	SBX_CMD_MCP = 1 << 4,
 	SBX_CMD_PROXY = 1 << 5,          /* sbxrun proxy */
 	SBX_CMD_PROFILE_EXPORT = 1 << 6, /* sbxrun profile export */
+	SBX_CMD_SESSION_LS = 1 << 7,
+	SBX_CMD_SESSION_STOP = 1 << 8,
+	SBX_CMD_SESSION_RM = 1 << 9,
+	SBX_CMD_IMAGE_BUILD = 1 << 10,
+	SBX_CMD_IMAGE_IMPORT = 1 << 11,
+	SBX_CMD_IMAGE_LS = 1 << 12,
+	SBX_CMD_IMAGE_RM = 1 << 13,
+	SBX_CMD_IMAGE_INSPECT = 1 << 14,
+	SBX_CMD_IMAGE_EXPORT = 1 << 15,
+	SBX_CMD_PROFILE_LS = 1 << 16,
+	SBX_CMD_PROFILE_SHOW = 1 << 17,
+	SBX_CMD_CP = 1 << 18,
+	SBX_CMD_DOCTOR = 1 << 19,
+	SBX_CMD_MAIN = 1 << 20,          /* sbxrun's own, before the command */
+	/* 1 << 21 .. 1 << 24: kept for `cache ls|du|prune|fill` */
+	SBX_CMD_ALL = (1 << 25) - 1,
 };
 #define SBX_CMD_SANDBOX (SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START)
 
 #define SBX_OPT_REPEAT 1u /* may be given many times; values accumulate */
+#define SBX_OPT_LOCAL 2u  /* no field of struct sbx_config: the command reads it */
 
 struct sbx_option {
 	enum sbx_key key;
@@ -66,6 +87,26 @@ struct sbx_option {
 
 extern const struct sbx_option sbx_options[];
 extern const size_t sbx_options_count;
+
+/* A command line's command: a top-level one (group NULL) such as `run` or
+ * `image`, or a verb of a group such as `image export`. A group's own mask
+ * is 0; it lists its verbs. --help, the man page and the completions are
+ * written from this table and sbx_options, nothing else. */
+struct sbx_command {
+	const char *group;    /* "image" for `image export`, NULL at the top */
+	const char *name;
+	unsigned mask;        /* enum sbx_cmdmask bit of its options, 0 for a group */
+	const char *operands; /* what follows the options, for the usage line */
+	const char *summary;  /* one line */
+};
+
+extern const struct sbx_command sbx_commands[];
+extern const size_t sbx_commands_count;
+
+/* The command whose options are mask (one bit), or NULL. */
+const struct sbx_command *options_command(unsigned mask);
+/* A top-level command (group NULL) or a group's verb, by name, or NULL. */
+const struct sbx_command *options_command_named(const char *group, const char *name);
 
 const struct sbx_option *options_by_key(enum sbx_key key);
 const struct sbx_option *options_by_profile_key(const char *section, const char *key);

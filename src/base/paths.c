@@ -47,7 +47,7 @@ static int ensure_private_dir(const char *path, struct sbx_err *err)
 	if (lstat(path, &st) < 0)
 		return err_sys(err, "stat '%s'", path);
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-		return err_set(err, EPERM, "'%s' is not a directory owned by uid %u", path,
+		return err_plain(err, EPERM, "'%s' is not a directory owned by uid %u", path,
 			       (unsigned)geteuid());
 	if ((st.st_mode & 0077) && chmod(path, 0700) < 0)
 		return err_sys(err, "chmod '%s'", path);

@@ -224,7 +224,7 @@ static int open_trusted(const char *path, struct sbx_err *err)
 		close(dir);
 		dir = fd;
 		if (next && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)))
-			return err_set(err, ENOTDIR, "policy '%s': %s is a symbolic link or not a "
+			return err_plain(err, ENOTDIR, "policy '%s': %s is a symbolic link or not a "
 				       "directory", path, what + strlen("directory "));
 		if (trusted(fd, path, next ? what : "the file", err) < 0)
 			return -1;

@@ -242,7 +242,7 @@ int profile_read_fd(int fd, const char *path, char **out, size_t *len, struct sb
 	*len = n;
 	return 0;
 too_big:
-	return err_set(err, EFBIG, "'%s': larger than %d KiB", path, SBX_PROFILE_MAX_SIZE / 1024);
+	return err_plain(err, EFBIG, "'%s': larger than %d KiB", path, SBX_PROFILE_MAX_SIZE / 1024);
 }
 
 /* O_NONBLOCK: a FIFO named as a profile must not hang the open. */
@@ -281,7 +281,7 @@ int profile_find(const char *name, char **path, struct sbx_err *err)
 	if (try_dir(user, name, path) || try_dir(SBX_SYSTEM_PROFILES, name, path) ||
 	    try_dir(stock, name, path))
 		return 0;
-	return err_set(err, ENOENT, "profile '%s' not found in %s, %s or %s", name, user,
+	return err_plain(err, ENOENT, "profile '%s' not found in %s, %s or %s", name, user,
 		       SBX_SYSTEM_PROFILES, stock);
 }
 

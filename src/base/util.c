@@ -267,7 +267,7 @@ int read_file_beneath(int dirfd, const char *path, size_t max, char **out, size_
 	if (fstat(fd, &st) < 0)
 		return err_sys(err, "stat '%s'", path);
 	if (!S_ISREG(st.st_mode))
-		return err_set(err, EINVAL, "'%s' is not a regular file", path);
+		return err_plain(err, EINVAL, "'%s' is not a regular file", path);
 	buf = xmalloc(max + 1);
 	for (;;) {
 		ssize_t r = read(fd, buf + n, max - n);
@@ -281,7 +281,7 @@ int read_file_beneath(int dirfd, const char *path, size_t max, char **out, size_
 		if (n == max) {
 			char c;
 			if (read(fd, &c, 1) > 0)
-				return err_set(err, EFBIG, "'%s' is larger than %zu bytes", path, max);
+				return err_plain(err, EFBIG, "'%s' is larger than %zu bytes", path, max);
 			break;
 		}
 	}

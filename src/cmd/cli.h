@@ -19,9 +19,27 @@ int cli_sandbox_config_as(int argc, char **argv, unsigned cmd, const char *usage
 			  struct sbx_err *err);
 /* Options of a subcommand, from the table, for --help. */
 void cli_print_options(FILE *f, unsigned cmd);
-/* Handles -v/-q/-h for subcommands without table options (image, session...);
- * returns 1 if help was shown, -1 on an unknown option, else 0; *rest as above.
- * extra: getopt_long-style long options of that subcommand ({NULL} ended). */
-int cli_simple(int argc, char **argv, const char *usage, int *rest, struct sbx_err *err);
+/* --help of command c (NULL: sbxrun itself) from the tables: its usage line
+ * and summary, about's text after its own usage lines, then its options, or
+ * for a group its verbs and each verb's options. */
+void cli_help(FILE *f, const struct sbx_command *c, const char *about);
+
+/* What the command line gave a command that reads its options itself: the
+ * value by key ("" for a flag, the last one given), NULL when absent. */
+struct cli_args {
+	const char *v[SBX_K__COUNT];
+	int rest; /* index of the first operand in argv */
+};
+/* Parses the options of cmd (one enum sbx_cmdmask bit; argv[0] is the
+ * command's name). -v, -q and --trace act at once; enum values are checked.
+ * Returns 1 when --help (shown, with about) or --version was asked for, -1
+ * on a bad option (err names it), else 0. */
+int cli_parse(int argc, char **argv, unsigned cmd, const char *about, struct cli_args *a,
+	      struct sbx_err *err);
+/* The verb of group (`image`, `session`, `profile`) in argv[1]: *verb is
+ * its table entry. Returns 1 when the group's --help was shown, -1 with err
+ * on a missing or unknown verb, else 0. */
+int cli_verb(int argc, char **argv, const char *group, const char *about,
+	     const struct sbx_command **verb, struct sbx_err *err);
 
 #endif

@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "base/paths.h"
 #include "base/relpath.h"
 #include "base/util.h"
+#include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/copycap.h"
 #include "session/session_client.h"
@@ -319,43 +319,16 @@ static int split(const char *arg, char **sess, const char **path)
 	return 1;
 }
 
-/* cp's options: --max-size SIZE besides -h, -v, -q. */
-static int parse_opts(int argc, char **argv, const char **max_size, struct sbx_err *err)
-{
-	static const struct option lo[] = { { "max-size", required_argument, NULL, 'M' },
-					    { "help", no_argument, NULL, 'h' },
-					    { "verbose", no_argument, NULL, 'v' },
-					    { "quiet", no_argument, NULL, 'q' }, { 0 } };
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hvq", lo, NULL)) != -1) {
-		if (c == 'h') {
-			printf("%s", usage);
-			return 1;
-		} else if (c == 'M') {
-			*max_size = optarg;
-		} else if (c == 'v') {
-			sbx_log_level = sbx_log_level >= SBX_LOG_VERBOSE ? SBX_LOG_TRACE : SBX_LOG_VERBOSE;
-		} else if (c == 'q') {
-			sbx_log_level = SBX_LOG_QUIET;
-		} else {
-			return err_set(err, 0, "%s: '%s' (see 'sbxrun cp --help')",
-				       c == ':' ? "option needs a value" : "unknown option", argv[optind - 1]);
-		}
-	}
-	return 0;
-}
-
 int cmd_cp(int argc, char **argv, struct sbx_err *err)
 {
 	_cleanup_free_ char *s1 = NULL, *s2 = NULL;
-	const char *p1, *p2, *max_size = NULL;
-	int r = parse_opts(argc, argv, &max_size, err), rest = optind;
+	const char *p1, *p2, *max_size;
+	struct cli_args o;
+	int r = cli_parse(argc, argv, SBX_CMD_CP, usage, &o, err), rest = o.rest;
 
 	if (r != 0)
 		return r < 0 ? -1 : 0;
+	max_size = o.v[SBX_K_MAX_SIZE];
 	if (argc - rest != 2)
 		return err_set(err, 0, "usage: sbxrun cp [--max-size SIZE] SESSION:PATH HOSTPATH | sbxrun cp HOSTPATH SESSION:PATH");
 	int a = split(argv[rest], &s1, &p1), b = split(argv[rest + 1], &s2, &p2);

@@ -32,9 +32,6 @@
 #include "sandbox/scope.h"
 #include "sandbox/userns.h"
 
-static const char usage[] = "usage: sbxrun doctor\n"
-			    "Shows which kernel features this machine offers and what falls back.\n";
-
 static void line(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(const char *what, const char *fmt, ...)
 {
@@ -499,7 +496,8 @@ static int check_policy(void)
 int cmd_doctor(int argc, char **argv, struct sbx_err *err)
 {
 	struct sbx_limits_avail av;
-	int rest, r = cli_simple(argc, argv, usage, &rest, err);
+	struct cli_args a;
+	int r = cli_parse(argc, argv, SBX_CMD_DOCTOR, NULL, &a, err), rest = a.rest;
 
 	if (r != 0)
 		return r < 0 ? -1 : 0;

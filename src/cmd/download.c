@@ -193,9 +193,9 @@ static int hop(CURL *c, struct dl *d, char **next, struct sbx_err *err)
 	if (d->stop || (rc == CURLE_OPERATION_TIMEDOUT && d->deadline && now_ms() >= d->deadline))
 		return stopped(d, err);
 	if (d->too_big || rc == CURLE_FILESIZE_EXCEEDED)
-		return err_set(err, EFBIG, "larger than [download] max_size (%" PRIu64 " bytes)", d->max);
+		return err_plain(err, EFBIG, "larger than [download] max_size (%" PRIu64 " bytes)", d->max);
 	if (d->refused)
-		return err_set(err, EACCES, "refused to connect: the address is %s", d->refused);
+		return err_plain(err, EACCES, "refused to connect: the address is %s", d->refused);
 	if (rc != CURLE_OK)
 		return err_set(err, 0, "%s", curl_easy_strerror(rc));
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);

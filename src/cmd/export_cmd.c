@@ -4,7 +4,6 @@
  * (store/oci_export.c). */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +11,7 @@
 
 #include "base/inroot.h"
 #include "base/util.h"
+#include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/copycap.h"
 #include "session/session.h"
@@ -20,15 +20,9 @@
 #include "store/oci_export.h"
 #include "store/store.h"
 
-static const char export_usage[] =
-	"usage: sbxrun image export SESSION|IMAGE -o FILE [--workspace] [--mtime SECONDS]\n"
-	"                           [--format tar|oci|docker] [--max-size SIZE]\n"
+static const char export_about[] =
 	"Writes a live session's filesystem (image plus writable layer and workspace),\n"
-	"or only its workspace, or an image, as .tar, .tar.gz, .tar.xz or .tar.zst;\n"
-	"--format oci writes an OCI image layout, --format docker a docker-archive\n"
-	"(both one tarball that podman load and skopeo accept). Sparse files stay\n"
-	"sparse; at most SIZE bytes of file data are written (default: a session's\n"
-	"disk quota plus its image, or twice an image's size).\n";
+	"or only its workspace, or an image. Sparse files stay sparse.\n";
 
 enum { FMT_TAR = -1 };
 
@@ -40,17 +34,9 @@ struct export_req {
 	struct sbx_copycap cap;
 };
 
-static int parse_format(const char *s, int *out, struct sbx_err *err)
+static int parse_format(const char *s)
 {
-	if (!strcmp(s, "tar"))
-		*out = FMT_TAR;
-	else if (!strcmp(s, "oci"))
-		*out = SBX_OCI_FORMAT_OCI;
-	else if (!strcmp(s, "docker"))
-		*out = SBX_OCI_FORMAT_DOCKER;
-	else
-		return err_set(err, 0, "--format: unknown format '%s' (tar, oci or docker)", s);
-	return 0;
+	return !strcmp(s, "oci") ? SBX_OCI_FORMAT_OCI : !strcmp(s, "docker") ? SBX_OCI_FORMAT_DOCKER : FMT_TAR;
 }
 
 /* The tree as a tarball, or as an OCI layout / docker-archive. */
@@ -107,49 +93,43 @@ static int export_image(const char *name, struct export_req *q, struct sbx_err *
 	return r;
 }
 
-int cmd_image_export(int argc, char **argv, struct sbx_err *err)
+/* The options, from the table (cli_parse checked --format's value). */
+static int export_options(const struct cli_args *a, struct export_req *q, struct sbx_err *err)
 {
-	static const struct option lo[] = { { "output", required_argument, NULL, 'o' },
-					    { "workspace", no_argument, NULL, 'W' },
-					    { "mtime", required_argument, NULL, 'm' },
-					    { "format", required_argument, NULL, 'f' },
-					    { "max-size", required_argument, NULL, 'M' },
-					    { "help", no_argument, NULL, 'h' }, { 0 } };
-	struct export_req q = { .ex = { .mtime = -1 }, .format = FMT_TAR };
-	int c;
 	uint64_t mt;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
-		if (c == 'h') {
-			printf("%s", export_usage);
-			return 0;
-		} else if (c == 'o') {
-			q.ex.output = optarg;
-		} else if (c == 'W') {
-			q.ws_only = 1;
-		} else if (c == 'm') {
-			if (parse_count(optarg, 0, 1ULL << 40, &mt, err) < 0)
-				return err_wrap(err, "--mtime");
-			q.ex.mtime = (int64_t)mt;
-		} else if (c == 'M') {
-			q.max_size = optarg;
-			if (copycap_option(optarg, &q.cap, err) < 0)
-				return -1;
-		} else if (c == 'f') {
-			if (parse_format(optarg, &q.format, err) < 0)
-				return -1;
-		} else {
-			return err_set(err, 0, "image export: bad option '%s' (see 'sbxrun image export --help')",
-				       argv[optind - 1]);
-		}
+	q->ex.output = a->v[SBX_K_EXPORT_OUTPUT];
+	q->ws_only = a->v[SBX_K_EXPORT_WORKSPACE] != NULL;
+	if (a->v[SBX_K_EXPORT_FORMAT])
+		q->format = parse_format(a->v[SBX_K_EXPORT_FORMAT]);
+	if (a->v[SBX_K_MTIME]) {
+		if (parse_count(a->v[SBX_K_MTIME], 0, 1ULL << 40, &mt, err) < 0)
+			return err_wrap(err, "--mtime");
+		q->ex.mtime = (int64_t)mt;
 	}
-	if (optind != argc - 1 || !q.ex.output)
-		return err_set(err, 0, "usage: sbxrun image export SESSION|IMAGE -o FILE [--workspace] [--format tar|oci|docker]");
-	if (q.ws_only && q.format != FMT_TAR)
+	q->max_size = a->v[SBX_K_MAX_SIZE];
+	if (q->max_size && copycap_option(q->max_size, &q->cap, err) < 0)
+		return -1;
+	if (!q->ex.output)
+		return err_set(err, 0, "image export: which FILE? (-o FILE; see 'sbxrun image export --help')");
+	if (q->ws_only && q->format != FMT_TAR)
 		return err_set(err, 0, "--workspace: only with --format tar");
-	const char *name = argv[optind];
+	return 0;
+}
+
+int cmd_image_export(int argc, char **argv, struct sbx_err *err)
+{
+	struct export_req q = { .ex = { .mtime = -1 }, .format = FMT_TAR };
+	struct cli_args a;
+	int r = cli_parse(argc, argv, SBX_CMD_IMAGE_EXPORT, export_about, &a, err);
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (a.rest != argc - 1)
+		return err_set(err, 0, "image export: give one SESSION or IMAGE (see 'sbxrun image export --help')");
+	if (export_options(&a, &q, err) < 0)
+		return -1;
+	const char *name = argv[a.rest];
 	_cleanup_free_ char *dir = NULL;
 	if (session_dir(name, &dir, err) < 0)
 		return -1;

@@ -1,5 +1,6 @@
 /* image_cmd.c - `sbxrun image build|import|ls|rm|inspect`: the user-facing
- * side of the image store (store.c) and the safe importer (import.c). */
+ * side of the image store (store.c) and the safe importer (import.c); its
+ * options and usage are the table's (src/base/options.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,53 +16,10 @@
 #include "base/log.h"
 #include "base/paths.h"
 #include "base/util.h"
+#include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "store/import.h"
 #include "store/store.h"
-
-static const char usage[] =
-	"usage: sbxrun image build [minimal|full] [--name NAME]\n"
-	"       sbxrun image import FILE [--name NAME]   (.tar, .tar.gz, .tar.xz, .tar.zst;\n"
-	"                                                 a rootfs, an OCI layout or a docker-archive)\n"
-	"       sbxrun image ls\n"
-	"       sbxrun image rm NAME\n"
-	"       sbxrun image inspect NAME\n";
-
-/* The arguments after the subcommand: operands, --name, -v, -q, -h. */
-struct image_args {
-	const char *ops[2];
-	int nops;
-	const char *name;
-	int help;
-};
-
-static int parse_args(int argc, char **argv, int max_ops, struct image_args *a,
-		      struct sbx_err *err)
-{
-	for (int i = 2; i < argc; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--name") || !strcmp(s, "-n")) {
-			if (++i >= argc)
-				return err_set(err, 0, "option needs a value: '%s'", s);
-			a->name = argv[i];
-		} else if (str_has_prefix(s, "--name=")) {
-			a->name = s + 7;
-		} else if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			a->help = 1;
-		} else if (!strcmp(s, "-v") || !strcmp(s, "--verbose")) {
-			sbx_log_level = SBX_LOG_VERBOSE;
-		} else if (!strcmp(s, "-q") || !strcmp(s, "--quiet")) {
-			sbx_log_level = SBX_LOG_QUIET;
-		} else if (s[0] == '-' && s[1]) {
-			return err_set(err, 0, "unknown option '%s' (see 'sbxrun image --help')", s);
-		} else if (a->nops >= max_ops) {
-			return err_set(err, 0, "unexpected argument '%s' (see 'sbxrun image --help')", s);
-		} else {
-			a->ops[a->nops++] = s;
-		}
-	}
-	return 0;
-}
 
 static void human_size(uint64_t b, char *buf, size_t size)
 {
@@ -242,39 +200,51 @@ static int image_build(const char *recipe, const char *name, struct sbx_err *err
 	return r;
 }
 
+/* One operand at most; *op: it, or NULL. */
+static int one_operand(int argc, char **argv, const struct cli_args *a, const char **op,
+		       struct sbx_err *err)
+{
+	*op = a->rest < argc ? argv[a->rest] : NULL;
+	if (argc - a->rest > 1)
+		return err_set(err, 0, "image %s: unexpected argument '%s' (see 'sbxrun image %s --help')",
+			       argv[0], argv[a->rest + 1], argv[0]);
+	return 0;
+}
+
 int cmd_image(int argc, char **argv, struct sbx_err *err)
 {
-	struct image_args a = { 0 };
-	const char *sub = argc > 1 ? argv[1] : NULL;
-	int r;
+	const struct sbx_command *verb;
+	struct cli_args a;
+	const char *op;
+	int r = cli_verb(argc, argv, "image", NULL, &verb, err);
 
-	if (!sub)
-		return err_set(err, 0, "image: which subcommand? (build, import, ls, rm, inspect, export)");
-	if (!strcmp(sub, "export"))
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (verb->mask == SBX_CMD_IMAGE_EXPORT)
 		return cmd_image_export(argc - 1, argv + 1, err);
-	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (parse_args(argc, argv, 1, &a, err) < 0)
+	r = cli_parse(argc - 1, argv + 1, verb->mask, NULL, &a, err);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (one_operand(argc - 1, argv + 1, &a, &op, err) < 0)
 		return -1;
-	if (a.help) {
-		fputs(usage, stdout);
-		return 0;
+	if (!op && verb->mask != SBX_CMD_IMAGE_BUILD && verb->mask != SBX_CMD_IMAGE_LS)
+		return err_set(err, 0, "image %s: which %s? (see 'sbxrun image %s --help')", verb->name,
+			       verb->mask == SBX_CMD_IMAGE_IMPORT ? "FILE" : "NAME", verb->name);
+	switch (verb->mask) {
+	case SBX_CMD_IMAGE_BUILD:
+		r = image_build(op ? op : "minimal", a.v[SBX_K_NAME], err);
+		break;
+	case SBX_CMD_IMAGE_IMPORT:
+		r = import_file(op, a.v[SBX_K_NAME], NULL, err);
+		break;
+	case SBX_CMD_IMAGE_LS:
+		r = op ? err_set(err, 0, "image ls: unexpected argument '%s'", op) : image_ls(err);
+		break;
+	case SBX_CMD_IMAGE_RM:
+		r = store_remove(op, err);
+		break;
+	default:
+		r = image_inspect(op, err);
 	}
-	if (!strcmp(sub, "build"))
-		r = image_build(a.nops ? a.ops[0] : "minimal", a.name, err);
-	else if (!strcmp(sub, "import"))
-		r = a.nops ? import_file(a.ops[0], a.name, NULL, err)
-			   : err_set(err, 0, "image import: which FILE?");
-	else if (!strcmp(sub, "ls"))
-		r = a.nops ? err_set(err, 0, "image ls: unexpected argument '%s'", a.ops[0])
-			   : image_ls(err);
-	else if (!strcmp(sub, "rm"))
-		r = a.nops ? store_remove(a.ops[0], err) : err_set(err, 0, "image rm: which NAME?");
-	else if (!strcmp(sub, "inspect"))
-		r = a.nops ? image_inspect(a.ops[0], err) : err_set(err, 0, "image inspect: which NAME?");
-	else
-		return err_set(err, 0, "unknown image subcommand '%s' (build, import, ls, rm, inspect, export)", sub);
 	return r < 0 ? -1 : 0;
 }

@@ -12,11 +12,6 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 
-static const char usage[] =
-	"usage: sbxrun profile ls\n"
-	"       sbxrun profile show NAME\n"
-	"       sbxrun profile export NAME [--format kube|seccomp] (see 'sbxrun profile export --help')\n";
-
 static void list_dir(const char *dir, const char *kind)
 {
 	DIR *d = opendir(dir);
@@ -92,13 +87,19 @@ static int show(const char *name, struct sbx_err *err)
 
 int cmd_profile(int argc, char **argv, struct sbx_err *err)
 {
-	int rest, r = cli_simple(argc, argv, usage, &rest, err);
+	const struct sbx_command *verb;
+	struct cli_args a;
+	int r = cli_verb(argc, argv, "profile", NULL, &verb, err);
 
 	if (r != 0)
 		return r < 0 ? -1 : 0;
-	argc -= rest;
-	argv += rest;
-	if (argc == 1 && strcmp(argv[0], "ls") == 0) {
+	if (verb->mask == SBX_CMD_PROFILE_EXPORT)
+		return cmd_profile_export(argc - 1, argv + 1, err);
+	r = cli_parse(argc - 1, argv + 1, verb->mask, NULL, &a, err);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	int nops = argc - 1 - a.rest;
+	if (verb->mask == SBX_CMD_PROFILE_LS && nops == 0) {
 		_cleanup_free_ char *user = paths_user_profiles();
 		_cleanup_free_ char *stock = xasprintf("%s/profiles", paths_stock_dir());
 		list_dir(user, "user");
@@ -106,9 +107,8 @@ int cmd_profile(int argc, char **argv, struct sbx_err *err)
 		list_dir(stock, "stock");
 		return 0;
 	}
-	if (argc >= 1 && strcmp(argv[0], "export") == 0)
-		return cmd_profile_export(argc, argv, err);
-	if (argc == 2 && strcmp(argv[0], "show") == 0)
-		return show(argv[1], err) < 0 ? -1 : 0;
-	return err_set(err, 0, "usage: sbxrun profile ls | sbxrun profile show NAME | sbxrun profile export NAME");
+	if (verb->mask == SBX_CMD_PROFILE_SHOW && nops == 1)
+		return show(argv[1 + a.rest], err) < 0 ? -1 : 0;
+	return err_set(err, 0, "usage: sbxrun profile %s%s%s (see 'sbxrun profile %s --help')", verb->name,
+		       verb->operands[0] ? " " : "", verb->operands, verb->name);
 }

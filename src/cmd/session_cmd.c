@@ -29,10 +29,6 @@
 #include "session/session_client.h"
 
 static const char usage[] =
-	"usage: sbxrun session start [options] NAME\n"
-	"       sbxrun session ls\n"
-	"       sbxrun session stop NAME\n"
-	"       sbxrun session rm NAME\n"
 	"A session is a sandbox that outlives one command: 'run --session NAME' and\n"
 	"'shell --session NAME' start their process inside it.\n";
 
@@ -173,35 +169,91 @@ static int do_stop(const char *name, struct sbx_err *err)
 	return session_stop(name, err);
 }
 
-static int do_rm(const char *name, struct sbx_err *err)
+/* The supervisor's pid, from info.json; 0 if unknown. */
+static pid_t supervisor_pid(const char *dir)
+{
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	struct json_object *o = json_object_from_file(info), *v;
+	pid_t pid = o && json_object_object_get_ex(o, "pid", &v) ? (pid_t)json_object_get_int(v) : 0;
+
+	if (o)
+		json_object_put(o);
+	return pid;
+}
+
+/* Whether pid has ended: gone, or a zombie its reaper has yet to collect.
+ * (The supervisor removes its directory, which ends session_alive, just
+ * before it exits.) */
+static int ended(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+static int stop_and_wait(const char *name, const char *dir, struct sbx_err *err)
+{
+	pid_t pid = supervisor_pid(dir);
+
+	if (session_stop(name, err) < 0)
+		return -1;
+	for (int i = 0; pid > 0 && i < 400 && !ended(pid); i++)
+		usleep(25000);
+	if (pid > 0 && !ended(pid))
+		return err_plain(err, EBUSY, "session '%s': its supervisor (pid %d) did not exit", name, (int)pid);
+	return 0;
+}
+
+/* -f: a running session is stopped first, as `docker rm -f` does. */
+static int do_rm(const char *name, int force, struct sbx_err *err)
 {
 	_cleanup_free_ char *dir = NULL;
 
 	if (session_dir(name, &dir, err) < 0)
 		return -1;
 	if (access(dir, F_OK) < 0)
-		return err_set(err, ENOENT, "no session '%s'", name);
-	if (session_alive(dir))
-		return err_set(err, EBUSY, "session '%s' is running (use 'sbxrun session stop %s')", name, name);
+		return err_plain(err, ENOENT, "no session '%s'", name);
+	if (session_alive(dir) && !force)
+		return err_plain(err, EBUSY, "session '%s' is running (stop it with 'sbxrun session stop %s', "
+				 "or stop and remove it with 'sbxrun session rm -f %s')", name, name, name);
+	if (session_alive(dir) && stop_and_wait(name, dir, err) < 0)
+		return -1;
+	if (access(dir, F_OK) < 0)
+		return 0; /* the supervisor took its directory with it */
 	return session_remove_dead(dir, err);
 }
 
 int cmd_session(int argc, char **argv, struct sbx_err *err)
 {
-	if (argc >= 2 && strcmp(argv[1], "start") == 0)
-		return do_start(argc - 1, argv + 1, err);
-	int rest, r = cli_simple(argc, argv, usage, &rest, err);
+	const struct sbx_command *verb;
+	struct cli_args a;
+	int r = cli_verb(argc, argv, "session", usage, &verb, err);
+
 	if (r != 0)
 		return r < 0 ? -1 : 0;
-	argc -= rest;
-	argv += rest;
-	if (argc == 1 && strcmp(argv[0], "ls") == 0)
-		return do_ls(err) < 0 ? -1 : 0;
-	if (argc == 2 && (strcmp(argv[0], "stop") == 0 || strcmp(argv[0], "rm") == 0)) {
-		if (check_name(argv[1], err) < 0)
-			return -1;
-		r = argv[0][0] == 's' ? do_stop(argv[1], err) : do_rm(argv[1], err);
+	if (verb->mask == SBX_CMD_SESSION_START)
+		return do_start(argc - 1, argv + 1, err);
+	r = cli_parse(argc - 1, argv + 1, verb->mask, NULL, &a, err);
+	if (r != 0)
 		return r < 0 ? -1 : 0;
-	}
-	return err_set(err, 0, "usage: sbxrun session start|ls|stop|rm [NAME] (see 'sbxrun session --help')");
+	int nops = argc - 1 - a.rest;
+	const char *name = argv[1 + a.rest];
+	if (verb->mask == SBX_CMD_SESSION_LS)
+		return nops ? err_set(err, 0, "session ls: unexpected argument '%s'", name)
+			    : do_ls(err) < 0 ? -1 : 0;
+	if (nops != 1)
+		return err_set(err, 0, "session %s: give exactly one NAME (see 'sbxrun session %s --help')",
+			       verb->name, verb->name);
+	if (check_name(name, err) < 0)
+		return -1;
+	r = verb->mask == SBX_CMD_SESSION_STOP ? do_stop(name, err)
+					       : do_rm(name, a.v[SBX_K_FORCE] != NULL, err);
+	return r < 0 ? -1 : 0;
 }

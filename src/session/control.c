@@ -51,11 +51,11 @@ int control_check_peer(int sock, struct sbx_err *err)
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return err_sys(err, "SO_PEERCRED");
 	if (cred.uid != geteuid())
-		return err_set(err, EPERM, "peer uid %u is not ours", (unsigned)cred.uid);
+		return err_plain(err, EPERM, "peer uid %u is not ours", (unsigned)cred.uid);
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)cred.pid);
 	if (stat("/proc/self/ns/user", &mine) < 0 || stat(path, &theirs) < 0)
 		return err_sys(err, "peer's user namespace");
 	if (mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev)
-		return err_set(err, EPERM, "peer is inside another user namespace (a sandbox?)");
+		return err_plain(err, EPERM, "peer is inside another user namespace (a sandbox?)");
 	return 0;
 }

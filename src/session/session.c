@@ -184,7 +184,7 @@ static int remove_run_dir(const char *dir, struct sbx_err *err)
 int session_remove_dead(const char *dir, struct sbx_err *err)
 {
 	if (session_alive(dir))
-		return err_set(err, EBUSY, "session '%s' is running", strrchr(dir, '/') + 1);
+		return err_plain(err, EBUSY, "session '%s' is running", strrchr(dir, '/') + 1);
 	if (remove_run_dir(dir, err) < 0)
 		return -1;
 	return rm_rf_at(AT_FDCWD, dir, err);
@@ -197,7 +197,7 @@ static int prepare_dir(const char *dir, int *lock_fd, struct sbx_err *err)
 	if (mkdir_p(parent, 0700, err) < 0)
 		return -1;
 	if (session_alive(dir))
-		return err_set(err, EEXIST, "session '%s' is already running", strrchr(dir, '/') + 1);
+		return err_plain(err, EEXIST, "session '%s' is already running", strrchr(dir, '/') + 1);
 	struct sbx_err e2;
 	session_remove_dead(dir, &e2); /* what a crashed supervisor left */
 	if (mkdir(dir, 0700) < 0)

@@ -39,7 +39,7 @@ int session_connect(const char *name, struct sbx_err *err)
 	/* only a live supervisor listens there: no need to test its lock first */
 	if (connect(s, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		if (errno == ENOENT || errno == ECONNREFUSED || !session_alive(dir))
-			return err_set(err, ENOENT, "session '%s' is not running", name);
+			return err_plain(err, ENOENT, "session '%s' is not running", name);
 		return err_sys(err, "session '%s': connect", name);
 	}
 	return steal_fd(s);
@@ -210,7 +210,7 @@ int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err
 			close(fds[i]);
 		if (reply)
 			json_object_put(reply);
-		return err_set(err, EPROTO, "session '%s': no answer for its root", name);
+		return err_plain(err, EPROTO, "session '%s': no answer for its root", name);
 	}
 	*rootfd = fds[0];
 	*workspace = xstrdup(json_object_object_get_ex(reply, "workspace", &v) ? json_object_get_string(v) : "");

@@ -164,6 +164,36 @@ test_crashed_supervisor_is_cleaned() {
 	[ ! -e "$d" ] || fail "state left in $d"
 }
 
+# `session rm -f` stops a running session and removes it, as `docker rm -f`
+# does: afterwards neither its supervisor nor its state is left. Without -f
+# the refusal says how, and carries no errno text.
+test_rm_force_stops_and_removes() {
+	local n=t$$k d pid
+	start_session "$n" --image tiny
+	d=$(sock_dir "$n")
+	pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$d/info.json")
+	run "$SBX" session rm "$n"
+	assert_bad_input "session '$n' is running (stop it with 'sbxrun session stop $n', or stop and remove it with 'sbxrun session rm -f $n')"
+	assert_not_contains "$err" "busy" "the refusal"
+	kill -0 "$pid" 2>/dev/null || fail "rm without -f touched the supervisor"
+	run "$SBX" session rm -f "$n"
+	assert_status 0
+	# gone, or a zombie that its reaper (not sbxrun) has yet to collect
+	local st
+	st=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)
+	[ -z "$st" ] || [ "$st" = Z ] || fail "supervisor $pid still running after rm -f (state $st)"
+	[ ! -e "$d" ] || fail "state left in $d: $(ls -la "$d")"
+	run "$SBX" session ls
+	assert_not_contains "$out" "$n"
+	# --force after the name, and on a session already gone
+	start_session "$n" --image tiny
+	run "$SBX" session rm "$n" --force
+	assert_status 0
+	run "$SBX" session rm --force "$n"
+	assert_bad_input "no session '$n'"
+	assert_not_contains "$err" "No such file"
+}
+
 # kill -9 of the supervisor of a session on disk: `session rm` removes its
 # writable layer too, not only the directory with the socket and the lock.
 test_crashed_disk_session_leaves_nothing() {
