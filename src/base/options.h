@@ -16,7 +16,7 @@ enum sbx_key {
 	SBX_K_DL_MIN_SPEED_TIME, SBX_K_BIND, SBX_K_TTY, SBX_K_RAW_TTY, SBX_K_JSON,
 	SBX_K_JSON_FD, SBX_K_EVENTS, SBX_K_SESSION, SBX_K_SHA256, SBX_K_LISTEN,
 	SBX_K_FORMAT, SBX_K_KIND, SBX_K_IMAGE_REF, SBX_K_OUTPUT,
-	SBX_K_AUTH_FILE, SBX_K_HEADER_TIMEOUT, SBX_K__COUNT
+	SBX_K_AUTH_FILE, SBX_K_HEADER_TIMEOUT, SBX_K_COPY, SBX_K_OUT, SBX_K__COUNT
 };
 
 enum sbx_argkind {
@@ -33,6 +33,7 @@ enum sbx_argkind {
 	SBX_ARG_BIND,      /* SRC:DST[:rw] */
 	SBX_ARG_HOST,      /* HOST, *.suffix, HOST:PORT, @set */
 	SBX_ARG_FD,
+	SBX_ARG_COPY,      /* PATH[:DEST] (run --copy) */
 };
 
 /* Subcommands an option belongs to, as a bit mask. */

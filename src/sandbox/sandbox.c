@@ -31,6 +31,7 @@
 
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/inroot.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
 #include "net/dnsstub.h"
@@ -470,7 +471,12 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 	if (net.pid > 0 && net_join(&net, sync, err) < 0)
 		return -1;
 	log_trace("child: network namespace joined");
-	return send_ready(sync, plan->pid1_loop != NULL, err);
+	if (send_ready(sync, plan->pid1_loop || plan->ws_hook, err) < 0)
+		return -1;
+	/* the host side fills the workspace (--copy) before the command starts */
+	if (plan->ws_hook && (msg_recv(sync, &m, NULL, NULL) != 0 || m.type != SBX_MSG_GO))
+		_exit(125);
+	return 0;
 }
 
 static __attribute__((noreturn)) void child_main(const struct sbx_plan *plan, int sync)
@@ -676,6 +682,20 @@ const char *sandbox_storage_name(const struct sbx_plan *plan)
 	return plan->fuse_bin ? "fuse-overlayfs+tmpfs" : "tmpfs";
 }
 
+/* plan->ws_hook with the workspace, then the command may start. */
+static int run_ws_hook(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
+{
+	struct sbx_msg m = { .type = SBX_MSG_GO };
+
+	if (sb->fds.n != SBX_FD__COUNT || !plan->cfg->workspace)
+		return err_set(err, 0, "the sandbox's workspace is not available (--copy, --out)");
+	_cleanup_close_ int ws = inroot_open(sb->fds.fd[SBX_FD_ROOT], plan->cfg->workspace,
+					     O_PATH | O_DIRECTORY, 0, err);
+	if (ws < 0 || plan->ws_hook(plan->ws_hook_arg, ws, err) < 0)
+		return -1;
+	return msg_send(sb->sync, &m, NULL, 0) < 0 ? err_sys(err, "start the command") : 0;
+}
+
 int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)
 {
 	struct sbx_sandbox sb;
@@ -699,7 +719,8 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	}
 	struct sbx_proxy *px = NULL;
 	struct sbx_dnsstub *dns = NULL;
-	if ((sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) ||
+	if ((plan->ws_hook && run_ws_hook(plan, &sb, err) < 0) ||
+	    (sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) ||
 	    (sb.dns_fd >= 0 && sandbox_dns(plan, sb.dns_fd, &dns, err) < 0)) {
 		supervise_kill(sb.pid, sb.pidfd);
 		pty_relay_end(&relay);
