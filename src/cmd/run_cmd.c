@@ -89,19 +89,17 @@ static int run_in_session(const struct sbx_config *cfg, char *const *argv, struc
 	uint64_t disk = 0, image = 0;
 	sigset_t stop;
 
-	if (cfg->copies.n || cfg->out_dir || argv) {
-		struct sbx_err e2;
-		wsfd = wscopy_session_open(cfg->session, &rootfd, &ws, cfg->copies.n || cfg->out_dir ? err : &e2);
-		if (wsfd < 0 && (cfg->copies.n || cfg->out_dir))
-			return -1;
-	}
 	if (cfg->copies.n || cfg->out_dir) {
 		session_sizes(cfg->session, &disk, &image);
-		if (wscopy_check(cfg, disk, 0, err) < 0 || wscopy_in(cfg, wsfd, err) < 0)
+		if (wscopy_check(cfg, disk, 0, err) < 0 ||
+		    (wsfd = wscopy_session_open(cfg->session, &rootfd, &ws, err)) < 0 ||
+		    wscopy_in(cfg, wsfd, err) < 0)
 			return -1;
 	}
 	int status = session_client_run(cfg, argv, err);
-	if (status > 0 && argv)
+	struct sbx_err e2;
+	if (status > 0 && argv && sbx_log_level > SBX_LOG_QUIET &&
+	    (wsfd >= 0 || (wsfd = wscopy_session_open(cfg->session, &rootfd, &ws, &e2)) >= 0))
 		wscopy_hint(cfg, argv, cfg->workdir ? cfg->workdir : ws, wsfd, rootfd);
 	stop_signals(&stop);
 	if (status >= 0 && cfg->out_dir && wscopy_out(cfg, wsfd, cfg->session, &stop, err) < 0)

@@ -174,7 +174,7 @@ static int copy_tree(struct sbx_treecopy *c, int sdir, const char *sname, int dd
 	if (stopped(c, err))
 		return -1;
 	if (depth > MAX_DEPTH)
-		return err_set(err, 0, "'%s': deeper than %d levels", sname, MAX_DEPTH);
+		return err_set(err, 0, "%s: '%s': deeper than %d levels", c->what, c->path, MAX_DEPTH);
 	if (fstatat(sdir, sname, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return err_sys(err, "'%s'", sname);
 	if (S_ISREG(st.st_mode))

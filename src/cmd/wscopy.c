@@ -341,7 +341,7 @@ static void shell_word(char *buf, size_t size, const char *s)
 	char clean[512];
 
 	log_sanitize(clean, sizeof(clean), s);
-	if (clean[0] && strspn(clean, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-,=@%") ==
+	if (clean[0] && strspn(clean, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-,=@%:") ==
 	    strlen(clean)) {
 		snprintf(buf, size, "%s", clean);
 		return;
