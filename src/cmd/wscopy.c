@@ -322,6 +322,9 @@ int wscopy_out(const struct sbx_config *cfg, int wsfd, const char *cap_session,
 	if (r != 0 && d.name)
 		rm_rf_at(d.parent, d.name, &e2); /* a tree: hostdir removes files only */
 	hostfile_dir_remove(&d);
+	/* interrupted: nothing is left, the signal may end sbxrun now */
+	if (r != 0 && err->errnum == EINTR && stop)
+		sigprocmask(SIG_UNBLOCK, stop, NULL);
 	return r == 0 ? 0 : -1;
 }
 

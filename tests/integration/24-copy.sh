@@ -126,6 +126,25 @@ test_out_too_deep_or_over_the_cap_leaves_nothing() {
 	assert_eq "" "$(entries)" "what --out left on the host"
 }
 
+test_interrupted_out_leaves_nothing() {
+	local pid st sig
+	for sig in INT TERM; do
+		env --default-signal=INT "$SBX" run -i tiny --disk 128M --out out -- sh -c '
+			dd if=/dev/urandom of=/tmp/c bs=1M count=1 2>/dev/null
+			for i in $(seq 64); do cat /tmp/c; done > /workspace/big' &
+		pid=$!
+		# interrupt it once the copy out has begun
+		for _ in $(seq 6000); do
+			ls -A | grep -q '^\.out\.sbxrun-' && break
+			sleep 0.005
+		done
+		kill -"$sig" "$pid"
+		st=0; wait "$pid" || st=$?
+		[ "$st" -gt 128 ] || fail "--out was not interrupted by SIG$sig (status $st)"
+		assert_eq "" "$(entries)" "left behind after SIG$sig"
+	done
+}
+
 test_out_into_a_non_empty_dir_is_refused() {
 	mkdir out; echo mine > out/keep
 	run "$SBX" run -i tiny --out out -- sh -c 'echo ran'
