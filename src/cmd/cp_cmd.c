@@ -3,9 +3,9 @@
  * step goes by fd below the session's root and refuses symlinks, so nothing
  * the sandbox planted is followed; writes go to a temporary name first. Out
  * of a session, holes stay holes and the data written is capped (copycap.c):
- * a sparse file cannot fill the host's disk. */
+ * a sparse file cannot fill the host's disk. The copying itself is
+ * treecopy.c's, shared with run --copy and --out. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,10 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/hostfile.h"
 #include "base/inroot.h"
 #include "base/log.h"
-#include "base/paths.h"
 #include "base/relpath.h"
 #include "base/util.h"
 #include "cmd/commands.h"

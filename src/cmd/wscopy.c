@@ -286,7 +286,6 @@ static int out_one(int wsfd, const char *name, void *arg)
  * replaced atomically) or to its name. */
 static int out_commit(struct sbx_hostdir *d, const char *dir, struct sbx_err *err)
 {
-	_cleanup_free_ char *copy = xstrdup(dir);
 	mode_t um = umask(0);
 
 	umask(um);
@@ -305,7 +304,6 @@ int wscopy_out(const struct sbx_config *cfg, int wsfd, const char *cap_session,
 	struct sbx_hostdir d = { 0 };
 	struct out_ctx o = { .c = { .what = "--out", .stop = stop }, .err = err };
 	struct sbx_err e2;
-
 	_cleanup_free_ char *dir = trimmed(cfg->out_dir);
 
 	if (cap_session)
