@@ -138,6 +138,7 @@ test_interrupted_out_leaves_nothing() {
 			# interrupt it once the copy out has begun
 			for _ in $(seq 6000); do
 				ls -A | grep -q '^\.out\.sbxrun-' && break
+				{ [ -e out ] || ! kill -0 "$pid" 2>/dev/null; } && break
 				sleep 0.005
 			done
 			kill -"$sig" "$pid"
