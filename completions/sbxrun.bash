@@ -35,6 +35,10 @@ _sbxrun() {
 		return ;;
 	*:--bind)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	*:--copy)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	*:--out)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--json)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--json-fd)
@@ -72,9 +76,9 @@ _sbxrun() {
 	esac
 	case "${COMP_WORDS[1]}" in
 	run)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --tty -t --raw-tty  --json  --json-fd  --events  --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --copy  --out  --tty -t --raw-tty  --json  --json-fd  --events  --session " ;;
 	shell)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --raw-tty  --json  --json-fd  --events  --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --copy  --out  --raw-tty  --json  --json-fd  --events  --session " ;;
 	session)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "start ls stop rm" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in stop|rm) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; esac

@@ -47,6 +47,8 @@ complete -c sbxrun -n '__fish_seen_subcommand_from run shell proxy' -l allow -r 
 complete -c sbxrun -n '__fish_seen_subcommand_from session; and __fish_seen_subcommand_from start' -l allow -r -d 'also allow HOST through the packages proxy'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l bind -r -F -d 'bind a host path (read-only unless :rw)'
 complete -c sbxrun -n '__fish_seen_subcommand_from session; and __fish_seen_subcommand_from start' -l bind -r -F -d 'bind a host path (read-only unless :rw)'
+complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l copy -r -F -d 'copy a host file or directory into the workspace first (DEST: relative to it)'
+complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l out -r -F -d 'afterwards, copy the workspace to host DIR (new or empty)'
 complete -c sbxrun -n '__fish_seen_subcommand_from run' -l tty -s t -d 'give the command a terminal'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l raw-tty -d 'pass every escape sequence to the terminal (clipboard, queries); no output filter'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l json -r -F -d 'write a one-line result record to FILE'

@@ -137,7 +137,7 @@ static const char *values_cmd(const struct sbx_option *o)
 static int takes_file(const struct sbx_option *o)
 {
 	return o->key == SBX_K_JSON || o->key == SBX_K_EVENTS || o->key == SBX_K_BIND ||
-	       o->key == SBX_K_EXPORT_OUTPUT;
+	       o->key == SBX_K_EXPORT_OUTPUT || o->key == SBX_K_COPY || o->key == SBX_K_OUT;
 }
 
 /* A command inside a double-quoted bash string: '$' must stay literal. */

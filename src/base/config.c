@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/relpath.h"
 #include "base/util.h"
 
 const char *const sbx_storage_names[] = { "tmpfs", "disk", NULL };
@@ -311,6 +312,12 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 		r = host_pattern_check(s, err);
 		v = r < 0 ? NULL : xstrdup(s);
 		break;
+	case SBX_ARG_COPY: {
+		_cleanup_free_ char *path = NULL, *dest = NULL;
+		r = relpath_copy_spec(s, &path, &dest, err);
+		v = r < 0 ? NULL : xstrdup(s);
+		break;
+	}
 	default:
 		abort();
 	}

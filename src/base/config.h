@@ -84,6 +84,8 @@ struct sbx_config {
 	/* [mounts] */
 	struct sbx_strlist binds;
 	/* command line only */
+	struct sbx_strlist copies; /* --copy PATH[:DEST], as given */
+	char *out_dir;             /* --out DIR */
 	int tty;
 	int raw_tty;
 	char *json_file;

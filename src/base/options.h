@@ -19,7 +19,7 @@ enum sbx_key {
 	SBX_K_FORCE, SBX_K_EXPORT_OUTPUT, SBX_K_EXPORT_WORKSPACE, SBX_K_MTIME,
 	SBX_K_EXPORT_FORMAT, SBX_K_MAX_SIZE,
 	SBX_K_FORMAT, SBX_K_KIND, SBX_K_IMAGE_REF, SBX_K_OUTPUT,
-	SBX_K_AUTH_FILE, SBX_K_HEADER_TIMEOUT, SBX_K__COUNT
+	SBX_K_AUTH_FILE, SBX_K_HEADER_TIMEOUT, SBX_K_COPY, SBX_K_OUT, SBX_K__COUNT
 };
 
 enum sbx_argkind {
@@ -36,6 +36,7 @@ enum sbx_argkind {
 	SBX_ARG_BIND,      /* SRC:DST[:rw] */
 	SBX_ARG_HOST,      /* HOST, *.suffix, HOST:PORT, @set */
 	SBX_ARG_FD,
+	SBX_ARG_COPY,      /* PATH[:DEST] (run --copy) */
 };
 
 /* Subcommands an option belongs to, as a bit mask: one bit per command that

@@ -3,7 +3,10 @@
 #include "base/relpath.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/util.h"
 
 int relpath_check(const char *path, const char *what, struct sbx_err *err)
 {
@@ -29,5 +32,26 @@ int relpath_split(const char *path, const char *what, char *dir, size_t dirsize,
 		return err_set(err, 0, "%s '%s' is too long", what, path);
 	memcpy(dir, slash ? path : ".", n);
 	dir[n] = '\0';
+	return 0;
+}
+
+int relpath_copy_spec(const char *spec, char **path, char **dest, struct sbx_err *err)
+{
+	const char *colon = strchr(spec, ':'), *name;
+	char dir[4096];
+
+	*path = *dest = NULL;
+	if (!spec[0] || colon == spec)
+		return err_set(err, 0, "'%s': PATH is empty (PATH[:DEST])", spec);
+	if (colon) {
+		struct sbx_err e2;
+		if (!colon[1])
+			return err_set(err, 0, "'%s': DEST is empty (PATH[:DEST]; leave out ':' for "
+				       "PATH's own name)", spec);
+		if (relpath_split(colon + 1, "DEST", dir, sizeof(dir), &name, &e2) < 0)
+			return err_set(err, 0, "'%s': %s (DEST is relative to the workspace)", spec, e2.msg);
+		*dest = xstrdup(colon + 1);
+	}
+	*path = colon ? strndup(spec, (size_t)(colon - spec)) : xstrdup(spec);
 	return 0;
 }

@@ -16,4 +16,10 @@ int relpath_check(const char *path, const char *what, struct sbx_err *err);
 int relpath_split(const char *path, const char *what, char *dir, size_t dirsize, const char **name,
 		  struct sbx_err *err);
 
+/* run --copy PATH[:DEST], split at the first ':' (as --bind is): PATH is
+ * a host path (not empty), DEST, when given, a relative path that names an
+ * entry of the workspace (relpath_split's rules). *dest is NULL when spec
+ * gives none (the caller takes PATH's name). Both are allocated. */
+int relpath_copy_spec(const char *spec, char **path, char **dest, struct sbx_err *err);
+
 #endif

@@ -76,6 +76,19 @@ void copycap_session(const char *name, const char *dest, struct sbx_copycap *c)
 		 m, name, d, i);
 }
 
+void copycap_quota(uint64_t disk, const char *dest, struct sbx_copycap *c)
+{
+	char d[32];
+
+	if (disk == 0) {
+		free_space(dest, c);
+		return;
+	}
+	c->max = disk;
+	human(disk, d, sizeof(d));
+	snprintf(c->why, sizeof(c->why), "%s (the sandbox's disk quota)", d);
+}
+
 void copycap_image(uint64_t image_size, const char *dest, struct sbx_copycap *c)
 {
 	char s[32];

@@ -19,6 +19,9 @@ int copycap_option(const char *arg, struct sbx_copycap *c, struct sbx_err *err);
  * once per name). Where neither is known, or the quota is unlimited: the
  * free space of dest's filesystem less 5% of its size. */
 void copycap_session(const char *name, const char *dest, struct sbx_copycap *c);
+/* For run --out: the disk quota (all the workspace can hold), or where it
+ * is unlimited the free space of dest's filesystem less 5% of its size. */
+void copycap_quota(uint64_t disk, const char *dest, struct sbx_copycap *c);
 void copycap_image(uint64_t image_size, const char *dest, struct sbx_copycap *c);
 /* The one-line error for a copy stopped at the cap. */
 int copycap_exceeded(const struct sbx_copycap *c, const char *what, const char *path,

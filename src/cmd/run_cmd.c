@@ -1,11 +1,18 @@
 /* run_cmd.c - `sbxrun run [options] [--] CMD [ARG...]`. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/outcome.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/wscopy.h"
 #include "sandbox/record.h"
 #include "sandbox/sandbox.h"
 #include "session/session_client.h"
@@ -14,7 +21,8 @@ static const char usage[] =
 	"usage: sbxrun run [options] [--] CMD [ARG...]\n"
 	"Runs one command in a fresh sandbox made from an image; exits with its status\n"
 	"(128+N if signal N killed it, 124 on timeout, 125 if sbxrun failed,\n"
-	"126 if the command cannot run, 127 if it was not found).\n";
+	"126 if the command cannot run, 127 if it was not found).\n"
+	"--copy brings host files in first; --out DIR takes the workspace out after.\n";
 
 static void report(const struct sbx_result *res)
 {
@@ -31,12 +39,95 @@ static const char shell_usage[] =
 	"Opens an interactive login shell in a fresh sandbox, on a terminal of its\n"
 	"own when stdin is a terminal; otherwise the shell reads commands from stdin.\n";
 
+/* --copy: the workspace is filled before the command starts; it is kept
+ * open for --out and the hint. */
+struct ws_state {
+	const struct sbx_config *cfg;
+	int wsfd;
+};
+
+static int ws_hook(void *arg, int wsfd, struct sbx_err *err)
+{
+	struct ws_state *st = arg;
+
+	if (wscopy_in(st->cfg, wsfd, err) < 0)
+		return -1;
+	st->wsfd = fcntl(wsfd, F_DUPFD_CLOEXEC, 3);
+	return st->wsfd < 0 ? err_sys(err, "keep the workspace open") : 0;
+}
+
+/* The signals that end a copy out (kept blocked since supervise). */
+static void stop_signals(sigset_t *stop)
+{
+	sigemptyset(stop);
+	sigaddset(stop, SIGINT);
+	sigaddset(stop, SIGTERM);
+	sigaddset(stop, SIGHUP);
+}
+
+/* run/shell --session: --copy into its workspace, the command, --out. */
+static int run_in_session(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err)
+{
+	_cleanup_close_ int rootfd = -1, wsfd = -1;
+	_cleanup_free_ char *ws = NULL;
+	uint64_t disk = 0, image = 0;
+	sigset_t stop;
+
+	if (cfg->copies.n || cfg->out_dir) {
+		session_sizes(cfg->session, &disk, &image);
+		if (wscopy_check(cfg, disk, 0, err) < 0 ||
+		    (wsfd = wscopy_session_open(cfg->session, &rootfd, &ws, err)) < 0 ||
+		    wscopy_in(cfg, wsfd, err) < 0)
+			return -1;
+	}
+	int status = session_client_run(cfg, argv, err);
+	struct sbx_err e2;
+	if (status > 0 && argv && sbx_log_level > SBX_LOG_QUIET &&
+	    (wsfd >= 0 || (wsfd = wscopy_session_open(cfg->session, &rootfd, &ws, &e2)) >= 0))
+		wscopy_hint(cfg, argv, cfg->workdir ? cfg->workdir : ws, wsfd, rootfd);
+	stop_signals(&stop);
+	if (status >= 0 && cfg->out_dir && wscopy_out(cfg, wsfd, cfg->session, &stop, err) < 0)
+		return -1;
+	return status;
+}
+
+/* A fresh sandbox: --copy and --out checked before it is made. */
+static int run_fresh(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err)
+{
+	struct sbx_plan plan;
+	struct sbx_result res;
+	struct ws_state st = { cfg, -1 };
+	sigset_t stop;
+
+	int r = sandbox_plan(cfg, argv, &plan, err);
+	if (r == 0 && (cfg->copies.n || cfg->out_dir)) {
+		r = wscopy_check(cfg, cfg->disk, plan.ws_seed, err);
+		plan.ws_hook = ws_hook;
+		plan.ws_hook_arg = &st;
+	}
+	if (r == 0)
+		r = sandbox_run(&plan, &res, err);
+	if (r == 0) {
+		report(&res);
+		if (outcome_status(&res.out) != 0 && argv)
+			wscopy_hint(cfg, argv, plan.workdir, st.wsfd, plan.img.rootfs_fd);
+		if (record_write(cfg, &plan, &res, err) < 0)
+			r = -1;
+		stop_signals(&stop);
+		if (r == 0 && cfg->out_dir && wscopy_out(cfg, st.wsfd, NULL, &stop, err) < 0)
+			r = -1;
+	}
+	if (st.wsfd >= 0)
+		close(st.wsfd);
+	sandbox_plan_free(&plan);
+	log_trace("host: done");
+	return r < 0 ? -1 : outcome_status(&res.out);
+}
+
 /* run and shell differ only in where the command comes from. */
 static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
 {
 	struct sbx_config cfg;
-	struct sbx_plan plan;
-	struct sbx_result res;
 	int rest, r;
 
 	r = cli_sandbox_config(argc, argv, cmd, cmd == SBX_CMD_RUN ? usage : shell_usage, &cfg,
@@ -54,25 +145,11 @@ static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
 		return err_set(err, 0, "shell: unexpected argument '%s' (use 'sbxrun run' for a command)",
 			       argv[rest]);
 	}
-	if (cfg.session) {
-		log_trace("config and profile read");
-		r = session_client_run(&cfg, cmd == SBX_CMD_RUN ? argv + rest : NULL, err);
-		config_free(&cfg);
-		return r;
-	}
 	log_trace("config and profile read");
-	r = sandbox_plan(&cfg, cmd == SBX_CMD_RUN ? argv + rest : NULL, &plan, err);
-	if (r == 0)
-		r = sandbox_run(&plan, &res, err);
-	if (r == 0) {
-		report(&res);
-		if (record_write(&cfg, &plan, &res, err) < 0)
-			r = -1;
-	}
-	sandbox_plan_free(&plan);
+	char *const *command = cmd == SBX_CMD_RUN ? argv + rest : NULL;
+	r = cfg.session ? run_in_session(&cfg, command, err) : run_fresh(&cfg, command, err);
 	config_free(&cfg);
-	log_trace("host: done");
-	return r < 0 ? -1 : outcome_status(&res.out);
+	return r;
 }
 
 int cmd_run(int argc, char **argv, struct sbx_err *err)

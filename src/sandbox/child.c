@@ -187,7 +187,12 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 	if (net.pid > 0 && net_join(&net, sync, err) < 0)
 		return -1;
 	log_trace("child: network namespace joined");
-	return send_ready(sync, plan->pid1_loop != NULL, err);
+	if (send_ready(sync, plan->pid1_loop || plan->ws_hook, err) < 0)
+		return -1;
+	/* the host side fills the workspace (--copy) before the command starts */
+	if (plan->ws_hook && (msg_recv(sync, &m, NULL, NULL) != 0 || m.type != SBX_MSG_GO))
+		_exit(125);
+	return 0;
 }
 
 void child_main(const struct sbx_plan *plan, int sync)

@@ -49,6 +49,12 @@ struct sbx_plan {
 	 * so init never depends on the session code. Never returns. */
 	void (*pid1_loop)(const struct sbx_plan *plan, int sync, int sfd);
 	int confined;        /* pid 1 already ran confine_ahead (a session's command init) */
+	/* Set by run/shell for --copy and --out: called on the host side with
+	 * the workspace (an O_PATH fd, valid for the call; dup it to keep it
+	 * past the sandbox's end) once the sandbox is built and before its
+	 * command starts. Failing ends the sandbox: nothing ran. */
+	int (*ws_hook)(void *arg, int wsfd, struct sbx_err *err);
+	void *ws_hook_arg;
 	struct sbx_netplan net; /* what the egress mode means here (net/netplan.h) */
 	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
 	int events_fd;       /* --events FILE, or -1 */

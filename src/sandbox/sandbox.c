@@ -7,6 +7,7 @@
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/inroot.h"
 #include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
@@ -191,6 +193,20 @@ static void limits_result(const struct sbx_plan *plan, struct sbx_result *res)
 		res->mechanism[keys[i]] = limits_mechanism(&plan->lim, keys[i]);
 }
 
+/* plan->ws_hook with the workspace, then the command may start. */
+static int run_ws_hook(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
+{
+	struct sbx_msg m = { .type = SBX_MSG_GO };
+
+	if (sb->fds.n != SBX_FD__COUNT || !plan->cfg->workspace)
+		return err_set(err, 0, "the sandbox's workspace is not available (--copy, --out)");
+	_cleanup_close_ int ws = inroot_open(sb->fds.fd[SBX_FD_ROOT], plan->cfg->workspace,
+					     O_PATH | O_DIRECTORY, 0, err);
+	if (ws < 0 || plan->ws_hook(plan->ws_hook_arg, ws, err) < 0)
+		return -1;
+	return msg_send(sb->sync, &m, NULL, 0) < 0 ? err_sys(err, "start the command") : 0;
+}
+
 int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_err *err)
 {
 	struct sbx_sandbox sb;
@@ -214,7 +230,8 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	}
 	struct sbx_proxy *px = NULL;
 	struct sbx_dnsstub *dns = NULL;
-	if ((sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) ||
+	if ((plan->ws_hook && run_ws_hook(plan, &sb, err) < 0) ||
+	    (sb.proxy_fd >= 0 && sandbox_proxy(plan, sb.proxy_fd, &px, err) < 0) ||
 	    (sb.dns_fd >= 0 && sandbox_dns(plan, sb.dns_fd, &dns, err) < 0)) {
 		supervise_kill(sb.pid, sb.pidfd);
 		pty_relay_end(&relay);

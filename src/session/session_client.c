@@ -49,7 +49,7 @@ int session_connect(const char *name, struct sbx_err *err)
  * request has no way to change it, so it is refused, not ignored. */
 static const enum sbx_key per_command[] = { SBX_K_SESSION, SBX_K_WORKDIR, SBX_K_ENV, SBX_K_TIMEOUT,
 					    SBX_K_TTY, SBX_K_RAW_TTY, SBX_K_JSON, SBX_K_JSON_FD,
-					    SBX_K_EVENTS };
+					    SBX_K_EVENTS, SBX_K_COPY, SBX_K_OUT };
 
 static int check_options(const struct sbx_config *cfg, struct sbx_err *err)
 {
