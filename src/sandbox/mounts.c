@@ -106,7 +106,7 @@ unsigned long mounts_locked_flags(const struct statvfs *sv)
 	       (sv->f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0);
 }
 
-/* A read-only remount must keep the flags the kernel locked (DESIGN.md). */
+/* A read-only remount must keep the flags the kernel locked (docs/design.md). */
 static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_err *err)
 {
 	char target[64];

@@ -194,7 +194,7 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 }
 
 /* The host's CA bundle: on networks that intercept TLS, package managers
- * inside must trust what the host trusts (DESIGN.md, measured facts). */
+ * inside must trust what the host trusts (docs/design.md, facts it rests on). */
 static char *host_ca_bundle(void)
 {
 	static const char *const known[] = { "/etc/ssl/certs/ca-certificates.crt",
