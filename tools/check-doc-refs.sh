@@ -11,7 +11,7 @@ while IFS= read -r hit; do
 	case $name in [A-Za-z0-9_./-]*) ;; *) name=${name#?} ;; esac  # the character before
 	name=${name%%#*}                        # a link's anchor
 	case $file in
-	*.c | *.h) case $name in *[A-Z/]*) ;; *) continue ;; esac ;;  # d.md = ... is C
+	*.c | *.h) case $name in *[A-Z/]*) ;; *) continue ;; esac ;;  # in C, a struct field named md is no document
 	esac
 	case $name in
 	//*) continue ;;                        # a URL
