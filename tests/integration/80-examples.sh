@@ -14,11 +14,11 @@ test_examples_convention_is_enforced() {
 	printf '# t\n\n```\nsbxrun run -- true\n```\n' > "$TESTDIR/bad.md"
 	run bash "$TOP/tests/examples.sh" list "$TESTDIR/bad.md"
 	assert_status 1
-	assert_contains "$out" "bad.md:3: a fence without a language"
+	assert_contains "$out" "$TESTDIR/bad.md:3: a fence without a language"
 	printf '```sh\nsbxrun run -i tiny -- false\nsbxrun run -i tiny -- true   # fails\n```\n' > "$TESTDIR/fails.md"
 	run bash "$TOP/tests/examples.sh" run "$TESTDIR/fails.md"
 	assert_status 1
-	assert_contains "$out" "fails.md:2: example failed (exit 1): sbxrun run -i tiny -- false"
-	assert_contains "$out" "fails.md:3: example should fail (exit 0)"
+	assert_contains "$out" "$TESTDIR/fails.md:2: example failed (exit 1): sbxrun run -i tiny -- false"
+	assert_contains "$out" "$TESTDIR/fails.md:3: example should fail (exit 0)"
 	assert_contains "$out" "2 run, 2 failed"
 }
