@@ -107,7 +107,7 @@ run_file() { # file
 		rec=${rec#*$'\t'} expect=${rec%%$'\t'*} cmd=${rec#*$'\t'}
 		cmd=${cmd//$'\001'/$'\n'}
 		ran=$((ran + 1))
-		(cd "$dir" && run_one "$where" "$expect" "$cmd") || failed=$((failed + 1))
+		(cd "$dir" && run_one "$where" "$expect" "$cmd") || { failed=$((failed + 1)); where_failed+=" $where"; }
 	done <<< "$records"
 	for n in $(sessions); do
 		grep -qx "$n" <<< "$before" || sbxrun session stop "$n" > /dev/null 2>&1
@@ -115,13 +115,15 @@ run_file() { # file
 }
 
 run_all() {
-	local bin work f failed=0 ran=0 skipped=0
+	local bin work f failed=0 ran=0 skipped=0 where_failed=""
 	bin=$(mktemp -d "${TMPDIR:-/tmp}/sbx-examples.XXXXXX")
 	ln -s "${SBX:?SBX names the binary}" "$bin/sbxrun"
 	PATH="$bin:$PATH" work=$bin/work
 	for f in "$@"; do run_file "$f"; done
 	chmod -R u+rwX "$bin" 2>/dev/null; rm -rf "$bin"
 	echo "examples: $ran run, $failed failed, $skipped illustrative blocks not run"
+	# the places again, last, where a log's tail shows them
+	[ -z "$where_failed" ] || echo "examples that failed:$where_failed"
 	[ $failed = 0 ]
 }
 
