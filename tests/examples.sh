@@ -29,7 +29,7 @@ list_md() { # file
 		} else if (lang == "console") print "skip " f ":" NR "\tconsole"
 		next
 	}
-	/^```/ && infence { flush(); infence = 0; next }
+	/^```/ && infence { flush(); infence = 0; prev = ""; next }
 	infence && run {
 		line = $0
 		if (cmd == "" && (line ~ /^[ \t]*(#|$)/)) next

@@ -21,4 +21,9 @@ test_examples_convention_is_enforced() {
 	assert_contains "$out" "$TESTDIR/fails.md:2: example failed (exit 1): sbxrun run -i tiny -- false"
 	assert_contains "$out" "$TESTDIR/fails.md:3: example should fail (exit 0)"
 	assert_contains "$out" "2 run, 2 failed"
+	# the marker holds for the one block after it, not the next
+	printf '<!-- illustrative: not here -->\n```sh\nfalse\n```\n\n```sh\ntrue\n```\n' > "$TESTDIR/two.md"
+	run bash "$TOP/tests/examples.sh" list "$TESTDIR/two.md"
+	assert_contains "$out" "skip $TESTDIR/two.md:2"
+	assert_contains "$out" "run $TESTDIR/two.md:7"
 }
