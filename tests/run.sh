@@ -43,6 +43,9 @@ done
 echo "== layers: no #include points up (HACKING.md)"
 if sh tools/check-layers.sh; then echo "pass checks layers" >> "$results"; else echo "fail checks layers: an #include points up" >> "$results"; fi
 
+echo "== documents: every one the files cite is in the repository (docs/testing.md)"
+if bash tools/check-doc-refs.sh; then echo "pass doc references" >> "$results"; else echo "fail doc references: a file cites a missing document" >> "$results"; fi
+
 echo "== the Makefile on a bare machine: make demo builds after deps"
 if bash tests/makefile.sh; then echo "pass checks makefile bare machine" >> "$results"; else echo "fail checks makefile bare machine" >> "$results"; fi
 
@@ -91,7 +94,8 @@ fi
 fi
 
 echo "== test images"
-cp -R sbxrun profiles rootfs tests "$T/"
+cp -R sbxrun profiles rootfs tests README.md man "$T/"
+[ -d docs ] && cp -R docs "$T/"
 [ -d completions ] && cp -R completions "$T/"
 chmod -R a+rX "$T"
 bash tests/images.sh "$T/images" || { echo "fail checks images: could not build test images" >> "$results"; }

@@ -109,6 +109,53 @@ static void man_profile_keys(void)
 	}
 }
 
+/* The EXAMPLES section; tests/integration/80-examples.sh runs each .EX
+ * block (docs/testing.md), unless an "illustrative" comment precedes it. */
+static const char man_examples[] =
+	".SH EXAMPLES\n"
+	"Run a file you do not trust; only a copy of it goes in, and the host's copy is never touched:\n"
+	".PP\n"
+	".EX\n"
+	"echo \\(aqprint(\"hi\")\\(aq > suspicious.py\n"
+	"sbxrun run \\-\\-copy suspicious.py \\-\\- python3 suspicious.py\n"
+	".EE\n"
+	".PP\n"
+	"Collect what the command left in its workspace into a host directory:\n"
+	".PP\n"
+	".EX\n"
+	"sbxrun run \\-\\-copy suspicious.py \\-\\-out results \\-\\- sh \\-c \\(aqpython3 suspicious.py > report.txt\\(aq\n"
+	".EE\n"
+	".PP\n"
+	"A CI step: the current directory read-only at /src, a result record, exit 124 at the timeout:\n"
+	".PP\n"
+	".EX\n"
+	"sbxrun run \\-\\-profile ci \\-\\-bind .:/src \\-w /src \\-\\-json result.json \\-\\- ls\n"
+	"sbxrun run \\-\\-timeout 1s \\-\\- sleep 5   # fails: timeout\n"
+	".EE\n"
+	".PP\n"
+	"A session that several commands share, its work handed in as a tarball:\n"
+	".PP\n"
+	".EX\n"
+	"sbxrun session start \\-\\-profile packages alice\n"
+	"sbxrun run \\-\\-session alice \\-\\- sh \\-c \\(aqecho done > answer.txt\\(aq\n"
+	"sbxrun image export alice \\-\\-workspace \\-o alice.tar.zst\n"
+	"sbxrun session rm \\-f alice\n"
+	".EE\n"
+	".PP\n"
+	"What this machine offers, and a profile fully resolved:\n"
+	".PP\n"
+	".EX\n"
+	"sbxrun doctor\n"
+	"sbxrun profile show ci\n"
+	".EE\n"
+	".PP\n"
+	"Build the default image from Debian's archive (once):\n"
+	".PP\n"
+	".\\\" illustrative: builds from Debian's archive over the network\n"
+	".EX\n"
+	"sbxrun image build minimal\n"
+	".EE\n";
+
 static void man(void)
 {
 	printf(".TH SBXRUN 1 \"\" \"sbxrun\" \"User Commands\"\n.SH NAME\nsbxrun \\- run code you do not trust in a fresh Debian sandbox\n");
@@ -118,6 +165,7 @@ static void man(void)
 	printf(".SH PROFILES\nINI files looked up by name in $XDG_CONFIG_HOME/sbxrun/profiles, /etc/sbxrun/profiles and the installed stock set, never the current directory. \\fBinherit\\fR = \\fINAME\\fR layers one on another.\n");
 	man_profile_keys();
 	printf(".SH EXIT STATUS\nThe command's own; 128+N when signal N killed it; 124 when the timeout ended it; 125 when sbxrun itself failed; 126 when the command cannot run; 127 when it was not found.\n");
+	fputs(man_examples, stdout);
 	printf(".SH FILES\n$XDG_DATA_HOME/sbxrun/images (the store), /var/lib/sbxrun/images (the system store), $XDG_RUNTIME_DIR/sbxrun (run state and sessions), $XDG_CONFIG_HOME/sbxrun/profiles, /etc/sbxrun/profiles, /etc/sbxrun/policy.ini (the administrator's ceiling over every profile and flag: root's, not writable by others; $SBXRUN_POLICY names an extra one that can only tighten).\n");
 	printf(".SH SEE ALSO\n\\fBbwrap\\fR(1), \\fBunshare\\fR(1), \\fBuser_namespaces\\fR(7)\n");
 }

@@ -1,4 +1,4 @@
-/* err.h - the error object every fallible function fills in (STYLE.md 3). */
+/* err.h - the error object every fallible function fills in (docs/style.md 3). */
 #ifndef SBX_ERR_H
 #define SBX_ERR_H
 

@@ -1,6 +1,6 @@
 /* options.h - the one table of command-line options and profile keys.
  * The CLI parser, --help, the profile loader, `profile show`, the man page
- * and the completions all read it (STYLE.md: one table, no drift). */
+ * and the completions all read it (docs/style.md: one table, no drift). */
 #ifndef SBX_OPTIONS_H
 #define SBX_OPTIONS_H
 

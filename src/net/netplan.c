@@ -26,7 +26,7 @@ static const struct sbx_strlist default_sets = { (char **)sbx_host_sets, default
 						 SBX_SET__COUNT };
 
 /* The host's CA bundle: on networks that intercept TLS, package managers
- * inside must trust what the host trusts (DESIGN.md, measured facts). */
+ * inside must trust what the host trusts (docs/design.md, facts it rests on). */
 static char *host_ca_bundle(void)
 {
 	static const char *const known[] = { "/etc/ssl/certs/ca-certificates.crt",

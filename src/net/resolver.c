@@ -1,6 +1,6 @@
 /* resolver.c - getaddrinfo on worker threads with a small TTL cache, so the
  * proxy's event loop never waits on DNS (a blocking lookup per request made
- * a download 40 times slower: DESIGN.md). Completions are signalled through
+ * a download 40 times slower: docs/design.md). Completions are signalled through
  * an eventfd the loop polls. The workers start with the first lookup that
  * misses the cache: most sandboxes make none, and four threads cost a
  * start-up a few hundred microseconds. */

@@ -99,7 +99,7 @@ static int mount_on(int rootfd, const char *dst, int is_dir, const char *src, co
 	return 0;
 }
 
-/* A read-only remount must keep the flags the kernel locked (DESIGN.md). */
+/* A read-only remount must keep the flags the kernel locked (docs/design.md). */
 static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_err *err)
 {
 	char target[64];

@@ -1,4 +1,4 @@
-# The teaching-lab scenario of DESIGN.md, end to end, as the unprivileged
+# The teaching-lab scenario of docs/design.md, end to end, as the unprivileged
 # user (issues 7 and 8): start a packages session, install a package, download
 # a file into it from the host side, work in a shell, export, stop.
 
