@@ -331,9 +331,13 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 	}
 	if (!profile)
 		config_set(cfg, options_by_key(SBX_K_PROFILE), "default", "default", 0, err);
-	/* the proxy alone serves the image's sets when no list is given; as
-	 * defaults, a policy that does not cover them drops them */
-	size_t nsets = cmd == SBX_CMD_PROXY && cfg->allow.n == 0 ? SBX_SET__COUNT : 0;
+	/* Packages egress with no list serves the image's sets (the proxy
+	 * alone, too); given here as defaults, so that a policy that does not
+	 * cover one of them drops it before anything runs (policy.c). */
+	const unsigned runs_proxy = SBX_CMD_PROXY | SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START |
+				    SBX_CMD_MCP;
+	size_t nsets = (cmd & runs_proxy) && !in_session && cfg->allow.n == 0 &&
+		       (cmd == SBX_CMD_PROXY || cfg->egress == SBX_EGRESS_PACKAGES) ? SBX_SET__COUNT : 0;
 	for (size_t i = 0; i < nsets; i++)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), sbx_host_sets[i], "default", 0, err);
 	if (policy_enforce(cfg, err) < 0)

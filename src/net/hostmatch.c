@@ -191,7 +191,8 @@ enum hostmatch_result hostmatch_check(const struct hostmatch_list *l, const char
 		if (internal && (e->suffix || e->port == 0 || !e->exact))
 			continue;
 		if (e->port ? e->port != port : (port != 80 && port != 443)) {
-			r = HOSTMATCH_BAD_PORT;
+			if (r != HOSTMATCH_OK) /* an entry before may have allowed it */
+				r = HOSTMATCH_BAD_PORT;
 			continue;
 		}
 		grant->private_ok |= e->exact;

@@ -20,11 +20,6 @@ static const char *const no_proxy_vars[] = { "no_proxy", "NO_PROXY" };
 static const char *const ca_vars[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT",
 				       "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO" };
 
-/* The default sets as an allow list (origin "default", as cli.c gives them). */
-static char *default_origins[] = { "default", "default", "default", NULL };
-static const struct sbx_strlist default_sets = { (char **)sbx_host_sets, default_origins,
-						 SBX_SET__COUNT };
-
 /* The host's CA bundle: on networks that intercept TLS, package managers
  * inside must trust what the host trusts (docs/design.md, facts it rests on). */
 static char *host_ca_bundle(void)
@@ -71,9 +66,9 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	np->dns_stub = np->own_netns && who != NETPLAN_POD;
 	np->proxy = cfg->egress == SBX_EGRESS_PACKAGES;
 	np->writable_root = np->proxy && who == NETPLAN_POD; /* apt and pip install into / */
+	/* an empty list under packages stays empty: cli.c gave the default
+	 * sets, and what is left is what the policy let through */
 	np->allow = &cfg->allow;
-	if (np->proxy && who == NETPLAN_SANDBOX && cfg->allow.n == 0)
-		np->allow = &default_sets;
 	if (np->proxy && who == NETPLAN_SANDBOX && cfg->ca == SBX_CA_HOST)
 		np->ca_file = host_ca_bundle();
 	np->profile = cfg->profile ? cfg->profile : "?";

@@ -98,6 +98,16 @@ static void test_match(void)
 	CHECK(hostmatch_check(&l, "host.sbxrun.internal", 443, &g) != HOSTMATCH_OK);
 	hostmatch_free(&l);
 
+	/* an entry that allows a port is not undone by a later one for the
+	 * same host with another port, in either order */
+	char *two[] = { "mirror.example.test", "mirror.example.test:8080" };
+	struct sbx_strlist a4 = { two, NULL, 2 };
+	CHECK(hostmatch_compile(&a4, NULL, &l, &err) == 0);
+	CHECK(hostmatch_check(&l, "mirror.example.test", 443, &g) == HOSTMATCH_OK);
+	CHECK(hostmatch_check(&l, "mirror.example.test", 8080, &g) == HOSTMATCH_OK);
+	CHECK(hostmatch_check(&l, "mirror.example.test", 8443, &g) == HOSTMATCH_BAD_PORT);
+	hostmatch_free(&l);
+
 	char *badp[] = { "*.10.0.0.1" };
 	struct sbx_strlist a3 = { badp, NULL, 1 };
 	CHECK(hostmatch_compile(&a3, NULL, &l, &err) < 0);
