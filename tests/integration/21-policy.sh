@@ -278,3 +278,23 @@ PY
 	assert_status 0 "$err"
 	assert_eq "$(printf '124 timeout\n124 timeout')" "$out"
 }
+
+# Packages egress with no allow list serves the image's sets by default; a
+# policy that does not cover one of them drops it for the sandbox too, not
+# only for `sbxrun proxy` (the sandbox's proxy took all three past the cap).
+test_policy_drops_default_sets_it_does_not_cover() {
+	mkdir -p r/bin r/etc r/tmp r/proc r/dev r/workspace r/root
+	cp /bin/busybox r/bin/busybox
+	for a in sh cat echo wget; do ln -s busybox "r/bin/$a"; done
+	printf '#!/bin/sh\necho http://registry.example.net/\n' > r/bin/npm
+	chmod 755 r/bin/npm
+	printf 'root:x:0:0:root:/root:/bin/sh\n' > r/etc/passwd
+	tar --numeric-owner --owner=0 --group=0 -C r -cf npmimg.tar .
+	"$SBX" -q image import npmimg.tar --name "npmimg$$" # before the ceiling: its own sandbox asks npm
+	lab_policy
+	run "$SBX" run --image "npmimg$$" --memory 1G --net packages -- sh -c \
+		'http_proxy=$SBXRUN_PROXY wget -q -O- http://registry.example.net/ 2>&1; echo rc=$?'
+	"$SBX" -q image rm "npmimg$$"
+	assert_contains "$out" "403" "the image's @npm under a policy without it (stderr: $err)"
+	assert_contains "$err" "registry.example.net"
+}

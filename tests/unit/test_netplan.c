@@ -52,7 +52,7 @@ static void test_modes(void)
 	for (size_t i = 0; i < 3; i++) {
 		struct sbx_config cfg;
 		struct sbx_netplan np;
-		cfg_make(&cfg, t[i].mode, NULL, NULL, "image");
+		cfg_make(&cfg, t[i].mode, sbx_host_sets, NULL, "image");
 		netplan_derive(&cfg, NETPLAN_SANDBOX, &np);
 		CHECK_STR(np.mode_name, t[i].mode);
 		CHECK(np.own_netns == t[i].netns);
@@ -71,7 +71,8 @@ static void test_modes(void)
 	}
 }
 
-/* An empty list in a sandbox is the three sets, expanded from the image. */
+/* The three sets (what cli.c gives a sandbox with no list), expanded from
+ * the image; a list the policy emptied stays empty. */
 static void test_default_sets(void)
 {
 	struct sbx_config cfg;
@@ -79,6 +80,13 @@ static void test_default_sets(void)
 	struct sbx_err err = { 0 };
 
 	cfg_make(&cfg, "packages", NULL, NULL, "image");
+	netplan_derive(&cfg, NETPLAN_SANDBOX, &np);
+	CHECK(np.allow->n == 0);
+	CHECK(netplan_expand(&np, &sets, &err) == 0);
+	CHECK(!allowed(&np, "npm.example.org", 443));
+	netplan_free(&np);
+	config_free(&cfg);
+	cfg_make(&cfg, "packages", sbx_host_sets, NULL, "image");
 	netplan_derive(&cfg, NETPLAN_SANDBOX, &np);
 	CHECK(np.allow->n == SBX_SET__COUNT);
 	for (int i = 0; i < SBX_SET__COUNT; i++)
@@ -198,7 +206,7 @@ static void test_image_refusal(void)
 	struct sbx_netplan np;
 	struct sbx_err err = { 0 };
 
-	cfg_make(&cfg, "packages", NULL, NULL, "image");
+	cfg_make(&cfg, "packages", sbx_host_sets, NULL, "image");
 	netplan_derive(&cfg, NETPLAN_SANDBOX, &np);
 	CHECK(netplan_expand(&np, &s, &err) == 0);
 	CHECK(np.hosts.n == 1 && allowed(&np, "deb.example.org", 443));
