@@ -250,7 +250,6 @@ void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, c
 /* The request line and the one header the ecosystems read. */
 static int parse_head(struct gw_client *c, const char *head, size_t len, char *path, size_t psize)
 {
-	static const char pfx[] = "http://" GATEWAY_HOST;
 	const char *eol = memmem(head, len, "\r\n", 2), *sp1, *sp2;
 
 	if (!eol || !(sp1 = memchr(head, ' ', (size_t)(eol - head))) ||
@@ -260,16 +259,16 @@ static int parse_head(struct gw_client *c, const char *head, size_t len, char *p
 		c->head_only = true;
 	else if ((size_t)(sp1 - head) != 3 || memcmp(head, "GET", 3) != 0)
 		return 405;
-	const char *u = sp1 + 1;
-	size_t ulen = (size_t)(sp2 - u);
-	if (ulen < sizeof(pfx) - 1 || strncasecmp(u, pfx, sizeof(pfx) - 1) != 0)
+	/* the proxy matched the host already (canonicalised): the path after it */
+	const char *u = sp1 + 1, *end = sp2;
+	if ((size_t)(end - u) < 7 || strncasecmp(u, "http://", 7) != 0)
 		return 400;
-	u += sizeof(pfx) - 1;
-	ulen -= sizeof(pfx) - 1;
-	if (ulen >= 3 && memcmp(u, ":80", 3) == 0)
-		u += 3, ulen -= 3;
-	if (ulen == 0 || u[0] != '/' || ulen >= psize)
-		return ulen >= psize ? 414 : 404;
+	u += 7;
+	while (u < end && *u != '/')
+		u++;
+	size_t ulen = (size_t)(end - u);
+	if (ulen == 0 || ulen >= psize)
+		return ulen ? 414 : 404;
 	memcpy(path, u, ulen);
 	path[ulen] = '\0';
 	for (const char *h = eol; (h = memmem(h, len - (size_t)(h - head), "\r\n", 2)) && h + 2 < head + len; h += 2) {
@@ -389,6 +388,31 @@ static int cache_root(const struct sbx_gateway_conf *conf, char **out, struct sb
 	return 0;
 }
 
+/* The allow list, and the upstreams' own hosts: a profile's upstream is
+ * named exactly there (the address checks still apply to every hop). */
+static int compile_allow(struct gw *gw, struct sbx_err *err)
+{
+	const struct sbx_strlist *in = gw->conf.allow;
+	struct sbx_strlist l = { 0 };
+	char hp[HOSTMATCH_MAX + 16];
+	int r;
+
+	l.v = xcalloc(in->n + 2, sizeof(char *));
+	l.origin = xcalloc(in->n + 2, sizeof(char *));
+	for (size_t i = 0; i < in->n; i++) {
+		l.v[l.n] = in->v[i];
+		l.origin[l.n++] = in->origin[i];
+	}
+	if (gw->npm_upstream && gw_fetch_host_port(gw->npm_upstream, hp, sizeof(hp)) == 0) {
+		l.v[l.n] = hp;
+		l.origin[l.n++] = (char *)"[packages] npm";
+	}
+	r = hostmatch_compile(&l, gw->conf.sets, &gw->allow, err);
+	free(l.v);
+	free(l.origin);
+	return r;
+}
+
 int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, struct sbx_err *err)
 {
 	struct gw *gw = xcalloc(1, sizeof(*gw));
@@ -403,7 +427,7 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 		size_t n = strlen(conf->npm_upstream);
 		gw->npm_upstream = xasprintf("%s%s", conf->npm_upstream, n && conf->npm_upstream[n - 1] == '/' ? "" : "/");
 	}
-	if (hostmatch_compile(conf->allow, conf->sets, &gw->allow, err) < 0 ||
+	if (compile_allow(gw, err) < 0 ||
 	    cache_root(conf, &root, err) < 0 || gw_cache_open(root, &gw->cache, err) < 0)
 		goto fail;
 	gw->epfd = epoll_create1(EPOLL_CLOEXEC);
