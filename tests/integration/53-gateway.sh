@@ -28,7 +28,7 @@ test_npm_install_twice_through_the_gateway_second_from_the_cache() {
 	run "$SBX" run -p packages --image node --events "$TESTDIR/ev1" -- sh -c '
 		echo "registry=$(npm config get registry)"
 		cd /tmp && npm install --no-audit --no-fund chalk@4 >/dev/null 2>npm.err || cat npm.err
-		node -e "console.log(require(\"/tmp/node_modules/chalk\").red(\"ok\").length > 2)"
+		node -e "console.log(typeof require(\"/tmp/node_modules/chalk\").red === \"function\")"
 		grep -c "\"resolved\": \"http://packages.sbxrun.internal/npm/" package-lock.json'
 	assert_status 0
 	assert_contains "$out" "registry=http://packages.sbxrun.internal/npm/"
@@ -47,7 +47,10 @@ test_npm_install_twice_through_the_gateway_second_from_the_cache() {
 	run "$SBX" run -p packages --image node --events "$TESTDIR/ev2" -- sh -c '
 		cd /tmp && npm install --no-audit --no-fund chalk@4 >/dev/null 2>npm.err || cat npm.err
 		rm -rf node_modules ~/.npm && npm ci --no-audit --no-fund >/dev/null 2>&1 && echo "ci=ok"
-		sed -i "s|\"integrity\": \"sha512-[^\"]*\"\(.*\)$|\"integrity\": \"sha512-AAAA\1|" package-lock.json
+		node -e "const fs = require(\"fs\"), l = JSON.parse(fs.readFileSync(\"package-lock.json\"));
+			const other = \"sha512-\" + require(\"crypto\").createHash(\"sha512\").update(\"x\").digest(\"base64\");
+			for (const p of Object.values(l.packages)) if (p.integrity) p.integrity = other;
+			fs.writeFileSync(\"package-lock.json\", JSON.stringify(l));"
 		rm -rf node_modules ~/.npm && npm ci --no-audit --no-fund 2>&1 | grep -m1 -o EINTEGRITY'
 	assert_status 0
 	assert_contains "$out" "ci=ok"
@@ -79,7 +82,7 @@ test_gateway_refuses_bad_upstreams() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	gw_fixture
 	run "$SBX" run -p "gwlab$$" --image node --events "$TESTDIR/ev" -- sh -c '
-		get() { curl -sS -x "$npm_config_proxy" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/npm/$2"; head -c 400 /tmp/body; echo; }
+		get() { curl -sS -x "$npm_config_proxy" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/npm/$2"; grep -a "gateway" /tmp/body; }
 		get good good/-/good-1.0.0.tgz
 		get trunc trunc/-/trunc-1.0.0.tgz
 		get stall stall
@@ -90,7 +93,7 @@ test_gateway_refuses_bad_upstreams() {
 		get path "../../../etc/passwd"
 		get api "-/npm/v1/security/audits/quick"
 		curl -sS -x "$npm_config_proxy" -o /dev/null -w "other-endpoint %{http_code}\n" http://packages.sbxrun.internal/etc/passwd
-		cd /tmp && npm install --no-audit --no-fund bad >/dev/null 2>&1; echo "npm=$?"; ls node_modules/bad 2>&1 | head -1'
+		cd /tmp && npm install --no-audit --no-fund --fetch-retries=0 bad >/dev/null 2>&1; echo "npm=$?"'
 	assert_status 0
 	assert_contains "$out" "good 200"
 	assert_contains "$out" "trunc 502"
