@@ -51,7 +51,7 @@ test_npm_install_twice_through_the_gateway_second_from_the_cache() {
 			const other = \"sha512-\" + require(\"crypto\").createHash(\"sha512\").update(\"x\").digest(\"base64\");
 			for (const p of Object.values(l.packages)) if (p.integrity) p.integrity = other;
 			fs.writeFileSync(\"package-lock.json\", JSON.stringify(l));"
-		rm -rf node_modules ~/.npm && npm ci --no-audit --no-fund 2>&1 | grep -m1 -o EINTEGRITY'
+		rm -rf node_modules ~/.npm && npm ci --no-audit --no-fund --fetch-retries=0 2>&1 | grep -m1 -o EINTEGRITY'
 	assert_status 0
 	assert_contains "$out" "ci=ok"
 	assert_contains "$out" "EINTEGRITY"
