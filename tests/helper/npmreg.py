@@ -1,12 +1,13 @@
 """tests/helper/npmreg.py - a bad npm registry for the gateway's tests.
 
-Listens on 127.0.0.1 at a free port, which it prints as its first line.
+Listens on 127.0.0.1 at a free port, which it prints as its first line;
+with an argument, appends each request's path to that file.
 Packuments name tarballs at http://host.sbxrun.internal:PORT/ (how a
 sandbox's gateway reaches this host); packages:
   good     a tarball that matches its integrity
   bad      a tarball whose bytes differ from its integrity
   trunc    a tarball cut short (Content-Length promises more)
-  slow     a tarball sent slowly (for a kill mid-download)
+  slow     a tarball sent half, the rest when the test says (LOG.release)
   stall    a packument that stops after its headers
   huge     a packument of 64 MiB
   other    a tarball on a host no profile allows
@@ -18,6 +19,7 @@ import hashlib
 import http.server
 import io
 import json
+import os
 import random
 import sys
 import tarfile
@@ -29,8 +31,8 @@ def tgz(name):
     with tarfile.open(fileobj=buf, mode="w:gz") as t:
         data = json.dumps({"name": name, "version": "1.0.0", "main": "index.js"}).encode()
         files = [("package/package.json", data), ("package/index.js", b"module.exports = 42;\n")]
-        if name == "slow":  # incompressible, so that it takes a few seconds to send
-            files.append(("package/blob", random.Random(1).randbytes(80 << 10)))
+        if name == "slow":  # incompressible: half of it is a real part
+            files.append(("package/blob", random.Random(1).randbytes(64 << 10)))
         for path, body in files:
             info = tarfile.TarInfo(path)
             info.size = len(body)
@@ -41,6 +43,7 @@ def tgz(name):
 
 TARS = {n: tgz(n) for n in ("good", "bad", "trunc", "slow", "other", "redir", "loop")}
 PORT = 0
+LOG = sys.argv[1] if len(sys.argv) > 1 else None  # where each request's path is appended
 
 
 def packument(name):
@@ -70,6 +73,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = self.path.strip("/")
+        if LOG:
+            with open(LOG, "a") as f:
+                f.write(path + "\n")
         try:
             if "/-/" in path:
                 self.tarball(path.split("/")[0])
@@ -112,13 +118,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
         elif name == "slow":
+            # half now, the rest once LOG.release exists (at most 30 s later)
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            for i in range(0, len(body), 1024):
-                self.wfile.write(body[i:i + 1024])
-                self.wfile.flush()
-                time.sleep(0.05)
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            for _ in range(300):
+                if not LOG or os.path.exists(LOG + ".release"):
+                    break
+                time.sleep(0.1)
+            self.wfile.write(body[len(body) // 2:])
         elif name in ("redir", "loop"):
             self.send_response(302)
             self.send_header("Location", "http://10.1.2.3/x.tgz" if name == "redir" else

@@ -66,7 +66,7 @@ test_npm_install_twice_through_the_gateway_second_from_the_cache() {
 # Starts the fixture registry; sets REG (its pid) and RPORT, and a lab
 # profile naming it as the npm upstream with a short timeout.
 gw_fixture() {
-	python3 -u "$TOP/tests/helper/npmreg.py" > "$TESTDIR/.reg-port" &
+	python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/reg.log" > "$TESTDIR/.reg-port" &
 	REG=$!
 	for _ in $(seq 100); do [ -s "$TESTDIR/.reg-port" ] && break; sleep 0.1; done
 	RPORT=$(head -1 "$TESTDIR/.reg-port")
@@ -134,6 +134,7 @@ test_kill_mid_download_leaves_nothing_served() {
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
 	assert_eq "" "$(ls "$dir" | grep -v '\.lock$\|\.tmp\.' || true)" "complete files after the kill"
+	touch "$TESTDIR/reg.log.release"
 	# the next request downloads it again, whole, and serves what matches
 	run "$SBX" run -p "gwlab$$" --image node --events "$TESTDIR/ev" -- sh -c '
 		curl -sS -x "$npm_config_proxy" -o /tmp/s.tgz -w "%{http_code}\n" http://packages.sbxrun.internal/npm/slow/-/slow-1.0.0.tgz
@@ -142,4 +143,32 @@ test_kill_mid_download_leaves_nothing_served() {
 	assert_contains "$out" "200"
 	assert_contains "$out" '"name": "slow"'
 	assert_contains "$(gw_events "$TESTDIR/ev")" "slow 1.0.0 miss"
+}
+
+test_two_sandboxes_at_once_make_one_download() {
+	gw_need_node
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local a b dir="$XDG_CACHE_HOME/sbxrun/packages/sha512"
+	# the first sandbox's download stays half done until the second asks too
+	for n in 1 2; do
+		"$SBX" run -p "gwlab$$" --image node --events "$TESTDIR/ev$n" -- sh -c '
+			echo asking
+			curl -sS -x "$npm_config_proxy" -o /tmp/s.tgz -w "%{http_code}\n" http://packages.sbxrun.internal/npm/slow/-/slow-1.0.0.tgz
+			tar -xzOf /tmp/s.tgz package/package.json' > "$TESTDIR/out$n" 2>&1 &
+		[ "$n" = 1 ] && a=$! || b=$!
+		for _ in $(seq 200); do grep -q asking "$TESTDIR/out$n" 2>/dev/null && break; sleep 0.1; done
+		[ "$n" = 2 ] || for _ in $(seq 100); do ls "$dir" 2>/dev/null | grep -q '\.tmp\.' && break; sleep 0.1; done
+	done
+	sleep 1  # the second sandbox's curl reaches the gateway, which finds the lock held
+	touch "$TESTDIR/reg.log.release"
+	wait "$a" || fail "first sandbox: $(cat "$TESTDIR/out1")"
+	wait "$b" || fail "second sandbox: $(cat "$TESTDIR/out2")"
+	assert_contains "$(cat "$TESTDIR/out1")" '"name": "slow"'
+	assert_contains "$(cat "$TESTDIR/out2")" '"name": "slow"'
+	local ev
+	ev=$(cat "$TESTDIR/ev1" "$TESTDIR/ev2" > "$TESTDIR/ev" && gw_events "$TESTDIR/ev")
+	assert_eq 1 "$(printf '%s\n' "$ev" | grep -c ' miss ')" "downloads: $ev"
+	assert_eq 1 "$(printf '%s\n' "$ev" | grep -c ' hit ')" "from the cache: $ev"
+	assert_eq 1 "$(grep -c '^slow/-/' "$TESTDIR/reg.log")" "tarball requests upstream"
 }
