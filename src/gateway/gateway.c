@@ -22,7 +22,8 @@
 #include "base/util.h"
 #include "gateway/gw.h"
 
-#define CLIENT_TIMEOUT_MS 300000
+/* past an upstream's own total timeout (gw_fetch.c), without a byte sent */
+#define CLIENT_TIMEOUT_MS 660000
 #define MAX_CLIENTS 256
 /* epoll tags: small constants, or an id/fd shifted above a kind */
 #define TAG_TIMER 1ULL

@@ -21,6 +21,8 @@
 #include "gateway/gw.h"
 
 #define MAX_HOPS 5
+/* at once: each may hold a packument of up to its cap in memory */
+#define MAX_FETCHES 48
 #define CONNECT_TIMEOUT_S 15L
 #define DEFAULT_SILENCE_MS 30000
 #define TOTAL_TIMEOUT_MS 600000L
@@ -188,6 +190,14 @@ static int hop(struct gw *gw, struct gw_fetch *f, const char *url)
 
 int gw_fetch_start(struct gw *gw, struct gw_fetch *f)
 {
+	size_t n = 0;
+
+	for (struct gw_fetch *o = gw->fetches; o; o = o->next)
+		n++;
+	if (n >= MAX_FETCHES) {
+		snprintf(f->error, sizeof(f->error), "too many upstream fetches at once");
+		return -1;
+	}
 	f->start_ms = gw_now_ms();
 	if (!f->max)
 		f->max = UINT64_MAX / 2;
