@@ -33,7 +33,7 @@ int npm_doc_name(const char *raw, size_t len, char *out, size_t size)
 
 	for (size_t i = 0; i < len; i++) {
 		char ch = raw[i];
-		if (ch == '%' && i + 2 < len + 0 && raw[i + 1] == '2' && (raw[i + 2] == 'f' || raw[i + 2] == 'F')) {
+		if (ch == '%' && i + 2 < len && raw[i + 1] == '2' && (raw[i + 2] == 'f' || raw[i + 2] == 'F')) {
 			ch = '/';
 			i += 2;
 		} else if (ch == '%' && i + 2 < len && raw[i + 1] == '4' && raw[i + 2] == '0') {
