@@ -1,5 +1,6 @@
 #!/bin/bash
-# tests/images.sh DIR - the test images: the real minimal Debian image from
+# tests/images.sh DIR - the test images: the real minimal Debian image (and
+# node, the same with Debian's npm) from
 # the recipe (cached by recipe digest in /var/cache/sbxrun-tests when root,
 # else ~/.cache/sbxrun-tests), and a tiny busybox-static image with the
 # probe helper for fast tests.
@@ -9,14 +10,17 @@ dir=$1
 mkdir -p "$dir"
 if [ "$(id -u)" = 0 ]; then cache=/var/cache/sbxrun-tests; else cache=${XDG_CACHE_HOME:-$HOME/.cache}/sbxrun-tests; fi
 mkdir -p "$cache"
-key=$(cat "$top/rootfs/build.sh" "$top/rootfs/minimal.packages" | sha256sum | cut -c1-16)
-if [ ! -s "$cache/minimal-$key.tar.zst" ]; then
-	echo "images: building the minimal image with mmdebstrap (cached as $cache/minimal-$key.tar.zst)"
-	sh "$top/rootfs/build.sh" minimal "$cache/part-minimal-$key.tar.zst" >"$cache/build.log" 2>&1 \
-		|| { tail -20 "$cache/build.log"; exit 1; }
-	mv "$cache/part-minimal-$key.tar.zst" "$cache/minimal-$key.tar.zst"
-fi
-cp "$cache/minimal-$key.tar.zst" "$dir/minimal.tar.zst"
+# minimal, and node (minimal with Debian's npm, for the package gateway's tests)
+for recipe in minimal node; do
+	key=$(cat "$top/rootfs/build.sh" "$top/rootfs/$recipe.packages" | sha256sum | cut -c1-16)
+	if [ ! -s "$cache/$recipe-$key.tar.zst" ]; then
+		echo "images: building the $recipe image with mmdebstrap (cached as $cache/$recipe-$key.tar.zst)"
+		sh "$top/rootfs/build.sh" "$recipe" "$cache/part-$recipe-$key.tar.zst" >"$cache/build.log" 2>&1 \
+			|| { tail -20 "$cache/build.log"; exit 1; }
+		mv "$cache/part-$recipe-$key.tar.zst" "$cache/$recipe-$key.tar.zst"
+	fi
+	cp "$cache/$recipe-$key.tar.zst" "$dir/$recipe.tar.zst"
+done
 
 # tiny: busybox-static, the probe, a passwd with root and a user.
 t=$(mktemp -d)

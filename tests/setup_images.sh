@@ -4,3 +4,4 @@
 set -eu
 "$SBX" image import "$IMAGES/minimal.tar.zst" --name minimal
 "$SBX" image import "$IMAGES/tiny.tar" --name tiny
+"$SBX" image import "$IMAGES/node.tar.zst" --name node

@@ -90,8 +90,8 @@ static void man_commands(void)
 
 static void man_profile_keys(void)
 {
-	static const char *const sections[] = { "sandbox", "limits", "network", "download", "mounts" };
-	for (size_t s = 0; s < 5; s++) {
+	static const char *const sections[] = { "sandbox", "limits", "network", "packages", "download", "mounts" };
+	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
 		printf(".SS [%s]\n", sections[s]);
 		for (size_t i = 0; i < sbx_options_count; i++) {
 			const struct sbx_option *o = &sbx_options[i];

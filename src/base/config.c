@@ -38,6 +38,7 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_CA, "host" },            { SBX_K_PROXY_ENV, "tools" },
 	{ SBX_K_DL_MAX_SIZE, "1G" },     { SBX_K_DL_TIMEOUT, "10m" },
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
+	{ SBX_K_PKG_TIMEOUT, "30s" },
 };
 
 void config_init(struct sbx_config *cfg)
@@ -478,6 +479,23 @@ void config_format(const struct sbx_config *cfg, const struct sbx_option *o, cha
 	}
 }
 
+/* A package upstream: https with a host, or plain http to a mirror on
+ * this host (reached as host.sbxrun.internal); no spaces or controls. */
+static int upstream_url_check(const char *u)
+{
+	static const char internal[] = "http://host.sbxrun.internal:";
+	size_t n = strlen(u);
+
+	if (n > 1000)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)u[i] <= ' ' || u[i] == 0x7f)
+			return -1;
+	if (strncmp(u, "https://", 8) == 0)
+		return n > 8 && u[8] != '/' ? 0 : -1;
+	return strncmp(u, internal, sizeof(internal) - 1) == 0 && n > sizeof(internal) - 1 ? 0 : -1;
+}
+
 int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 {
 	if (cfg->json_file && cfg->json_fd)
@@ -491,6 +509,13 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 	if (cfg->dl_min_speed == 0)
 		return err_set(err, 0, "%s: [download] min_speed: at least 1 byte a second "
 			       "(min_speed_time = none turns the speed check off)", cfg->origin[SBX_K_DL_MIN_SPEED]);
+	if (cfg->pkg_npm && upstream_url_check(cfg->pkg_npm) < 0)
+		return err_set(err, 0, "%s: [packages] npm: '%s' is not an https:// URL (or http://%s:PORT/ "
+			       "for a mirror on this host)", cfg->origin[SBX_K_PKG_NPM], cfg->pkg_npm,
+			       "host.sbxrun.internal");
+	if (cfg->pkg_timeout_ms == 0)
+		return err_set(err, 0, "%s: [packages] timeout: none is not a timeout",
+			       cfg->origin[SBX_K_PKG_TIMEOUT]);
 	if (cfg->workspace && strcmp(cfg->workspace, "/") == 0)
 		return err_set(err, 0, "workspace: '/' cannot be the workspace");
 	if (cfg->egress != SBX_EGRESS_PACKAGES && cfg->allow.n > 0 &&

@@ -81,6 +81,9 @@ struct sbx_config {
 	uint64_t dl_timeout_ms;    /* 0: none */
 	uint64_t dl_min_speed;     /* bytes a second */
 	uint64_t dl_min_speed_ms;  /* 0: no speed check */
+	/* [packages]: the package gateway (src/gateway/) */
+	char *pkg_npm;             /* npm upstream URL; NULL: the image's */
+	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
 	/* [mounts] */
 	struct sbx_strlist binds;
 	/* command line only */

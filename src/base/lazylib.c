@@ -121,6 +121,16 @@ LAZY_VOID(C, curl_url_cleanup, (CURLU *u), (u))
 LAZY(C, CURLUcode, curl_url_set, (CURLU *u, CURLUPart p, const char *s, unsigned int f), (u, p, s, f))
 LAZY(C, CURLUcode, curl_url_get, (CURLU *u, CURLUPart p, char **s, unsigned int f), (u, p, s, f))
 LAZY_VOID(C, curl_free, (void *p), (p))
+LAZY(C, struct curl_slist *, curl_slist_append, (struct curl_slist *l, const char *s), (l, s))
+LAZY_VOID(C, curl_slist_free_all, (struct curl_slist *l), (l))
+/* the multi interface: the package gateway (src/gateway/) */
+LAZY(C, CURLM *, curl_multi_init, (void), ())
+LAZY(C, CURLMcode, curl_multi_cleanup, (CURLM *m), (m))
+LAZY(C, CURLMcode, curl_multi_add_handle, (CURLM *m, CURL *c), (m, c))
+LAZY(C, CURLMcode, curl_multi_remove_handle, (CURLM *m, CURL *c), (m, c))
+LAZY(C, CURLMcode, curl_multi_socket_action, (CURLM *m, curl_socket_t s, int ev, int *running), (m, s, ev, running))
+LAZY(C, CURLMsg *, curl_multi_info_read, (CURLM *m, int *left), (m, left))
+LAZY(C, CURLMcode, curl_multi_assign, (CURLM *m, curl_socket_t s, void *p), (m, s, p))
 
 CURLcode curl_easy_setopt(CURL *c, CURLoption o, ...)
 {
@@ -154,6 +164,23 @@ CURLcode curl_easy_getinfo(CURL *c, CURLINFO i, ...)
 	va_end(ap);
 	return r;
 }
+
+CURLMcode curl_multi_setopt(CURLM *m, CURLMoption o, ...)
+{
+	static CURLMcode (*fn)(CURLM *, CURLMoption, ...);
+	va_list ap;
+	CURLMcode r;
+
+	if (!fn)
+		fn = (CURLMcode(*)(CURLM *, CURLMoption, ...))lazy_sym(C, "curl_multi_setopt");
+	va_start(ap, o);
+	if (o < CURLOPTTYPE_OBJECTPOINT)
+		r = fn(m, o, va_arg(ap, long));
+	else
+		r = fn(m, o, va_arg(ap, void *));
+	va_end(ap);
+	return r;
+}
 #undef C
 
 /* libcrypto: SHA-256 for image digests and download checks, base64 and a
@@ -164,6 +191,8 @@ CURLcode curl_easy_getinfo(CURL *c, CURLINFO i, ...)
 LAZY(O, EVP_MD_CTX *, EVP_MD_CTX_new, (void), ())
 LAZY_VOID(O, EVP_MD_CTX_free, (EVP_MD_CTX *c), (c))
 LAZY(O, const EVP_MD *, EVP_sha256, (void), ())
+LAZY(O, const EVP_MD *, EVP_sha512, (void), ())
+LAZY(O, const EVP_MD *, EVP_sha1, (void), ())
 LAZY(O, int, EVP_DigestInit_ex, (EVP_MD_CTX *c, const EVP_MD *t, ENGINE *e), (c, t, e))
 LAZY(O, int, EVP_DigestUpdate, (EVP_MD_CTX *c, const void *d, size_t n), (c, d, n))
 LAZY(O, int, EVP_DigestFinal_ex, (EVP_MD_CTX *c, unsigned char *md, unsigned int *n), (c, md, n))

@@ -44,6 +44,7 @@ enum { TAG_CLIENT = 0, TAG_UPSTREAM = 1 };
 #define TAG_LISTEN 1ULL
 #define TAG_RESOLVER 2ULL
 #define TAG_TIMER 3ULL
+#define TAG_LOCAL 5ULL
 
 enum conn_state { C_HEAD, C_RESOLVE, C_CONNECT, C_CHAIN, C_RELAY, C_DRAIN, C_DEAD };
 
@@ -84,6 +85,7 @@ struct sbx_proxy {
 	uint64_t next_id;
 	unsigned max_conns, max_per_peer, head_timeout_ms;
 	char *auth;
+	struct proxy_local local;
 	struct sbx_proxy_counters count;
 };
 
@@ -389,6 +391,15 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		refuse(p, c, 403, "not a valid host name (numeric IPv4 forms are refused)");
 		return;
 	}
+	if (p->local.host && c->req.kind == HTTPREQ_ABSOLUTE && c->req.port == 80 &&
+	    strcmp(c->host, p->local.host) == 0) {
+		/* the service reads and answers from here on */
+		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
+		p->local.take(p->local.ctx, steal_fd(c->cfd), c->head, c->head_len);
+		p->count.allowed++;
+		conn_kill(p, c);
+		return;
+	}
 	r = hostmatch_check(&p->allow, c->host, c->req.port, &c->grant);
 	if (r != HOSTMATCH_OK) {
 		snprintf(why, sizeof(why), "%s profile '%s' allow list", hostmatch_result_str(r),
@@ -600,6 +611,8 @@ int proxy_dispatch(struct sbx_proxy *p)
 			resolved(p);
 		else if (tag == TAG_TIMER)
 			timers(p);
+		else if (tag == TAG_LOCAL)
+			p->local.dispatch(p->local.ctx);
 		else
 			conn_event(p, (struct conn *)(uintptr_t)(tag & ~3ULL), (int)(tag & 3), evs[i].events);
 	}
@@ -623,7 +636,8 @@ static int setup_fds(struct sbx_proxy *p, int listen_fd, struct sbx_err *err)
 		return err_sys(err, "proxy: timerfd");
 	if (ep_add(p, p->lfd, EPOLLIN, TAG_LISTEN) < 0 ||
 	    ep_add(p, resolver_fd(p->resolver), EPOLLIN, TAG_RESOLVER) < 0 ||
-	    ep_add(p, p->tfd, EPOLLIN, TAG_TIMER) < 0)
+	    ep_add(p, p->tfd, EPOLLIN, TAG_TIMER) < 0 ||
+	    (p->local.host && ep_add(p, p->local.pollfd, EPOLLIN, TAG_LOCAL) < 0))
 		return err_sys(err, "proxy: epoll_ctl");
 	return 0;
 }
@@ -639,6 +653,7 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	p->max_per_peer = conf->max_per_peer;
 	p->head_timeout_ms = conf->head_timeout_ms ? conf->head_timeout_ms : HEAD_TIMEOUT_MS;
 	p->auth = conf->auth ? xstrdup(conf->auth) : NULL;
+	p->local = conf->local;
 	/* splice has no MSG_NOSIGNAL: a sandbox hanging up mid-transfer would
 	 * kill the supervisor. Children must reset SIGPIPE before exec. */
 	signal(SIGPIPE, SIG_IGN);
@@ -683,6 +698,8 @@ void proxy_free(struct sbx_proxy *p)
 	hostmatch_free(&p->allow);
 	proxy_chain_free(&p->chain);
 	proxy_event_fini(&p->ev);
+	if (p->local.host && p->local.free)
+		p->local.free(p->local.ctx);
 	if (p->auth) {
 		explicit_bzero(p->auth, strlen(p->auth));
 		free(p->auth);

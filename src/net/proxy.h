@@ -9,6 +9,21 @@
 #include "base/err.h"
 #include "net/hostmatch.h"
 
+/* A service behind the proxy's door for one reserved host name (the package
+ * gateway, src/gateway/): a plain-HTTP request for http://HOST/ is handed
+ * over whole, before the allow list, and the service runs in the proxy's
+ * loop (its pollfd sits in the proxy's epoll). The proxy frees it. */
+struct proxy_local {
+	const char *host;  /* canonical; NULL: none */
+	void *ctx;
+	int pollfd;        /* readable when dispatch has work */
+	void (*dispatch)(void *ctx);
+	/* fd: the client's socket (non-blocking), its own now; head[0..len):
+	 * what was read, the complete request head first. */
+	void (*take)(void *ctx, int fd, const char *head, size_t len);
+	void (*free)(void *ctx);
+};
+
 struct sbx_proxy_conf {
 	const char *profile_name;         /* for messages */
 	const struct sbx_strlist *allow;  /* patterns and @apt/@npm/@pypi */
@@ -25,6 +40,8 @@ struct sbx_proxy_conf {
 					   * must prove (net/proxy_auth.h) */
 	const struct hostmatch_list *hosts; /* the network plan's list, compiled (copied);
 					     * NULL: allow and the sets above */
+	struct proxy_local local;         /* .host NULL: none; freed by the proxy,
+					   * even when proxy_new fails */
 };
 
 /* For the --json record. */

@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
+#include "gateway/gateway.h"
 #include "net/dnsstub.h"
 #include "net/proxy.h"
 #include "sandbox/child.h"
@@ -157,12 +158,35 @@ void sandbox_release(struct sbx_sandbox *sb)
 	fuselayer_stop(&sb->fuse);
 }
 
+/* The package gateway behind the proxy's door, when an ecosystem has an
+ * upstream (gateway/gateway.h); NULL without one. */
+static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_conf *pc,
+			   struct sbx_gateway **gw, struct sbx_err *err)
+{
+	/* the allow list as the proxy's (to move onto plan->net.hosts) */
+	static char *sets[] = { "@apt", "@pypi", "@npm", NULL };
+	static char *origins[] = { "default", "default", "default", NULL };
+	static const struct sbx_strlist sets_only = { sets, origins, 3 };
+	struct hostmatch_sets hs = { (const char *const *)plan->img.apt_hosts, plan->img.npm_registry,
+				     plan->img.pypi_index };
+	struct sbx_gateway_conf conf = {
+		.profile_name = pc->profile_name,
+		.allow = plan->cfg->allow.n ? &plan->cfg->allow : &sets_only, .sets = &hs,
+		.npm_upstream = gateway_npm_upstream(plan->cfg, plan->img.npm_registry),
+		.events_fd = plan->events_fd, .timeout_ms = plan->cfg->pkg_timeout_ms,
+	};
+
+	*gw = NULL;
+	return conf.npm_upstream ? gateway_new(&conf, gw, err) : 0;
+}
+
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
 {
 	struct sbx_proxy_conf conf = {
 		.profile_name = plan->cfg->profile, .hosts = &plan->net.hosts,
 		.events_fd = plan->events_fd,
 	};
+	struct sbx_gateway *gw;
 	struct rlimit rl;
 
 	/* each relayed connection holds six fds (two sockets, two pipes) */
@@ -170,9 +194,17 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	/* the door is the proxy's now: it closes it */
+	if (sandbox_gateway(plan, &conf, &gw, err) < 0)
+		return -1;
+	if (gw)
+		conf.local = gateway_local(gw);
+	/* the door and the gateway are the proxy's now: it closes and frees them */
 	int fd = dup(door);
-	return fd < 0 ? err_sys(err, "dup") : proxy_new(&conf, fd, px, err);
+	if (fd < 0) {
+		gateway_free(gw);
+		return err_sys(err, "dup");
+	}
+	return proxy_new(&conf, fd, px, err);
 }
 
 int sandbox_dns(const struct sbx_plan *plan, int sock, struct sbx_dnsstub **dns, struct sbx_err *err)

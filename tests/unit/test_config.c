@@ -121,6 +121,38 @@ static void test_download_limits(void)
 	config_free(&cfg);
 }
 
+/* [packages]: the gateway's upstream is https (or a mirror on this host) */
+static void test_packages(void)
+{
+	static const struct { const char *url; int ok; } t[] = {
+		{ "https://npm.example.org/", 1 }, { "https://npm.example.org", 1 },
+		{ "http://host.sbxrun.internal:8080/", 1 }, { "http://npm.example.org/", 0 },
+		{ "https:///x", 0 }, { "https://", 0 }, { "ftp://x/", 0 }, { "https://a b/", 0 },
+		{ "http://host.sbxrun.internal:", 0 }, { "file:///etc/passwd", 0 },
+	};
+	struct sbx_config cfg;
+	struct sbx_err err;
+	char ini[256];
+
+	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_npm == NULL && cfg.pkg_timeout_ms == 30000);
+	config_free(&cfg);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		snprintf(ini, sizeof(ini), "[packages]\nnpm = %s\ntimeout = 5s\n", t[i].url);
+		CHECK(load(ini, &cfg) == NULL);
+		int r = config_check(&cfg, &err);
+		CHECK(t[i].ok ? r == 0 : r < 0);
+		if (!t[i].ok)
+			CHECK_CONTAINS(err.msg, "t.ini:2: [packages] npm:");
+		config_free(&cfg);
+	}
+	CHECK(load("[packages]\ntimeout = none\n", &cfg) == NULL);
+	CHECK(config_check(&cfg, &err) < 0);
+	CHECK_CONTAINS(err.msg, "[packages] timeout");
+	config_free(&cfg);
+	expect_bad("[packages]\nmirror = x\n", "t.ini:2: mirror: unknown key in [packages]");
+}
+
 static void test_good_profile(void)
 {
 	struct sbx_config cfg;
@@ -539,6 +571,7 @@ int main(void)
 	test_bad_profiles();
 	test_good_profile();
 	test_download_limits();
+	test_packages();
 	test_lookup_and_precedence();
 	test_zero_refused();
 	test_profile_files();

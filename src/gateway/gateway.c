@@ -1,0 +1,478 @@
+/* gateway.c - the package gateway's core: takes the requests the proxy
+ * hands over, routes them to an ecosystem by the first path segment,
+ * writes the answers without blocking, drives libcurl's sockets and timer
+ * from its own epoll (which sits in the proxy's), and tells events. */
+#define _GNU_SOURCE
+#include "gateway/gateway.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "gateway/gw.h"
+
+/* past an upstream's own total timeout (gw_fetch.c), without a byte sent */
+#define CLIENT_TIMEOUT_MS 660000
+#define MAX_CLIENTS 256
+/* epoll tags: small constants, or an id/fd shifted above a kind */
+#define TAG_TIMER 1ULL
+#define TAG_CURL_TIMER 2ULL
+#define KIND_CLIENT 6ULL
+#define KIND_CURL 7ULL
+
+static const struct gw_ecosystem *const ecosystems[] = { &gw_npm };
+
+int64_t gw_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int gw_ep_add(struct gw *gw, int fd, uint32_t events, uint64_t tag)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = tag };
+	if (epoll_ctl(gw->epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
+		return 0;
+	return errno == EEXIST ? epoll_ctl(gw->epfd, EPOLL_CTL_MOD, fd, &ev) : -1;
+}
+
+const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry)
+{
+	if (cfg->pkg_npm && cfg->pkg_npm[0])
+		return cfg->pkg_npm;
+	return image_registry && image_registry[0] ? image_registry : NULL;
+}
+
+struct gw_client *gw_client_find(struct gw *gw, uint64_t id)
+{
+	for (struct gw_client *c = gw->clients; c; c = c->next)
+		if (c->id == id && !c->dead)
+			return c;
+	return NULL;
+}
+
+bool gw_client_alive(struct gw *gw, uint64_t id)
+{
+	return gw_client_find(gw, id) != NULL;
+}
+
+static void client_kill(struct gw_client *c)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	if (c->fd >= 0)
+		close(steal_fd(c->fd));
+	if (c->body_fd >= 0)
+		close(steal_fd(c->body_fd));
+}
+
+static void reap(struct gw *gw)
+{
+	for (struct gw_client **pp = &gw->clients; *pp;) {
+		struct gw_client *c = *pp;
+		if (!c->dead) {
+			pp = &c->next;
+			continue;
+		}
+		*pp = c->next;
+		free(c->out);
+		free(c);
+	}
+}
+
+/* Writes what is pending; when all is out, closes (one request a connection). */
+static void flush(struct gw_client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			client_kill(c);
+			return;
+		}
+		c->out_off += (size_t)n;
+		c->deadline = gw_now_ms() + CLIENT_TIMEOUT_MS;
+	}
+	while (c->body_fd >= 0 && c->body_off < c->body_len) {
+		ssize_t n = sendfile(c->fd, c->body_fd, &c->body_off, (size_t)(c->body_len - c->body_off));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			client_kill(c);
+			return;
+		}
+		c->deadline = gw_now_ms() + CLIENT_TIMEOUT_MS;
+	}
+	if (c->out_len) {
+		shutdown(c->fd, SHUT_WR);
+		client_kill(c);
+	}
+}
+
+static const char *status_text(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return "Error";
+	}
+}
+
+static void set_head(struct gw_client *c, int status, const char *ctype, uint64_t len, const char *body,
+		     size_t blen)
+{
+	_cleanup_free_ char *head = xasprintf("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %llu\r\n"
+					      "Connection: close\r\nCache-Control: no-store\r\n\r\n",
+					      status, status_text(status), ctype, (unsigned long long)len);
+	size_t hl = strlen(head);
+
+	if (c->head_only)
+		blen = 0;
+	free(c->out);
+	c->out = xmalloc(hl + blen + 1);
+	memcpy(c->out, head, hl);
+	if (blen)
+		memcpy(c->out + hl, body, blen);
+	c->out_len = hl + blen;
+	c->out_off = 0;
+}
+
+void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype, const char *body,
+	      size_t len)
+{
+	(void)gw;
+	if (!cl || cl->dead || cl->out_len)
+		return;
+	set_head(cl, status, ctype, len, body, len);
+	flush(cl);
+}
+
+void gw_reply_file(struct gw *gw, struct gw_client *cl, int fd, off_t size, const char *ctype)
+{
+	(void)gw;
+	if (!cl || cl->dead || cl->out_len) {
+		close(fd);
+		return;
+	}
+	set_head(cl, 200, ctype, (uint64_t)size, NULL, 0);
+	if (!cl->head_only) {
+		cl->body_fd = fd;
+		cl->body_off = 0;
+		cl->body_len = size;
+	} else {
+		close(fd);
+	}
+	flush(cl);
+}
+
+static void emit(struct gw *gw, json_object *o, const char *kind)
+{
+	struct timeval tv;
+	char ts[64];
+
+	if (gw->conf.events_fd < 0) {
+		json_object_put(o);
+		return;
+	}
+	gettimeofday(&tv, NULL);
+	snprintf(ts, sizeof(ts), "%lld.%03d", (long long)tv.tv_sec, (int)(tv.tv_usec / 1000));
+	json_object_object_add(o, "time", json_object_new_double_s((double)tv.tv_sec, ts));
+	json_object_object_add(o, "event", json_object_new_string(kind));
+	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (write_all(gw->conf.events_fd, line, strlen(line)) == 0)
+		(void)!write_all(gw->conf.events_fd, "\n", 1);
+	json_object_put(o);
+}
+
+static json_object *package_obj(const char *eco, const char *name, const char *version)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "ecosystem", json_object_new_string(eco));
+	json_object_object_add(o, "name", json_object_new_string(name ? name : ""));
+	json_object_object_add(o, "version", json_object_new_string(version ? version : ""));
+	return o;
+}
+
+void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const char *version,
+		       uint64_t bytes, const char *cache, int64_t upstream_ms)
+{
+	json_object *o = package_obj(eco, name, version);
+	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)bytes));
+	json_object_object_add(o, "cache", json_object_new_string(cache));
+	json_object_object_add(o, "upstream_ms", json_object_new_int64(upstream_ms));
+	emit(gw, o, "package");
+}
+
+void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, const char *name,
+	     const char *version, const char *fmt, ...)
+{
+	char msg[768], clean[800];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_sanitize(clean, sizeof(clean), msg);
+	if (name) {
+		json_object *o = package_obj(eco, name, version);
+		json_object_object_add(o, "status", json_object_new_int(status));
+		json_object_object_add(o, "reason", json_object_new_string(msg));
+		emit(gw, o, "package-refused");
+		fprintf(stderr, "sbxrun: gateway: %s\n", clean);
+	}
+	_cleanup_free_ char *body = xasprintf("sbxrun package gateway: %s\n", clean);
+	gw_reply(gw, cl, status, "text/plain; charset=utf-8", body, strlen(body));
+}
+
+/* The request line and the one header the ecosystems read. */
+static int parse_head(struct gw_client *c, const char *head, size_t len, char *path, size_t psize)
+{
+	const char *eol = memmem(head, len, "\r\n", 2), *sp1, *sp2;
+
+	if (!eol || !(sp1 = memchr(head, ' ', (size_t)(eol - head))) ||
+	    !(sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1))))
+		return 400;
+	if ((size_t)(sp1 - head) == 4 && memcmp(head, "HEAD", 4) == 0)
+		c->head_only = true;
+	else if ((size_t)(sp1 - head) != 3 || memcmp(head, "GET", 3) != 0)
+		return 405;
+	/* the proxy matched the host already (canonicalised): the path after it */
+	const char *u = sp1 + 1, *end = sp2;
+	if ((size_t)(end - u) < 7 || strncasecmp(u, "http://", 7) != 0)
+		return 400;
+	u += 7;
+	while (u < end && *u != '/')
+		u++;
+	size_t ulen = (size_t)(end - u);
+	if (ulen == 0 || ulen >= psize)
+		return ulen ? 414 : 404;
+	memcpy(path, u, ulen);
+	path[ulen] = '\0';
+	for (const char *h = eol; (h = memmem(h, len - (size_t)(h - head), "\r\n", 2)) && h + 2 < head + len; h += 2) {
+		if (strncasecmp(h + 2, "accept:", 7) != 0)
+			continue;
+		const char *v = h + 9, *e = memmem(v, len - (size_t)(v - head), "\r\n", 2);
+		v += strspn(v, " \t");
+		if (e && e > v)
+			snprintf(c->accept, sizeof(c->accept), "%.*s", (int)(e - v), v);
+		break;
+	}
+	return 0;
+}
+
+static void route(struct gw *gw, struct gw_client *c, const char *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ecosystems); i++) {
+		size_t n = strlen(ecosystems[i]->name);
+		if (strncmp(path + 1, ecosystems[i]->name, n) == 0 && path[1 + n] == '/') {
+			ecosystems[i]->request(gw, c, path + 2 + n);
+			return;
+		}
+	}
+	gw_fail(gw, c, 404, NULL, NULL, NULL, "no such endpoint");
+}
+
+static void take(void *ctx, int fd, const char *head, size_t len)
+{
+	struct gw *gw = ctx;
+	struct gw_client *c = xcalloc(1, sizeof(*c));
+	char path[2048];
+	size_t n = 0;
+
+	for (struct gw_client *o = gw->clients; o; o = o->next)
+		n += !o->dead;
+	c->id = ++gw->next_id;
+	c->fd = fd;
+	c->body_fd = -1;
+	c->deadline = gw_now_ms() + CLIENT_TIMEOUT_MS;
+	c->next = gw->clients;
+	gw->clients = c;
+	if (gw_ep_add(gw, fd, EPOLLOUT | EPOLLRDHUP | EPOLLET, c->id << 8 | KIND_CLIENT) < 0 || n >= MAX_CLIENTS) {
+		client_kill(c);
+		return;
+	}
+	int st = parse_head(c, head, len, path, sizeof(path));
+	if (st)
+		gw_fail(gw, c, st, NULL, NULL, NULL, "%s", st == 405 ? "only GET and HEAD" : "bad request");
+	else
+		route(gw, c, path);
+	reap(gw);
+}
+
+static void timers(struct gw *gw)
+{
+	uint64_t ticks;
+	int64_t now = gw_now_ms();
+
+	(void)!read(gw->tfd, &ticks, sizeof(ticks));
+	for (struct gw_client *c = gw->clients; c; c = c->next)
+		if (!c->dead && c->deadline <= now)
+			client_kill(c);
+	gw_artifact_poll(gw);
+}
+
+static void dispatch(void *ctx)
+{
+	struct gw *gw = ctx;
+	struct epoll_event evs[64];
+	int n = epoll_wait(gw->epfd, evs, ARRAY_SIZE(evs), 0);
+
+	for (int i = 0; i < n; i++) {
+		uint64_t tag = evs[i].data.u64;
+		if (tag == TAG_TIMER) {
+			timers(gw);
+		} else if (tag == TAG_CURL_TIMER) {
+			uint64_t ticks;
+			(void)!read(gw->curl_tfd, &ticks, sizeof(ticks));
+			gw_fetch_timer(gw);
+		} else if ((tag & 0xff) == KIND_CURL) {
+			gw_fetch_sock_event(gw, (int)(tag >> 8), evs[i].events);
+		} else if ((tag & 0xff) == KIND_CLIENT) {
+			struct gw_client *c = gw_client_find(gw, tag >> 8);
+			if (c && c->out_len)
+				flush(c);
+			else if (c && (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+				client_kill(c);  /* gone before its answer */
+		}
+	}
+	reap(gw);
+}
+
+static void local_free(void *ctx)
+{
+	gateway_free(ctx);
+}
+
+struct proxy_local gateway_local(struct sbx_gateway *gw)
+{
+	struct gw *g = (struct gw *)gw;
+	return (struct proxy_local){ .host = GATEWAY_HOST, .ctx = g, .pollfd = g->epfd,
+				     .dispatch = dispatch, .take = take, .free = local_free };
+}
+
+static int cache_root(const struct sbx_gateway_conf *conf, char **out, struct sbx_err *err)
+{
+	_cleanup_free_ char *base = NULL;
+
+	if (conf->cache_dir) {
+		*out = xstrdup(conf->cache_dir);
+		return 0;
+	}
+	/* the hook for a system cache that root fills and users read goes here */
+	if (paths_staging_dir(&base, err) < 0)
+		return -1;
+	*out = xasprintf("%s/packages", base);
+	return 0;
+}
+
+/* The allow list, and the upstreams' own hosts: a profile's upstream is
+ * named exactly there (the address checks still apply to every hop). */
+static int compile_allow(struct gw *gw, struct sbx_err *err)
+{
+	const struct sbx_strlist *in = gw->conf.allow;
+	struct sbx_strlist l = { 0 };
+	char hp[HOSTMATCH_MAX + 16];
+	int r;
+
+	l.v = xcalloc(in->n + 2, sizeof(char *));
+	l.origin = xcalloc(in->n + 2, sizeof(char *));
+	for (size_t i = 0; i < in->n; i++) {
+		l.v[l.n] = in->v[i];
+		l.origin[l.n++] = in->origin[i];
+	}
+	if (gw->npm_upstream && gw_fetch_host_port(gw->npm_upstream, hp, sizeof(hp)) == 0) {
+		l.v[l.n] = hp;
+		l.origin[l.n++] = (char *)"[packages] npm";
+	}
+	r = hostmatch_compile(&l, gw->conf.sets, &gw->allow, err);
+	free(l.v);
+	free(l.origin);
+	return r;
+}
+
+int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, struct sbx_err *err)
+{
+	struct gw *gw = xcalloc(1, sizeof(*gw));
+	struct itimerspec its = { { 0, 200000000 }, { 0, 200000000 } };
+	_cleanup_free_ char *root = NULL;
+
+	gw->conf = *conf;
+	gw->epfd = gw->tfd = gw->curl_tfd = -1;
+	gw->profile = xstrdup(conf->profile_name ? conf->profile_name : "default");
+	gw->conf.profile_name = gw->profile;
+	if (conf->npm_upstream) {
+		size_t n = strlen(conf->npm_upstream);
+		gw->npm_upstream = xasprintf("%s%s", conf->npm_upstream, n && conf->npm_upstream[n - 1] == '/' ? "" : "/");
+	}
+	if (compile_allow(gw, err) < 0 ||
+	    cache_root(conf, &root, err) < 0 || gw_cache_open(root, &gw->cache, err) < 0)
+		goto fail;
+	gw->epfd = epoll_create1(EPOLL_CLOEXEC);
+	gw->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	gw->curl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (gw->epfd < 0 || gw->tfd < 0 || gw->curl_tfd < 0 || timerfd_settime(gw->tfd, 0, &its, NULL) < 0 ||
+	    gw_ep_add(gw, gw->tfd, EPOLLIN, TAG_TIMER) < 0 || gw_ep_add(gw, gw->curl_tfd, EPOLLIN, TAG_CURL_TIMER) < 0) {
+		err_sys(err, "gateway: epoll");
+		goto fail;
+	}
+	if (gw_fetch_init(gw, err) < 0)
+		goto fail;
+	*out = (struct sbx_gateway *)gw;
+	return 0;
+fail:
+	err_wrap(err, "package gateway");
+	gateway_free((struct sbx_gateway *)gw);
+	return -1;
+}
+
+void gateway_free(struct sbx_gateway *g)
+{
+	struct gw *gw = (struct gw *)g;
+
+	if (!gw)
+		return;
+	/* clients first: what the fetches' ends answer goes nowhere */
+	for (struct gw_client *c = gw->clients; c; c = c->next)
+		client_kill(c);
+	gw_fetch_fini(gw);
+	gw_artifact_fini(gw);
+	for (size_t i = 0; i < ARRAY_SIZE(ecosystems); i++)
+		if (ecosystems[i]->free)
+			ecosystems[i]->free(gw);
+	reap(gw);
+	gw_cache_close(gw->cache);
+	hostmatch_free(&gw->allow);
+	if (gw->epfd >= 0)
+		close(gw->epfd);
+	if (gw->tfd >= 0)
+		close(gw->tfd);
+	if (gw->curl_tfd >= 0)
+		close(gw->curl_tfd);
+	free(gw->npm_upstream);
+	free(gw->profile);
+	free(gw);
+}

@@ -1,0 +1,43 @@
+/* gateway.h - the package gateway: package managers inside a `packages`
+ * sandbox talk plain HTTP to http://packages.sbxrun.internal/<ecosystem>/
+ * through the proxy's door; the host side fetches from the real upstream
+ * over verified HTTPS, checks every artifact against the digest its index
+ * gives and keeps it in a content-addressed cache shared by the user's
+ * sandboxes. Runs in the proxy's loop (net/proxy.h, struct proxy_local). */
+#ifndef SBX_GATEWAY_H
+#define SBX_GATEWAY_H
+
+#include <stdint.h>
+
+#include "base/config.h"
+#include "base/err.h"
+#include "net/hostmatch.h"
+#include "net/proxy.h"
+
+/* Reserved: an image can never grant *.sbxrun.internal (base/hostaddr.c). */
+#define GATEWAY_HOST "packages.sbxrun.internal"
+#define GATEWAY_NPM_URL "http://" GATEWAY_HOST "/npm/"
+
+struct sbx_gateway_conf {
+	const char *profile_name;
+	const struct sbx_strlist *allow;   /* the proxy's allow list: every hop */
+	const struct hostmatch_sets *sets; /* must pass it, redirects included */
+	const char *npm_upstream;          /* a registry URL, or NULL: no /npm/; its
+					    * host is allowed with the allow list */
+	int events_fd;                     /* -1, or where JSON-lines events go */
+	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
+	const char *cache_dir;             /* NULL: the user's (~/.cache/sbxrun/packages) */
+};
+
+struct sbx_gateway;
+
+/* The npm upstream a sandbox of cfg gets: the profile's [packages] npm,
+ * else the image's registry (read at import); NULL: no gateway for npm. */
+const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry);
+
+int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, struct sbx_err *err);
+/* The hook the proxy runs the gateway through; the proxy frees it. */
+struct proxy_local gateway_local(struct sbx_gateway *gw);
+void gateway_free(struct sbx_gateway *gw);
+
+#endif

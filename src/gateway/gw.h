@@ -1,0 +1,154 @@
+/* gw.h - inside the package gateway: the core (gateway.c: clients, the
+ * loop, events), upstream fetches (gw_fetch.c), the cache (gw_cache.c),
+ * artifacts shared between requests (gw_artifact.c) and one file per
+ * ecosystem behind struct gw_ecosystem (gw_npm.c; apt and PyPI later). */
+#ifndef SBX_GW_H
+#define SBX_GW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gateway/gateway.h"
+#include "gateway/sri.h"
+#include "net/hostmatch.h"
+
+struct gw;
+struct gw_client;
+
+/* One ecosystem: requests below /NAME/ go to its handler. */
+struct gw_ecosystem {
+	const char *name;
+	/* path: below "/NAME/", still URL-encoded; answers cl now or later. */
+	void (*request)(struct gw *gw, struct gw_client *cl, const char *path);
+	void (*free)(struct gw *gw);
+};
+extern const struct gw_ecosystem gw_npm;
+
+/* --- the core (gateway.c) --- */
+struct gw_client {
+	struct gw_client *next;
+	uint64_t id;
+	int fd;
+	bool dead;
+	bool head_only;     /* HEAD: no body */
+	char accept[256];   /* the client's Accept header */
+	char *out;          /* response head (and a small body) */
+	size_t out_len, out_off;
+	int body_fd;        /* then a file, or -1 */
+	off_t body_off, body_len;
+	int64_t deadline;
+	void *req;          /* the ecosystem's state while it works */
+	void (*req_free)(void *req);
+};
+
+struct gw_cache;
+
+struct gw {
+	struct sbx_gateway_conf conf;
+	struct hostmatch_list allow;
+	int epfd, tfd, curl_tfd;
+	void *multi;               /* CURLM */
+	struct gw_client *clients;
+	uint64_t next_id;
+	struct gw_cache *cache;
+	struct gw_fetch *fetches;  /* running */
+	struct gw_artifact *artifacts;  /* being fetched or waited for */
+	char *npm_upstream;        /* with a trailing '/' */
+	char *profile;
+};
+
+int64_t gw_now_ms(void);
+bool gw_client_alive(struct gw *gw, uint64_t id);
+struct gw_client *gw_client_find(struct gw *gw, uint64_t id);
+/* Answers: status, content type, a body in memory. */
+void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype, const char *body,
+	      size_t len);
+/* An error with a one-line text body; also told on sbxrun's stderr (once
+ * per message) and as a "package" refusal event when name is given. */
+void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, const char *name,
+	     const char *version, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* Sends the open file fd (the client owns it now). */
+void gw_reply_file(struct gw *gw, struct gw_client *cl, int fd, off_t size, const char *ctype);
+void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const char *version,
+		       uint64_t bytes, const char *cache, int64_t upstream_ms);
+int gw_ep_add(struct gw *gw, int fd, uint32_t events, uint64_t tag);
+
+/* --- fetches (gw_fetch.c) --- */
+struct gw_fetch {
+	struct gw_fetch *next;
+	/* in */
+	char *url;
+	char accept[128];
+	char etag[256];        /* If-None-Match, "" for none */
+	uint64_t max;          /* bytes, the cap */
+	int fd;                /* the body goes here, or (-1) into body */
+	void (*data)(struct gw_fetch *f, const void *p, size_t n);  /* as it streams, or NULL */
+	void (*done)(struct gw *gw, struct gw_fetch *f);
+	void *arg;
+	/* out */
+	long status;           /* the last hop's HTTP status; 0: no answer */
+	char error[512];       /* "" when the transfer itself worked */
+	char *body;            /* fd == -1 */
+	size_t len;            /* bytes of the body */
+	char resp_etag[256];
+	int64_t start_ms, ms;
+	/* private */
+	void *curl;
+	void *hdrs;
+	int hops;
+	struct hostmatch_grant grant;
+	char resolve[320];
+	void *resolve_list;
+	bool too_big;
+	const char *refused;
+};
+/* Starts a fetch; f->done is called from the loop when it ends (never
+ * from here). Returns -1 with f->error when the URL is refused at once. */
+int gw_fetch_start(struct gw *gw, struct gw_fetch *f);
+void gw_fetch_free(struct gw_fetch *f);  /* after done, or to cancel */
+/* "HOST:PORT" of a URL, as an allow-list entry. Returns 0 or -1. */
+int gw_fetch_host_port(const char *url, char *out, size_t size);
+int gw_fetch_init(struct gw *gw, struct sbx_err *err);
+void gw_fetch_sock_event(struct gw *gw, int fd, uint32_t events);
+void gw_fetch_timer(struct gw *gw);
+void gw_fetch_fini(struct gw *gw);
+
+/* --- the cache (gw_cache.c) --- */
+/* The root: conf->cache_dir or the user's. Made 0700. */
+int gw_cache_open(const char *root, struct gw_cache **out, struct sbx_err *err);
+void gw_cache_close(struct gw_cache *c);
+/* An artifact by digest: 1 with *fd open (verified against want), 0 when
+ * missing; damage found on disk removes the file and counts as missing. */
+int gw_cache_artifact(struct gw_cache *c, const struct sri *want, int *fd, off_t *size);
+/* The lock of one digest, shared by every sbxrun process of the user: 1
+ * with *fd held, 0 when another holds it (ask again later), -1 error. */
+int gw_cache_lock(struct gw_cache *c, const struct sri *want, int *fd);
+/* A temporary file beside the artifact, removed unless committed. */
+int gw_cache_tmp(struct gw_cache *c, const struct sri *want, int *fd, char **name);
+/* fsync, rename into place, fsync of the directory. */
+int gw_cache_commit(struct gw_cache *c, const struct sri *want, int fd, const char *tmp);
+void gw_cache_discard(struct gw_cache *c, const char *tmp);
+/* Index documents, kept briefly: by ecosystem and key. Returns 1 with
+ * body, etag ("" if none) and age, 0 when none. */
+int gw_cache_index_get(struct gw_cache *c, const char *eco, const char *key, char **body,
+		       size_t *len, char *etag, size_t etag_size, int64_t *age_ms);
+void gw_cache_index_put(struct gw_cache *c, const char *eco, const char *key, const char *body,
+			size_t len, const char *etag);
+void gw_cache_index_touch(struct gw_cache *c, const char *eco, const char *key);
+
+/* --- artifacts (gw_artifact.c): one upstream download per digest --- */
+struct gw_artifact_req {
+	const char *eco, *name, *version;
+	const char *url;       /* upstream */
+	struct sri want;
+	uint64_t max;
+};
+/* Serves the artifact to the client from the cache, or fetches it once
+ * (joining a download this process or another sbxrun process has under
+ * way), verifies, caches, then serves; failures answer the client. */
+void gw_artifact_get(struct gw *gw, struct gw_client *cl, const struct gw_artifact_req *r);
+void gw_artifact_poll(struct gw *gw);  /* from the timer: waiting on other processes */
+void gw_artifact_fini(struct gw *gw);
+
+#endif

@@ -1,0 +1,164 @@
+/* gw_npm.c - the npm ecosystem of the gateway, at /npm/: packuments are
+ * fetched from the upstream registry (kept briefly, revalidated with
+ * their ETag), their tarball links rewritten to point back here, and a
+ * tarball request is looked up in its package's packument, whose
+ * dist.integrity (or old dist.shasum) the bytes must match before they
+ * are cached or served. npm's other APIs (audit, search, login) are 404. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "base/util.h"
+#include "gateway/gw.h"
+#include "gateway/npm_doc.h"
+
+#define FRESH_MS 120000                  /* as a packument stays fresh */
+#define PACKUMENT_MAX (48ULL << 20)      /* an enormous packument is refused */
+#define TARBALL_MAX (512ULL << 20)
+#define CORGI "application/vnd.npm.install-v1+json"
+
+struct npm_req {
+	uint64_t client;
+	char name[NPM_NAME_MAX + 1];
+	char key[NPM_NAME_MAX + 2];  /* the cache's: "+" first for the full form */
+	char file[256];              /* a tarball's file name, or "" */
+	bool full;
+	char *cached;                /* a stale copy, kept for 304 and for errors */
+	size_t cached_len;
+	char etag[256];
+};
+
+static void req_free(struct npm_req *r)
+{
+	free(r->cached);
+	free(r);
+}
+
+static void serve_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r, const char *doc, size_t len)
+{
+	struct sbx_err err;
+
+	if (!r->file[0]) {
+		_cleanup_free_ char *out = NULL;
+		size_t out_len = 0;
+		if (npm_doc_rewrite(doc, len, r->name, GATEWAY_NPM_URL, &out, &out_len, &err) < 0)
+			gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, err.msg);
+		else
+			gw_reply(gw, cl, 200, "application/json", out, out_len);
+		return;
+	}
+	struct npm_dist d;
+	struct gw_artifact_req ar = { .eco = "npm", .name = r->name, .max = TARBALL_MAX };
+	int found = npm_doc_find(doc, len, r->file, &d, &err);
+	if (found < 0) {
+		gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, err.msg);
+	} else if (!found) {
+		gw_fail(gw, cl, 404, "npm", r->name, NULL, "npm %s: no version has the tarball '%s'", r->name,
+			r->file);
+	} else if (sri_from_npm(d.integrity, d.shasum, &ar.want) < 0) {
+		gw_fail(gw, cl, 502, "npm", r->name, d.version, "npm %s@%s: its index gives no digest to check",
+			r->name, d.version);
+	} else {
+		ar.version = d.version;
+		ar.url = d.tarball;
+		gw_artifact_get(gw, cl, &ar);
+	}
+	if (found > 0)
+		npm_dist_free(&d);
+}
+
+static void fetched(struct gw *gw, struct gw_fetch *f)
+{
+	struct npm_req *r = f->arg;
+	struct gw_client *cl = gw_client_find(gw, r->client);
+
+	if (!cl) {
+		/* gone: nothing to answer */
+	} else if (f->error[0] == '\0' && f->status == 304 && r->cached) {
+		gw_cache_index_touch(gw->cache, "npm", r->key);
+		serve_doc(gw, cl, r, r->cached, r->cached_len);
+	} else if (f->error[0] == '\0' && f->status == 200) {
+		gw_cache_index_put(gw->cache, "npm", r->key, f->body ? f->body : "", f->len, f->resp_etag);
+		serve_doc(gw, cl, r, f->body ? f->body : "", f->len);
+	} else if (f->error[0] == '\0' && f->status == 404) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "npm %s: no such package upstream", r->name);
+	} else if (r->cached) {
+		/* upstream trouble: the last copy, however old, is better */
+		serve_doc(gw, cl, r, r->cached, r->cached_len);
+	} else if (f->error[0]) {
+		gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, f->error);
+	} else {
+		gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream answered HTTP %ld", r->name, f->status);
+	}
+	gw_fetch_free(f);
+	req_free(r);
+}
+
+/* The upstream URL of a packument: the scope's '/' escaped, as npm does. */
+static char *doc_url(const char *upstream, const char *name)
+{
+	const char *slash = strchr(name, '/');
+	if (!slash)
+		return xasprintf("%s%s", upstream, name);
+	return xasprintf("%s%.*s%%2f%s", upstream, (int)(slash - name), name, slash + 1);
+}
+
+static void get_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r)
+{
+	int64_t age = 0;
+	struct gw_fetch *f;
+
+	if (gw_cache_index_get(gw->cache, "npm", r->key, &r->cached, &r->cached_len, r->etag,
+			       sizeof(r->etag), &age) == 1 && age >= 0 && age < FRESH_MS) {
+		serve_doc(gw, cl, r, r->cached, r->cached_len);
+		req_free(r);
+		return;
+	}
+	f = xcalloc(1, sizeof(*f));
+	f->url = doc_url(gw->npm_upstream, r->name);
+	snprintf(f->accept, sizeof(f->accept), "%s", r->full ? "application/json" : CORGI);
+	if (r->cached)
+		snprintf(f->etag, sizeof(f->etag), "%s", r->etag);
+	f->max = PACKUMENT_MAX;
+	f->fd = -1;
+	f->done = fetched;
+	f->arg = r;
+	if (gw_fetch_start(gw, f) < 0) {
+		gw_fail(gw, cl, 403, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, f->error);
+		gw_fetch_free(f);
+		req_free(r);
+	}
+}
+
+static void npm_request(struct gw *gw, struct gw_client *cl, const char *path)
+{
+	struct npm_req *r;
+	size_t len = strcspn(path, "?#");
+	const char *sep = memmem(path, len, "/-/", 3);
+
+	if (!gw->npm_upstream) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "no npm upstream is configured");
+		return;
+	}
+	if (len >= 2 && path[0] == '-' && path[1] == '/') {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not served by the gateway");
+		return;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->client = cl->id;
+	size_t nlen = sep ? (size_t)(sep - path) : len;
+	size_t flen = sep ? len - nlen - 3 : 0;
+	if (npm_doc_name(path, nlen, r->name, sizeof(r->name)) < 0 || flen >= sizeof(r->file) ||
+	    (sep && (flen == 0 || memchr(sep + 3, '/', flen)))) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not an npm package path");
+		req_free(r);
+		return;
+	}
+	if (sep)
+		memcpy(r->file, sep + 3, flen);
+	/* a tarball is looked up in the abbreviated form npm itself reads */
+	r->full = !sep && !strstr(cl->accept, CORGI);
+	snprintf(r->key, sizeof(r->key), "%s%s", r->full ? "+" : "", r->name);
+	get_doc(gw, cl, r);
+}
+
+const struct gw_ecosystem gw_npm = { .name = "npm", .request = npm_request };

@@ -1,0 +1,37 @@
+/* sri.h - the digest an index promises for an artifact (npm's SRI
+ * `dist.integrity`, its older `dist.shasum`; later PyPI's and Debian's
+ * sha256), and checking bytes against it as they stream past. */
+#ifndef SBX_SRI_H
+#define SBX_SRI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum sri_algo { SRI_SHA1, SRI_SHA256, SRI_SHA512 };
+
+struct sri {
+	enum sri_algo algo;
+	unsigned char digest[64];
+	size_t len;
+	char hex[129];  /* the digest in hex: the artifact's name in the cache */
+};
+
+/* npm: the strongest of integrity (SRI, "sha512-<base64>", several
+ * space-separated allowed) and shasum (40 hex digits). Returns 0, or -1
+ * when neither gives a digest sbxrun can check (sha1 inside an SRI string
+ * is taken too; md5 never). */
+int sri_from_npm(const char *integrity, const char *shasum, struct sri *out);
+/* sha256 as 64 hex digits (PyPI, Debian). */
+int sri_from_hex256(const char *hex, struct sri *out);
+const char *sri_algo_name(enum sri_algo a);
+
+struct sri_check;
+struct sri_check *sri_check_new(const struct sri *want);
+void sri_check_update(struct sri_check *c, const void *p, size_t n);
+/* Whether what went through matches; got_hex (129 bytes) gets what it was. */
+bool sri_check_end(struct sri_check *c, char *got_hex);
+void sri_check_free(struct sri_check *c);
+/* Checks a whole open file from offset 0 (the cache's check on serving). */
+bool sri_check_fd(const struct sri *want, int fd);
+
+#endif

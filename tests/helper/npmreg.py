@@ -1,0 +1,146 @@
+"""tests/helper/npmreg.py - a bad npm registry for the gateway's tests.
+
+Listens on 127.0.0.1 at a free port, which it prints as its first line;
+with an argument, appends each request's path to that file.
+Packuments name tarballs at http://host.sbxrun.internal:PORT/ (how a
+sandbox's gateway reaches this host); packages:
+  good     a tarball that matches its integrity
+  bad      a tarball whose bytes differ from its integrity
+  trunc    a tarball cut short (Content-Length promises more)
+  slow     a tarball sent half, the rest when the test says (LOG.release)
+  stall    a packument that stops after its headers
+  huge     a packument of 64 MiB
+  other    a tarball on a host no profile allows
+  redir    a tarball that redirects to a private address
+  loop     a tarball that redirects to 127.0.0.1
+"""
+import base64
+import hashlib
+import http.server
+import io
+import json
+import os
+import random
+import sys
+import tarfile
+import time
+
+
+def tgz(name):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        data = json.dumps({"name": name, "version": "1.0.0", "main": "index.js"}).encode()
+        files = [("package/package.json", data), ("package/index.js", b"module.exports = 42;\n")]
+        if name == "slow":  # incompressible: half of it is a real part
+            files.append(("package/blob", random.Random(1).randbytes(64 << 10)))
+        for path, body in files:
+            info = tarfile.TarInfo(path)
+            info.size = len(body)
+            info.mtime = 0
+            t.addfile(info, io.BytesIO(body))
+    return buf.getvalue()
+
+
+TARS = {n: tgz(n) for n in ("good", "bad", "trunc", "slow", "other", "redir", "loop")}
+PORT = 0
+LOG = sys.argv[1] if len(sys.argv) > 1 else None  # where each request's path is appended
+
+
+def packument(name):
+    body = TARS[name]
+    url = "http://host.sbxrun.internal:%d/%s/-/%s-1.0.0.tgz" % (PORT, name, name)
+    if name == "other":
+        url = "http://not-allowed.example.test/other/-/other-1.0.0.tgz"
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(body).digest()).decode()
+    return json.dumps({"name": name, "dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": {
+        "name": name, "version": "1.0.0", "dist": {"tarball": url, "integrity": integrity}}}}).encode()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, code, body, length=None, ctype="application/json"):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body) if length is None else length))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def do_GET(self):
+        path = self.path.strip("/")
+        if LOG:
+            with open(LOG, "a") as f:
+                f.write(path + "\n")
+        try:
+            if "/-/" in path:
+                self.tarball(path.split("/")[0])
+            else:
+                self.doc(path)
+        except OSError:
+            pass
+
+    def doc(self, name):
+        if name == "stall":
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"{")
+            self.wfile.flush()
+            time.sleep(30)
+        elif name == "huge":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            chunk = b" " * (1 << 20)
+            for _ in range(64):
+                self.wfile.write(chunk)
+        elif name in TARS:
+            self.send(200, packument(name))
+        else:
+            self.send(404, b"{}")
+
+    def tarball(self, name):
+        body = TARS.get(name)
+        if body is None:
+            self.send(404, b"")
+        elif name == "bad":
+            self.send(200, body[:-1] + bytes([body[-1] ^ 1]), ctype="application/octet-stream")
+        elif name == "trunc":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+        elif name == "slow":
+            # half now, the rest once LOG.release exists (at most 30 s later)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            for _ in range(300):
+                if not LOG or os.path.exists(LOG + ".release"):
+                    break
+                time.sleep(0.1)
+            self.wfile.write(body[len(body) // 2:])
+        elif name in ("redir", "loop"):
+            self.send_response(302)
+            self.send_header("Location", "http://10.1.2.3/x.tgz" if name == "redir" else
+                             "http://127.0.0.1:%d/good/-/good-1.0.0.tgz" % PORT)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        else:
+            self.send(200, body, ctype="application/octet-stream")
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+PORT = server.server_address[1]
+print(PORT, flush=True)
+server.serve_forever()

@@ -1,0 +1,154 @@
+/* test_gateway.c - the package gateway's pure parts: npm package names
+ * from request paths, packument rewriting and lookup, SRI parsing and
+ * checking (the bytes of "hello\n" against its real digests). */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "gateway/npm_doc.h"
+#include "gateway/sri.h"
+#include "unit.h"
+
+/* printf 'hello\n' | openssl dgst -sha512 -binary | base64, and sha1sum */
+#define HELLO_SHA512 "sha512-58IrmUxZ2c8rSOVJseJGZmNgRZMNPafBrLKZ0cO3+TH5Sq5B7dosKyB6NuEPi8uNRSI+VIePWzFufOO2vAGWKQ=="
+#define HELLO_SHA1 "f572d396fae9206628714fb2ce00f72e94f2258f"
+
+static void test_names(void)
+{
+	static const struct { const char *in, *out; } t[] = {
+		{ "express", "express" }, { "@types%2fnode", "@types/node" }, { "@types%2Fnode", "@types/node" },
+		{ "@types/node", "@types/node" }, { "%40types%2fnode", "@types/node" }, { "JSONStream", "JSONStream" },
+		{ "lodash.merge", "lodash.merge" }, { "..", NULL }, { ".hidden", NULL }, { "_x", NULL },
+		{ "a/b", NULL }, { "@scope", NULL }, { "@scope/", NULL }, { "@/x", NULL }, { "@a/b/c", NULL },
+		{ "a%2e%2e", NULL }, { "a b", NULL }, { "", NULL }, { "a:b", NULL }, { "a%00", NULL },
+	};
+	char out[NPM_NAME_MAX + 1];
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		int r = npm_doc_name(t[i].in, strlen(t[i].in), out, sizeof(out));
+		if (t[i].out) {
+			CHECK(r == 0);
+			CHECK_STR(out, t[i].out);
+		} else if (r == 0) {
+			fprintf(stderr, "accepted '%s'\n", t[i].in);
+			CHECK(r < 0);
+		}
+	}
+	char longname[400];
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	CHECK(npm_doc_name(longname, strlen(longname), out, sizeof(out)) < 0);
+}
+
+static const char doc[] =
+	"{\"name\":\"@s/p\",\"dist-tags\":{\"latest\":\"1.0.0\"},\"versions\":{"
+	"\"1.0.0\":{\"name\":\"@s/p\",\"dist\":{\"tarball\":\"https://up.example.org/@s/p/-/p-1.0.0.tgz\","
+	"\"integrity\":\"" HELLO_SHA512 "\"}},"
+	"\"0.9.0\":{\"dist\":{\"tarball\":\"https://other.example.net/x/p-0.9.0.tgz?x=1\",\"shasum\":\"" HELLO_SHA1 "\"}},"
+	"\"0.1.0\":{\"dist\":{\"tarball\":\"https://up.example.org/@s/p/-/..\"}},"
+	"\"0.2.0\":{\"dist\":{\"tarball\":42}}}}";
+
+static void test_rewrite(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	struct sbx_err err;
+
+	CHECK(npm_doc_rewrite(doc, strlen(doc), "@s/p", "http://packages.sbxrun.internal/npm/", &out, &len, &err) == 0);
+	CHECK_CONTAINS(out, "\"tarball\":\"http://packages.sbxrun.internal/npm/@s/p/-/p-1.0.0.tgz\"");
+	CHECK_CONTAINS(out, "\"tarball\":\"http://packages.sbxrun.internal/npm/@s/p/-/p-0.9.0.tgz\"");
+	CHECK(strstr(out, "0.1.0") == NULL);  /* no plain file name: dropped */
+	CHECK(strstr(out, "0.2.0") == NULL);
+	CHECK(strstr(out, "example") == NULL);  /* no upstream link is left */
+	CHECK_CONTAINS(out, HELLO_SHA512);      /* the digests stay as upstream gave them */
+	free(out);
+	CHECK(npm_doc_rewrite("[1]", 3, "p", "b/", &out, &len, &err) < 0);
+	CHECK(npm_doc_rewrite("{\"versions\":{}} x", 17, "p", "b/", &out, &len, &err) < 0);
+	CHECK(npm_doc_rewrite("{\"versions\":[]}", 15, "p", "b/", &out, &len, &err) < 0);
+	CHECK(npm_doc_rewrite("", 0, "p", "b/", &out, &len, &err) < 0);
+}
+
+static void test_find(void)
+{
+	struct npm_dist d;
+	struct sbx_err err;
+
+	CHECK(npm_doc_find(doc, strlen(doc), "p-1.0.0.tgz", &d, &err) == 1);
+	CHECK_STR(d.version, "1.0.0");
+	CHECK_STR(d.tarball, "https://up.example.org/@s/p/-/p-1.0.0.tgz");
+	CHECK_STR(d.integrity, HELLO_SHA512);
+	CHECK(d.shasum == NULL);
+	npm_dist_free(&d);
+	CHECK(npm_doc_find(doc, strlen(doc), "p-0.9.0.tgz", &d, &err) == 1);
+	CHECK_STR(d.shasum, HELLO_SHA1);
+	npm_dist_free(&d);
+	CHECK(npm_doc_find(doc, strlen(doc), "p-2.0.0.tgz", &d, &err) == 0);
+	CHECK(npm_doc_find("{}", 2, "p-2.0.0.tgz", &d, &err) < 0);
+}
+
+static int hello_fd(const char *text)
+{
+	char path[] = "/tmp/test_gateway.XXXXXX";
+	int fd = mkstemp(path);
+	unlink(path);
+	CHECK(write_all(fd, text, strlen(text)) == 0);
+	return fd;
+}
+
+static void test_sri(void)
+{
+	struct sri s;
+	char got[129];
+
+	CHECK(sri_from_npm(HELLO_SHA512, NULL, &s) == 0);
+	CHECK(s.algo == SRI_SHA512 && s.len == 64);
+	CHECK_STR(s.hex, "e7c22b994c59d9cf2b48e549b1e24666636045930d3da7c1acb299d1c3b7f931"
+		  "f94aae41edda2c2b207a36e10f8bcb8d45223e54878f5b316e7ce3b6bc019629");
+	/* the strongest of several; unknown ones skipped */
+	CHECK(sri_from_npm("md5-abc sha1-9XLTlvrpIGYocU+yzgD3LpTyJY8= " HELLO_SHA512, NULL, &s) == 0);
+	CHECK(s.algo == SRI_SHA512);
+	CHECK(sri_from_npm("sha1-9XLTlvrpIGYocU+yzgD3LpTyJY8=", NULL, &s) == 0 && s.algo == SRI_SHA1);
+	CHECK_STR(s.hex, HELLO_SHA1);
+	CHECK(sri_from_npm(NULL, HELLO_SHA1, &s) == 0 && s.algo == SRI_SHA1);
+	CHECK(sri_from_npm("", "", &s) < 0);
+	CHECK(sri_from_npm("md5-XrY7u+Ae7tCTyyK7j1rNww==", NULL, &s) < 0);
+	CHECK(sri_from_npm("sha512-short", NULL, &s) < 0);
+	CHECK(sri_from_npm("sha512-" "58IrmUxZ2c8rSOVJseJGZmNgRZMNPafBrLKZ0cO3+TH5Sq5B7dosKyB6NuEPi8uNRSI+VIePWzFufOO2vAGWK!==",
+			   NULL, &s) < 0);
+	CHECK(sri_from_npm(NULL, "f572d396fae9206628714fb2ce00f72e94f2258", &s) < 0);
+	CHECK(sri_from_npm(NULL, "g572d396fae9206628714fb2ce00f72e94f2258f", &s) < 0);
+
+	/* streaming check: right, and one byte off */
+	CHECK(sri_from_npm(HELLO_SHA512, NULL, &s) == 0);
+	struct sri_check *c = sri_check_new(&s);
+	sri_check_update(c, "hel", 3);
+	sri_check_update(c, "lo\n", 3);
+	CHECK(sri_check_end(c, got));
+	CHECK_STR(got, s.hex);
+	sri_check_free(c);
+	c = sri_check_new(&s);
+	sri_check_update(c, "hello!", 6);
+	CHECK(!sri_check_end(c, got));
+	CHECK(strcmp(got, s.hex) != 0);
+	sri_check_free(c);
+
+	int fd = hello_fd("hello\n");
+	CHECK(sri_check_fd(&s, fd));
+	close(fd);
+	fd = hello_fd("hellO\n");
+	CHECK(!sri_check_fd(&s, fd));
+	close(fd);
+	CHECK(sri_from_npm(NULL, HELLO_SHA1, &s) == 0);
+	fd = hello_fd("hello\n");
+	CHECK(sri_check_fd(&s, fd));
+	close(fd);
+}
+
+int main(void)
+{
+	test_names();
+	test_rewrite();
+	test_find();
+	test_sri();
+	return unit_done("test_gateway");
+}
