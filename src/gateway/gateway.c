@@ -13,7 +13,6 @@
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/timerfd.h>
 #include <time.h>
 
@@ -21,6 +20,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "gateway/gw.h"
+#include "net/proxy_event.h"
 
 /* past an upstream's own total timeout (gw_fetch.c), without a byte sent */
 #define CLIENT_TIMEOUT_MS 660000
@@ -191,21 +191,7 @@ void gw_reply_file(struct gw *gw, struct gw_client *cl, int fd, off_t size, cons
 
 static void emit(struct gw *gw, json_object *o, const char *kind)
 {
-	struct timeval tv;
-	char ts[64];
-
-	if (gw->conf.events_fd < 0) {
-		json_object_put(o);
-		return;
-	}
-	gettimeofday(&tv, NULL);
-	snprintf(ts, sizeof(ts), "%lld.%03d", (long long)tv.tv_sec, (int)(tv.tv_usec / 1000));
-	json_object_object_add(o, "time", json_object_new_double_s((double)tv.tv_sec, ts));
-	json_object_object_add(o, "event", json_object_new_string(kind));
-	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (write_all(gw->conf.events_fd, line, strlen(line)) == 0)
-		(void)!write_all(gw->conf.events_fd, "\n", 1);
-	json_object_put(o);
+	proxy_event_write(gw->conf.events_fd, o, kind);
 }
 
 static json_object *package_obj(const char *eco, const char *name, const char *version)

@@ -30,12 +30,12 @@ void proxy_event_fini(struct proxy_events *ev)
 	ev->fd = -1;
 }
 
-static void emit(struct proxy_events *ev, json_object *o, const char *kind)
+void proxy_event_write(int fd, json_object *o, const char *kind)
 {
 	struct timeval tv;
 	char ts[64];
 
-	if (ev->fd < 0) {
+	if (fd < 0) {
 		json_object_put(o);
 		return;
 	}
@@ -45,9 +45,14 @@ static void emit(struct proxy_events *ev, json_object *o, const char *kind)
 	json_object_object_add(o, "event", json_object_new_string(kind));
 	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	/* An events file that stops taking writes must not stop the relay. */
-	if (write_all(ev->fd, line, strlen(line)) == 0)
-		(void)!write_all(ev->fd, "\n", 1);
+	if (write_all(fd, line, strlen(line)) == 0)
+		(void)!write_all(fd, "\n", 1);
 	json_object_put(o);
+}
+
+static void emit(struct proxy_events *ev, json_object *o, const char *kind)
+{
+	proxy_event_write(ev->fd, o, kind);
 }
 
 static json_object *base(const char *host, int port, const char *decision)

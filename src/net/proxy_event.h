@@ -14,6 +14,10 @@ struct proxy_events {
 };
 
 void proxy_event_init(struct proxy_events *ev, const char *profile, int fd);
+/* One event line on fd (-1: none): o, with "time" and "event" = kind added;
+ * takes o. Shared by the proxy, the DNS stub and the package gateway. */
+struct json_object;
+void proxy_event_write(int fd, struct json_object *o, const char *kind);
 void proxy_event_fini(struct proxy_events *ev);
 /* decision: "allowed" or "refused"; a refusal is also told on stderr once
  * per host. host "" stands for a request too malformed to name one. */
