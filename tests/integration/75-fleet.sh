@@ -133,7 +133,7 @@ test_session_oci_export_carries_workspace() {
 test_export_bad_format_and_nothing_left() {
 	mkdir "$TESTDIR/o"
 	run "$SBX" image export minimal --format zip -o "$TESTDIR/o/x.tar"
-	assert_bad_input "--format: unknown format 'zip'"
+	assert_bad_input "--format: invalid value 'zip' (one of: tar, oci, docker)"
 	run "$SBX" image export minimal --format oci --workspace -o "$TESTDIR/o/x.tar"
 	assert_bad_input "--workspace"
 	run "$SBX" image export no-such-image --format oci -o "$TESTDIR/o/x.tar"
