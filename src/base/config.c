@@ -435,12 +435,16 @@ int config_set(struct sbx_config *cfg, const struct sbx_option *o, const char *s
 
 const struct sbx_strlist *config_list(const struct sbx_config *cfg, const struct sbx_option *o)
 {
-	return (o->flags & SBX_OPT_REPEAT) ? FIELD(cfg, o, const struct sbx_strlist) : NULL;
+	return (o->flags & SBX_OPT_REPEAT) && !(o->flags & SBX_OPT_LOCAL) ? FIELD(cfg, o, const struct sbx_strlist) : NULL;
 }
 
 void config_format(const struct sbx_config *cfg, const struct sbx_option *o, char *buf,
 		   size_t size)
 {
+	if (o->flags & SBX_OPT_LOCAL) { /* no field of the config to read */
+		snprintf(buf, size, "%s", "");
+		return;
+	}
 	/* only the number kinds are 64-bit fields (an enum is an int) */
 	int wide = o->kind == SBX_ARG_DURATION || o->kind == SBX_ARG_SIZE ||
 		   o->kind == SBX_ARG_COUNT || o->kind == SBX_ARG_FD || o->kind == SBX_ARG_CPUS;
