@@ -33,13 +33,6 @@
 
 static const struct gw_ecosystem *const ecosystems[] = { &gw_npm };
 
-int64_t gw_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int gw_ep_add(struct gw *gw, int fd, uint32_t events, uint64_t tag)
 {
 	struct epoll_event ev = { .events = events, .data.u64 = tag };
@@ -107,7 +100,7 @@ static void flush(struct gw_client *c)
 			return;
 		}
 		c->out_off += (size_t)n;
-		c->deadline = gw_now_ms() + CLIENT_TIMEOUT_MS;
+		c->deadline = (int64_t)now_ms() + CLIENT_TIMEOUT_MS;
 	}
 	while (c->body_fd >= 0 && c->body_off < c->body_len) {
 		ssize_t n = sendfile(c->fd, c->body_fd, &c->body_off, (size_t)(c->body_len - c->body_off));
@@ -119,7 +112,7 @@ static void flush(struct gw_client *c)
 			client_kill(c);
 			return;
 		}
-		c->deadline = gw_now_ms() + CLIENT_TIMEOUT_MS;
+		c->deadline = (int64_t)now_ms() + CLIENT_TIMEOUT_MS;
 	}
 	if (c->out_len) {
 		shutdown(c->fd, SHUT_WR);
@@ -294,7 +287,7 @@ static void take(void *ctx, int fd, const char *head, size_t len)
 	c->id = ++gw->next_id;
 	c->fd = fd;
 	c->body_fd = -1;
-	c->deadline = gw_now_ms() + CLIENT_TIMEOUT_MS;
+	c->deadline = (int64_t)now_ms() + CLIENT_TIMEOUT_MS;
 	c->next = gw->clients;
 	gw->clients = c;
 	if (gw_ep_add(gw, fd, EPOLLOUT | EPOLLRDHUP | EPOLLET, c->id << 8 | KIND_CLIENT) < 0 || n >= MAX_CLIENTS) {
@@ -312,7 +305,7 @@ static void take(void *ctx, int fd, const char *head, size_t len)
 static void timers(struct gw *gw)
 {
 	uint64_t ticks;
-	int64_t now = gw_now_ms();
+	int64_t now = (int64_t)now_ms();
 
 	(void)!read(gw->tfd, &ticks, sizeof(ticks));
 	for (struct gw_client *c = gw->clients; c; c = c->next)

@@ -58,7 +58,6 @@ struct gw {
 	char *profile;
 };
 
-int64_t gw_now_ms(void);
 bool gw_client_alive(struct gw *gw, uint64_t id);
 struct gw_client *gw_client_find(struct gw *gw, uint64_t id);
 /* Answers: status, content type, a body in memory. */

@@ -160,7 +160,7 @@ static void try_lock(struct gw *gw, struct gw_artifact *a)
 		release(gw, a);
 	} else if (r == 1) {
 		locked(gw, a);
-	} else if (gw_now_ms() - a->since > WAIT_OTHER_MS) {
+	} else if ((int64_t)now_ms() - a->since > WAIT_OTHER_MS) {
 		fail_all(gw, a, 504, "another sbxrun's download of it did not end");
 		release(gw, a);
 	}
@@ -199,7 +199,7 @@ void gw_artifact_get(struct gw *gw, struct gw_client *cl, const struct gw_artifa
 	a->max = r->max;
 	a->lockfd = a->tmpfd = -1;
 	a->waiters = w;
-	a->since = gw_now_ms();
+	a->since = (int64_t)now_ms();
 	a->next = gw->artifacts;
 	gw->artifacts = a;
 	try_lock(gw, a);

@@ -198,7 +198,7 @@ int gw_fetch_start(struct gw *gw, struct gw_fetch *f)
 		snprintf(f->error, sizeof(f->error), "too many upstream fetches at once");
 		return -1;
 	}
-	f->start_ms = gw_now_ms();
+	f->start_ms = (int64_t)now_ms();
 	if (!f->max)
 		f->max = UINT64_MAX / 2;
 	f->curl = curl_easy_init();
@@ -265,7 +265,7 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 	} else if (rc != CURLE_OK) {
 		snprintf(f->error, sizeof(f->error), "%s", curl_easy_strerror(rc));
 	}
-	f->ms = gw_now_ms() - f->start_ms;
+	f->ms = (int64_t)now_ms() - f->start_ms;
 	unlink_fetch(gw, f);
 	f->done(gw, f);
 }
