@@ -6,24 +6,16 @@
 #include "gateway/gateway.h"
 
 #include <errno.h>
-#include <json-c/json.h>
-#include <stdarg.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
-#include <sys/sendfile.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 
-#include "base/log.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "gateway/gw.h"
-#include "net/proxy_event.h"
 
-/* past an upstream's own total timeout (gw_fetch.c), without a byte sent */
-#define CLIENT_TIMEOUT_MS 660000
 #define MAX_CLIENTS 256
 /* epoll tags: small constants, or an id/fd shifted above a kind */
 #define TAG_TIMER 1ULL
@@ -33,198 +25,11 @@
 
 static const struct gw_ecosystem *const ecosystems[] = { &gw_npm };
 
-int gw_ep_add(struct gw *gw, int fd, uint32_t events, uint64_t tag)
-{
-	struct epoll_event ev = { .events = events, .data.u64 = tag };
-	if (epoll_ctl(gw->epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
-		return 0;
-	return errno == EEXIST ? epoll_ctl(gw->epfd, EPOLL_CTL_MOD, fd, &ev) : -1;
-}
-
 const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry)
 {
 	if (cfg->pkg_npm && cfg->pkg_npm[0])
 		return cfg->pkg_npm;
 	return image_registry && image_registry[0] ? image_registry : NULL;
-}
-
-struct gw_client *gw_client_find(struct gw *gw, uint64_t id)
-{
-	for (struct gw_client *c = gw->clients; c; c = c->next)
-		if (c->id == id && !c->dead)
-			return c;
-	return NULL;
-}
-
-bool gw_client_alive(struct gw *gw, uint64_t id)
-{
-	return gw_client_find(gw, id) != NULL;
-}
-
-static void client_kill(struct gw_client *c)
-{
-	if (c->dead)
-		return;
-	c->dead = true;
-	if (c->fd >= 0)
-		close(steal_fd(c->fd));
-	if (c->body_fd >= 0)
-		close(steal_fd(c->body_fd));
-}
-
-static void reap(struct gw *gw)
-{
-	for (struct gw_client **pp = &gw->clients; *pp;) {
-		struct gw_client *c = *pp;
-		if (!c->dead) {
-			pp = &c->next;
-			continue;
-		}
-		*pp = c->next;
-		free(c->out);
-		free(c);
-	}
-}
-
-/* Writes what is pending; when all is out, closes (one request a connection). */
-static void flush(struct gw_client *c)
-{
-	while (c->out_off < c->out_len) {
-		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			client_kill(c);
-			return;
-		}
-		c->out_off += (size_t)n;
-		c->deadline = (int64_t)now_ms() + CLIENT_TIMEOUT_MS;
-	}
-	while (c->body_fd >= 0 && c->body_off < c->body_len) {
-		ssize_t n = sendfile(c->fd, c->body_fd, &c->body_off, (size_t)(c->body_len - c->body_off));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			client_kill(c);
-			return;
-		}
-		c->deadline = (int64_t)now_ms() + CLIENT_TIMEOUT_MS;
-	}
-	if (c->out_len) {
-		shutdown(c->fd, SHUT_WR);
-		client_kill(c);
-	}
-}
-
-static const char *status_text(int status)
-{
-	switch (status) {
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default: return "Error";
-	}
-}
-
-static void set_head(struct gw_client *c, int status, const char *ctype, uint64_t len, const char *body,
-		     size_t blen)
-{
-	_cleanup_free_ char *head = xasprintf("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %llu\r\n"
-					      "Connection: close\r\nCache-Control: no-store\r\n\r\n",
-					      status, status_text(status), ctype, (unsigned long long)len);
-	size_t hl = strlen(head);
-
-	if (c->head_only)
-		blen = 0;
-	free(c->out);
-	c->out = xmalloc(hl + blen + 1);
-	memcpy(c->out, head, hl);
-	if (blen)
-		memcpy(c->out + hl, body, blen);
-	c->out_len = hl + blen;
-	c->out_off = 0;
-}
-
-void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype, const char *body,
-	      size_t len)
-{
-	(void)gw;
-	if (!cl || cl->dead || cl->out_len)
-		return;
-	set_head(cl, status, ctype, len, body, len);
-	flush(cl);
-}
-
-void gw_reply_file(struct gw *gw, struct gw_client *cl, int fd, off_t size, const char *ctype)
-{
-	(void)gw;
-	if (!cl || cl->dead || cl->out_len) {
-		close(fd);
-		return;
-	}
-	set_head(cl, 200, ctype, (uint64_t)size, NULL, 0);
-	if (!cl->head_only) {
-		cl->body_fd = fd;
-		cl->body_off = 0;
-		cl->body_len = size;
-	} else {
-		close(fd);
-	}
-	flush(cl);
-}
-
-static void emit(struct gw *gw, json_object *o, const char *kind)
-{
-	proxy_event_write(gw->conf.events_fd, o, kind);
-}
-
-static json_object *package_obj(const char *eco, const char *name, const char *version)
-{
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "ecosystem", json_object_new_string(eco));
-	json_object_object_add(o, "name", json_object_new_string(name ? name : ""));
-	json_object_object_add(o, "version", json_object_new_string(version ? version : ""));
-	return o;
-}
-
-void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const char *version,
-		       uint64_t bytes, const char *cache, int64_t upstream_ms)
-{
-	json_object *o = package_obj(eco, name, version);
-	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)bytes));
-	json_object_object_add(o, "cache", json_object_new_string(cache));
-	json_object_object_add(o, "upstream_ms", json_object_new_int64(upstream_ms));
-	emit(gw, o, "package");
-}
-
-void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, const char *name,
-	     const char *version, const char *fmt, ...)
-{
-	char msg[768], clean[800];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	log_sanitize(clean, sizeof(clean), msg);
-	if (name) {
-		json_object *o = package_obj(eco, name, version);
-		json_object_object_add(o, "status", json_object_new_int(status));
-		json_object_object_add(o, "reason", json_object_new_string(msg));
-		emit(gw, o, "package-refused");
-		fprintf(stderr, "sbxrun: gateway: %s\n", clean);
-	}
-	_cleanup_free_ char *body = xasprintf("sbxrun package gateway: %s\n", clean);
-	gw_reply(gw, cl, status, "text/plain; charset=utf-8", body, strlen(body));
 }
 
 /* The request line and the one header the ecosystems read. */
@@ -287,11 +92,11 @@ static void take(void *ctx, int fd, const char *head, size_t len)
 	c->id = ++gw->next_id;
 	c->fd = fd;
 	c->body_fd = -1;
-	c->deadline = (int64_t)now_ms() + CLIENT_TIMEOUT_MS;
+	c->deadline = (int64_t)now_ms() + GW_CLIENT_TIMEOUT_MS;
 	c->next = gw->clients;
 	gw->clients = c;
 	if (gw_ep_add(gw, fd, EPOLLOUT | EPOLLRDHUP | EPOLLET, c->id << 8 | KIND_CLIENT) < 0 || n >= MAX_CLIENTS) {
-		client_kill(c);
+		gw_client_kill(c);
 		return;
 	}
 	int st = parse_head(c, head, len, path, sizeof(path));
@@ -299,7 +104,7 @@ static void take(void *ctx, int fd, const char *head, size_t len)
 		gw_fail(gw, c, st, NULL, NULL, NULL, "%s", st == 405 ? "only GET and HEAD" : "bad request");
 	else
 		route(gw, c, path);
-	reap(gw);
+	gw_client_reap(gw);
 }
 
 static void timers(struct gw *gw)
@@ -310,7 +115,7 @@ static void timers(struct gw *gw)
 	(void)!read(gw->tfd, &ticks, sizeof(ticks));
 	for (struct gw_client *c = gw->clients; c; c = c->next)
 		if (!c->dead && c->deadline <= now)
-			client_kill(c);
+			gw_client_kill(c);
 	gw_artifact_poll(gw);
 }
 
@@ -333,12 +138,12 @@ static void dispatch(void *ctx)
 		} else if ((tag & 0xff) == KIND_CLIENT) {
 			struct gw_client *c = gw_client_find(gw, tag >> 8);
 			if (c && c->out_len)
-				flush(c);
+				gw_client_flush(c);
 			else if (c && (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
-				client_kill(c);  /* gone before its answer */
+				gw_client_kill(c);  /* gone before its answer */
 		}
 	}
-	reap(gw);
+	gw_client_reap(gw);
 }
 
 static void local_free(void *ctx)
@@ -436,13 +241,13 @@ void gateway_free(struct sbx_gateway *g)
 		return;
 	/* clients first: what the fetches' ends answer goes nowhere */
 	for (struct gw_client *c = gw->clients; c; c = c->next)
-		client_kill(c);
+		gw_client_kill(c);
 	gw_fetch_fini(gw);
 	gw_artifact_fini(gw);
 	for (size_t i = 0; i < ARRAY_SIZE(ecosystems); i++)
 		if (ecosystems[i]->free)
 			ecosystems[i]->free(gw);
-	reap(gw);
+	gw_client_reap(gw);
 	gw_cache_close(gw->cache);
 	hostmatch_free(&gw->allow);
 	if (gw->epfd >= 0)

@@ -1,5 +1,6 @@
-/* gw.h - inside the package gateway: the core (gateway.c: clients, the
- * loop, events), upstream fetches (gw_fetch.c), the cache (gw_cache.c),
+/* gw.h - inside the package gateway: the core (gateway.c: requests, the
+ * loop), clients, their answers and events (gw_client.c), upstream fetches
+ * (gw_fetch.c), the cache (gw_cache.c),
  * artifacts shared between requests (gw_artifact.c) and one file per
  * ecosystem behind struct gw_ecosystem (gw_npm.c; apt and PyPI later). */
 #ifndef SBX_GW_H
@@ -25,7 +26,6 @@ struct gw_ecosystem {
 };
 extern const struct gw_ecosystem gw_npm;
 
-/* --- the core (gateway.c) --- */
 struct gw_client {
 	struct gw_client *next;
 	uint64_t id;
@@ -58,6 +58,10 @@ struct gw {
 	char *profile;
 };
 
+/* --- clients (gw_client.c) --- */
+/* past an upstream's own total timeout (gw_fetch.c), without a byte sent */
+#define GW_CLIENT_TIMEOUT_MS 660000
+int gw_ep_add(struct gw *gw, int fd, uint32_t events, uint64_t tag);
 bool gw_client_alive(struct gw *gw, uint64_t id);
 struct gw_client *gw_client_find(struct gw *gw, uint64_t id);
 /* Answers: status, content type, a body in memory. */
@@ -71,7 +75,10 @@ void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, c
 void gw_reply_file(struct gw *gw, struct gw_client *cl, int fd, off_t size, const char *ctype);
 void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const char *version,
 		       uint64_t bytes, const char *cache, int64_t upstream_ms);
-int gw_ep_add(struct gw *gw, int fd, uint32_t events, uint64_t tag);
+/* Writes what is pending; once all is out, ends the connection. */
+void gw_client_flush(struct gw_client *c);
+void gw_client_kill(struct gw_client *c);
+void gw_client_reap(struct gw *gw);  /* frees the ended */
 
 /* --- fetches (gw_fetch.c) --- */
 struct gw_fetch {
