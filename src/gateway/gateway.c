@@ -1,7 +1,7 @@
 /* gateway.c - the package gateway's core: takes the requests the proxy
- * hands over, routes them to an ecosystem by the first path segment,
- * writes the answers without blocking, drives libcurl's sockets and timer
- * from its own epoll (which sits in the proxy's), and tells events. */
+ * hands over, routes them to an ecosystem by the first path segment and
+ * drives the clients, libcurl's sockets and the timers from its own epoll
+ * (which sits in the proxy's). Answers and events: gw_client.c. */
 #define _GNU_SOURCE
 #include "gateway/gateway.h"
 
