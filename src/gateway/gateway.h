@@ -11,6 +11,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
+#include "gateway/rules.h"
 #include "net/hostmatch.h"
 #include "net/proxy.h"
 
@@ -27,6 +28,7 @@ struct sbx_gateway_conf {
 	int events_fd;                     /* -1, or where JSON-lines events go */
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	const char *cache_dir;             /* NULL: the user's (~/.cache/sbxrun/packages) */
+	struct gw_rules rules;             /* [packages] allow, deny, min_age, offline */
 };
 
 struct sbx_gateway;

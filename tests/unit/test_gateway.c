@@ -1,12 +1,14 @@
 /* test_gateway.c - the package gateway's pure parts: npm package names
  * from request paths, packument rewriting and lookup, SRI parsing and
- * checking (the bytes of "hello\n" against its real digests). */
+ * checking (the bytes of "hello\n" against its real digests), the package
+ * rules by name and age. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "base/util.h"
 #include "gateway/npm_doc.h"
+#include "gateway/rules.h"
 #include "gateway/sri.h"
 #include "unit.h"
 
@@ -144,11 +146,47 @@ static void test_sri(void)
 	close(fd);
 }
 
+static void test_rules(void)
+{
+	char *allow_v[] = { "pypi:numpy", "npm:@types/*", "deb:*" }, *deny_v[] = { "npm:@types/evil*" };
+	char *orig[] = { "lab.ini:4", "lab.ini:5", "lab.ini:6" };
+	struct sbx_strlist allow = { allow_v, orig, 3 }, deny = { deny_v, orig, 1 }, none = { 0 };
+	struct gw_rules r = { .allow = &allow, .deny = &deny, .min_age_s = 7 * 86400 };
+	char why[256], n[64];
+
+	rules_normalize("pypi", "Zope.Interface__x", n, sizeof(n));
+	CHECK_STR(n, "zope-interface-x");
+	rules_normalize("npm", "@Types/Node", n, sizeof(n));
+	CHECK_STR(n, "@Types/Node");
+	CHECK(rules_name(&r, "pypi", "NumPy", why, sizeof(why)) == 0);
+	CHECK(rules_name(&r, "pypi", "pandas", why, sizeof(why)) == -1);
+	CHECK_CONTAINS(why, "pypi 'pandas' is not on the allow list");
+	CHECK(rules_name(&r, "npm", "@types/node", why, sizeof(why)) == 0);
+	CHECK(rules_name(&r, "npm", "@types/evil-x", why, sizeof(why)) == -1);
+	CHECK_CONTAINS(why, "denied by [packages] deny = npm:@types/evil* (lab.ini:4)");
+	CHECK(rules_name(&r, "npm", "left-pad", why, sizeof(why)) == -1);
+	CHECK(rules_name(&r, "deb", "gcc", why, sizeof(why)) == 0);
+	r.allow = &none;
+	CHECK(rules_name(&r, "npm", "left-pad", why, sizeof(why)) == 0);
+	allow_v[0] = "pypi:numpy";
+	r.allow = &allow;
+	allow.n = 1;
+	CHECK(rules_name(&r, "npm", "x", why, sizeof(why)) == -1);
+	CHECK_CONTAINS(why, "which names nothing of this ecosystem");
+	CHECK(rules_age(&r, 1000000000, 1000000000 + 8 * 86400, why, sizeof(why)) == 0);
+	CHECK(rules_age(&r, 1000000000, 1000000000 + 2 * 86400, why, sizeof(why)) == -1);
+	CHECK_STR(why, "published 2 days ago, [packages] min_age is 7 days");
+	CHECK(rules_age(&r, 0, 1000000000, why, sizeof(why)) == -1);
+	r.min_age_s = 0;
+	CHECK(rules_age(&r, 0, 1000000000, why, sizeof(why)) == 0);
+}
+
 int main(void)
 {
 	test_names();
 	test_rewrite();
 	test_find();
 	test_sri();
+	test_rules();
 	return unit_done("test_gateway");
 }

@@ -1,0 +1,102 @@
+/* rules.c - package rules by name and age (rules.h): glob matching per
+ * ecosystem, deny before allow, and the sentences a refusal carries. */
+#include "gateway/rules.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+void rules_normalize(const char *eco, const char *name, char *out, size_t size)
+{
+	size_t o = 0;
+	bool pypi = strcmp(eco, "pypi") == 0;
+
+	if (!size)
+		return;
+	for (const char *p = name; *p && o + 1 < size; p++) {
+		if (pypi && strchr("-_.", *p)) {
+			if (o && out[o - 1] == '-')
+				continue;
+			out[o++] = '-';
+		} else {
+			out[o++] = pypi ? (char)tolower((unsigned char)*p) : *p;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* An entry "ECO:GLOB" applies to ECO only, "GLOB" to every ecosystem;
+ * *named tells whether the entry names this ecosystem. */
+static bool entry_matches(const char *entry, const char *eco, const char *norm, bool *named)
+{
+	const char *colon = strchr(entry, ':'), *glob = entry;
+	char g[256];
+
+	if (colon) {
+		if ((size_t)(colon - entry) != strlen(eco) || strncmp(entry, eco, strlen(eco)) != 0)
+			return false;
+		glob = colon + 1;
+	}
+	*named = true;
+	rules_normalize(eco, glob, g, sizeof(g));
+	return fnmatch(g, norm, 0) == 0;
+}
+
+static const char *origin_of(const struct sbx_strlist *l, size_t i)
+{
+	return l->origin && l->origin[i] ? l->origin[i] : "the profile";
+}
+
+int rules_name(const struct gw_rules *r, const char *eco, const char *name, char *why, size_t size)
+{
+	char norm[256];
+	bool named = false, any = false;
+
+	rules_normalize(eco, name, norm, sizeof(norm));
+	for (size_t i = 0; r->deny && i < r->deny->n; i++)
+		if (entry_matches(r->deny->v[i], eco, norm, &named)) {
+			snprintf(why, size, "%s '%s' is denied by [packages] deny = %s (%s)", eco, name, r->deny->v[i],
+				 origin_of(r->deny, i));
+			return -1;
+		}
+	if (!r->allow || r->allow->n == 0)
+		return 0;
+	for (size_t i = 0; i < r->allow->n; i++) {
+		named = false;
+		if (entry_matches(r->allow->v[i], eco, norm, &named))
+			return 0;
+		any |= named;
+	}
+	snprintf(why, size, "%s '%s' is not on the allow list ([packages] allow%s, %s)", eco, name,
+		 any ? "" : ", which names nothing of this ecosystem", origin_of(r->allow, 0));
+	return -1;
+}
+
+static void say_age(char *out, size_t size, uint64_t s)
+{
+	if (s >= 86400 * 2)
+		snprintf(out, size, "%llu days", (unsigned long long)(s / 86400));
+	else if (s >= 3600 * 2)
+		snprintf(out, size, "%llu hours", (unsigned long long)(s / 3600));
+	else
+		snprintf(out, size, "%llu minutes", (unsigned long long)(s / 60));
+}
+
+int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char *why, size_t size)
+{
+	char age[32], min[32];
+
+	if (!r->min_age_s)
+		return 0;
+	say_age(min, sizeof(min), r->min_age_s);
+	if (published_s <= 0) {
+		snprintf(why, size, "its publication date is unknown, and [packages] min_age is %s", min);
+		return -1;
+	}
+	if (now_s >= published_s && (uint64_t)(now_s - published_s) >= r->min_age_s)
+		return 0;
+	say_age(age, sizeof(age), now_s > published_s ? (uint64_t)(now_s - published_s) : 0);
+	snprintf(why, size, "published %s ago, [packages] min_age is %s", age, min);
+	return -1;
+}

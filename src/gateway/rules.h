@@ -1,0 +1,34 @@
+/* rules.h - the profile's package rules ([packages] allow, deny, min_age,
+ * offline), asked by every ecosystem of the gateway the same way. */
+#ifndef SBX_GW_RULES_H
+#define SBX_GW_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/config.h"
+
+struct gw_rules {
+	const struct sbx_strlist *allow;  /* "ECO:GLOB" or "GLOB" (every ecosystem); NULL or empty: all */
+	const struct sbx_strlist *deny;   /* the same; wins over allow */
+	uint64_t min_age_s;               /* 0: no age rule */
+	bool offline;                     /* serve only what the cache holds */
+};
+
+/* The name as the ecosystem compares it: PyPI's normalised (PEP 503:
+ * lower case, runs of "-_." as one "-"); npm and deb as given. */
+void rules_normalize(const char *eco, const char *name, char *out, size_t size);
+
+/* 0 when NAME of ecosystem ECO ("npm", "pypi", "deb") may be served; -1
+ * with why ("'x' is not on the allow list", "'x' matches deny 'npm:x*'"),
+ * naming the rule and where it was set. Once any allow entry exists, an
+ * ecosystem none of them names is closed: `deb:*` opens apt wholly. */
+int rules_name(const struct gw_rules *r, const char *eco, const char *name, char *why, size_t size);
+
+/* 0 when a version published at published_s (Unix seconds; 0: unknown)
+ * is old enough at now_s; -1 with why ("published 2 days ago, min_age is
+ * 7 days"). An unknown date under an age rule is too young: deny. */
+int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char *why, size_t size);
+
+#endif
