@@ -500,6 +500,33 @@ static int upstream_url_check(const char *u)
 	return strncmp(u, internal, sizeof(internal) - 1) == 0 && n > sizeof(internal) - 1 ? 0 : -1;
 }
 
+int config_upstream_entry(const char *url, char *out, size_t size)
+{
+	const char *a, *at, *colon;
+	size_t n;
+
+	if (!url || upstream_url_check(url) < 0)
+		return -1;
+	a = strstr(url, "://") + 3;
+	n = strcspn(a, "/?#");
+	if ((at = memrchr(a, '@', n))) {
+		n -= (size_t)(at + 1 - a);
+		a = at + 1;
+	}
+	if (a[0] == '[') {
+		const char *rb = memchr(a, ']', n);
+		colon = rb && rb + 1 < a + n && rb[1] == ':' ? rb + 1 : NULL;
+	} else {
+		colon = memchr(a, ':', n);
+	}
+	if (n == 0 || (colon && colon + 1 == a + n))
+		return -1;
+	if (colon)
+		return snprintf(out, size, "%.*s", (int)n, a) < (int)size ? 0 : -1;
+	/* no port: https's own, which an entry without a port allows */
+	return snprintf(out, size, "%.*s", (int)n, a) < (int)size ? 0 : -1;
+}
+
 int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 {
 	if (cfg->json_file && cfg->json_fd)

@@ -119,6 +119,10 @@ int config_set(struct sbx_config *cfg, const struct sbx_option *opt, const char 
  * "unlimited" otherwise), NULL if the option is not a limit. */
 const char *config_unlimited_word(const struct sbx_option *opt);
 /* Option combinations and values that depend on each other; after loading. */
+/* The allow-list entry ("HOST[:PORT]") a package upstream URL ([packages]
+ * npm) needs: the gateway reaches an upstream only through the allow list,
+ * so a policy's [network] allow caps it too. -1: not a valid upstream. */
+int config_upstream_entry(const char *url, char *out, size_t size);
 int config_check(const struct sbx_config *cfg, struct sbx_err *err);
 /* The value formatted as a profile would write it (lists: one per call). */
 void config_format(const struct sbx_config *cfg, const struct sbx_option *opt,

@@ -340,6 +340,12 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 		       (cmd == SBX_CMD_PROXY || cfg->egress == SBX_EGRESS_PACKAGES) ? SBX_SET__COUNT : 0;
 	for (size_t i = 0; i < nsets; i++)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), sbx_host_sets[i], "default", 0, err);
+	/* A profile's package upstream is reached through the allow list, as
+	 * an entry of that profile line's, so that a policy caps it too. */
+	char up[320];
+	if ((cmd & runs_proxy) && !in_session && cfg->egress == SBX_EGRESS_PACKAGES &&
+	    config_upstream_entry(cfg->pkg_npm, up, sizeof(up)) == 0)
+		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_NPM], 0, err);
 	if (policy_enforce(cfg, err) < 0)
 		return -1;
 	return config_check(cfg, err);

@@ -173,31 +173,6 @@ static int cache_root(const struct sbx_gateway_conf *conf, char **out, struct sb
 	return 0;
 }
 
-/* The allow list, and the upstreams' own hosts: a profile's upstream is
- * named exactly there (the address checks still apply to every hop). */
-static int compile_allow(struct gw *gw, struct sbx_err *err)
-{
-	const struct sbx_strlist *in = gw->conf.allow;
-	struct sbx_strlist l = { 0 };
-	char hp[HOSTMATCH_MAX + 16];
-	int r;
-
-	l.v = xcalloc(in->n + 2, sizeof(char *));
-	l.origin = xcalloc(in->n + 2, sizeof(char *));
-	for (size_t i = 0; i < in->n; i++) {
-		l.v[l.n] = in->v[i];
-		l.origin[l.n++] = in->origin[i];
-	}
-	if (gw->npm_upstream && gw_fetch_host_port(gw->npm_upstream, hp, sizeof(hp)) == 0) {
-		l.v[l.n] = hp;
-		l.origin[l.n++] = (char *)"[packages] npm";
-	}
-	r = hostmatch_compile(&l, gw->conf.sets, &gw->allow, err);
-	free(l.v);
-	free(l.origin);
-	return r;
-}
-
 int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, struct sbx_err *err)
 {
 	struct gw *gw = xcalloc(1, sizeof(*gw));
@@ -212,7 +187,9 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 		size_t n = strlen(conf->npm_upstream);
 		gw->npm_upstream = xasprintf("%s%s", conf->npm_upstream, n && conf->npm_upstream[n - 1] == '/' ? "" : "/");
 	}
-	if (compile_allow(gw, err) < 0 ||
+	/* an upstream's host is on the allow list already (config_upstream_entry,
+	 * or the image's @npm): every hop, the first included, must pass it */
+	if (hostmatch_compile(gw->conf.allow, gw->conf.sets, &gw->allow, err) < 0 ||
 	    cache_root(conf, &root, err) < 0 || gw_cache_open(root, &gw->cache, err) < 0)
 		goto fail;
 	gw->epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -119,22 +119,6 @@ static int check_hop(struct gw *gw, struct gw_fetch *f, const char *url)
 	return r;
 }
 
-int gw_fetch_host_port(const char *url, char *out, size_t size)
-{
-	CURLU *u = curl_url();
-	char *host = NULL, *port = NULL;
-	int r = -1;
-
-	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
-		r = snprintf(out, size, "%s:%s", host, port) < (int)size ? 0 : -1;
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(u);
-	return r;
-}
-
 static void setup(struct gw *gw, struct gw_fetch *f, CURL *c)
 {
 	uint64_t silence = gw->conf.timeout_ms ? gw->conf.timeout_ms : DEFAULT_SILENCE_MS;

@@ -163,15 +163,13 @@ void sandbox_release(struct sbx_sandbox *sb)
 static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_conf *pc,
 			   struct sbx_gateway **gw, struct sbx_err *err)
 {
-	/* the allow list as the proxy's (to move onto plan->net.hosts) */
-	static char *sets[] = { "@apt", "@pypi", "@npm", NULL };
-	static char *origins[] = { "default", "default", "default", NULL };
-	static const struct sbx_strlist sets_only = { sets, origins, 3 };
+	/* the allow list as the proxy's, after the policy (to move onto
+	 * plan->net.hosts); the image's sets are on it when asked for */
 	struct hostmatch_sets hs = { (const char *const *)plan->img.apt_hosts, plan->img.npm_registry,
 				     plan->img.pypi_index };
 	struct sbx_gateway_conf conf = {
 		.profile_name = pc->profile_name,
-		.allow = plan->cfg->allow.n ? &plan->cfg->allow : &sets_only, .sets = &hs,
+		.allow = &plan->cfg->allow, .sets = &hs,
 		.npm_upstream = gateway_npm_upstream(plan->cfg, plan->img.npm_registry),
 		.events_fd = plan->events_fd, .timeout_ms = plan->cfg->pkg_timeout_ms,
 	};

@@ -293,8 +293,29 @@ test_policy_drops_default_sets_it_does_not_cover() {
 	"$SBX" -q image import npmimg.tar --name "npmimg$$" # before the ceiling: its own sandbox asks npm
 	lab_policy
 	run "$SBX" run --image "npmimg$$" --memory 1G --net packages -- sh -c \
-		'http_proxy=$SBXRUN_PROXY wget -q -O- http://registry.example.net/ 2>&1; echo rc=$?'
+		'http_proxy=$SBXRUN_PROXY wget -q -O- http://registry.example.net/ 2>&1; echo rc=$?
+		http_proxy=$SBXRUN_PROXY wget -q -O- http://packages.sbxrun.internal/npm/left-pad 2>&1; echo gw=$?'
 	"$SBX" -q image rm "npmimg$$"
 	assert_contains "$out" "403" "the image's @npm under a policy without it (stderr: $err)"
 	assert_contains "$err" "registry.example.net"
+	# nor does the package gateway fetch from it
+	assert_contains "$out" "gw=1"
+	assert_contains "$err" "host 'registry.example.net' port 80 is not in profile"
+}
+
+# A profile's package upstream is an allow entry of its own line: the
+# ceiling's [network] allow caps it, as it caps --allow.
+test_policy_caps_a_profiles_package_upstream() {
+	lab_policy
+	local p
+	p=$(profile up '[limits]\nmemory = 1G\n[network]\negress = packages\n[packages]\nnpm = https://npm.evil.test/\n')
+	run "$SBX" run --image tiny -p "$p" -- true
+	assert_bad_input "profile '$p' asks for allow = npm.evil.test ($p:6); $TESTDIR/policy.ini caps [network] allow at @apt, *.example.org"
+	p=$(profile mirror '[limits]\nmemory = 1G\n[network]\negress = packages\n[packages]\nnpm = https://npm.example.org/reg/\n')
+	run "$SBX" run --image tiny -p "$p" -- true
+	assert_status 0
+	# a port the ceiling does not name is not covered
+	p=$(profile port '[limits]\nmemory = 1G\n[network]\negress = packages\n[packages]\nnpm = https://npm.example.org:8443/\n')
+	run "$SBX" run --image tiny -p "$p" -- true
+	assert_bad_input "asks for allow = npm.example.org:8443 ($p:6)"
 }

@@ -565,6 +565,24 @@ static void test_proxy_default_sets(void)
 	CHECK(rm_rf_at(AT_FDCWD, dir, &err) == 0);
 }
 
+static void test_upstream_entry(void)
+{
+	char e[320];
+
+	CHECK(config_upstream_entry("https://npm.example.org/", e, sizeof(e)) == 0);
+	CHECK_STR(e, "npm.example.org");
+	CHECK(config_upstream_entry("https://u:pw@mirror.lab:8443/reg/?x#y", e, sizeof(e)) == 0);
+	CHECK_STR(e, "mirror.lab:8443");
+	CHECK(config_upstream_entry("https://[2001:db8::1]/", e, sizeof(e)) == 0);
+	CHECK_STR(e, "[2001:db8::1]");
+	CHECK(config_upstream_entry("http://host.sbxrun.internal:4873/", e, sizeof(e)) == 0);
+	CHECK_STR(e, "host.sbxrun.internal:4873");
+	CHECK(config_upstream_entry("http://npm.example.org/", e, sizeof(e)) == -1);
+	CHECK(config_upstream_entry("https://mirror.lab:/", e, sizeof(e)) == -1);
+	CHECK(config_upstream_entry("https:///x", e, sizeof(e)) == -1);
+	CHECK(config_upstream_entry(NULL, e, sizeof(e)) == -1);
+}
+
 int main(void)
 {
 	test_numbers();
@@ -579,5 +597,6 @@ int main(void)
 	test_policy_lists();
 	test_policy_files();
 	test_proxy_default_sets();
+	test_upstream_entry();
 	return unit_done("test_config");
 }
