@@ -1,10 +1,10 @@
-# tier net: test_npm_install_through_connect_in_a_derived_image -- reaches the npm registry (npm install in the sandbox)
-# npm through the proxy (CONNECT), in an image derived the way a lab would:
+# tier net: test_npm_install_in_a_derived_image -- reaches the npm registry (npm install in the sandbox)
+# npm through the package gateway, in an image derived the way a lab would:
 # a packages session installs npm from Debian, is exported, and imported as
 # an image, whose own npm then names the registry that @npm allows (issues 6
 # and 8: also the export/import round trip).
 
-test_npm_install_through_connect_in_a_derived_image() {
+test_npm_install_in_a_derived_image() {
 	local n=npm$$
 	"$SBX" session start -p packages --disk 4G "$n" >/dev/null || fail "session start"
 	run "$SBX" run --session "$n" -- sh -c 'apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null 2>&1; npm --version'
