@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pkgrule.h"
 #include "base/relpath.h"
 #include "base/util.h"
 
@@ -38,7 +39,8 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_CA, "host" },            { SBX_K_PROXY_ENV, "tools" },
 	{ SBX_K_DL_MAX_SIZE, "1G" },     { SBX_K_DL_TIMEOUT, "10m" },
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
-	{ SBX_K_PKG_TIMEOUT, "30s" },
+	{ SBX_K_PKG_TIMEOUT, "30s" },     { SBX_K_PKG_MIN_AGE, "none" },
+	{ SBX_K_PKG_OFFLINE, "no" },
 };
 
 void config_init(struct sbx_config *cfg)
@@ -311,6 +313,10 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 		break;
 	case SBX_ARG_HOST:
 		r = host_pattern_check(s, err);
+		v = r < 0 ? NULL : xstrdup(s);
+		break;
+	case SBX_ARG_PACKAGE:
+		r = pkgrule_check(s, err);
 		v = r < 0 ? NULL : xstrdup(s);
 		break;
 	case SBX_ARG_COPY: {

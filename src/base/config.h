@@ -84,6 +84,10 @@ struct sbx_config {
 	/* [packages]: the package gateway (src/gateway/) */
 	char *pkg_npm;             /* npm upstream URL; NULL: the image's */
 	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
+	struct sbx_strlist pkg_allow;  /* [ECO:]GLOB: only these (empty: all) */
+	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */
+	uint64_t pkg_min_age_ms;   /* versions younger are hidden; 0: none */
+	int pkg_offline;           /* enum sbx_onoff: only what the cache holds */
 	/* [mounts] */
 	struct sbx_strlist binds;
 	/* command line only */

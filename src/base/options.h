@@ -20,6 +20,7 @@ enum sbx_key {
 	SBX_K_EXPORT_FORMAT, SBX_K_MAX_SIZE,
 	SBX_K_FORMAT, SBX_K_KIND, SBX_K_IMAGE_REF, SBX_K_OUTPUT,
 	SBX_K_AUTH_FILE, SBX_K_HEADER_TIMEOUT, SBX_K_COPY, SBX_K_OUT, SBX_K_PKG_NPM, SBX_K_PKG_TIMEOUT,
+	SBX_K_PKG_ALLOW, SBX_K_PKG_DENY, SBX_K_PKG_MIN_AGE, SBX_K_PKG_OFFLINE,
 	SBX_K__COUNT
 };
 
@@ -38,6 +39,7 @@ enum sbx_argkind {
 	SBX_ARG_HOST,      /* HOST, *.suffix, HOST:PORT, @set */
 	SBX_ARG_FD,
 	SBX_ARG_COPY,      /* PATH[:DEST] (run --copy) */
+	SBX_ARG_PACKAGE,   /* [ECO:]GLOB, a package rule */
 };
 
 /* Subcommands an option belongs to, as a bit mask: one bit per command that

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/pkgrule.h"
 #include "base/profile.h"
 #include "base/util.h"
 
@@ -29,6 +30,9 @@ enum cap_kind {
 	CAP_DOWN,      /* an enum whose earlier choices are wider (seccomp, enforce) */
 	CAP_HOSTS,     /* a host list: each entry within the policy's */
 	CAP_BINDS,     /* bind sources within the policy's patterns */
+	CAP_FLOOR,     /* a number the value may not go below (min_age; 0 is the lowest) */
+	CAP_PKGS,      /* package rules: each entry within the policy's */
+	CAP_PKG_DENY,  /* package rules the policy adds to every profile's */
 };
 
 static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
@@ -39,6 +43,10 @@ static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
 	/* a download's deadline and the window its speed floor is judged over
 	 * are maxima too (min_speed, a floor, is not capped) */
 	{ SBX_K_DL_TIMEOUT, CAP_LIMIT }, { SBX_K_DL_MIN_SPEED_TIME, CAP_LIMIT },
+	/* the package gateway's rules: only what the policy allows, always
+	 * what it denies, versions at least as old, offline when it says so */
+	{ SBX_K_PKG_ALLOW, CAP_PKGS },   { SBX_K_PKG_DENY, CAP_PKG_DENY },
+	{ SBX_K_PKG_MIN_AGE, CAP_FLOOR }, { SBX_K_PKG_OFFLINE, CAP_DOWN },
 };
 
 /* Every number of [limits] is a maximum; the rest as the table says. */
@@ -143,7 +151,7 @@ static int policy_entry(void *arg, const char *section, const char *key, const c
 	if (cap_kind_of(o) == CAP_NONE)
 		return entry_fail(rd, line, key, "not a ceiling (a policy caps [sandbox] seccomp, "
 				  "ptrace; [limits]; [network] egress, allow; [download]; "
-				  "[mounts] bind)", err);
+				  "[packages] allow, deny, min_age, offline; [mounts] bind)", err);
 	if (caps->origin[o->key] && !(o->flags & SBX_OPT_REPEAT)) {
 		snprintf(why, sizeof(why), "set twice (first on %s)", caps->origin[o->key]);
 		return entry_fail(rd, line, key, why, err);
@@ -362,9 +370,9 @@ static int apply_scalar(const struct sbx_policy_file *f, const struct sbx_option
 	char want[64], cap[64];
 	int over;
 
-	if (kind == CAP_LIMIT) {
+	if (kind == CAP_LIMIT || kind == CAP_FLOOR) {
 		uint64_t c = *FIELD(&f->caps, o, uint64_t), *v = FIELD(cfg, o, uint64_t);
-		over = c && (*v == 0 || *v > c);
+		over = kind == CAP_FLOOR ? *v < c : c && (*v == 0 || *v > c);
 		if (over && clampable(origin)) {
 			*v = c;
 			set_origin(cfg, o->key, f->caps.origin[o->key]);
@@ -383,6 +391,8 @@ static int apply_scalar(const struct sbx_policy_file *f, const struct sbx_option
 		return 0;
 	config_format(cfg, o, want, sizeof(want));
 	config_format(&f->caps, o, cap, sizeof(cap));
+	if (kind == CAP_FLOOR)
+		snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap), " or more");
 	return refuse(cfg, o, origin, want, f, cap, err);
 }
 
@@ -485,6 +495,85 @@ static int apply_list(const struct sbx_policy_file *f, const struct sbx_option *
 	return 0;
 }
 
+static bool in_list(const struct sbx_strlist *l, const char *v)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], v) == 0)
+			return true;
+	return false;
+}
+
+static void list_add(struct sbx_strlist *l, const char *v, char *origin)
+{
+	l->v = xrealloc(l->v, (l->n + 2) * sizeof(char *));
+	l->origin = xrealloc(l->origin, (l->n + 2) * sizeof(char *));
+	l->v[l->n] = xstrdup(v);
+	l->origin[l->n++] = origin;
+	l->v[l->n] = l->origin[l->n] = NULL;
+}
+
+static void list_clear(struct sbx_strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i]);
+		free(l->origin[i]);
+	}
+	free(l->v);
+	free(l->origin);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool pkgs_cover(const struct sbx_strlist *wide, const char *entry)
+{
+	return pkgrule_covers((const char *const *)wide->v, wide->n, entry);
+}
+
+/* [packages] allow: a profile's entries must lie within the policy's; a
+ * list nobody set becomes the policy's, and one an earlier policy set
+ * becomes what both allow (an empty result would allow all: refused). */
+static int apply_pkgs(const struct sbx_policy_file *f, const struct sbx_option *o,
+		      struct sbx_config *cfg, struct sbx_err *err)
+{
+	struct sbx_strlist *l = FIELD(cfg, o, struct sbx_strlist), both = { 0 };
+	const struct sbx_strlist *cap = config_list(&f->caps, o);
+	bool own = false;
+	char text[512];
+
+	list_text(f, o, text, sizeof(text));
+	for (size_t i = 0; i < l->n; i++) {
+		own |= !clampable(l->origin[i]);
+		if (!clampable(l->origin[i]) && !pkgs_cover(cap, l->v[i]))
+			return refuse(cfg, o, l->origin[i], l->v[i], f, text, err);
+	}
+	for (size_t i = 0; i < l->n; i++)
+		if (!clampable(l->origin[i]) || pkgs_cover(cap, l->v[i]))
+			list_add(&both, l->v[i], xstrdup(l->origin[i]));
+	for (size_t i = 0; i < cap->n && !own; i++)
+		if ((!l->n || pkgs_cover(l, cap->v[i])) && !in_list(&both, cap->v[i]))
+			list_add(&both, cap->v[i], xasprintf(POLICY_ORIGIN "%s", cap->origin[i]));
+	if (l->n && !both.n) {
+		err_set(err, 0, "%s caps [packages] allow at %s, which leaves nothing of what %s allows",
+			f->path, text, l->origin[0] + strlen(POLICY_ORIGIN));
+		list_clear(&both);
+		return -1;
+	}
+	list_clear(l);
+	*l = both;
+	return 0;
+}
+
+/* [packages] deny: the policy's entries apply to every sandbox. */
+static void apply_pkg_deny(const struct sbx_policy_file *f, const struct sbx_option *o,
+			   struct sbx_config *cfg)
+{
+	struct sbx_strlist *l = FIELD(cfg, o, struct sbx_strlist);
+	const struct sbx_strlist *cap = config_list(&f->caps, o);
+
+	for (size_t i = 0; i < cap->n; i++)
+		if (!in_list(l, cap->v[i]))
+			list_add(l, cap->v[i], xasprintf(POLICY_ORIGIN "%s", cap->origin[i]));
+}
+
 static int apply_file(const struct sbx_policy_file *f, struct sbx_config *cfg, struct sbx_err *err)
 {
 	for (size_t i = 0; i < sbx_options_count; i++) {
@@ -496,6 +585,10 @@ static int apply_file(const struct sbx_policy_file *f, struct sbx_config *cfg, s
 			continue;
 		if (kind == CAP_HOSTS || kind == CAP_BINDS)
 			r = apply_list(f, o, cfg, err);
+		else if (kind == CAP_PKGS)
+			r = apply_pkgs(f, o, cfg, err);
+		else if (kind == CAP_PKG_DENY)
+			apply_pkg_deny(f, o, cfg);
 		else
 			r = apply_scalar(f, o, kind, cfg, err);
 		if (r < 0)
@@ -534,7 +627,7 @@ void policy_each_cap(const struct sbx_policy *pol,
 			char value[512], line[600];
 			if (kind == CAP_NONE || !f->caps.origin[o->key])
 				continue;
-			if (kind == CAP_HOSTS || kind == CAP_BINDS)
+			if (kind == CAP_HOSTS || kind == CAP_BINDS || kind == CAP_PKGS || kind == CAP_PKG_DENY)
 				list_text(f, o, value, sizeof(value));
 			else
 				config_format(&f->caps, o, value, sizeof(value));

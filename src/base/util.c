@@ -139,13 +139,14 @@ int parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err)
 {
 	static const struct unit units[] = {
 		{ "ms", 1 }, { "s", 1000 }, { "", 1000 }, { "m", 60000 }, { "h", 3600000 },
+		{ "d", 86400000 },
 	};
 	if (strcmp(s, "none") == 0) {
 		*out = 0;
 		return 0;
 	}
 	if (apply_unit(s, units, ARRAY_SIZE(units), out) < 0 || *out > 366ULL * 86400000)
-		return err_set(err, 0, "invalid duration '%s' (use e.g. 500ms, 30s, 5m, 1h, or none)", s);
+		return err_set(err, 0, "invalid duration '%s' (use e.g. 500ms, 30s, 5m, 1h, 7d, or none)", s);
 	return 0;
 }
 
@@ -207,6 +208,8 @@ void format_duration(uint64_t ms, char *buf, size_t size)
 {
 	if (ms == 0)
 		snprintf(buf, size, "none");
+	else if (ms % 86400000 == 0)
+		snprintf(buf, size, "%" PRIu64 "d", ms / 86400000);
 	else if (ms % 3600000 == 0)
 		snprintf(buf, size, "%" PRIu64 "h", ms / 3600000);
 	else if (ms % 60000 == 0)

@@ -235,5 +235,8 @@ void gateway_free(struct sbx_gateway *g)
 		close(gw->curl_tfd);
 	free(gw->npm_upstream);
 	free(gw->profile);
+	for (size_t i = 0; i < gw->ntold; i++)
+		free(gw->told[i]);
+	free(gw->told);
 	free(gw);
 }

@@ -32,6 +32,7 @@ struct gw_client {
 	int fd;
 	bool dead;
 	bool head_only;     /* HEAD: no body */
+	bool json_errors;   /* an error's body as {"error": "..."} (npm shows it) */
 	char accept[256];   /* the client's Accept header */
 	char *out;          /* response head (and a small body) */
 	size_t out_len, out_off;
@@ -56,6 +57,8 @@ struct gw {
 	struct gw_artifact *artifacts;  /* being fetched or waited for */
 	char *npm_upstream;        /* with a trailing '/' */
 	char *profile;
+	char **told;               /* what gw_tell_once said already */
+	size_t ntold;
 };
 
 /* --- clients (gw_client.c) --- */
@@ -67,10 +70,13 @@ struct gw_client *gw_client_find(struct gw *gw, uint64_t id);
 /* Answers: status, content type, a body in memory. */
 void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype, const char *body,
 	      size_t len);
-/* An error with a one-line text body; also told on sbxrun's stderr (once
- * per message) and as a "package" refusal event when name is given. */
+/* An error with a one-line text body; also told on sbxrun's stderr and as
+ * a "package-refused" event when name is given (its "rule" is the one the
+ * message names: rules_which). */
 void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, const char *name,
 	     const char *version, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* One line on sbxrun's stderr, the first time key is told in this gateway. */
+void gw_tell_once(struct gw *gw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Sends the open file fd (the client owns it now). */
 void gw_reply_file(struct gw *gw, struct gw_client *cl, int fd, off_t size, const char *ctype);
 void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const char *version,

@@ -182,6 +182,13 @@ void gw_artifact_get(struct gw *gw, struct gw_client *cl, const struct gw_artifa
 		free(w->name), free(w->version), free(w);
 		return;
 	}
+	if (gw->conf.rules.offline) {  /* what the cache lacks is refused */
+		char why[600];
+		rules_offline(r->eco, r->name, r->version, why, sizeof(why));
+		gw_fail(gw, cl, 503, r->eco, r->name, r->version, "%s", why);
+		free(w->name), free(w->version), free(w);
+		return;
+	}
 	for (a = gw->artifacts; a; a = a->next)
 		if (a->want.algo == r->want.algo && strcmp(a->want.hex, r->want.hex) == 0)
 			break;

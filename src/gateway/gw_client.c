@@ -188,7 +188,7 @@ void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const c
 void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, const char *name,
 	     const char *version, const char *fmt, ...)
 {
-	char msg[768], clean[800];
+	char msg[768], clean[800], rule[300];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -199,10 +199,41 @@ void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, c
 		json_object *o = package_obj(eco, name, version);
 		json_object_object_add(o, "status", json_object_new_int(status));
 		json_object_object_add(o, "reason", json_object_new_string(msg));
+		rules_which(msg, rule, sizeof(rule));
+		if (rule[0])
+			json_object_object_add(o, "rule", json_object_new_string(rule));
 		emit(gw, o, "package-refused");
 		fprintf(stderr, "sbxrun: gateway: %s\n", clean);
 	}
 	_cleanup_free_ char *body = xasprintf("sbxrun package gateway: %s\n", clean);
+	if (cl && cl->json_errors) {
+		/* npm prints a JSON body's "error" with its own message */
+		json_object *o = json_object_new_object();
+		body[strlen(body) - 1] = '\0';
+		json_object_object_add(o, "error", json_object_new_string(body));
+		free(body);
+		body = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		gw_reply(gw, cl, status, "application/json", body, strlen(body));
+		return;
+	}
 	gw_reply(gw, cl, status, "text/plain; charset=utf-8", body, strlen(body));
+}
+
+void gw_tell_once(struct gw *gw, const char *key, const char *fmt, ...)
+{
+	char msg[768], clean[800];
+	va_list ap;
+
+	for (size_t i = 0; i < gw->ntold; i++)
+		if (strcmp(gw->told[i], key) == 0)
+			return;
+	gw->told = xrealloc(gw->told, (gw->ntold + 1) * sizeof(*gw->told));
+	gw->told[gw->ntold++] = xstrdup(key);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_sanitize(clean, sizeof(clean), msg);
+	fprintf(stderr, "sbxrun: gateway: %s\n", clean);
 }
 

@@ -182,6 +182,10 @@ int gw_fetch_start(struct gw *gw, struct gw_fetch *f)
 		snprintf(f->error, sizeof(f->error), "too many upstream fetches at once");
 		return -1;
 	}
+	if (gw->conf.rules.offline) {  /* the ecosystems answer first; this is the backstop */
+		snprintf(f->error, sizeof(f->error), "offline: nothing is fetched ([packages] offline = yes)");
+		return -1;
+	}
 	f->start_ms = (int64_t)now_ms();
 	if (!f->max)
 		f->max = UINT64_MAX / 2;

@@ -3,9 +3,14 @@
  * their ETag), their tarball links rewritten to point back here, and a
  * tarball request is looked up in its package's packument, whose
  * dist.integrity (or old dist.shasum) the bytes must match before they
- * are cached or served. npm's other APIs (audit, search, login) are 404. */
+ * are cached or served. npm's other APIs (audit, search, login) are 404.
+ * The profile's rules ([packages], gateway/rules.h): a name refused is
+ * never asked upstream; under min_age the full packument (with "time") is
+ * fetched, young versions hidden and a tarball of one refused; offline,
+ * only the cache answers. */
 #define _GNU_SOURCE
 #include <string.h>
+#include <time.h>
 
 #include "base/util.h"
 #include "gateway/gw.h"
@@ -33,17 +38,37 @@ static void req_free(struct npm_req *r)
 	free(r);
 }
 
+/* The packument, its young versions hidden (told once per package). */
+static void serve_packument(struct gw *gw, struct gw_client *cl, struct npm_req *r, const char *doc,
+			    size_t len)
+{
+	struct npm_serve s = { .rules = &gw->conf.rules, .now_s = (int64_t)time(NULL) };
+	_cleanup_free_ char *out = NULL;
+	size_t out_len = 0;
+	struct sbx_err err;
+	char min[32], key[NPM_NAME_MAX + 8];
+
+	if (npm_doc_serve(doc, len, r->name, GATEWAY_NPM_URL, &s, &out, &out_len, &err) < 0) {
+		gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, err.msg);
+		return;
+	}
+	if (s.hidden) {
+		/* npm's own "No matching version" cannot say why: this line does */
+		rules_say_age(gw->conf.rules.min_age_s, min, sizeof(min));
+		snprintf(key, sizeof(key), "npm:%s", r->name);
+		gw_tell_once(gw, key, "npm '%s': %zu version%s younger than [packages] min_age (%s) hidden: %s",
+			     r->name, s.hidden, s.hidden == 1 ? "" : "s", min, s.told);
+	}
+	gw_reply(gw, cl, 200, "application/json", out, out_len);
+}
+
 static void serve_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r, const char *doc, size_t len)
 {
 	struct sbx_err err;
+	char why[300];
 
 	if (!r->file[0]) {
-		_cleanup_free_ char *out = NULL;
-		size_t out_len = 0;
-		if (npm_doc_rewrite(doc, len, r->name, GATEWAY_NPM_URL, &out, &out_len, &err) < 0)
-			gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, err.msg);
-		else
-			gw_reply(gw, cl, 200, "application/json", out, out_len);
+		serve_packument(gw, cl, r, doc, len);
 		return;
 	}
 	struct npm_dist d;
@@ -54,6 +79,9 @@ static void serve_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r, co
 	} else if (!found) {
 		gw_fail(gw, cl, 404, "npm", r->name, NULL, "npm %s: no version has the tarball '%s'", r->name,
 			r->file);
+	} else if (rules_age(&gw->conf.rules, d.published_s, (int64_t)time(NULL), why, sizeof(why)) < 0) {
+		/* a pin (a lockfile's) to a version the packument hides */
+		gw_fail(gw, cl, 403, "npm", r->name, d.version, "npm %s@%s: %s", r->name, d.version, why);
 	} else if (sri_from_npm(d.integrity, d.shasum, &ar.want) < 0) {
 		gw_fail(gw, cl, 502, "npm", r->name, d.version, "npm %s@%s: its index gives no digest to check",
 			r->name, d.version);
@@ -102,11 +130,36 @@ static char *doc_url(const char *upstream, const char *name)
 	return xasprintf("%s%.*s%%2f%s", upstream, (int)(slash - name), name, slash + 1);
 }
 
+/* Offline: the packument as last fetched, however old, or a refusal. */
+static void get_doc_offline(struct gw *gw, struct gw_client *cl, struct npm_req *r)
+{
+	int64_t age = 0;
+	char why[400], other[sizeof(r->key)];
+
+	/* the other form will do, but not under min_age: only the full one has dates */
+	snprintf(other, sizeof(other), "%s%s", r->full ? "" : "+", r->name);
+	if (gw_cache_index_get(gw->cache, "npm", r->key, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
+			       &age) == 1 ||
+	    (!gw->conf.rules.min_age_s &&
+	     gw_cache_index_get(gw->cache, "npm", other, &r->cached, &r->cached_len, r->etag,
+				sizeof(r->etag), &age) == 1)) {
+		serve_doc(gw, cl, r, r->cached, r->cached_len);
+	} else {
+		rules_offline("npm", r->name, NULL, why, sizeof(why));
+		gw_fail(gw, cl, 503, "npm", r->name, NULL, "%s", why);
+	}
+	req_free(r);
+}
+
 static void get_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r)
 {
 	int64_t age = 0;
 	struct gw_fetch *f;
 
+	if (gw->conf.rules.offline) {
+		get_doc_offline(gw, cl, r);
+		return;
+	}
 	if (gw_cache_index_get(gw->cache, "npm", r->key, &r->cached, &r->cached_len, r->etag,
 			       sizeof(r->etag), &age) == 1 && age >= 0 && age < FRESH_MS) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
@@ -129,12 +182,27 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r)
 	}
 }
 
+/* The version in a tarball's file name ("name-1.2.3.tgz"), NULL if none. */
+static const char *file_version(const char *name, const char *file, char *out, size_t size)
+{
+	const char *base = strchr(name, '/') ? strchr(name, '/') + 1 : name;
+	size_t bl = strlen(base), fl = strlen(file);
+
+	if (fl <= bl + 5 || strncmp(file, base, bl) != 0 || file[bl] != '-' || strcmp(file + fl - 4, ".tgz") != 0 ||
+	    fl - bl - 5 >= size)
+		return NULL;
+	snprintf(out, size, "%.*s", (int)(fl - bl - 5), file + bl + 1);
+	return out;
+}
+
 static void npm_request(struct gw *gw, struct gw_client *cl, const char *path)
 {
 	struct npm_req *r;
 	size_t len = strcspn(path, "?#");
 	const char *sep = memmem(path, len, "/-/", 3);
+	char why[600], ver[128];
 
+	cl->json_errors = true;
 	if (!gw->npm_upstream) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "no npm upstream is configured");
 		return;
@@ -155,8 +223,14 @@ static void npm_request(struct gw *gw, struct gw_client *cl, const char *path)
 	}
 	if (sep)
 		memcpy(r->file, sep + 3, flen);
-	/* a tarball is looked up in the abbreviated form npm itself reads */
-	r->full = !sep && !strstr(cl->accept, CORGI);
+	if (rules_name(&gw->conf.rules, "npm", r->name, why, sizeof(why)) < 0) {
+		gw_fail(gw, cl, 403, "npm", r->name, file_version(r->name, r->file, ver, sizeof(ver)), "%s", why);
+		req_free(r);
+		return;
+	}
+	/* a tarball is looked up in the abbreviated form npm itself reads;
+	 * min_age needs the dates only the full one has */
+	r->full = gw->conf.rules.min_age_s || (!sep && !strstr(cl->accept, CORGI));
 	snprintf(r->key, sizeof(r->key), "%s%s", r->full ? "+" : "", r->name);
 	get_doc(gw, cl, r);
 }

@@ -4,6 +4,8 @@
 #include "gateway/npm_doc.h"
 
 #include <json-c/json.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -106,17 +108,103 @@ static json_object *parse(const char *doc, size_t len, struct sbx_err *err)
 	return o;
 }
 
-int npm_doc_rewrite(const char *doc, size_t len, const char *name, const char *base, char **out,
-		    size_t *out_len, struct sbx_err *err)
+/* --- versions: semver's order, enough to pick a dist-tag's version --- */
+
+struct semver {
+	uint64_t n[3];
+	const char *pre;  /* after '-', up to '+' or the end; NULL: a release */
+	size_t pre_len;
+};
+
+static bool semver_parse(const char *s, struct semver *v)
 {
-	json_object *o = parse(doc, len, err), *versions;
+	memset(v, 0, sizeof(*v));
+	for (int i = 0; i < 3; i++) {
+		char *end;
+		if (*s < '0' || *s > '9')
+			return false;
+		v->n[i] = strtoull(s, &end, 10);
+		s = end;
+		if (i < 2 && *s++ != '.')
+			return false;
+	}
+	if (*s == '-') {
+		v->pre = s + 1;
+		v->pre_len = strcspn(v->pre, "+");
+		s = v->pre + v->pre_len;
+		if (!v->pre_len)
+			return false;
+	}
+	return *s == '\0' || *s == '+';
+}
+
+/* One dot-separated prerelease identifier against another (semver 11.4). */
+static int ident_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+	bool an = strspn(a, "0123456789") >= al, bn = strspn(b, "0123456789") >= bl;
+
+	if (an && bn && al != bl)
+		return al < bl ? -1 : 1;
+	if (an != bn)
+		return an ? -1 : 1;
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : (al > bl) - (al < bl);
+}
+
+static int semver_cmp(const struct semver *a, const struct semver *b)
+{
+	for (int i = 0; i < 3; i++)
+		if (a->n[i] != b->n[i])
+			return a->n[i] < b->n[i] ? -1 : 1;
+	if (!a->pre || !b->pre)
+		return (!a->pre) - (!b->pre);
+	const char *p = a->pre, *q = b->pre, *pe = p + a->pre_len, *qe = q + b->pre_len;
+	while (p < pe && q < qe) {
+		size_t pl = strcspn(p, ".+"), ql = strcspn(q, ".+");
+		pl = pl > (size_t)(pe - p) ? (size_t)(pe - p) : pl;
+		ql = ql > (size_t)(qe - q) ? (size_t)(qe - q) : ql;
+		int c = ident_cmp(p, pl, q, ql);
+		if (c)
+			return c;
+		p += pl + (p + pl < pe);
+		q += ql + (q + ql < qe);
+	}
+	return (p < pe) - (q < qe);
+}
+
+static int version_order(const void *x, const void *y)  /* newest first; odd names last */
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+	struct semver va, vb;
+	bool oka = semver_parse(a, &va), okb = semver_parse(b, &vb);
+
+	if (oka && okb)
+		return -semver_cmp(&va, &vb);
+	return oka != okb ? (oka ? -1 : 1) : strcmp(a, b);
+}
+
+/* --- serving --- */
+
+static void drop_versions(json_object *o, char **drop, size_t n)
+{
+	json_object *versions = member(o, "versions", json_type_object), *time = member(o, "time", json_type_object);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object_object_del(versions, drop[i]);
+		if (time)
+			json_object_object_del(time, drop[i]);
+		free(drop[i]);
+	}
+	free(drop);
+}
+
+/* Every version's tarball link points here; one with no plain file name goes. */
+static void rewrite_links(json_object *o, const char *name, const char *base)
+{
 	char **drop = NULL;
 	size_t ndrop = 0;
 
-	if (!o)
-		return -1;
-	versions = member(o, "versions", json_type_object);
-	json_object_object_foreach(versions, ver, v) {
+	json_object_object_foreach(member(o, "versions", json_type_object), ver, v) {
 		json_object *dist = member(v, "dist", json_type_object);
 		const char *url = str_member(dist, "tarball"), *file = NULL;
 		size_t flen = 0;
@@ -130,16 +218,106 @@ int npm_doc_rewrite(const char *doc, size_t len, const char *name, const char *b
 		_cleanup_free_ char *mine = xasprintf("%s%s/-/%.*s", base, name, (int)flen, file);
 		json_object_object_add(dist, "tarball", json_object_new_string(mine));
 	}
-	for (size_t i = 0; i < ndrop; i++) {
-		json_object_object_del(versions, drop[i]);
+	drop_versions(o, drop, ndrop);
+}
+
+/* min_age: the versions too young, or with no date, go; s->told names
+ * the newest few with their ages. */
+static void hide_young(json_object *o, struct npm_serve *s)
+{
+	json_object *time = member(o, "time", json_type_object);
+	char **drop = NULL, why[256], age[64];
+	size_t n = 0;
+
+	json_object_object_foreach(member(o, "versions", json_type_object), ver, v) {
+		(void)v;
+		if (rules_age(s->rules, rules_time(str_member(time, ver)), s->now_s, why, sizeof(why)) == 0)
+			continue;
+		drop = xrealloc(drop, (n + 1) * sizeof(*drop));
+		drop[n++] = xstrdup(ver);
+	}
+	qsort(drop, n, sizeof(*drop), version_order);
+	s->hidden = n;
+	s->told[0] = '\0';
+	for (size_t i = 0; i < n && i < 3; i++) {
+		int64_t t = rules_time(str_member(time, drop[i]));
+		if (t > 0)
+			rules_say_age(s->now_s > t ? (uint64_t)(s->now_s - t) : 0, age, sizeof(age));
+		snprintf(s->told + strlen(s->told), sizeof(s->told) - strlen(s->told), "%s%.64s (%s%s%s)",
+			 i ? ", " : "", drop[i], t > 0 ? "published " : "date unknown", t > 0 ? age : "",
+			 t > 0 ? " ago" : "");
+	}
+	if (n > 3)
+		snprintf(s->told + strlen(s->told), sizeof(s->told) - strlen(s->told), " and %zu more", n - 3);
+	drop_versions(o, drop, n);
+}
+
+/* The newest version left of the tag's kind, no newer than it had. */
+static const char *tag_target(json_object *versions, const char *was)
+{
+	struct semver old, v, best;
+	bool bounded = semver_parse(was, &old), pre = bounded && old.pre;
+	const char *pick = NULL;
+
+	json_object_object_foreach(versions, ver, val) {
+		(void)val;
+		if (!semver_parse(ver, &v) || (v.pre && !pre) || (bounded && semver_cmp(&v, &old) > 0))
+			continue;
+		if (!pick || semver_cmp(&v, &best) > 0) {
+			pick = ver;
+			best = v;
+		}
+	}
+	return pick;
+}
+
+static void fix_tags(json_object *o)
+{
+	json_object *tags = member(o, "dist-tags", json_type_object), *versions = member(o, "versions", json_type_object);
+	char **drop = NULL;
+	size_t n = 0;
+
+	json_object_object_foreach(tags, tag, val) {
+		const char *was = json_object_is_type(val, json_type_string) ? json_object_get_string(val) : "";
+		if (member(versions, was, json_type_object))
+			continue;
+		const char *now = tag_target(versions, was);
+		if (now) {
+			json_object_object_add(tags, tag, json_object_new_string(now));
+		} else {
+			drop = xrealloc(drop, (n + 1) * sizeof(*drop));
+			drop[n++] = xstrdup(tag);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object_object_del(tags, drop[i]);
 		free(drop[i]);
 	}
 	free(drop);
-	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	*out_len = strlen(s);
-	*out = xstrdup(s);
+}
+
+int npm_doc_serve(const char *doc, size_t len, const char *name, const char *base,
+		  struct npm_serve *s, char **out, size_t *out_len, struct sbx_err *err)
+{
+	json_object *o = parse(doc, len, err);
+
+	if (!o)
+		return -1;
+	if (s && s->rules && s->rules->min_age_s)
+		hide_young(o, s);
+	rewrite_links(o, name, base);
+	fix_tags(o);
+	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	*out_len = strlen(txt);
+	*out = xstrdup(txt);
 	json_object_put(o);
 	return 0;
+}
+
+int npm_doc_rewrite(const char *doc, size_t len, const char *name, const char *base, char **out,
+		    size_t *out_len, struct sbx_err *err)
+{
+	return npm_doc_serve(doc, len, name, base, NULL, out, out_len, err);
 }
 
 int npm_doc_find(const char *doc, size_t len, const char *file, struct npm_dist *out,
@@ -161,6 +339,7 @@ int npm_doc_find(const char *doc, size_t len, const char *file, struct npm_dist 
 		out->tarball = xstrdup(url);
 		out->integrity = str_member(dist, "integrity") ? xstrdup(str_member(dist, "integrity")) : NULL;
 		out->shasum = str_member(dist, "shasum") ? xstrdup(str_member(dist, "shasum")) : NULL;
+		out->published_s = rules_time(str_member(member(o, "time", json_type_object), ver));
 		found = 1;
 		break;
 	}

@@ -5,8 +5,10 @@
 #define SBX_NPM_DOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
+#include "gateway/rules.h"
 
 #define NPM_NAME_MAX 214
 
@@ -24,11 +26,28 @@ int npm_doc_name(const char *raw, size_t len, char *out, size_t size);
 int npm_doc_rewrite(const char *doc, size_t len, const char *name, const char *base, char **out,
 		    size_t *out_len, struct sbx_err *err);
 
+/* What a packument is served under, and what that hid. */
+struct npm_serve {
+	const struct gw_rules *rules;  /* min_age: versions younger (or undated) are hidden */
+	int64_t now_s;
+	size_t hidden;                 /* out: how many */
+	char told[400];                /* out: the newest of them with their ages,
+					* "2.0.0 (published 2 days ago), ..." */
+};
+
+/* npm_doc_rewrite, and under min_age the young versions taken out of
+ * "versions" and "time"; then every dist-tag whose version is gone points
+ * at the newest version left of its kind (a release, or for a prerelease
+ * tag a release or prerelease) no newer than it had, or is dropped. */
+int npm_doc_serve(const char *doc, size_t len, const char *name, const char *base,
+		  struct npm_serve *s, char **out, size_t *out_len, struct sbx_err *err);
+
 struct npm_dist {
 	char version[256];
 	char *tarball;    /* the upstream URL (malloc'd) */
 	char *integrity;  /* NULL when the version has none */
 	char *shasum;
+	int64_t published_s;  /* from "time" (the full packument), 0: unknown */
 };
 
 /* The version whose tarball's file name is file. Returns 1 found, 0 not

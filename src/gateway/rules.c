@@ -1,29 +1,18 @@
 /* rules.c - package rules by name and age (rules.h): glob matching per
  * ecosystem, deny before allow, and the sentences a refusal carries. */
+#define _GNU_SOURCE
 #include "gateway/rules.h"
 
-#include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+#include "base/pkgrule.h"
 
 void rules_normalize(const char *eco, const char *name, char *out, size_t size)
 {
-	size_t o = 0;
-	bool pypi = strcmp(eco, "pypi") == 0;
-
-	if (!size)
-		return;
-	for (const char *p = name; *p && o + 1 < size; p++) {
-		if (pypi && strchr("-_.", *p)) {
-			if (o && out[o - 1] == '-')
-				continue;
-			out[o++] = '-';
-		} else {
-			out[o++] = pypi ? (char)tolower((unsigned char)*p) : *p;
-		}
-	}
-	out[o] = '\0';
+	pkgrule_normalize(eco, name, out, size);
 }
 
 /* An entry "ECO:GLOB" applies to ECO only, "GLOB" to every ecosystem;
@@ -99,4 +88,60 @@ int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char
 	say_age(age, sizeof(age), now_s > published_s ? (uint64_t)(now_s - published_s) : 0);
 	snprintf(why, size, "published %s ago, [packages] min_age is %s", age, min);
 	return -1;
+}
+
+void rules_say_age(uint64_t s, char *out, size_t size)
+{
+	say_age(out, size, s);
+}
+
+void rules_offline(const char *eco, const char *name, const char *version, char *why, size_t size)
+{
+	snprintf(why, size, "offline: %s '%s%s%s' is not in the cache ([packages] offline = yes)", eco, name,
+		 version ? "@" : "", version ? version : "");
+}
+
+void rules_which(const char *why, char *rule, size_t size)
+{
+	const char *p;
+
+	snprintf(rule, size, "%s", "");
+	if ((p = strstr(why, "[packages] deny = ")))
+		snprintf(rule, size, "deny = %.*s", (int)strcspn(p + 18, " "), p + 18);
+	else if (strstr(why, "[packages] allow"))
+		snprintf(rule, size, "allow");
+	else if ((p = strstr(why, "[packages] min_age is ")))
+		snprintf(rule, size, "min_age = %.*s", (int)strcspn(p + 22, ",;)"), p + 22);
+	else if (strstr(why, "[packages] offline = yes"))
+		snprintf(rule, size, "offline");
+}
+
+int64_t rules_time(const char *iso)
+{
+	struct tm tm = { 0 };
+	int n = 0, oh = 0, om = 0;
+	char sign;
+
+	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+			   &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
+		return 0;
+	iso += n;
+	if (*iso == '.')
+		iso += 1 + strspn(iso + 1, "0123456789");
+	if (*iso == 'Z' && iso[1] == '\0') {
+		/* UTC */
+	} else if (sscanf(iso, "%c%2d:%2d%n", &sign, &oh, &om, &n) == 3 && (sign == '+' || sign == '-') &&
+		   iso[n] == '\0' && n == 6) {
+		oh = sign == '-' ? -oh : oh;
+		om = sign == '-' ? -om : om;
+	} else {
+		return 0;
+	}
+	if (tm.tm_year < 1970 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	time_t t = timegm(&tm);
+	return t > 0 ? (int64_t)t - oh * 3600 - om * 60 : 0;
 }

@@ -31,4 +31,22 @@ int rules_name(const struct gw_rules *r, const char *eco, const char *name, char
  * 7 days"). An unknown date under an age rule is too young: deny. */
 int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char *why, size_t size);
 
+/* An age in words ("2 days", "5 hours", "3 minutes"), as rules_age says it. */
+void rules_say_age(uint64_t seconds, char *out, size_t size);
+
+/* The refusal an offline gateway gives for what its cache lacks: "offline:
+ * npm 'x' is not in the cache ([packages] offline = yes)"; version may be
+ * NULL. */
+void rules_offline(const char *eco, const char *name, const char *version, char *why, size_t size);
+
+/* The rule a refusal's sentence (from the functions above) names, for the
+ * "rule" of a package-refused event: "deny = npm:x*", "allow", "min_age =
+ * 7 days", "offline"; "" when it names none. */
+void rules_which(const char *why, char *rule, size_t size);
+
+/* An ISO 8601 date and time in UTC as registries write it
+ * ("2024-05-01T12:00:00.123Z", or with +HH:MM): Unix seconds, 0 when it
+ * is not one. */
+int64_t rules_time(const char *iso);
+
 #endif

@@ -172,6 +172,9 @@ static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_c
 		.allow = &plan->cfg->allow, .sets = &hs,
 		.npm_upstream = gateway_npm_upstream(plan->cfg, plan->img.npm_registry),
 		.events_fd = plan->events_fd, .timeout_ms = plan->cfg->pkg_timeout_ms,
+		.rules = { .allow = &plan->cfg->pkg_allow, .deny = &plan->cfg->pkg_deny,
+			   .min_age_s = plan->cfg->pkg_min_age_ms / 1000,
+			   .offline = plan->cfg->pkg_offline == SBX_ON },
 	};
 
 	*gw = NULL;

@@ -25,8 +25,11 @@ static void test_numbers(void)
 	CHECK(parse_duration_ms("5m", &v, &err) == 0 && v == 300000);
 	CHECK(parse_duration_ms("1h", &v, &err) == 0 && v == 3600000);
 	CHECK(parse_duration_ms("7", &v, &err) == 0 && v == 7000);
+	CHECK(parse_duration_ms("7d", &v, &err) == 0 && v == 7 * 86400000ULL);
+	CHECK(parse_duration_ms("366d", &v, &err) == 0);
+	CHECK(parse_duration_ms("367d", &v, &err) < 0);
 	CHECK(parse_duration_ms("none", &v, &err) == 0 && v == 0);
-	const char *bad_d[] = { "", "-1s", "1.5s", "5x", "s", " 5s", "5s ", "99999999999999999999s", "1d", "5 s" };
+	const char *bad_d[] = { "", "-1s", "1.5s", "5x", "s", " 5s", "5s ", "99999999999999999999s", "1D", "5 s", "1.5d" };
 	for (size_t i = 0; i < ARRAY_SIZE(bad_d); i++)
 		CHECK(parse_duration_ms(bad_d[i], &v, &err) < 0);
 	CHECK_CONTAINS(err.msg, "invalid duration");
@@ -47,6 +50,10 @@ static void test_numbers(void)
 	char buf[32];
 	format_duration(90000, buf, sizeof(buf));
 	CHECK_STR(buf, "90s");
+	format_duration(2 * 86400000ULL, buf, sizeof(buf));
+	CHECK_STR(buf, "2d");
+	format_duration(36 * 3600000ULL, buf, sizeof(buf));
+	CHECK_STR(buf, "36h");
 	format_size(3ULL << 30, buf, sizeof(buf));
 	CHECK_STR(buf, "3G");
 }
@@ -151,6 +158,27 @@ static void test_packages(void)
 	CHECK_CONTAINS(err.msg, "[packages] timeout");
 	config_free(&cfg);
 	expect_bad("[packages]\nmirror = x\n", "t.ini:2: mirror: unknown key in [packages]");
+
+	/* the rules: [ECO:]GLOB, a duration, yes|no */
+	CHECK(load("[packages]\nallow = pypi:numpy\nallow = npm:@types/*\nallow = left-pad\n"
+		   "deny = npm:@types/evil*\nmin_age = 7d\noffline = yes\n", &cfg) == NULL);
+	CHECK(cfg.pkg_allow.n == 3 && cfg.pkg_deny.n == 1);
+	CHECK_STR(cfg.pkg_allow.v[1], "npm:@types/*");
+	CHECK_STR(cfg.pkg_allow.origin[2], "t.ini:4");
+	CHECK(cfg.pkg_min_age_ms == 7 * 86400000ULL && cfg.pkg_offline == SBX_ON);
+	char shown[64];
+	config_format(&cfg, options_by_key(SBX_K_PKG_MIN_AGE), shown, sizeof(shown));
+	CHECK_STR(shown, "7d");
+	config_free(&cfg);
+	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_allow.n == 0 && cfg.pkg_min_age_ms == 0 && cfg.pkg_offline == SBX_OFF);
+	config_free(&cfg);
+	expect_bad("[packages]\nallow = cargo:serde\n", "t.ini:2: allow: 'cargo:serde': unknown ecosystem 'cargo'");
+	expect_bad("[packages]\ndeny = npm:\n", "t.ini:2: deny: 'npm:' is not [ECO:]GLOB");
+	expect_bad("[packages]\nallow = a b\n", "t.ini:2: allow: 'a b': ' ' is not a package name");
+	expect_bad("[packages]\nmin_age = 7 days\n", "t.ini:2: min_age: invalid duration '7 days'");
+	expect_bad("[packages]\nmin_age = 0\n", "t.ini:2: min_age: '0': zero is not a limit");
+	expect_bad("[packages]\noffline = maybe\n", "t.ini:2: offline: invalid value 'maybe' (one of: no, yes)");
 }
 
 static void test_good_profile(void)
@@ -496,6 +524,57 @@ static void expect_bad_policy(const char *text, const char *needle)
 	policy_free(&pol);
 }
 
+/* [packages]: allow within the policy's, its deny always, min_age at
+ * least, offline when it says so */
+static void test_policy_packages(void)
+{
+	const char *one[] = { "[packages]\nallow = npm:@types/*\nallow = npm:express\nallow = pypi:num*\n"
+			      "deny = npm:@types/evil\nmin_age = 7d\noffline = yes\n" };
+	const char *two[] = { one[0], "[packages]\nallow = npm:@types/node\nallow = npm:left-pad\n" };
+	const char *apart[] = { one[0], "[packages]\nallow = pypi:pandas\n" };
+	struct sbx_config cfg;
+
+	CHECK(capped(one, 1, "[sandbox]\nhostname = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_allow.n == 3);
+	CHECK_STR(cfg.pkg_allow.v[2], "pypi:num*");
+	CHECK_STR(cfg.pkg_allow.origin[0], "policy /p1.ini:2");
+	CHECK(cfg.pkg_deny.n == 1);
+	CHECK_STR(cfg.pkg_deny.origin[0], "policy /p1.ini:5");
+	CHECK(cfg.pkg_min_age_ms == 7 * 86400000ULL && cfg.pkg_offline == SBX_ON);
+	CHECK_STR(cfg.origin[SBX_K_PKG_MIN_AGE], "policy /p1.ini:6");
+	config_free(&cfg);
+	CHECK(capped(one, 1, "[packages]\nallow = npm:@types/node\nallow = npm:@types/n*\nallow = pypi:NumPy\n"
+		     "deny = npm:x\nmin_age = 30d\noffline = yes\n", &cfg) == NULL);
+	CHECK(cfg.pkg_allow.n == 3 && cfg.pkg_deny.n == 2);
+	CHECK_STR(cfg.pkg_allow.origin[0], "t.ini:2");
+	CHECK(cfg.pkg_min_age_ms == 30 * 86400000ULL);
+	config_free(&cfg);
+	expect_capped(one, 1, "[packages]\nallow = npm:left-pad\n",
+		      "profile 't' asks for allow = npm:left-pad (t.ini:2); /p1.ini caps [packages] allow at "
+		      "npm:@types/*, npm:express, pypi:num*");
+	expect_capped(one, 1, "[packages]\nallow = express\n", "asks for allow = express");
+	expect_capped(one, 1, "[packages]\nallow = npm:*\n", "asks for allow = npm:*");
+	expect_capped(one, 1, "[packages]\nallow = npm:expres?\n", "asks for allow = npm:expres?");
+	expect_capped(one, 1, "[packages]\nallow = npm:@type*\n", "asks for allow = npm:@type*");
+	expect_capped(one, 1, "[packages]\nmin_age = 1d\n",
+		      "asks for min_age = 1d (t.ini:2); /p1.ini caps [packages] min_age at 7d or more");
+	expect_capped(one, 1, "[packages]\noffline = no\n", "/p1.ini caps [packages] offline at yes");
+	/* two files: what both allow */
+	CHECK(capped(two, 2, "[sandbox]\nhostname = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_allow.n == 1);
+	CHECK_STR(cfg.pkg_allow.v[0], "npm:@types/node");
+	CHECK_STR(cfg.pkg_allow.origin[0], "policy /p2.ini:2");
+	config_free(&cfg);
+	expect_capped(apart, 2, "[sandbox]\nhostname = x\n",
+		      "/p2.ini caps [packages] allow at pypi:pandas, which leaves nothing of what /p1.ini:2 allows");
+	/* every ecosystem: covered only where each is */
+	const char *each[] = { "[packages]\nallow = npm:*\nallow = pypi:*\nallow = deb:*\n" };
+	CHECK(capped(each, 1, "[packages]\nallow = left-pad\nallow = *\n", &cfg) == NULL);
+	config_free(&cfg);
+	const char *some[] = { "[packages]\nallow = npm:*\nallow = pypi:*\n" };
+	expect_capped(some, 1, "[packages]\nallow = left-pad\n", "asks for allow = left-pad");
+}
+
 static void test_policy_files(void)
 {
 	struct sbx_policy pol;
@@ -596,6 +675,7 @@ int main(void)
 	test_policy_values();
 	test_policy_lists();
 	test_policy_files();
+	test_policy_packages();
 	test_proxy_default_sets();
 	test_upstream_entry();
 	return unit_done("test_config");

@@ -1,7 +1,9 @@
 /* test_gateway.c - the package gateway's pure parts: npm package names
  * from request paths, packument rewriting and lookup, SRI parsing and
  * checking (the bytes of "hello\n" against its real digests), the package
- * rules by name and age. */
+ * rules by name and age, and a packument served under min_age (young
+ * versions hidden, dist-tags moved to the newest mature version of their
+ * kind). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -181,6 +183,108 @@ static void test_rules(void)
 	CHECK(rules_age(&r, 0, 1000000000, why, sizeof(why)) == 0);
 }
 
+/* 2024-01-01T00:00:00Z */
+#define T0 1704067200
+
+static void test_times(void)
+{
+	char rule[64];
+
+	CHECK(rules_time("2024-01-01T00:00:00Z") == T0);
+	CHECK(rules_time("2024-01-01T00:00:00.123Z") == T0);
+	CHECK(rules_time("2024-01-01T02:00:00+02:00") == T0);
+	CHECK(rules_time("2023-12-31T23:00:00-01:00") == T0);
+	const char *bad[] = { NULL, "", "2024-01-01", "2024-01-01T00:00:00", "2024-13-01T00:00:00Z",
+			      "2024-01-01T00:00:00Zx", "2024-01-01 00:00:00Z", "x2024-01-01T00:00:00Z",
+			      "2024-01-01T00:00:00+2:00" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK(rules_time(bad[i]) == 0);
+	rules_which("npm 'x' is denied by [packages] deny = npm:x* (lab.ini:4)", rule, sizeof(rule));
+	CHECK_STR(rule, "deny = npm:x*");
+	rules_which("npm 'x' is not on the allow list ([packages] allow, lab.ini:4)", rule, sizeof(rule));
+	CHECK_STR(rule, "allow");
+	rules_which("npm x@2.0.0: published 2 days ago, [packages] min_age is 7 days", rule, sizeof(rule));
+	CHECK_STR(rule, "min_age = 7 days");
+	char why[200];
+	rules_offline("npm", "x", "1.0.0", why, sizeof(why));
+	CHECK_STR(why, "offline: npm 'x@1.0.0' is not in the cache ([packages] offline = yes)");
+	rules_which(why, rule, sizeof(rule));
+	CHECK_STR(rule, "offline");
+	rules_which("upstream answered HTTP 500", rule, sizeof(rule));
+	CHECK_STR(rule, "");
+}
+
+#define V(ver, date) "\"" ver "\":{\"dist\":{\"tarball\":\"https://up.example.org/y/-/y-" ver ".tgz\"}}"
+#define DAY 86400
+
+/* Published (T0 + days): 1.0.0 -30, 1.1.0 -20, 2.0.0-rc.1 -15, 2.0.0-rc.2 -1,
+ * 1.2.0 -2, 2.0.0-beta.1 -0.5, 0.9.0 with no date; latest 1.2.0, next
+ * 2.0.0-rc.2, beta 2.0.0-beta.1 (no older prerelease: the release below
+ * it), old 0.9.0 (nothing older: dropped). */
+static const char young_doc[] =
+	"{\"name\":\"y\",\"dist-tags\":{\"latest\":\"1.2.0\",\"next\":\"2.0.0-rc.2\",\"beta\":\"2.0.0-beta.1\","
+	"\"old\":\"0.9.0\"},\"versions\":{" V("0.9.0", 0) "," V("1.0.0", 0) "," V("1.1.0", 0) "," V("1.2.0", 0) ","
+	V("2.0.0-rc.1", 0) "," V("2.0.0-rc.2", 0) "," V("2.0.0-beta.1", 0) "},\"time\":{"
+	"\"created\":\"2023-01-01T00:00:00Z\",\"1.0.0\":\"2023-12-02T00:00:00Z\",\"1.1.0\":\"2023-12-12T00:00:00Z\","
+	"\"2.0.0-rc.1\":\"2023-12-17T00:00:00.000Z\",\"2.0.0-rc.2\":\"2023-12-31T00:00:00Z\","
+	"\"1.2.0\":\"2023-12-30T00:00:00Z\",\"2.0.0-beta.1\":\"2023-12-31T12:00:00Z\"}}";
+
+static void test_min_age(void)
+{
+	struct gw_rules r = { .min_age_s = 7 * DAY };
+	struct npm_serve s = { .rules = &r, .now_s = T0 };
+	char *out = NULL;
+	size_t len;
+	struct sbx_err err;
+
+	CHECK(npm_doc_serve(young_doc, strlen(young_doc), "y", "http://g/npm/", &s, &out, &len, &err) == 0);
+	CHECK(s.hidden == 4);
+	CHECK_STR(s.told, "2.0.0-rc.2 (published 24 hours ago), 2.0.0-beta.1 (published 12 hours ago), "
+		  "1.2.0 (published 2 days ago) and 1 more");
+	CHECK_CONTAINS(out, "\"dist-tags\":{\"latest\":\"1.1.0\",\"next\":\"2.0.0-rc.1\",\"beta\":\"1.1.0\"}");
+	CHECK(strstr(out, "\"1.2.0\"") == NULL && strstr(out, "2.0.0-rc.2") == NULL && strstr(out, "0.9.0") == NULL);
+	CHECK_CONTAINS(out, "\"1.0.0\":\"2023-12-02T00:00:00Z\"");  /* time stays for what is served */
+	CHECK_CONTAINS(out, "http://g/npm/y/-/y-1.1.0.tgz");
+	free(out);
+
+	/* no rule: everything, tags as they were */
+	struct npm_serve none = { .rules = NULL };
+	CHECK(npm_doc_serve(young_doc, strlen(young_doc), "y", "http://g/npm/", &none, &out, &len, &err) == 0);
+	CHECK(none.hidden == 0);
+	CHECK_CONTAINS(out, "\"latest\":\"1.2.0\"");
+	CHECK_CONTAINS(out, "\"old\":\"0.9.0\"");
+	free(out);
+
+	/* everything young (or undated): no version, no tag */
+	r.min_age_s = 365 * DAY;
+	CHECK(npm_doc_serve(young_doc, strlen(young_doc), "y", "http://g/npm/", &s, &out, &len, &err) == 0);
+	CHECK(s.hidden == 7);
+	CHECK_CONTAINS(out, "\"dist-tags\":{}");
+	CHECK_CONTAINS(out, "\"versions\":{}");
+	free(out);
+
+	/* semver's order, not the text's: 1.10.0 after 1.9.0, rc.10 after rc.9 */
+	static const char order[] =
+		"{\"dist-tags\":{\"latest\":\"1.11.0\",\"next\":\"2.0.0-rc.11\"},\"versions\":{" V("1.9.0", 0) ","
+		V("1.10.0", 0) "," V("1.11.0", 0) "," V("2.0.0-rc.9", 0) "," V("2.0.0-rc.10", 0) "," V("2.0.0-rc.11", 0)
+		"},\"time\":{\"1.9.0\":\"2023-01-01T00:00:00Z\",\"1.10.0\":\"2023-01-02T00:00:00Z\","
+		"\"2.0.0-rc.9\":\"2023-01-01T00:00:00Z\",\"2.0.0-rc.10\":\"2023-01-02T00:00:00Z\"}}";
+	r.min_age_s = 7 * DAY;
+	CHECK(npm_doc_serve(order, strlen(order), "y", "http://g/npm/", &s, &out, &len, &err) == 0);
+	CHECK_CONTAINS(out, "\"dist-tags\":{\"latest\":\"1.10.0\",\"next\":\"2.0.0-rc.10\"}");
+	CHECK_STR(s.told, "2.0.0-rc.11 (date unknown), 1.11.0 (date unknown)");
+	free(out);
+
+	/* a tarball's date comes with it */
+	struct npm_dist d;
+	CHECK(npm_doc_find(young_doc, strlen(young_doc), "y-1.2.0.tgz", &d, &err) == 1);
+	CHECK(d.published_s == T0 - 2 * DAY);
+	npm_dist_free(&d);
+	CHECK(npm_doc_find(young_doc, strlen(young_doc), "y-0.9.0.tgz", &d, &err) == 1);
+	CHECK(d.published_s == 0);
+	npm_dist_free(&d);
+}
+
 int main(void)
 {
 	test_names();
@@ -188,5 +292,7 @@ int main(void)
 	test_find();
 	test_sri();
 	test_rules();
+	test_times();
+	test_min_age();
 	return unit_done("test_gateway");
 }

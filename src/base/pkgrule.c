@@ -1,0 +1,121 @@
+/* pkgrule.c - see pkgrule.h: the syntax of a package rule, names as each
+ * ecosystem compares them, and the sure-only coverage a ceiling needs. */
+#include "base/pkgrule.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <string.h>
+
+const char *const pkgrule_ecosystems[] = { "npm", "pypi", "deb", NULL };
+
+#define GLOB_MAX 214 /* npm's longest name */
+
+static bool eco_known(const char *s, size_t n)
+{
+	for (size_t i = 0; pkgrule_ecosystems[i]; i++)
+		if (strlen(pkgrule_ecosystems[i]) == n && strncmp(s, pkgrule_ecosystems[i], n) == 0)
+			return true;
+	return false;
+}
+
+int pkgrule_check(const char *entry, struct sbx_err *err)
+{
+	const char *colon = strchr(entry, ':'), *glob = colon ? colon + 1 : entry;
+	size_t n = strlen(glob);
+
+	if (colon && !eco_known(entry, (size_t)(colon - entry)))
+		return err_set(err, 0, "'%s': unknown ecosystem '%.*s' (ECO:GLOB, ECO one of npm, pypi, deb)",
+			       entry, (int)(colon - entry), entry);
+	if (n == 0 || n > GLOB_MAX)
+		return err_set(err, 0, "'%s' is not [ECO:]GLOB (a package name or glob, at most %d "
+			       "characters; ECO one of npm, pypi, deb)", entry, GLOB_MAX);
+	for (const char *p = glob; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-._~@/+*?[]!", *p))
+			return err_set(err, 0, "'%s': '%c' is not a package name or glob character", entry,
+				       *p);
+	return 0;
+}
+
+void pkgrule_normalize(const char *eco, const char *name, char *out, size_t size)
+{
+	size_t o = 0;
+	bool pypi = strcmp(eco, "pypi") == 0;
+
+	if (!size)
+		return;
+	for (const char *p = name; *p && o + 1 < size; p++) {
+		if (pypi && strchr("-_.", *p)) {
+			if (o && out[o - 1] == '-')
+				continue;
+			out[o++] = '-';
+		} else {
+			out[o++] = pypi ? (char)tolower((unsigned char)*p) : *p;
+		}
+	}
+	out[o] = '\0';
+}
+
+static bool has_meta(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strchr("*?[\\", s[i]))
+			return true;
+	return false;
+}
+
+/* Both globs of one ecosystem, normalised. */
+static bool glob_covers(const char *eco, const char *wide, const char *entry)
+{
+	char w[GLOB_MAX + 1], e[GLOB_MAX + 1];
+	size_t wl;
+
+	pkgrule_normalize(eco, wide, w, sizeof(w));
+	pkgrule_normalize(eco, entry, e, sizeof(e));
+	wl = strlen(w);
+	if (strcmp(w, e) == 0)
+		return true;
+	if (!has_meta(e, strlen(e)))
+		return fnmatch(w, e, 0) == 0;
+	/* PREFIX*: every name the entry matches starts with PREFIX */
+	return wl && w[wl - 1] == '*' && !has_meta(w, wl - 1) && strncmp(w, e, wl - 1) == 0;
+}
+
+/* wide applies to eco: "eco:GLOB" or "GLOB"; *glob is past the prefix */
+static bool applies(const char *rule, const char *eco, const char **glob)
+{
+	const char *colon = strchr(rule, ':');
+
+	*glob = colon ? colon + 1 : rule;
+	return !colon || ((size_t)(colon - rule) == strlen(eco) && strncmp(rule, eco, strlen(eco)) == 0);
+}
+
+/* one ecosystem's glob under some entry of the list */
+static bool eco_covered(const char *const *wide, size_t n, const char *eco, const char *glob)
+{
+	const char *wg;
+
+	for (size_t i = 0; i < n; i++)
+		if (applies(wide[i], eco, &wg) && glob_covers(eco, wg, glob))
+			return true;
+	return false;
+}
+
+bool pkgrule_covers(const char *const *wide, size_t n, const char *entry)
+{
+	const char *colon = strchr(entry, ':');
+	char eco[8];
+
+	if (colon) {
+		size_t len = (size_t)(colon - entry);
+		if (len >= sizeof(eco))
+			return false;
+		memcpy(eco, entry, len);
+		eco[len] = '\0';
+		return eco_covered(wide, n, eco, colon + 1);
+	}
+	/* an entry for every ecosystem: covered in each of them */
+	for (size_t i = 0; pkgrule_ecosystems[i]; i++)
+		if (!eco_covered(wide, n, pkgrule_ecosystems[i], entry))
+			return false;
+	return true;
+}

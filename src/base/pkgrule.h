@@ -1,0 +1,30 @@
+/* pkgrule.h - the entries of [packages] allow and deny ("ECO:GLOB" or
+ * "GLOB"): checked when a profile or policy is read, names compared as
+ * each ecosystem compares them, and whether a policy's entry covers a
+ * profile's (the ceiling). The gateway matches them (gateway/rules.c). */
+#ifndef SBX_PKGRULE_H
+#define SBX_PKGRULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* "npm", "pypi", "deb", NULL */
+extern const char *const pkgrule_ecosystems[];
+
+/* An entry as a profile may write it: an optional known ECO and ':', then
+ * a glob of package-name characters (and * ? [ ] !). Returns 0 or -1. */
+int pkgrule_check(const char *entry, struct sbx_err *err);
+
+/* The name as the ecosystem compares it: PyPI's normalised (PEP 503:
+ * lower case, runs of "-_." as one "-"); npm and deb as given. */
+void pkgrule_normalize(const char *eco, const char *name, char *out, size_t size);
+
+/* Whether every name entry matches, some entry of wide matches too (a
+ * policy's allow list over a profile's entry), in every ecosystem entry
+ * applies to. Sure answers only: a glob is covered by the same glob, by
+ * "*", or by a literal prefix then "*". */
+bool pkgrule_covers(const char *const *wide, size_t n, const char *entry);
+
+#endif
