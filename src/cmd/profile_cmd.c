@@ -52,7 +52,8 @@ static void show_value(const struct sbx_config *cfg, const struct sbx_option *o)
 
 static int show(const char *name, struct sbx_err *err)
 {
-	static const char *const sections[] = { "sandbox", "limits", "network", "download", "mounts" };
+	static const char *const sections[] = { "sandbox", "limits", "network", "download", "packages",
+						"mounts" };
 	struct sbx_config cfg;
 	struct sbx_policy pol;
 	_cleanup_free_ char *path = NULL;

@@ -13,6 +13,11 @@ sandbox's gateway reaches this host); packages:
   other    a tarball on a host no profile allows
   redir    a tarball that redirects to a private address
   loop     a tarball that redirects to 127.0.0.1
+  aged     1.0.0 and 1.1.0 published weeks ago, 2.0.0 (latest) two days ago
+  withdep  depends on depoff (for the allow list's dependency case)
+  depoff, evil-x, left-pad   plain packages
+Every packument has "time": 1.0.0 of the plain ones was published 100 days
+before the registry started.
 """
 import base64
 import hashlib
@@ -26,10 +31,10 @@ import tarfile
 import time
 
 
-def tgz(name):
+def tgz(name, version="1.0.0"):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as t:
-        data = json.dumps({"name": name, "version": "1.0.0", "main": "index.js"}).encode()
+        data = json.dumps({"name": name, "version": version, "main": "index.js"}).encode()
         files = [("package/package.json", data), ("package/index.js", b"module.exports = 42;\n")]
         if name == "slow":  # incompressible: half of it is a real part
             files.append(("package/blob", random.Random(1).randbytes(64 << 10)))
@@ -41,19 +46,35 @@ def tgz(name):
     return buf.getvalue()
 
 
-TARS = {n: tgz(n) for n in ("good", "bad", "trunc", "slow", "other", "redir", "loop")}
+PLAIN = ("good", "bad", "trunc", "slow", "other", "redir", "loop", "withdep", "depoff", "evil-x", "left-pad")
+DAY = 86400
+NOW = time.time()
+# name -> {version: days before NOW it was published}, and its latest
+VERSIONS = {n: ({"1.0.0": 100}, "1.0.0") for n in PLAIN}
+VERSIONS["aged"] = ({"1.0.0": 30, "1.1.0": 20, "2.0.0": 2}, "2.0.0")
+TARS = {(n, v): tgz(n, v) for n, (vs, _) in VERSIONS.items() for v in vs}
 PORT = 0
 LOG = sys.argv[1] if len(sys.argv) > 1 else None  # where each request's path is appended
 
 
+def iso(days_ago):
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(NOW - days_ago * DAY))
+
+
 def packument(name):
-    body = TARS[name]
-    url = "http://host.sbxrun.internal:%d/%s/-/%s-1.0.0.tgz" % (PORT, name, name)
-    if name == "other":
-        url = "http://not-allowed.example.test/other/-/other-1.0.0.tgz"
-    integrity = "sha512-" + base64.b64encode(hashlib.sha512(body).digest()).decode()
-    return json.dumps({"name": name, "dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": {
-        "name": name, "version": "1.0.0", "dist": {"tarball": url, "integrity": integrity}}}}).encode()
+    versions, latest = VERSIONS[name]
+    doc = {"name": name, "dist-tags": {"latest": latest}, "versions": {},
+           "time": {"created": iso(max(versions.values())), "modified": iso(min(versions.values()))}}
+    for v, age in versions.items():
+        url = "http://host.sbxrun.internal:%d/%s/-/%s-%s.tgz" % (PORT, name, name, v)
+        if name == "other":
+            url = "http://not-allowed.example.test/other/-/other-1.0.0.tgz"
+        integrity = "sha512-" + base64.b64encode(hashlib.sha512(TARS[name, v]).digest()).decode()
+        doc["versions"][v] = {"name": name, "version": v, "dist": {"tarball": url, "integrity": integrity}}
+        if name == "withdep":
+            doc["versions"][v]["dependencies"] = {"depoff": "^1.0.0"}
+        doc["time"][v] = iso(age)
+    return json.dumps(doc).encode()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -78,7 +99,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 f.write(path + "\n")
         try:
             if "/-/" in path:
-                self.tarball(path.split("/")[0])
+                name, _, file = path.partition("/-/")
+                self.tarball(name, file[len(name) + 1:-len(".tgz")])
             else:
                 self.doc(path)
         except OSError:
@@ -99,13 +121,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             chunk = b" " * (1 << 20)
             for _ in range(64):
                 self.wfile.write(chunk)
-        elif name in TARS:
+        elif name in VERSIONS:
             self.send(200, packument(name))
         else:
             self.send(404, b"{}")
 
-    def tarball(self, name):
-        body = TARS.get(name)
+    def tarball(self, name, version):
+        body = TARS.get((name, version))
         if body is None:
             self.send(404, b"")
         elif name == "bad":

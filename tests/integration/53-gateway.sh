@@ -170,3 +170,164 @@ test_two_sandboxes_at_once_make_one_download() {
 	assert_eq 1 "$(printf '%s\n' "$ev" | grep -c ' hit ')" "from the cache: $ev"
 	assert_eq 1 "$(grep -c '^slow/-/' "$TESTDIR/reg.log")" "tarball requests upstream"
 }
+
+# The package rules of [packages] (allow, deny, min_age, offline): a
+# profile over the fixture lab's, by the lines given.
+gw_rules_profile() { # name lines
+	printf 'inherit = gwlab%s\n[packages]\n%b' "$$" "$2" > "$HOME/.config/sbxrun/profiles/$1$$.ini"
+	echo "$1$$"
+}
+
+# The refusal events of an events file: "NAME VERSION STATUS RULE" lines.
+gw_refusals() { # file
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") == "package-refused":
+        print(e["name"], e["version"] or "-", e["status"], e.get("rule", "-"))' "$1" | sort
+}
+
+# One sandbox asks the fixture lab's gateway for npm paths: "LABEL PATH"
+# pairs; prints "LABEL STATUS" and the body's first line for each.
+gw_ask() { # profile events pairs...
+	local p=$1 ev=$2
+	shift 2
+	run "$SBX" run -p "$p" --image minimal --events "$ev" -- sh -c '
+		while [ $# -gt 1 ]; do
+			curl -sS -x "$npm_config_proxy" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/npm/$2"
+			tr -d "\000" < /tmp/body | head -c 600 | head -1; echo
+			shift 2
+		done' sh "$@"
+}
+
+test_gateway_rules_allow_deny_and_min_age() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local p
+	p=$(gw_rules_profile rules 'allow = npm:aged\nallow = npm:withdep\nallow = npm:evil*\ndeny = npm:evil*\nmin_age = 7d\n')
+	gw_ask "$p" "$TESTDIR/ev" off left-pad offtar left-pad/-/left-pad-1.0.0.tgz dep withdep depoff depoff \
+		evil evil-x aged aged again aged young aged/-/aged-2.0.0.tgz mature aged/-/aged-1.1.0.tgz
+	assert_status 0
+	# off the allow list, and a dependency off it: refused with its name,
+	# as npm shows it (the JSON body's "error"); never asked upstream
+	assert_contains "$out" "off 403"
+	assert_contains "$out" '{"error":"sbxrun package gateway: npm '"'left-pad'"' is not on the allow list ([packages] allow, '
+	assert_contains "$out" "offtar 403"
+	assert_contains "$out" "dep 200"
+	assert_contains "$out" "depoff 403"
+	assert_contains "$out" "npm 'depoff' is not on the allow list"
+	# deny wins over allow
+	assert_contains "$out" "evil 403"
+	assert_contains "$out" "npm 'evil-x' is denied by [packages] deny = npm:evil* ($HOME/.config/sbxrun/profiles/$p.ini:6)"
+	# min_age: 2.0.0 (two days old) hidden, latest back on 1.1.0
+	assert_contains "$out" "aged 200"
+	local doc
+	doc=$(printf '%s\n' "$out" | grep -A1 '^aged 200' | tail -1)
+	assert_contains "$doc" '"dist-tags":{"latest":"1.1.0"}'
+	assert_contains "$doc" '"1.0.0":{'
+	assert_not_contains "$doc" '2.0.0' "the served packument"
+	# a pin to it (a lockfile's) is refused with package, version, age and rule
+	assert_contains "$out" "young 403"
+	assert_contains "$out" "npm aged@2.0.0: published 2 days ago, [packages] min_age is 7 days"
+	assert_contains "$out" "mature 200"
+	# sbxrun's own line for the hidden version: once, though asked twice
+	assert_eq 1 "$(printf '%s\n' "$err" | grep -cF "sbxrun: gateway: npm 'aged': 1 version younger than [packages] min_age (7 days) hidden: 2.0.0 (published 2 days ago)")" "$err"
+	assert_contains "$err" "sbxrun: gateway: npm 'depoff' is not on the allow list"
+	local refused
+	refused=$(gw_refusals "$TESTDIR/ev")
+	assert_contains "$refused" "left-pad - 403 allow"
+	assert_contains "$refused" "left-pad 1.0.0 403 allow"
+	assert_contains "$refused" "depoff - 403 allow"
+	assert_contains "$refused" "evil-x - 403 deny = npm:evil*"
+	assert_contains "$refused" "aged 2.0.0 403 min_age = 7 days"
+	assert_contains "$(gw_events "$TESTDIR/ev")" "aged 1.1.0 miss"
+	# nothing refused by name reached the upstream; the age rule asked for the full packument
+	assert_eq "" "$(grep -E '^(left-pad|depoff|evil-x)' "$TESTDIR/reg.log" || true)" "upstream requests"
+	assert_eq 0 "$(grep -c 'aged-2.0.0' "$TESTDIR/reg.log")" "young tarball requests upstream"
+}
+
+test_gateway_offline_serves_the_cache_alone() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	# online first: good's packument and tarball, aged's packument only
+	gw_ask "gwlab$$" "$TESTDIR/ev1" doc good tar good/-/good-1.0.0.tgz aged aged
+	assert_status 0
+	assert_contains "$out" "tar 200"
+	local before p
+	before=$(wc -l < "$TESTDIR/reg.log")
+	p=$(gw_rules_profile offline 'offline = yes\n')
+	gw_ask "$p" "$TESTDIR/ev2" doc good tar good/-/good-1.0.0.tgz agedtar aged/-/aged-1.0.0.tgz \
+		miss trunc misstar trunc/-/trunc-1.0.0.tgz
+	assert_status 0
+	assert_contains "$out" "doc 200"
+	assert_contains "$out" "tar 200"
+	assert_contains "$out" "agedtar 503"
+	assert_contains "$out" "offline: npm 'aged@1.0.0' is not in the cache ([packages] offline = yes)"
+	assert_contains "$out" "miss 503"
+	assert_contains "$out" "offline: npm 'trunc' is not in the cache ([packages] offline = yes)"
+	assert_contains "$out" "misstar 503"
+	assert_contains "$err" "sbxrun: gateway: offline: npm 'trunc' is not in the cache"
+	assert_contains "$(gw_events "$TESTDIR/ev2")" "good 1.0.0 hit"
+	assert_contains "$(gw_refusals "$TESTDIR/ev2")" "trunc - 503 offline"
+	assert_contains "$(gw_refusals "$TESTDIR/ev2")" "aged 1.0.0 503 offline"
+	# the upstream saw nothing of the offline sandbox
+	assert_eq "$before" "$(wc -l < "$TESTDIR/reg.log")" "upstream requests: $(cat "$TESTDIR/reg.log")"
+}
+
+test_gateway_rules_bad_values_and_profile_show() {
+	local f="$TESTDIR/bad.ini" line
+	for line in 'allow = cargo:serde|allow: '"'cargo:serde'"': unknown ecosystem '"'cargo'" \
+		'deny = npm:|deny: '"'npm:'"' is not [ECO:]GLOB' \
+		'allow = a;b|allow: '"'a;b'"': '"';'"' is not a package name or glob character' \
+		'min_age = 7 days|min_age: invalid duration '"'7 days'" \
+		'min_age = 0|min_age: '"'0'"': zero is not a limit' \
+		'offline = maybe|offline: invalid value '"'maybe'"' (one of: no, yes)'; do
+		printf '[packages]\n%s\n' "${line%%|*}" > "$f"
+		run "$SBX" run -p "$f" --image tiny -- true
+		assert_bad_input "$f:2: ${line#*|}"
+	done
+	printf 'inherit = packages\n[packages]\nallow = npm:@types/*\nallow = pypi:numpy\ndeny = npm:@types/evil\nmin_age = 7d\noffline = yes\n' > "$f"
+	run "$SBX" profile show "$f"
+	assert_status 0
+	assert_contains "$out" "[packages]
+timeout = 30s	; default
+allow = npm:@types/*	; $f:3
+allow = pypi:numpy	; $f:4
+deny = npm:@types/evil	; $f:5
+min_age = 7d	; $f:6
+offline = yes	; $f:7"
+}
+
+test_gateway_rules_under_the_policy_ceiling() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	local pol="$TESTDIR/policy.ini" f="$TESTDIR/p.ini"
+	printf '[packages]\nallow = npm:good\nallow = npm:aged\ndeny = npm:aged\nmin_age = 7d\n' > "$pol"
+	export SBXRUN_POLICY="$pol"
+	printf '[packages]\nallow = npm:left-pad\n' > "$f"
+	run "$SBX" run -p "$f" --image tiny -- true
+	assert_bad_input "profile '$f' asks for allow = npm:left-pad ($f:2); $pol caps [packages] allow at npm:good, npm:aged"
+	printf '[packages]\nmin_age = 1d\n' > "$f"
+	run "$SBX" run -p "$f" --image tiny -- true
+	assert_bad_input "profile '$f' asks for min_age = 1d ($f:2); $pol caps [packages] min_age at 7d or more"
+	printf '[packages]\noffline = yes\n' > "$TESTDIR/exam.ini"
+	printf '[packages]\noffline = no\n' > "$f"
+	run env SBXRUN_POLICY="$TESTDIR/exam.ini" "$SBX" run -p "$f" --image tiny -- true
+	assert_bad_input "profile '$f' asks for offline = no ($f:2); $TESTDIR/exam.ini caps [packages] offline at yes"
+	# a profile that says nothing gets the policy's rules, and says so
+	printf '[packages]\nmin_age = 30d\n' > "$f"
+	run "$SBX" profile show "$f"
+	assert_status 0
+	assert_contains "$out" "allow = npm:good	; policy $pol:2"
+	assert_contains "$out" "deny = npm:aged	; policy $pol:4"
+	assert_contains "$out" "min_age = 30d	; $f:2"
+	# and the gateway holds them: the policy's deny, its allow list
+	gw_fixture
+	gw_ask "gwlab$$" "$TESTDIR/ev" good good aged aged off left-pad
+	assert_status 0
+	assert_contains "$out" "good 200"
+	assert_contains "$out" "aged 403"
+	assert_contains "$out" "npm 'aged' is denied by [packages] deny = npm:aged (policy $pol:4)"
+	assert_contains "$out" "off 403"
+	assert_contains "$out" "npm 'left-pad' is not on the allow list ([packages] allow, policy $pol:2)"
+}
