@@ -1,5 +1,6 @@
 # also-as-root
 # tier net: test_npm_install_twice_through_the_gateway_second_from_the_cache -- reaches the npm registry (a real npm install, twice)
+# tier net: test_real_npm_under_the_rules -- Debian's npm (the node image, which only the net tier builds) against the fixture registry
 # The package gateway (issue 27): npm in a `packages` sandbox talks plain
 # HTTP to http://packages.sbxrun.internal/npm/, the host side fetches from
 # the image's registry (read at import: no registry host is written here),
@@ -330,4 +331,29 @@ test_gateway_rules_under_the_policy_ceiling() {
 	assert_contains "$out" "npm 'aged' is denied by [packages] deny = npm:aged (policy $pol:4)"
 	assert_contains "$out" "off 403"
 	assert_contains "$out" "npm 'left-pad' is not on the allow list ([packages] allow, policy $pol:2)"
+}
+
+# What npm itself makes of the rules (the fixture registry, no network):
+# the mature version picked, a young pin and a dependency off the allow
+# list refused with the gateway's reason in npm's own error.
+test_real_npm_under_the_rules() {
+	gw_need_node
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local p
+	p=$(gw_rules_profile npmrules 'allow = npm:aged\nallow = npm:withdep\nmin_age = 7d\n')
+	run "$SBX" run -p "$p" --image node -- sh -c '
+		export npm_config_fetch_retries=0
+		cd /tmp && npm install --no-audit --no-fund aged >/dev/null 2>&1
+		node -e "console.log(\"installed \" + require(\"/tmp/node_modules/aged/package.json\").version)"
+		mkdir /tmp/b && cd /tmp/b && npm install --no-audit --no-fund aged@2.0.0 2>&1 | grep -m1 "No matching version"
+		mkdir /tmp/c && cd /tmp/c && npm install --no-audit --no-fund withdep 2>&1 | grep -m1 "403 Forbidden"
+		cd /tmp && rm -rf node_modules ~/.npm && sed -i "s/aged-1.1.0/aged-2.0.0/" package-lock.json &&
+			npm ci --no-audit --no-fund 2>&1 | grep -m1 "403 Forbidden"'
+	assert_status 0
+	assert_contains "$out" "installed 1.1.0"
+	assert_contains "$out" "No matching version found for aged@2.0.0"
+	assert_contains "$err" "sbxrun: gateway: npm 'aged': 1 version younger than [packages] min_age (7 days) hidden: 2.0.0 (published 2 days ago)"
+	assert_contains "$out" "403 Forbidden - GET http://packages.sbxrun.internal/npm/depoff - sbxrun package gateway: npm 'depoff' is not on the allow list"
+	assert_contains "$out" "403 Forbidden - GET http://packages.sbxrun.internal/npm/aged/-/aged-2.0.0.tgz - sbxrun package gateway: npm aged@2.0.0: published 2 days ago, [packages] min_age is 7 days"
 }
