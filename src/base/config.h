@@ -84,6 +84,8 @@ struct sbx_config {
 	/* [packages]: the package gateway (src/gateway/) */
 	char *pkg_npm;             /* npm upstream URL; NULL: the image's */
 	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
+	uint64_t pkg_cache_max;    /* the user's cache's cap in bytes; 0: unlimited */
+	char *pkg_cache;           /* the system cache's directory; "none": no system cache */
 	/* [mounts] */
 	struct sbx_strlist binds;
 	/* command line only */

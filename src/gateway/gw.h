@@ -118,20 +118,37 @@ void gw_fetch_sock_event(struct gw *gw, int fd, uint32_t events);
 void gw_fetch_timer(struct gw *gw);
 void gw_fetch_fini(struct gw *gw);
 
-/* --- the cache (gw_cache.c) --- */
-/* The root: conf->cache_dir or the user's. Made 0700. */
-int gw_cache_open(const char *root, struct gw_cache **out, struct sbx_err *err);
+/* --- the cache (gw_cache.c; the cache as a whole: pkgcache.h) --- */
+/* The root: conf->cache_dir or the user's. Made 0700; shared: the system
+ * cache root fills (0755, its files 0644). */
+int gw_cache_open(const char *root, bool shared, struct gw_cache **out, struct sbx_err *err);
+/* The size cap (bytes, 0: none) gw_cache_trim keeps. */
+void gw_cache_cap(struct gw_cache *c, uint64_t max);
+/* The system cache at dir (NULL or "none": none), looked up before this
+ * one, read-only; ignored with a warning unless root owns it and nobody
+ * else may write it. */
+void gw_cache_system(struct gw_cache *c, const char *dir);
 void gw_cache_close(struct gw_cache *c);
-/* An artifact by digest: 1 with *fd open (verified against want), 0 when
- * missing; damage found on disk removes the file and counts as missing. */
+/* An artifact by digest, from the system cache or the user's: 1 with *fd
+ * open (verified against want; its last use recorded), 0 when missing;
+ * damage found on disk removes the file and counts as missing. */
 int gw_cache_artifact(struct gw_cache *c, const struct sri *want, int *fd, off_t *size);
 /* The lock of one digest, shared by every sbxrun process of the user: 1
  * with *fd held, 0 when another holds it (ask again later), -1 error. */
 int gw_cache_lock(struct gw_cache *c, const struct sri *want, int *fd);
 /* A temporary file beside the artifact, removed unless committed. */
 int gw_cache_tmp(struct gw_cache *c, const struct sri *want, int *fd, char **name);
-/* fsync, rename into place, fsync of the directory. */
-int gw_cache_commit(struct gw_cache *c, const struct sri *want, int fd, const char *tmp);
+/* What an artifact is, kept beside it for `sbxrun cache ls`. */
+struct gw_cache_meta {
+	const char *eco, *name, *version, *file;
+};
+/* The metadata (m may be NULL), then fsync, rename into place, fsync of
+ * the directory. */
+int gw_cache_commit(struct gw_cache *c, const struct sri *want, int fd, const char *tmp,
+		    const struct gw_cache_meta *m);
+/* After a commit (and once its waiters have the file open): past the cap,
+ * the least recently used are evicted, unless another process is at it. */
+void gw_cache_trim(struct gw_cache *c);
 void gw_cache_discard(struct gw_cache *c, const char *tmp);
 /* Index documents, kept briefly: by ecosystem and key. Returns 1 with
  * body, etag ("" if none) and age, 0 when none. */

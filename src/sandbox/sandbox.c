@@ -172,6 +172,7 @@ static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_c
 		.allow = &plan->cfg->allow, .sets = &hs,
 		.npm_upstream = gateway_npm_upstream(plan->cfg, plan->img.npm_registry),
 		.events_fd = plan->events_fd, .timeout_ms = plan->cfg->pkg_timeout_ms,
+		.system_cache = plan->cfg->pkg_cache, .cache_max = plan->cfg->pkg_cache_max,
 	};
 
 	*gw = NULL;

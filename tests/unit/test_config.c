@@ -151,6 +151,18 @@ static void test_packages(void)
 	CHECK_CONTAINS(err.msg, "[packages] timeout");
 	config_free(&cfg);
 	expect_bad("[packages]\nmirror = x\n", "t.ini:2: mirror: unknown key in [packages]");
+	/* the cache: a cap (10G unless said; 0 is no cap), the system cache's path */
+	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_cache_max == 10ULL << 30 && strcmp(cfg.pkg_cache, "/var/cache/sbxrun/packages") == 0);
+	config_free(&cfg);
+	CHECK(load("[packages]\ncache_max = unlimited\ncache = none\n", &cfg) == NULL);
+	CHECK(cfg.pkg_cache_max == 0 && config_check(&cfg, &err) == 0);
+	config_free(&cfg);
+	expect_bad("[packages]\ncache_max = 0\n", "t.ini:2: cache_max");
+	CHECK(load("[packages]\ncache = lab/cache\n", &cfg) == NULL);
+	CHECK(config_check(&cfg, &err) < 0);
+	CHECK_CONTAINS(err.msg, "t.ini:2: [packages] cache: 'lab/cache' is not an absolute path");
+	config_free(&cfg);
 }
 
 static void test_good_profile(void)
