@@ -86,7 +86,9 @@ struct gw_fetch {
 	/* in */
 	char *url;
 	char accept[128];
-	char etag[256];        /* If-None-Match, "" for none */
+	/* the validators of a cached copy: an ETag (If-None-Match), then
+	 * optionally a tab and a Last-Modified date (If-Modified-Since); "" for none */
+	char etag[256];
 	uint64_t max;          /* bytes, the cap */
 	int fd;                /* the body goes here, or (-1) into body */
 	void (*data)(struct gw_fetch *f, const void *p, size_t n);  /* as it streams, or NULL */
@@ -97,7 +99,7 @@ struct gw_fetch {
 	char error[512];       /* "" when the transfer itself worked */
 	char *body;            /* fd == -1 */
 	size_t len;            /* bytes of the body */
-	char resp_etag[256];
+	char resp_etag[256];   /* the answer's validators, in the same form */
 	int64_t start_ms, ms;
 	/* private */
 	void *curl;
@@ -108,7 +110,9 @@ struct gw_fetch {
 	void *resolve_list;
 	bool too_big;
 	const char *refused;
+	char resp_lastmod[64];
 };
+#define GW_VALIDATORS_MAX 255  /* what the cache keeps (gw_cache_index_put) */
 /* Starts a fetch; f->done is called from the loop when it ends (never
  * from here). Returns -1 with f->error when the URL is refused at once. */
 int gw_fetch_start(struct gw *gw, struct gw_fetch *f);

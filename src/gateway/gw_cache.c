@@ -26,7 +26,7 @@
 #include "gateway/pkgcache.h"
 
 #define INDEX_MAX (64ULL << 20)
-#define ETAG_MAX 255
+#define ETAG_MAX GW_VALIDATORS_MAX  /* ETag, then a tab and Last-Modified */
 #define RECOUNT_MS 30000  /* the size is counted again this often at most */
 
 static const char *const subdirs[] = { "sha1", "sha256", "sha512", "index", "index/npm" };

@@ -129,7 +129,8 @@ static int scan_one(int dirfd, const char *name, void *arg)
 	snprintf(e->algo, sizeof(e->algo), "%s", s->algo);
 	snprintf(e->hex, sizeof(e->hex), "%s", name);
 	e->size = (uint64_t)st.st_size;
-	e->used = (int64_t)st.st_atime;
+	e->used = (int64_t)st.st_atim.tv_sec;
+	e->used_nsec = st.st_atim.tv_nsec;
 	if (s->with_meta)
 		meta_read(dirfd, e);
 	return 0;
@@ -140,6 +141,8 @@ static int by_use(const void *a, const void *b)
 	const struct pkgcache_entry *x = a, *y = b;
 	if (x->used != y->used)
 		return x->used < y->used ? -1 : 1;
+	if (x->used_nsec != y->used_nsec)
+		return x->used_nsec < y->used_nsec ? -1 : 1;
 	return strcmp(x->hex, y->hex);
 }
 

@@ -24,6 +24,7 @@ struct pkgcache_entry {
 	char file[256];
 	uint64_t size;
 	int64_t used;            /* last use (the file's atime), seconds */
+	long used_nsec;          /* and nanoseconds, for the order */
 };
 
 /* The user's cache: $XDG_CACHE_HOME/sbxrun/packages (or ~/.cache/...). */

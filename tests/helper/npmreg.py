@@ -1,7 +1,9 @@
 """tests/helper/npmreg.py - a bad npm registry for the gateway's tests.
 
 Listens on 127.0.0.1 at a free port, which it prints as its first line;
-with an argument, appends each request's path to that file.
+with an argument LOG, appends each request's path to that file, and to
+LOG.bytes "PATH BYTES" once a tarball's body is sent (the body's bytes:
+what the upstream moved).
 Packuments name tarballs at http://host.sbxrun.internal:PORT/ (how a
 sandbox's gateway reaches this host); packages:
   good     a tarball that matches its integrity
@@ -13,6 +15,10 @@ sandbox's gateway reaches this host); packages:
   other    a tarball on a host no profile allows
   redir    a tarball that redirects to a private address
   loop     a tarball that redirects to 127.0.0.1
+  pad1..pad4  tarballs of some 40 KiB each (incompressible), for the cap
+  set-a..set-d  tarballs of some 32 KiB each, sent after NPMREG_DELAY
+           seconds (default 1: concurrent installs overlap), and app,
+           which depends on them
 """
 import base64
 import hashlib
@@ -21,18 +27,27 @@ import io
 import json
 import os
 import random
+import re
 import sys
 import tarfile
 import time
 
 
+SET = ["set-a", "set-b", "set-c", "set-d"]
+DEPS = {"app": SET}
+
+
 def tgz(name):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as t:
-        data = json.dumps({"name": name, "version": "1.0.0", "main": "index.js"}).encode()
+        meta = {"name": name, "version": "1.0.0", "main": "index.js"}
+        if name in DEPS:
+            meta["dependencies"] = {d: "1.0.0" for d in DEPS[name]}
+        data = json.dumps(meta).encode()
         files = [("package/package.json", data), ("package/index.js", b"module.exports = 42;\n")]
-        if name == "slow":  # incompressible: half of it is a real part
-            files.append(("package/blob", random.Random(1).randbytes(64 << 10)))
+        blob = {"slow": 64, "pad": 40, "set": 32}.get(re.sub(r"-?[a-d0-9]$", "", name), 0)
+        if blob:  # incompressible (for slow: half of it is a real part)
+            files.append(("package/blob", random.Random(name).randbytes(blob << 10)))
         for path, body in files:
             info = tarfile.TarInfo(path)
             info.size = len(body)
@@ -41,7 +56,8 @@ def tgz(name):
     return buf.getvalue()
 
 
-TARS = {n: tgz(n) for n in ("good", "bad", "trunc", "slow", "other", "redir", "loop")}
+TARS = {n: tgz(n) for n in ["good", "bad", "trunc", "slow", "other", "redir", "loop", "app"] + SET +
+        ["pad%d" % i for i in range(1, 5)]}
 PORT = 0
 LOG = sys.argv[1] if len(sys.argv) > 1 else None  # where each request's path is appended
 
@@ -52,8 +68,10 @@ def packument(name):
     if name == "other":
         url = "http://not-allowed.example.test/other/-/other-1.0.0.tgz"
     integrity = "sha512-" + base64.b64encode(hashlib.sha512(body).digest()).decode()
-    return json.dumps({"name": name, "dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": {
-        "name": name, "version": "1.0.0", "dist": {"tarball": url, "integrity": integrity}}}}).encode()
+    version = {"name": name, "version": "1.0.0", "dist": {"tarball": url, "integrity": integrity}}
+    if name in DEPS:
+        version["dependencies"] = {d: "1.0.0" for d in DEPS[name]}
+    return json.dumps({"name": name, "dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": version}}).encode()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -136,7 +154,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
         else:
+            if name in SET:
+                time.sleep(float(os.environ.get("NPMREG_DELAY", "1")))
             self.send(200, body, ctype="application/octet-stream")
+            if LOG:
+                with open(LOG + ".bytes", "a") as f:
+                    f.write("%s %d\n" % (self.path.strip("/"), len(body)))
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

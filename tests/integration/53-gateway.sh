@@ -116,7 +116,7 @@ test_gateway_refuses_bad_upstreams() {
 	assert_contains "$(cat "$TESTDIR/ev")" '"event":"package-refused"'
 	# only the good tarball entered the cache; nothing half-written stays
 	local files
-	files=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha512" | grep -v '\.lock$')
+	files=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha512" | grep -v '\.lock$\|\.meta$')
 	assert_eq 1 "$(printf '%s\n' "$files" | grep -c .)" "files in the cache: $files"
 }
 
