@@ -32,7 +32,7 @@ install() { # label: one sandbox's npm install of app; prints its seconds
 		'cd /tmp && npm install --no-audit --no-fund --loglevel=error app >/dev/null && test -f node_modules/set-d/blob' \
 		|| { echo "bench/gateway: $1 install failed" >&2; exit 1; }
 	t1=$(date +%s.%N)
-	echo "$t1 - $t0" | bc
+	printf '%.2f\n' "$(echo "$t1 - $t0" | bc)"
 }
 upstream_bytes() { awk '{ s += $2 } END { print s + 0 }' "$tmp/reg.log.bytes" 2>/dev/null || echo 0; }
 
@@ -63,6 +63,6 @@ cat <<EOF
 
 | what | goal | measured |
 |---|---|---|
-| upstream bytes for $N concurrent \`npm install app\` (5 tarballs, $set_bytes bytes) | about 1x the set | $moved bytes: $(echo "scale=2; $moved / $set_bytes" | bc)x ($failed installs failed; all $N in $(echo "$t1 - $t0" | bc) s) |
-| a warm \`npm install app\` against a cold one (upstream delay ${NPMREG_DELAY} s per dependency) | at most 0.5x | $warm s against $cold s: $(echo "scale=2; $warm / $cold" | bc)x |
+| upstream bytes for $N concurrent \`npm install app\` (5 tarballs, $set_bytes bytes) | about 1x the set | $moved bytes: $(printf '%.2f' "$(echo "scale=3; $moved / $set_bytes" | bc)")x ($failed installs failed; all $N in $(printf '%.1f' "$(echo "$t1 - $t0" | bc)") s) |
+| a warm \`npm install app\` against a cold one (upstream delay ${NPMREG_DELAY} s per dependency) | at most 0.5x | $warm s against $cold s: $(printf '%.2f' "$(echo "scale=3; $warm / $cold" | bc)")x |
 EOF
