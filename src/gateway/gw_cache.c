@@ -205,8 +205,9 @@ int gw_cache_commit(struct gw_cache *c, const struct sri *want, int fd, const ch
 	art_path(want, path, sizeof(path), "");
 	if (m)
 		meta_write(c, want, m);
-	if ((c->shared && fchmod(fd, 0644) < 0) || fsync(fd) < 0 || fstat(fd, &st) < 0 ||
-	    renameat(c->dirfd, tmp, c->dirfd, path) < 0) {
+	/* used now: a long download's file is not the least recently used */
+	if ((c->shared && fchmod(fd, 0644) < 0) || futimens(fd, NULL) < 0 || fsync(fd) < 0 ||
+	    fstat(fd, &st) < 0 || renameat(c->dirfd, tmp, c->dirfd, path) < 0) {
 		unlinkat(c->dirfd, tmp, 0);
 		return -1;
 	}

@@ -59,6 +59,7 @@ def tgz(name):
 TARS = {n: tgz(n) for n in ["good", "bad", "trunc", "slow", "other", "redir", "loop", "app"] + SET +
         ["pad%d" % i for i in range(1, 5)]}
 PORT = 0
+LASTMOD = "Thu, 01 Jan 2026 00:00:00 GMT"  # every packument's; If-Modified-Since it: 304 (LOG.304)
 LOG = sys.argv[1] if len(sys.argv) > 1 else None  # where each request's path is appended
 
 
@@ -80,9 +81,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def send(self, code, body, length=None, ctype="application/json"):
+    def send(self, code, body, length=None, ctype="application/json", lastmod=None):
         self.send_response(code)
         self.send_header("Content-Type", ctype)
+        if lastmod:
+            self.send_header("Last-Modified", lastmod)
         self.send_header("Content-Length", str(len(body) if length is None else length))
         self.send_header("Connection", "close")
         self.end_headers()
@@ -117,8 +120,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             chunk = b" " * (1 << 20)
             for _ in range(64):
                 self.wfile.write(chunk)
+        elif name in TARS and self.headers.get("If-Modified-Since") == LASTMOD:
+            if LOG:
+                with open(LOG + ".304", "a") as f:
+                    f.write(name + "\n")
+            self.send(304, b"", lastmod=LASTMOD)
         elif name in TARS:
-            self.send(200, packument(name))
+            self.send(200, packument(name), lastmod=LASTMOD)
         else:
             self.send(404, b"{}")
 
