@@ -1,6 +1,6 @@
 /* gw.h - inside the package gateway: the core (gateway.c: requests, the
  * loop), clients, their answers and events (gw_client.c), upstream fetches
- * (gw_fetch.c), the cache (gw_cache.c),
+ * (gw_fetch.c), the cache (gw_cache.c; as a whole, pkgcache.h),
  * artifacts shared between requests (gw_artifact.c) and one file per
  * ecosystem behind struct gw_ecosystem (gw_npm.c; apt and PyPI later). */
 #ifndef SBX_GW_H
