@@ -128,7 +128,7 @@ test_twenty_sandboxes_make_one_fetch_per_artifact() {
 	# sandboxes' requests meet while the downloads are under way
 	for i in $(seq 20); do
 		"$SBX" run -p "$PROF" --image minimal --events "$TESTDIR/ev$i" -- sh -c "$GET"'
-			get set-a set-b set-c set-d
+			for p in set-a set-b set-c set-d; do get $p & done; wait
 			for p in set-a set-b set-c set-d; do tar -xzOf /tmp/$p.tgz package/package.json | grep -c "\"name\": \"$p\""; done' \
 			> "$TESTDIR/out$i" 2>&1 &
 		pids+=($!)
