@@ -282,12 +282,30 @@ static int index_get(int dirfd, const char *eco, const char *key, char **body, s
 	return 1;
 }
 
-/* The user's copy, else the system cache's (which root filled). */
+/* The user's copy or the system cache's (which root filled), the younger. */
 int gw_cache_index_get(struct gw_cache *c, const char *eco, const char *key, char **body,
 		       size_t *len, char *etag, size_t etag_size, int64_t *age_ms)
 {
-	return index_get(c->dirfd, eco, key, body, len, etag, etag_size, age_ms) ||
-	       (c->sysfd >= 0 && index_get(c->sysfd, eco, key, body, len, etag, etag_size, age_ms));
+	char sys_etag[GW_VALIDATORS_MAX + 1];
+	char *sys_body = NULL;
+	size_t sys_len = 0;
+	int64_t sys_age = 0;
+
+	int mine = index_get(c->dirfd, eco, key, body, len, etag, etag_size, age_ms);
+	if (c->sysfd < 0 || !index_get(c->sysfd, eco, key, &sys_body, &sys_len, sys_etag, sizeof(sys_etag),
+				       &sys_age))
+		return mine;
+	if (mine && *age_ms <= sys_age) {
+		free(sys_body);
+		return 1;
+	}
+	if (mine)
+		free(*body);
+	*body = sys_body;
+	*len = sys_len;
+	*age_ms = sys_age;
+	snprintf(etag, etag_size, "%s", sys_etag);
+	return 1;
 }
 
 void gw_cache_index_put(struct gw_cache *c, const char *eco, const char *key, const char *body,

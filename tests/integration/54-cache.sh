@@ -203,7 +203,7 @@ test_system_cache_root_filled_is_read_first() {
 	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$GET"'; get good pad1'
 	assert_status 0
 	mkdir -m 0755 "$TESTDIR/sys"
-	cp -r "$XDG_CACHE_HOME/sbxrun/packages/sha512" "$TESTDIR/sys/"
+	cp -r "$XDG_CACHE_HOME/sbxrun/packages/sha512" "$XDG_CACHE_HOME/sbxrun/packages/index" "$TESTDIR/sys/"
 	chmod -R go-w,a+rX "$TESTDIR/sys"
 	chmod 0755 "$TESTDIR"
 	# damage one file of the system cache: never served, fetched again
@@ -218,6 +218,8 @@ test_system_cache_root_filled_is_read_first() {
 	assert_eq "good hit
 pad1 miss" "$(cache_events "$TESTDIR/ev")"
 	assert_eq 1 "$(upstream_fetches good)" "upstream fetches of good"
+	# its packument too came from the system cache (fresh: copied just now)
+	assert_eq 1 "$(grep -c '^good$' "$TESTDIR/reg.log")" "packument requests upstream"
 	# good was not copied into the user's cache; the damaged pad1 was fetched
 	assert_eq 1 "$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha512" | grep -c '^[0-9a-f]*$')" "user's cache"
 	run "$SBX" cache ls --system -p "$PROF"
