@@ -187,7 +187,7 @@ const struct sbx_command sbx_commands[] = {
 { NULL, "cache", 0, "COMMAND [OPTIONS] [ARG]", "the package gateway's cache: list, total, prune, fill ahead" },
 { "cache", "ls", SBX_CMD_CACHE_LS, "[--system]", "list the cached artifacts: ecosystem, name, version, size, last use" },
 { "cache", "du", SBX_CMD_CACHE_DU, "[--system]", "the cache's size per ecosystem and in all" },
-{ "cache", "prune", SBX_CMD_CACHE_PRUNE, "--max SIZE | --older DURATION | --all [--system]", "evict from the cache, the least recently used first" },
+{ "cache", "prune", SBX_CMD_CACHE_PRUNE, "[--max SIZE | --older DURATION | --all] [--system]", "evict from the cache, the least recently used first (no option: down to [packages] cache_max)" },
 { "cache", "fill", SBX_CMD_CACHE_FILL, "[OPTIONS] FILE", "fill the cache ahead from a package-lock.json, a requirements.txt or an apt package list, through the gateway in a sandbox" },
 };
 /* clang-format on */
