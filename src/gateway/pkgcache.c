@@ -2,7 +2,8 @@
  * the metadata kept beside them (ALGO/HEX.meta), listed for `sbxrun cache`
  * and evicted least recently used first (the artifact's atime, set on
  * every hit) under the cache-wide lock ROOT/lock, so concurrent sbxrun
- * processes never evict at once; and the ownership checks a system cache
+ * processes never evict at once (a digest's own lock file goes with it
+ * when no download holds it); and the ownership checks a system cache
  * must pass before a user trusts it. */
 #define _GNU_SOURCE
 #include "gateway/pkgcache.h"
@@ -109,6 +110,32 @@ static bool stale_tmp(const char *name)
 	return *end == '.' && pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
+/* A digest's lock file, unless a download holds it. (One that opened it
+ * just before the unlink may lock the old file: at worst two processes
+ * download the same artifact, each verified, each renamed into place.) */
+static void drop_lock(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		unlinkat(dirfd, path, 0);
+	close(fd);
+}
+
+/* "HEX.lock" of an artifact that is not (or no longer) there. */
+static bool orphan_lock(int dirfd, const char *name)
+{
+	size_t n = strlen(name);
+	char hex[160];
+
+	if (n <= 5 || n - 5 >= sizeof(hex) || strcmp(name + n - 5, ".lock") != 0)
+		return false;
+	snprintf(hex, sizeof(hex), "%.*s", (int)(n - 5), name);
+	return all_hex(hex) && faccessat(dirfd, hex, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
 static int scan_one(int dirfd, const char *name, void *arg)
 {
 	struct scan *s = arg;
@@ -116,6 +143,10 @@ static int scan_one(int dirfd, const char *name, void *arg)
 
 	if (!s->with_meta && stale_tmp(name)) {  /* eviction only */
 		unlinkat(dirfd, name, 0);
+		return 0;
+	}
+	if (!s->with_meta && orphan_lock(dirfd, name)) {
+		drop_lock(dirfd, name);
 		return 0;
 	}
 	if (!all_hex(name) || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
@@ -193,6 +224,8 @@ static void evict_one(int dirfd, const struct pkgcache_entry *e)
 	unlinkat(dirfd, path, 0);  /* a client reading it keeps its open file */
 	snprintf(path, sizeof(path), "%s/%s.meta", e->algo, e->hex);
 	unlinkat(dirfd, path, 0);
+	snprintf(path, sizeof(path), "%s/%s.lock", e->algo, e->hex);
+	drop_lock(dirfd, path);
 }
 
 static bool must_go(const struct pkgcache_prune *p, const struct pkgcache_entry *e, uint64_t total,
@@ -215,7 +248,7 @@ int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, bool wait, struct 
 		return err_sys(err, "cache: its lock");
 	if (flock(lock, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0)
 		return errno == EWOULDBLOCK && !wait ? 0 : err_sys(err, "cache: its lock");
-	/* (the lock file is never removed: a new one would not exclude) */
+	/* (the cache-wide lock file is never removed: a new one would not exclude) */
 	if (scan_all(dirfd, false, &v, &n, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)

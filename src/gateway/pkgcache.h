@@ -45,7 +45,8 @@ struct pkgcache_freed {
 /* Evicts from the cache below dirfd (its root) under the cache-wide lock;
  * wait: block for that lock, else return 0 at once when another holds it;
  * 1 when it ran.
- * Temporary files of processes that are gone go too. Files being served
+ * Temporary files of processes that are gone go too, and the lock files
+ * of artifacts not there that no download holds. Files being served
  * stay readable (they are unlinked while open). */
 int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, bool wait, struct pkgcache_freed *out,
 		   struct sbx_err *err);

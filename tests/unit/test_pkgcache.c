@@ -1,6 +1,7 @@
 /* test_pkgcache.c - the package cache as a whole: artifacts listed with
  * their metadata, least recently used first; eviction by size, age and
- * all, leaving the lock and removing a dead process's temporary file; the
+ * all, with a digest's lock file unless held, and a dead process's
+ * temporary file; the
  * metadata line stripped of tabs and newlines; and the system cache's
  * ownership check. */
 #define _GNU_SOURCE
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -97,12 +99,21 @@ static void test_list_and_evict(void)
 	CHECK(f.files == 1 && f.bytes == 1000 && f.left_bytes == 2000);
 	snprintf(path, sizeof(path), "%s.meta", a);
 	CHECK(!exists(a) && !exists(path) && exists(b));
-	/* all: the lock file stays (a new one would not exclude) */
+	/* a's lock went with it; b's stays while a download holds it */
+	snprintf(path, sizeof(path), "%s.lock", a);
+	CHECK(!exists(path));
+	snprintf(path, sizeof(path), "%s/sha512/%s.lock", root, b);
+	int held = open(path, O_RDWR | O_CREAT, 0600);
+	CHECK(held >= 0 && flock(held, LOCK_EX) == 0);
 	struct pkgcache_prune all = { .all = true };
 	CHECK(pkgcache_prune(root, &all, &f, &err) == 0);
 	CHECK(f.files == 1 && f.left_files == 0 && !exists(b));
-	snprintf(path, sizeof(path), "%s.lock", a);
+	snprintf(path, sizeof(path), "%s.lock", b);
 	CHECK(exists(path));
+	close(held);
+	CHECK(pkgcache_prune(root, &all, &f, &err) == 0);
+	CHECK(!exists(path));
+	CHECK(exists("../lock"));  /* the cache-wide one stays */
 	/* a missing cache is an empty one */
 	CHECK(pkgcache_list("/nonexistent/sbxrun-cache", &v, &n, &err) == 0 && n == 0);
 	CHECK(pkgcache_prune("/nonexistent/sbxrun-cache", &all, &f, &err) == 0 && f.files == 0);
