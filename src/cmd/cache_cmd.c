@@ -295,6 +295,8 @@ static int fill(const struct cli_args *a, int argc, char **argv, const struct sb
 		return err_set(err, 0, "cache fill: which FILE? (a package-lock.json, a requirements.txt or an "
 				       "apt package list; see 'sbxrun cache fill --help')");
 	const char *path = argv[a->rest];
+	if (!cfg->workspace)
+		return err_set(err, 0, "cache fill: the profile has no workspace to copy '%s' into", path);
 	if (read_small(path, &buf, err) < 0 || fill_kind(path, buf, &k, &names, err) < 0 || pkgcache_list(root, &before, &nb, err) < 0)
 		return -1;
 	if (sys)
