@@ -291,6 +291,9 @@ static int fill(const struct cli_args *a, int argc, char **argv, const struct sb
 	size_t nb, na;
 	enum fill_kind k;
 
+	if (argc - a->rest > 1)
+		return err_set(err, 0, "cache fill: unexpected argument '%s' (options go before FILE)",
+			       argv[a->rest + 1]);
 	if (argc - a->rest != 1)
 		return err_set(err, 0, "cache fill: which FILE? (a package-lock.json, a requirements.txt or an "
 				       "apt package list; see 'sbxrun cache fill --help')");
@@ -311,6 +314,8 @@ static int fill(const struct cli_args *a, int argc, char **argv, const struct sb
 	if (a->v[SBX_K_IMAGE])
 		av[n++] = "--image", av[n++] = a->v[SBX_K_IMAGE];
 	av[n++] = "--net", av[n++] = "packages";
+	if (k == FILL_APT)
+		av[n++] = "-u", av[n++] = "root";  /* apt-get update and install want root */
 	av[n++] = "-w", av[n++] = cfg->workspace;
 	av[n++] = "--copy", av[n++] = copy;
 	av[n++] = "--", av[n++] = "sh", av[n++] = "-c", av[n++] = script;

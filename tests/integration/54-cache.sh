@@ -112,6 +112,8 @@ test_cache_ls_du_prune() {
 	printf 'curl\nBad_Name!\n' > "$TESTDIR/pkgs.list"
 	run "$SBX" cache fill "$TESTDIR/pkgs.list"
 	assert_bad_input "cache fill: $TESTDIR/pkgs.list:2: 'Bad_Name!' is not a Debian package name"
+	run "$SBX" cache fill "$TESTDIR/pkgs.list" --image minimal
+	assert_bad_input "cache fill: unexpected argument '--image' (options go before FILE)"
 	printf '{"name": "x"}\n' > "$TESTDIR/package-lock.json"
 	run "$SBX" cache fill "$TESTDIR/package-lock.json"
 	assert_bad_input "cache fill: '$TESTDIR/package-lock.json' is not a package-lock.json of npm 7 or later"
