@@ -73,6 +73,18 @@ void gw_cache_cap(struct gw_cache *c, uint64_t max)
 	c->cap = max;
 }
 
+static int check_index_dir(int dirfd, const char *name, void *arg)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (pkgcache_system_check_at(dirfd, name, arg) == 0)
+		return 0;
+	err_wrap(arg, "index");
+	return 1;
+}
+
 /* Opened only when root owns all of it and nobody else may write it;
  * else a warning, and the gateway goes on without it. */
 void gw_cache_system(struct gw_cache *c, const char *dir)
@@ -94,6 +106,11 @@ void gw_cache_system(struct gw_cache *c, const char *dir)
 		if (faccessat(fd, subdirs[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    pkgcache_system_check_at(fd, subdirs[i], &err) < 0)
 			r = -1;
+	int idx = r == 0 ? openat(fd, "index", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	if (idx >= 0) {  /* every ecosystem's, not only those named above */
+		r = dir_each(idx, check_index_dir, &err, &err) ? -1 : 0;
+		close(idx);
+	}
 	if (r < 0) {
 		log_warn("the system package cache '%s' is ignored: %s", dir, err.msg);
 		close(fd);
@@ -315,6 +332,9 @@ void gw_cache_index_put(struct gw_cache *c, const char *eco, const char *key, co
 
 	if (index_path(eco, key, path, sizeof(path)) < 0 || strlen(etag) > ETAG_MAX || strchr(etag, '\n'))
 		return;
+	snprintf(tmp, sizeof(tmp), "index/%s", eco);
+	if (mkdirat(c->dirfd, tmp, c->shared ? 0755 : 0700) == 0 && c->shared)
+		(void)!fchmodat(c->dirfd, tmp, 0755, 0);  /* an ecosystem's first document */
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d.%u", path, (int)getpid(), ++c->seq);
 	int fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)

@@ -229,6 +229,13 @@ pad1 miss" "$(cache_events "$TESTDIR/ev")"
 	run setpriv --reuid 65534 --regid 65534 --clear-groups env HOME="$HOME" "$SBX" cache ls --system -p "$PROF"
 	assert_status 0
 	assert_contains "$out" "npm   good"
+	# any ecosystem's index directory that others may write spoils it all
+	mkdir -m 0777 "$TESTDIR/sys/index/pypi"
+	export XDG_CACHE_HOME="$TESTDIR/cache3"
+	run "$SBX" run -p "$PROF" --image minimal --events "$TESTDIR/ev3" -- sh -c "$GET"'; get good'
+	assert_status 0
+	assert_contains "$err" "sbxrun: warning: the system package cache '$TESTDIR/sys' is ignored: index: 'pypi' is writable by others than root (mode 0777)"
+	assert_eq "good miss" "$(cache_events "$TESTDIR/ev3")"
 }
 
 # `sbxrun cache fill` from a package-lock.json: npm ci in a sandbox through
