@@ -113,6 +113,14 @@ fi
 # MCP: exec of `true` over `sbxrun mcp` (stdio, JSON-RPC) in its session.
 printf '\n## MCP round trip (bench/mcp.sh)\n\n```\n%s\n```\n' "$(SBX="$SBX" sh "$top/bench/mcp.sh" 2>&1 | tail -2)" >> "$out"
 
+# The package gateway's shared cache (bench/gateway.sh), where the node image is.
+if "$SBX" image inspect node >/dev/null 2>&1; then
+	printf '\n' >> "$out"
+	SBX="$SBX" bash "$top/bench/gateway.sh" >> "$out" 2>&1 || echo "(bench/gateway.sh failed)" >> "$out"
+else
+	printf '\n## Package gateway\n\nNot measured: no image node (bench/gateway.sh needs npm).\n' >> "$out"
+fi
+
 # Idle sessions: memory and exec latency (as root, the outer run does this).
 [ -n "${BENCH_INNER:-}" ] || bash "$top/bench/sessions.sh" "$out" "$R"
 echo "bench: results in $out" >&2

@@ -3,7 +3,7 @@ _sbxrun_list() { COMPREPLY=($(compgen -W "$(eval "$1")" -- "$cur")); }
 _sbxrun() {
 	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run shell session download cp image profile mcp proxy doctor -h --help -v --verbose --trace -q --quiet --version " -- "$cur"))
+		COMPREPLY=($(compgen -W "run shell session download cp image profile mcp proxy doctor cache -h --help -v --verbose --trace -q --quiet --version " -- "$cur"))
 		return
 	fi
 	case "${COMP_WORDS[1]}:$prev" in
@@ -58,6 +58,10 @@ _sbxrun() {
 	image:--format)
 		COMPREPLY=($(compgen -W "tar oci docker " -- "$cur")); return ;;
 	*:--max-size)
+		return ;;
+	*:--max)
+		return ;;
+	*:--older)
 		return ;;
 	*:--listen)
 		return ;;
@@ -117,6 +121,14 @@ _sbxrun() {
 		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --allow  --events  --listen  --auth-file  --header-timeout " ;;
 	doctor)
 		opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+	cache)
+		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls du prune fill" -- "$cur")); return; fi
+		case "${COMP_WORDS[2]}" in
+		ls) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --system " ;;
+		du) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --system " ;;
+		prune) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --system  --max  --all  --older " ;;
+		fill) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --system " ;;
+		esac ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

@@ -166,7 +166,7 @@ static void man(void)
 	man_profile_keys();
 	printf(".SH EXIT STATUS\nThe command's own; 128+N when signal N killed it; 124 when the timeout ended it; 125 when sbxrun itself failed; 126 when the command cannot run; 127 when it was not found.\n");
 	fputs(man_examples, stdout);
-	printf(".SH FILES\n$XDG_DATA_HOME/sbxrun/images (the store), /var/lib/sbxrun/images (the system store), $XDG_RUNTIME_DIR/sbxrun (run state and sessions), $XDG_CONFIG_HOME/sbxrun/profiles, /etc/sbxrun/profiles, /etc/sbxrun/policy.ini (the administrator's ceiling over every profile and flag: root's, not writable by others; $SBXRUN_POLICY names an extra one that can only tighten).\n");
+	printf(".SH FILES\n$XDG_DATA_HOME/sbxrun/images (the store), /var/lib/sbxrun/images (the system store), $XDG_CACHE_HOME/sbxrun/packages (the package gateway's cache), /var/cache/sbxrun/packages (the system package cache root fills), $XDG_RUNTIME_DIR/sbxrun (run state and sessions), $XDG_CONFIG_HOME/sbxrun/profiles, /etc/sbxrun/profiles, /etc/sbxrun/policy.ini (the administrator's ceiling over every profile and flag: root's, not writable by others; $SBXRUN_POLICY names an extra one that can only tighten).\n");
 	printf(".SH SEE ALSO\n\\fBbwrap\\fR(1), \\fBunshare\\fR(1), \\fBuser_namespaces\\fR(7)\n");
 }
 

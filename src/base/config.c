@@ -39,8 +39,9 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_CA, "host" },            { SBX_K_PROXY_ENV, "tools" },
 	{ SBX_K_DL_MAX_SIZE, "1G" },     { SBX_K_DL_TIMEOUT, "10m" },
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
-	{ SBX_K_PKG_TIMEOUT, "30s" },     { SBX_K_PKG_MIN_AGE, "none" },
-	{ SBX_K_PKG_OFFLINE, "no" },
+	{ SBX_K_PKG_TIMEOUT, "30s" },    { SBX_K_PKG_MIN_AGE, "none" },
+	{ SBX_K_PKG_OFFLINE, "no" },     { SBX_K_PKG_CACHE_MAX, "10G" },
+	{ SBX_K_PKG_CACHE, "/var/cache/sbxrun/packages" },
 };
 
 void config_init(struct sbx_config *cfg)
@@ -553,6 +554,10 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 	if (cfg->pkg_timeout_ms == 0)
 		return err_set(err, 0, "%s: [packages] timeout: none is not a timeout",
 			       cfg->origin[SBX_K_PKG_TIMEOUT]);
+	if (cfg->pkg_cache && strcmp(cfg->pkg_cache, "none") != 0 &&
+	    (cfg->pkg_cache[0] != '/' || strstr(cfg->pkg_cache, "/../") || strstr(cfg->pkg_cache, "/./")))
+		return err_set(err, 0, "%s: [packages] cache: '%s' is not an absolute path (or none)",
+			       cfg->origin[SBX_K_PKG_CACHE], cfg->pkg_cache);
 	if (cfg->workspace && strcmp(cfg->workspace, "/") == 0)
 		return err_set(err, 0, "workspace: '/' cannot be the workspace");
 	if (cfg->egress != SBX_EGRESS_PACKAGES && cfg->allow.n > 0 &&

@@ -88,6 +88,8 @@ struct sbx_config {
 	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */
 	uint64_t pkg_min_age_ms;   /* versions younger are hidden; 0: none */
 	int pkg_offline;           /* enum sbx_onoff: only what the cache holds */
+	uint64_t pkg_cache_max;    /* the user's cache's cap in bytes; 0: unlimited */
+	char *pkg_cache;           /* the system cache's directory; "none": no system cache */
 	/* [mounts] */
 	struct sbx_strlist binds;
 	/* command line only */

@@ -14,16 +14,17 @@
 #define PE SBX_CMD_PROFILE_EXPORT
 #define L SBX_OPT_LOCAL
 #define IX SBX_CMD_IMAGE_EXPORT
+#define CF SBX_CMD_CACHE_FILL
 
 static const char *const export_formats[] = { "tar", "oci", "docker", NULL };
 
 /* clang-format off */
 const struct sbx_option sbx_options[] = {
-{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD | SBX_CMD_MCP | PX | PE, F(profile), "NAME",
+{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD | SBX_CMD_MCP | PX | PE | SBX_CMD_CACHE, F(profile), "NAME",
   "profile to apply (a name, or a path when it holds a '/')" },
 { SBX_K_INHERIT,    NULL, 0, "sandbox", "inherit", SBX_ARG_NAME, NULL, 0, 0, F(inherit), "NAME",
   "profile this one is layered on" },
-{ SBX_K_IMAGE,      "image",    'i', "sandbox", "image", SBX_ARG_NAME, NULL, 0, SB | SBX_CMD_MCP | PX | PE, F(image), "NAME",
+{ SBX_K_IMAGE,      "image",    'i', "sandbox", "image", SBX_ARG_NAME, NULL, 0, SB | SBX_CMD_MCP | PX | PE | CF, F(image), "NAME",
   "image to run (see 'sbxrun image ls')" },
 { SBX_K_USER,       "user",     'u', "sandbox", "user", SBX_ARG_STRING, NULL, 0, SB, F(user), "USER",
   "user inside the sandbox (name from the image, or uid)" },
@@ -91,6 +92,10 @@ const struct sbx_option sbx_options[] = {
   "hide versions published less than this long ago (e.g. 7d), or none" },
 { SBX_K_PKG_OFFLINE, NULL, 0, "packages", "offline", SBX_ARG_ENUM, sbx_yesno_names, 0, 0, F(pkg_offline), "yes|no",
   "serve only what the gateway's cache holds; never ask upstream" },
+{ SBX_K_PKG_CACHE_MAX, NULL, 0, "packages", "cache_max", SBX_ARG_SIZE, NULL, 0, 0, F(pkg_cache_max), "SIZE",
+  "size cap of the user's package cache; the least recently used go first (default 10G), or unlimited" },
+{ SBX_K_PKG_CACHE, NULL, 0, "packages", "cache", SBX_ARG_STRING, NULL, 0, 0, F(pkg_cache), "DIR",
+  "the system package cache root fills and users read first (default /var/cache/sbxrun/packages), or none" },
 { SBX_K_BIND,       "bind",     0,   "mounts", "bind", SBX_ARG_BIND, NULL, R, SB, F(binds), "SRC:DST[:rw]",
   "bind a host path (read-only unless :rw)" },
 { SBX_K_COPY,       "copy",     0,   NULL, NULL, SBX_ARG_COPY, NULL, R, SBX_CMD_RUN | SBX_CMD_SHELL, F(copies), "PATH[:DEST]",
@@ -135,6 +140,14 @@ const struct sbx_option sbx_options[] = {
   "tar, oci (an OCI image layout) or docker (a docker-archive); podman load and skopeo take both" },
 { SBX_K_MAX_SIZE,   "max-size", 0,   NULL, NULL, SBX_ARG_SIZE, NULL, L, IX | SBX_CMD_CP, 0, "SIZE",
   "write at most SIZE bytes of file data, sparse files staying sparse (default: a session's disk quota plus its image, or twice an image's size)" },
+{ SBX_K_CACHE_SYSTEM, "system", 0, NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_CACHE, 0, NULL,
+  "the system package cache instead of the user's (prune and fill: root only)" },
+{ SBX_K_CACHE_MAX,  "max",      0,   NULL, NULL, SBX_ARG_SIZE, NULL, L, SBX_CMD_CACHE_PRUNE, 0, "SIZE",
+  "evict the least recently used until the cache holds at most SIZE" },
+{ SBX_K_CACHE_ALL,  "all",      0,   NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_CACHE_PRUNE, 0, NULL,
+  "evict everything (and the cached index documents)" },
+{ SBX_K_CACHE_OLDER, "older",   0,   NULL, NULL, SBX_ARG_DURATION, NULL, L, SBX_CMD_CACHE_PRUNE, 0, "DURATION",
+  "evict what was not used for DURATION" },
 { SBX_K_LISTEN,     "listen",   0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, PX, F(listen), "ADDR:PORT",
   "TCP address the proxy serves (127.0.0.1:3128, [::1]:3128, 0.0.0.0:3128)" },
 { SBX_K_AUTH_FILE,  "auth-file", 0,  NULL, NULL, SBX_ARG_STRING, NULL, 0, PX, F(auth_file), "FILE",
@@ -179,8 +192,11 @@ const struct sbx_command sbx_commands[] = {
 { NULL, "mcp", SBX_CMD_MCP, "[OPTIONS]", "MCP server on stdin/stdout: an AI agent's tools in one sandbox" },
 { NULL, "proxy", SBX_CMD_PROXY, "--listen ADDR:PORT [OPTIONS]", "a profile's egress proxy on a TCP address (a pod's sidecar)" },
 { NULL, "doctor", SBX_CMD_DOCTOR, "", "which kernel features this machine offers and what falls back" },
-/* a `cache` group goes here: its row, then ls, du, prune and fill with the
- * bits kept for them in enum sbx_cmdmask */
+{ NULL, "cache", 0, "COMMAND [OPTIONS] [ARG]", "the package gateway's cache: list, total, prune, fill ahead" },
+{ "cache", "ls", SBX_CMD_CACHE_LS, "[--system]", "list the cached artifacts: ecosystem, name, version, size, last use" },
+{ "cache", "du", SBX_CMD_CACHE_DU, "[--system]", "the cache's size per ecosystem and in all" },
+{ "cache", "prune", SBX_CMD_CACHE_PRUNE, "[--max SIZE | --older DURATION | --all] [--system]", "evict from the cache, the least recently used first (no option: down to [packages] cache_max)" },
+{ "cache", "fill", SBX_CMD_CACHE_FILL, "[OPTIONS] FILE", "fill the cache ahead from a package-lock.json, a requirements.txt or an apt package list, through the gateway in a sandbox" },
 };
 /* clang-format on */
 

@@ -21,6 +21,8 @@ enum sbx_key {
 	SBX_K_FORMAT, SBX_K_KIND, SBX_K_IMAGE_REF, SBX_K_OUTPUT,
 	SBX_K_AUTH_FILE, SBX_K_HEADER_TIMEOUT, SBX_K_COPY, SBX_K_OUT, SBX_K_PKG_NPM, SBX_K_PKG_TIMEOUT,
 	SBX_K_PKG_ALLOW, SBX_K_PKG_DENY, SBX_K_PKG_MIN_AGE, SBX_K_PKG_OFFLINE,
+	SBX_K_PKG_CACHE_MAX, SBX_K_PKG_CACHE, SBX_K_CACHE_SYSTEM, SBX_K_CACHE_MAX, SBX_K_CACHE_ALL,
+	SBX_K_CACHE_OLDER,
 	SBX_K__COUNT
 };
 
@@ -66,10 +68,14 @@ enum sbx_cmdmask {
 	SBX_CMD_CP = 1 << 18,
 	SBX_CMD_DOCTOR = 1 << 19,
 	SBX_CMD_MAIN = 1 << 20,          /* sbxrun's own, before the command */
-	/* 1 << 21 .. 1 << 24: kept for `cache ls|du|prune|fill` */
+	SBX_CMD_CACHE_LS = 1 << 21,
+	SBX_CMD_CACHE_DU = 1 << 22,
+	SBX_CMD_CACHE_PRUNE = 1 << 23,
+	SBX_CMD_CACHE_FILL = 1 << 24,
 	SBX_CMD_ALL = (1 << 25) - 1,
 };
 #define SBX_CMD_SANDBOX (SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START)
+#define SBX_CMD_CACHE (SBX_CMD_CACHE_LS | SBX_CMD_CACHE_DU | SBX_CMD_CACHE_PRUNE | SBX_CMD_CACHE_FILL)
 
 #define SBX_OPT_REPEAT 1u /* may be given many times; values accumulate */
 #define SBX_OPT_LOCAL 2u  /* no field of struct sbx_config: the command reads it */

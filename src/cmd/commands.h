@@ -19,5 +19,7 @@ int cmd_mcp(int argc, char **argv, struct sbx_err *err);
 int cmd_profile_export(int argc, char **argv, struct sbx_err *err);
 int cmd_proxy(int argc, char **argv, struct sbx_err *err);
 int cmd_doctor(int argc, char **argv, struct sbx_err *err);
+/* `sbxrun cache ls|du|prune|fill`: the package gateway's cache */
+int cmd_cache(int argc, char **argv, struct sbx_err *err);
 
 #endif

@@ -22,6 +22,7 @@ static const struct {
 	{ "mcp", cmd_mcp },
 	{ "proxy", cmd_proxy },
 	{ "doctor", cmd_doctor },
+	{ "cache", cmd_cache },
 };
 
 static int dispatch(int argc, char **argv, struct sbx_err *err)

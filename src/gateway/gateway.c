@@ -12,9 +12,9 @@
 #include <sys/timerfd.h>
 #include <time.h>
 
-#include "base/paths.h"
 #include "base/util.h"
 #include "gateway/gw.h"
+#include "gateway/pkgcache.h"
 
 #define MAX_CLIENTS 256
 /* epoll tags: small constants, or an id/fd shifted above a kind */
@@ -158,18 +158,30 @@ struct proxy_local gateway_local(struct sbx_gateway *gw)
 				     .dispatch = dispatch, .take = take, .free = local_free };
 }
 
-static int cache_root(const struct sbx_gateway_conf *conf, char **out, struct sbx_err *err)
-{
-	_cleanup_free_ char *base = NULL;
+static const char *fill_system;
 
-	if (conf->cache_dir) {
-		*out = xstrdup(conf->cache_dir);
-		return 0;
-	}
-	/* the hook for a system cache that root fills and users read goes here */
-	if (paths_staging_dir(&base, err) < 0)
+void gateway_fill_system(const char *dir)
+{
+	fill_system = dir;
+}
+
+/* The user's cache (or root's system cache while it fills it), with the
+ * system cache looked up first and the cap. */
+static int cache_open(struct gw *gw, const struct sbx_gateway_conf *conf, struct sbx_err *err)
+{
+	_cleanup_free_ char *root = NULL;
+
+	if (fill_system)
+		root = xstrdup(fill_system);
+	else if (conf->cache_dir)
+		root = xstrdup(conf->cache_dir);
+	else if (pkgcache_user_root(&root, err) < 0)
 		return -1;
-	*out = xasprintf("%s/packages", base);
+	if (gw_cache_open(root, fill_system != NULL, &gw->cache, err) < 0)
+		return -1;
+	gw_cache_cap(gw->cache, conf->cache_max);
+	if (!fill_system)
+		gw_cache_system(gw->cache, conf->system_cache);
 	return 0;
 }
 
@@ -177,7 +189,6 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 {
 	struct gw *gw = xcalloc(1, sizeof(*gw));
 	struct itimerspec its = { { 0, 200000000 }, { 0, 200000000 } };
-	_cleanup_free_ char *root = NULL;
 
 	gw->conf = *conf;
 	gw->epfd = gw->tfd = gw->curl_tfd = -1;
@@ -190,7 +201,7 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 	/* an upstream's host is on the allow list already (config_upstream_entry,
 	 * or the image's @npm): every hop, the first included, must pass it */
 	if (hostmatch_compile(gw->conf.allow, gw->conf.sets, &gw->allow, err) < 0 ||
-	    cache_root(conf, &root, err) < 0 || gw_cache_open(root, &gw->cache, err) < 0)
+	    cache_open(gw, conf, err) < 0)
 		goto fail;
 	gw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	gw->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);

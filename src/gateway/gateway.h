@@ -28,6 +28,8 @@ struct sbx_gateway_conf {
 	int events_fd;                     /* -1, or where JSON-lines events go */
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	const char *cache_dir;             /* NULL: the user's (~/.cache/sbxrun/packages) */
+	const char *system_cache;          /* read first (root's); NULL or "none": none */
+	uint64_t cache_max;                /* the cache's cap in bytes; 0: none */
 	struct gw_rules rules;             /* [packages] allow, deny, min_age, offline */
 };
 
@@ -36,6 +38,10 @@ struct sbx_gateway;
 /* The npm upstream a sandbox of cfg gets: the profile's [packages] npm,
  * else the image's registry (read at import); NULL: no gateway for npm. */
 const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry);
+
+/* This process's gateways write to the system cache at dir, readable by
+ * all (root's `sbxrun cache fill --system`). */
+void gateway_fill_system(const char *dir);
 
 int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, struct sbx_err *err);
 /* The hook the proxy runs the gateway through; the proxy frees it. */

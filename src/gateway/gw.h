@@ -1,6 +1,6 @@
 /* gw.h - inside the package gateway: the core (gateway.c: requests, the
  * loop), clients, their answers and events (gw_client.c), upstream fetches
- * (gw_fetch.c), the cache (gw_cache.c),
+ * (gw_fetch.c), the cache (gw_cache.c; as a whole, pkgcache.h),
  * artifacts shared between requests (gw_artifact.c) and one file per
  * ecosystem behind struct gw_ecosystem (gw_npm.c; apt and PyPI later). */
 #ifndef SBX_GW_H
@@ -92,7 +92,9 @@ struct gw_fetch {
 	/* in */
 	char *url;
 	char accept[128];
-	char etag[256];        /* If-None-Match, "" for none */
+	/* the validators of a cached copy: an ETag (If-None-Match), then
+	 * optionally a tab and a Last-Modified date (If-Modified-Since); "" for none */
+	char etag[256];
 	uint64_t max;          /* bytes, the cap */
 	int fd;                /* the body goes here, or (-1) into body */
 	void (*data)(struct gw_fetch *f, const void *p, size_t n);  /* as it streams, or NULL */
@@ -103,7 +105,7 @@ struct gw_fetch {
 	char error[512];       /* "" when the transfer itself worked */
 	char *body;            /* fd == -1 */
 	size_t len;            /* bytes of the body */
-	char resp_etag[256];
+	char resp_etag[256];   /* the answer's validators, in the same form */
 	int64_t start_ms, ms;
 	/* private */
 	void *curl;
@@ -114,7 +116,9 @@ struct gw_fetch {
 	void *resolve_list;
 	bool too_big;
 	const char *refused;
+	char resp_lastmod[64];
 };
+#define GW_VALIDATORS_MAX 255  /* what the cache keeps (gw_cache_index_put) */
 /* Starts a fetch; f->done is called from the loop when it ends (never
  * from here). Returns -1 with f->error when the URL is refused at once. */
 int gw_fetch_start(struct gw *gw, struct gw_fetch *f);
@@ -124,20 +128,37 @@ void gw_fetch_sock_event(struct gw *gw, int fd, uint32_t events);
 void gw_fetch_timer(struct gw *gw);
 void gw_fetch_fini(struct gw *gw);
 
-/* --- the cache (gw_cache.c) --- */
-/* The root: conf->cache_dir or the user's. Made 0700. */
-int gw_cache_open(const char *root, struct gw_cache **out, struct sbx_err *err);
+/* --- the cache (gw_cache.c; the cache as a whole: pkgcache.h) --- */
+/* The root: conf->cache_dir or the user's. Made 0700; shared: the system
+ * cache root fills (0755, its files 0644). */
+int gw_cache_open(const char *root, bool shared, struct gw_cache **out, struct sbx_err *err);
+/* The size cap (bytes, 0: none) gw_cache_trim keeps. */
+void gw_cache_cap(struct gw_cache *c, uint64_t max);
+/* The system cache at dir (NULL or "none": none), looked up before this
+ * one, read-only; ignored with a warning unless root owns it and nobody
+ * else may write it. */
+void gw_cache_system(struct gw_cache *c, const char *dir);
 void gw_cache_close(struct gw_cache *c);
-/* An artifact by digest: 1 with *fd open (verified against want), 0 when
- * missing; damage found on disk removes the file and counts as missing. */
+/* An artifact by digest, from the system cache or the user's: 1 with *fd
+ * open (verified against want; its last use recorded), 0 when missing;
+ * damage found on disk removes the file and counts as missing. */
 int gw_cache_artifact(struct gw_cache *c, const struct sri *want, int *fd, off_t *size);
 /* The lock of one digest, shared by every sbxrun process of the user: 1
  * with *fd held, 0 when another holds it (ask again later), -1 error. */
 int gw_cache_lock(struct gw_cache *c, const struct sri *want, int *fd);
 /* A temporary file beside the artifact, removed unless committed. */
 int gw_cache_tmp(struct gw_cache *c, const struct sri *want, int *fd, char **name);
-/* fsync, rename into place, fsync of the directory. */
-int gw_cache_commit(struct gw_cache *c, const struct sri *want, int fd, const char *tmp);
+/* What an artifact is, kept beside it for `sbxrun cache ls`. */
+struct gw_cache_meta {
+	const char *eco, *name, *version, *file;
+};
+/* The metadata (m may be NULL), then fsync, rename into place, fsync of
+ * the directory. */
+int gw_cache_commit(struct gw_cache *c, const struct sri *want, int fd, const char *tmp,
+		    const struct gw_cache_meta *m);
+/* After a commit (and once its waiters have the file open): past the cap,
+ * the least recently used are evicted, unless another process is at it. */
+void gw_cache_trim(struct gw_cache *c);
 void gw_cache_discard(struct gw_cache *c, const char *tmp);
 /* Index documents, kept briefly: by ecosystem and key. Returns 1 with
  * body, etag ("" if none) and age, 0 when none. */

@@ -22,7 +22,7 @@ struct gw_waiter {
 struct gw_artifact {
 	struct gw_artifact *next;
 	struct sri want;
-	char *eco, *url;
+	char *eco, *url, *name, *version;  /* name, version: the first asker's */
 	uint64_t max;
 	struct gw_waiter *waiters;
 	int lockfd, tmpfd;
@@ -56,6 +56,8 @@ static void release(struct gw *gw, struct gw_artifact *a)
 	free(a->tmp);
 	free(a->eco);
 	free(a->url);
+	free(a->name);
+	free(a->version);
 	free(a);
 }
 
@@ -93,6 +95,20 @@ static void on_data(struct gw_fetch *f, const void *p, size_t n)
 	sri_check_update(a->chk, p, n);
 }
 
+/* With what it is: the file's name is the URL's last segment. */
+static int commit(struct gw *gw, struct gw_artifact *a)
+{
+	size_t end = strcspn(a->url, "?#");
+	const char *p = a->url + end;
+	char file[256];
+
+	while (p > a->url && p[-1] != '/')
+		p--;
+	snprintf(file, sizeof(file), "%.*s", (int)(a->url + end - p), p);
+	struct gw_cache_meta m = { a->eco, a->name, a->version, file };
+	return gw_cache_commit(gw->cache, &a->want, a->tmpfd, a->tmp, &m);
+}
+
 static void fetched(struct gw *gw, struct gw_fetch *f)
 {
 	struct gw_artifact *a = f->arg;
@@ -107,11 +123,12 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 		snprintf(why, sizeof(why), "integrity mismatch: the index says %s %s, upstream sent %s "
 			 "(nothing cached)", sri_algo_name(a->want.algo), a->want.hex, got);
 		fail_all(gw, a, 502, why);
-	} else if (gw_cache_commit(gw->cache, &a->want, a->tmpfd, a->tmp) < 0) {
+	} else if (commit(gw, a) < 0) {
 		fail_all(gw, a, 502, "cannot write to the cache");
 	} else {
 		free(steal_ptr(a->tmp));
 		serve_all(gw, a, "miss", f->ms);
+		gw_cache_trim(gw->cache);  /* the waiters hold their files open */
 	}
 	gw_fetch_free(f);
 	release(gw, a);
@@ -203,6 +220,8 @@ void gw_artifact_get(struct gw *gw, struct gw_client *cl, const struct gw_artifa
 	a->want = r->want;
 	a->eco = xstrdup(r->eco);
 	a->url = xstrdup(r->url);
+	a->name = xstrdup(r->name);
+	a->version = xstrdup(r->version ? r->version : "?");
 	a->max = r->max;
 	a->lockfd = a->tmpfd = -1;
 	a->waiters = w;

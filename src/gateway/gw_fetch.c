@@ -68,22 +68,38 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
 	return size * nmemb;
 }
 
+/* A header's value, trimmed, into out; only when it fits whole. */
+static void header_value(const char *p, size_t n, size_t skip, char *out, size_t size)
+{
+	const char *v = p + skip;
+	size_t l = n - skip;
+	while (l && (*v == ' ' || *v == '\t'))
+		v++, l--;
+	while (l && (v[l - 1] == '\r' || v[l - 1] == '\n' || v[l - 1] == ' '))
+		l--;
+	if (l < size && !memchr(v, '\t', l))
+		snprintf(out, size, "%.*s", (int)l, v);
+}
+
 static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
 {
 	struct gw_fetch *f = arg;
 	size_t n = size * nmemb;
 
-	if (n > 5 && strncasecmp(p, "etag:", 5) == 0) {
-		const char *v = p + 5;
-		size_t l = n - 5;
-		while (l && (*v == ' ' || *v == '\t'))
-			v++, l--;
-		while (l && (v[l - 1] == '\r' || v[l - 1] == '\n' || v[l - 1] == ' '))
-			l--;
-		if (l < sizeof(f->resp_etag))
-			snprintf(f->resp_etag, sizeof(f->resp_etag), "%.*s", (int)l, v);
-	}
+	if (n > 5 && strncasecmp(p, "etag:", 5) == 0)
+		header_value(p, n, 5, f->resp_etag, sizeof(f->resp_etag));
+	else if (n > 14 && strncasecmp(p, "last-modified:", 14) == 0)
+		header_value(p, n, 14, f->resp_lastmod, sizeof(f->resp_lastmod));
 	return n;
+}
+
+/* The validators as one string: the ETag, then a tab and Last-Modified. */
+static void validators(struct gw_fetch *f)
+{
+	size_t n = strlen(f->resp_etag);
+
+	if (f->resp_lastmod[0] && n + 1 + strlen(f->resp_lastmod) < GW_VALIDATORS_MAX)
+		snprintf(f->resp_etag + n, sizeof(f->resp_etag) - n, "\t%s", f->resp_lastmod);
 }
 
 /* Scheme, host and port of one hop against the allow list. */
@@ -149,8 +165,13 @@ static void setup(struct gw *gw, struct gw_fetch *f, CURL *c)
 		_cleanup_free_ char *a = xasprintf("Accept: %s", f->accept);
 		h = curl_slist_append(h, a);
 	}
-	if (f->etag[0]) {
-		_cleanup_free_ char *a = xasprintf("If-None-Match: %s", f->etag);
+	size_t tag = strcspn(f->etag, "\t");
+	if (tag) {
+		_cleanup_free_ char *a = xasprintf("If-None-Match: %.*s", (int)tag, f->etag);
+		h = curl_slist_append(h, a);
+	}
+	if (f->etag[tag] == '\t' && f->etag[tag + 1]) {
+		_cleanup_free_ char *a = xasprintf("If-Modified-Since: %s", f->etag + tag + 1);
 		h = curl_slist_append(h, a);
 	}
 	f->hdrs = h;
@@ -238,7 +259,7 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 		_cleanup_free_ char *next = xstrdup(loc);
 		free(steal_ptr(f->body));
 		f->len = 0;
-		f->resp_etag[0] = '\0';
+		f->resp_etag[0] = f->resp_lastmod[0] = '\0';
 		if (++f->hops > MAX_HOPS)
 			snprintf(f->error, sizeof(f->error), "more than %d redirects", MAX_HOPS);
 		else if (hop(gw, f, next) == 0)
@@ -254,6 +275,7 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 		snprintf(f->error, sizeof(f->error), "%s", curl_easy_strerror(rc));
 	}
 	f->ms = (int64_t)now_ms() - f->start_ms;
+	validators(f);
 	unlink_fetch(gw, f);
 	f->done(gw, f);
 }

@@ -175,6 +175,7 @@ static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_c
 		.rules = { .allow = &plan->cfg->pkg_allow, .deny = &plan->cfg->pkg_deny,
 			   .min_age_s = plan->cfg->pkg_min_age_ms / 1000,
 			   .offline = plan->cfg->pkg_offline == SBX_ON },
+		.system_cache = plan->cfg->pkg_cache, .cache_max = plan->cfg->pkg_cache_max,
 	};
 
 	*gw = NULL;

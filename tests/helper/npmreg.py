@@ -1,7 +1,9 @@
 """tests/helper/npmreg.py - a bad npm registry for the gateway's tests.
 
 Listens on 127.0.0.1 at a free port, which it prints as its first line;
-with an argument, appends each request's path to that file.
+with an argument LOG, appends each request's path to that file, and to
+LOG.bytes "PATH BYTES" once a tarball's body is sent (the body's bytes:
+what the upstream moved).
 Packuments name tarballs at http://host.sbxrun.internal:PORT/ (how a
 sandbox's gateway reaches this host); packages:
   good     a tarball that matches its integrity
@@ -13,6 +15,10 @@ sandbox's gateway reaches this host); packages:
   other    a tarball on a host no profile allows
   redir    a tarball that redirects to a private address
   loop     a tarball that redirects to 127.0.0.1
+  pad1..pad4  tarballs of some 40 KiB each (incompressible), for the cap
+  set-a..set-d  tarballs of some 32 KiB each, sent after NPMREG_DELAY
+           seconds (default 1: concurrent installs overlap), and app,
+           which depends on them
   aged     1.0.0 and 1.1.0 published weeks ago, 2.0.0 (latest) two days ago
   withdep  depends on depoff (for the allow list's dependency case)
   depoff, evil-x, left-pad   plain packages
@@ -26,18 +32,27 @@ import io
 import json
 import os
 import random
+import re
 import sys
 import tarfile
 import time
 
 
+SET = ["set-a", "set-b", "set-c", "set-d"]
+DEPS = {"app": {d: "1.0.0" for d in SET}, "withdep": {"depoff": "^1.0.0"}}
+
+
 def tgz(name, version="1.0.0"):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as t:
-        data = json.dumps({"name": name, "version": version, "main": "index.js"}).encode()
+        meta = {"name": name, "version": version, "main": "index.js"}
+        if name in DEPS:
+            meta["dependencies"] = DEPS[name]
+        data = json.dumps(meta).encode()
         files = [("package/package.json", data), ("package/index.js", b"module.exports = 42;\n")]
-        if name == "slow":  # incompressible: half of it is a real part
-            files.append(("package/blob", random.Random(1).randbytes(64 << 10)))
+        blob = {"slow": 64, "pad": 40, "set": 32}.get(re.sub(r"-?[a-d0-9]$", "", name), 0)
+        if blob:  # incompressible (for slow: half of it is a real part)
+            files.append(("package/blob", random.Random(name).randbytes(blob << 10)))
         for path, body in files:
             info = tarfile.TarInfo(path)
             info.size = len(body)
@@ -46,7 +61,8 @@ def tgz(name, version="1.0.0"):
     return buf.getvalue()
 
 
-PLAIN = ("good", "bad", "trunc", "slow", "other", "redir", "loop", "withdep", "depoff", "evil-x", "left-pad")
+PLAIN = ["good", "bad", "trunc", "slow", "other", "redir", "loop", "app", "withdep", "depoff", "evil-x",
+         "left-pad"] + SET + ["pad%d" % i for i in range(1, 5)]
 DAY = 86400
 NOW = time.time()
 # name -> {version: days before NOW it was published}, and its latest
@@ -54,6 +70,7 @@ VERSIONS = {n: ({"1.0.0": 100}, "1.0.0") for n in PLAIN}
 VERSIONS["aged"] = ({"1.0.0": 30, "1.1.0": 20, "2.0.0": 2}, "2.0.0")
 TARS = {(n, v): tgz(n, v) for n, (vs, _) in VERSIONS.items() for v in vs}
 PORT = 0
+LASTMOD = "Thu, 01 Jan 2026 00:00:00 GMT"  # every packument's; If-Modified-Since it: 304 (LOG.304)
 LOG = sys.argv[1] if len(sys.argv) > 1 else None  # where each request's path is appended
 
 
@@ -71,8 +88,8 @@ def packument(name):
             url = "http://not-allowed.example.test/other/-/other-1.0.0.tgz"
         integrity = "sha512-" + base64.b64encode(hashlib.sha512(TARS[name, v]).digest()).decode()
         doc["versions"][v] = {"name": name, "version": v, "dist": {"tarball": url, "integrity": integrity}}
-        if name == "withdep":
-            doc["versions"][v]["dependencies"] = {"depoff": "^1.0.0"}
+        if name in DEPS:
+            doc["versions"][v]["dependencies"] = DEPS[name]
         doc["time"][v] = iso(age)
     return json.dumps(doc).encode()
 
@@ -83,9 +100,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def send(self, code, body, length=None, ctype="application/json"):
+    def send(self, code, body, length=None, ctype="application/json", lastmod=None):
         self.send_response(code)
         self.send_header("Content-Type", ctype)
+        if lastmod:
+            self.send_header("Last-Modified", lastmod)
         self.send_header("Content-Length", str(len(body) if length is None else length))
         self.send_header("Connection", "close")
         self.end_headers()
@@ -121,8 +140,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             chunk = b" " * (1 << 20)
             for _ in range(64):
                 self.wfile.write(chunk)
+        elif name in VERSIONS and self.headers.get("If-Modified-Since") == LASTMOD:
+            if LOG:
+                with open(LOG + ".304", "a") as f:
+                    f.write(name + "\n")
+            self.send(304, b"", lastmod=LASTMOD)
         elif name in VERSIONS:
-            self.send(200, packument(name))
+            self.send(200, packument(name), lastmod=LASTMOD)
         else:
             self.send(404, b"{}")
 
@@ -158,7 +182,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
         else:
+            if name in SET:
+                time.sleep(float(os.environ.get("NPMREG_DELAY", "1")))
             self.send(200, body, ctype="application/octet-stream")
+            if LOG:
+                with open(LOG + ".bytes", "a") as f:
+                    f.write("%s %d\n" % (self.path.strip("/"), len(body)))
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -117,7 +117,7 @@ test_gateway_refuses_bad_upstreams() {
 	assert_contains "$(cat "$TESTDIR/ev")" '"event":"package-refused"'
 	# only the good tarball entered the cache; nothing half-written stays
 	local files
-	files=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha512" | grep -v '\.lock$')
+	files=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha512" | grep -v '\.lock$\|\.meta$')
 	assert_eq 1 "$(printf '%s\n' "$files" | grep -c .)" "files in the cache: $files"
 }
 
@@ -134,6 +134,8 @@ test_kill_mid_download_leaves_nothing_served() {
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
 	assert_eq "" "$(ls "$dir" | grep -v '\.lock$\|\.tmp\.' || true)" "complete files after the kill"
+	run "$SBX" cache ls
+	assert_not_contains "$out" "slow" "cache ls after the kill"
 	touch "$TESTDIR/reg.log.release"
 	# the next request downloads it again, whole, and serves what matches
 	run "$SBX" run -p "gwlab$$" --image minimal --events "$TESTDIR/ev" -- sh -c '
@@ -143,6 +145,9 @@ test_kill_mid_download_leaves_nothing_served() {
 	assert_contains "$out" "200"
 	assert_contains "$out" '"name": "slow"'
 	assert_contains "$(gw_events "$TESTDIR/ev")" "slow 1.0.0 miss"
+	# the killed download's temporary file goes at the next eviction
+	"$SBX" cache prune --older 24h >/dev/null
+	assert_eq "" "$(ls "$dir" | grep '\.tmp\.' || true)" "temporary files after a prune"
 }
 
 test_two_sandboxes_at_once_make_one_download() {

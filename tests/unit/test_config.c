@@ -179,6 +179,18 @@ static void test_packages(void)
 	expect_bad("[packages]\nmin_age = 7 days\n", "t.ini:2: min_age: invalid duration '7 days'");
 	expect_bad("[packages]\nmin_age = 0\n", "t.ini:2: min_age: '0': zero is not a limit");
 	expect_bad("[packages]\noffline = maybe\n", "t.ini:2: offline: invalid value 'maybe' (one of: no, yes)");
+	/* the cache: a cap (10G unless said; 0 is no cap), the system cache's path */
+	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_cache_max == 10ULL << 30 && strcmp(cfg.pkg_cache, "/var/cache/sbxrun/packages") == 0);
+	config_free(&cfg);
+	CHECK(load("[packages]\ncache_max = unlimited\ncache = none\n", &cfg) == NULL);
+	CHECK(cfg.pkg_cache_max == 0 && config_check(&cfg, &err) == 0);
+	config_free(&cfg);
+	expect_bad("[packages]\ncache_max = 0\n", "t.ini:2: cache_max");
+	CHECK(load("[packages]\ncache = lab/cache\n", &cfg) == NULL);
+	CHECK(config_check(&cfg, &err) < 0);
+	CHECK_CONTAINS(err.msg, "t.ini:2: [packages] cache: 'lab/cache' is not an absolute path");
+	config_free(&cfg);
 }
 
 static void test_good_profile(void)

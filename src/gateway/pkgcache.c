@@ -1,0 +1,328 @@
+/* pkgcache.c - the package cache as a whole: its artifacts (ALGO/HEX) with
+ * the metadata kept beside them (ALGO/HEX.meta), listed for `sbxrun cache`
+ * and evicted least recently used first (the artifact's atime, set on
+ * every hit) under the cache-wide lock ROOT/lock, so concurrent sbxrun
+ * processes never evict at once (a digest's own lock file goes with it
+ * when no download holds it); and the ownership checks a system cache
+ * must pass before a user trusts it. */
+#define _GNU_SOURCE
+#include "gateway/pkgcache.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/paths.h"
+#include "base/util.h"
+
+static const char *const algos[] = { "sha1", "sha256", "sha512" };
+
+int pkgcache_user_root(char **out, struct sbx_err *err)
+{
+	_cleanup_free_ char *base = NULL;
+
+	if (paths_staging_dir(&base, err) < 0)
+		return -1;
+	*out = xasprintf("%s/packages", base);
+	return 0;
+}
+
+static void clean_field(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+
+	for (const char *p = src ? src : "?"; *p && n + 1 < size; p++)
+		dst[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+	dst[n] = '\0';
+	if (!n && size > 1)
+		snprintf(dst, size, "?");
+}
+
+void pkgcache_meta_format(const char *eco, const char *name, const char *version, const char *file,
+			  char *buf, size_t size)
+{
+	char f[4][256];
+
+	clean_field(f[0], sizeof(f[0]), eco);
+	clean_field(f[1], sizeof(f[1]), name);
+	clean_field(f[2], sizeof(f[2]), version);
+	clean_field(f[3], sizeof(f[3]), file);
+	snprintf(buf, size, "%s\t%s\t%s\t%s\n", f[0], f[1], f[2], f[3]);
+}
+
+static void meta_read(int algofd, struct pkgcache_entry *e)
+{
+	char path[160], *buf = NULL, *f[4] = { 0 };
+	size_t n = 0;
+	struct sbx_err ignored;
+
+	snprintf(e->eco, sizeof(e->eco), "?");
+	snprintf(e->name, sizeof(e->name), "?");
+	snprintf(e->version, sizeof(e->version), "?");
+	snprintf(e->file, sizeof(e->file), "?");
+	snprintf(path, sizeof(path), "%s.meta", e->hex);
+	if (read_file_beneath(algofd, path, 4096, &buf, &n, &ignored) < 0)
+		return;
+	char *save = NULL, *line = strtok_r(buf, "\n", &save);
+	for (int i = 0; line && i < 4; i++)
+		f[i] = strsep(&line, "\t");
+	if (f[3]) {
+		clean_field(e->eco, sizeof(e->eco), f[0]);
+		clean_field(e->name, sizeof(e->name), f[1]);
+		clean_field(e->version, sizeof(e->version), f[2]);
+		clean_field(e->file, sizeof(e->file), f[3]);
+	}
+	free(buf);
+}
+
+static bool all_hex(const char *s)
+{
+	size_t n = strlen(s);
+	return n >= 40 && n <= 128 && strspn(s, "0123456789abcdef") == n;
+}
+
+struct scan {
+	int algofd;
+	const char *algo;
+	struct pkgcache_entry *v;
+	size_t n, cap;
+	bool with_meta;
+};
+
+/* A temporary file "HEX.tmp.PID.N" whose process is gone. */
+static bool stale_tmp(const char *name)
+{
+	const char *t = strstr(name, ".tmp.");
+	char *end;
+
+	if (!t)
+		return false;
+	long pid = strtol(t + 5, &end, 10);
+	return *end == '.' && pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* A digest's lock file, unless a download holds it. (One that opened it
+ * just before the unlink may lock the old file: at worst two processes
+ * download the same artifact, each verified, each renamed into place.) */
+static void drop_lock(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		unlinkat(dirfd, path, 0);
+	close(fd);
+}
+
+/* "HEX.lock" of an artifact that is not (or no longer) there. */
+static bool orphan_lock(int dirfd, const char *name)
+{
+	size_t n = strlen(name);
+	char hex[160];
+
+	if (n <= 5 || n - 5 >= sizeof(hex) || strcmp(name + n - 5, ".lock") != 0)
+		return false;
+	snprintf(hex, sizeof(hex), "%.*s", (int)(n - 5), name);
+	return all_hex(hex) && faccessat(dirfd, hex, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
+static int scan_one(int dirfd, const char *name, void *arg)
+{
+	struct scan *s = arg;
+	struct stat st;
+
+	if (!s->with_meta && stale_tmp(name)) {  /* eviction only */
+		unlinkat(dirfd, name, 0);
+		return 0;
+	}
+	if (!s->with_meta && orphan_lock(dirfd, name)) {
+		drop_lock(dirfd, name);
+		return 0;
+	}
+	if (!all_hex(name) || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	struct pkgcache_entry *e = &s->v[s->n++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->algo, sizeof(e->algo), "%s", s->algo);
+	snprintf(e->hex, sizeof(e->hex), "%s", name);
+	e->size = (uint64_t)st.st_size;
+	e->used = (int64_t)st.st_atim.tv_sec;
+	e->used_nsec = st.st_atim.tv_nsec;
+	if (s->with_meta)
+		meta_read(dirfd, e);
+	return 0;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct pkgcache_entry *x = a, *y = b;
+	if (x->used != y->used)
+		return x->used < y->used ? -1 : 1;
+	if (x->used_nsec != y->used_nsec)
+		return x->used_nsec < y->used_nsec ? -1 : 1;
+	return strcmp(x->hex, y->hex);
+}
+
+static int scan_all(int dirfd, bool with_meta, struct pkgcache_entry **out, size_t *n,
+		    struct sbx_err *err)
+{
+	struct scan s = { .with_meta = with_meta };
+
+	for (size_t i = 0; i < ARRAY_SIZE(algos); i++) {
+		s.algofd = openat(dirfd, algos[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (s.algofd < 0) {
+			if (errno == ENOENT)
+				continue;
+			free(s.v);
+			return err_sys(err, "cache: %s", algos[i]);
+		}
+		s.algo = algos[i];
+		int r = dir_each(s.algofd, scan_one, &s, err);
+		close(s.algofd);
+		if (r < 0) {
+			free(s.v);
+			return -1;
+		}
+	}
+	if (s.n)
+		qsort(s.v, s.n, sizeof(*s.v), by_use);
+	*out = s.v;
+	*n = s.n;
+	return 0;
+}
+
+int pkgcache_list(const char *root, struct pkgcache_entry **out, size_t *n, struct sbx_err *err)
+{
+	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	*out = NULL;
+	*n = 0;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : err_sys(err, "cache '%s'", root);
+	return scan_all(fd, true, out, n, err);
+}
+
+static void evict_one(int dirfd, const struct pkgcache_entry *e)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", e->algo, e->hex);
+	unlinkat(dirfd, path, 0);  /* a client reading it keeps its open file */
+	snprintf(path, sizeof(path), "%s/%s.meta", e->algo, e->hex);
+	unlinkat(dirfd, path, 0);
+	snprintf(path, sizeof(path), "%s/%s.lock", e->algo, e->hex);
+	drop_lock(dirfd, path);
+}
+
+static bool must_go(const struct pkgcache_prune *p, const struct pkgcache_entry *e, uint64_t total,
+		    int64_t now)
+{
+	return p->all || (p->max && total > p->max) || (p->older_s && now - e->used >= p->older_s);
+}
+
+int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, bool wait, struct pkgcache_freed *out,
+		   struct sbx_err *err)
+{
+	_cleanup_close_ int lock = openat(dirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	_cleanup_free_ struct pkgcache_entry *v = NULL;
+	uint64_t total = 0;
+	size_t n = 0;
+	int64_t now = (int64_t)time(NULL);
+
+	memset(out, 0, sizeof(*out));
+	if (lock < 0)
+		return err_sys(err, "cache: its lock");
+	if (flock(lock, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK && !wait ? 0 : err_sys(err, "cache: its lock");
+	/* (the cache-wide lock file is never removed: a new one would not exclude) */
+	if (scan_all(dirfd, false, &v, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		total += v[i].size;
+	for (size_t i = 0; i < n; i++) {  /* least recently used first */
+		if (!must_go(p, &v[i], total, now)) {
+			out->left_files++;
+			out->left_bytes += v[i].size;
+			continue;
+		}
+		evict_one(dirfd, &v[i]);
+		total -= v[i].size;
+		out->files++;
+		out->bytes += v[i].size;
+	}
+	if (p->all) {
+		struct sbx_err ignored;
+		rm_rf_at(dirfd, "index", &ignored);
+	}
+	return 1;
+}
+
+int pkgcache_prune(const char *root, const struct pkgcache_prune *p, struct pkgcache_freed *out,
+		   struct sbx_err *err)
+{
+	_cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	memset(out, 0, sizeof(*out));
+	if (fd < 0)
+		return errno == ENOENT ? 0 : err_sys(err, "cache '%s'", root);
+	return pkgcache_evict(fd, p, true, out, err) < 0 ? -1 : 0;
+}
+
+static int trusted(const struct stat *st, const char *what, bool top, struct sbx_err *err)
+{
+	if (!S_ISDIR(st->st_mode))
+		return err_set(err, 0, "'%s' is not a directory", what);
+	if (st->st_uid != 0)
+		return err_set(err, 0, "'%s' belongs to uid %u, not root", what, (unsigned)st->st_uid);
+	if ((st->st_mode & 022) && !(!top && (st->st_mode & S_ISVTX)))
+		return err_set(err, 0, "'%s' is writable by others than root (mode %04o)", what,
+			       (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+int pkgcache_system_check(const char *dir, struct sbx_err *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (dir[0] != '/' || strlen(dir) >= sizeof(path))
+		return err_set(err, 0, "'%s' is not an absolute path", dir);
+	snprintf(path, sizeof(path), "%s", dir);
+	for (bool top = true;; top = false) {
+		if (lstat(path, &st) < 0)
+			return err_sys(err, "'%s'", path);
+		if (trusted(&st, path, top, err) < 0)
+			return -1;
+		char *slash = strrchr(path, '/');
+		if (slash == path) {
+			if (path[1] == '\0')
+				return 0;
+			path[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+	}
+}
+
+int pkgcache_system_check_at(int dirfd, const char *sub, struct sbx_err *err)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, sub, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_sys(err, "'%s'", sub);
+	return trusted(&st, sub, true, err);
+}

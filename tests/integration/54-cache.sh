@@ -1,0 +1,277 @@
+# also-as-root
+# root-only: test_system_cache_root_filled_is_read_first
+# tier net: test_fill_from_a_package_lock -- needs the node image (npm), which only the net tier imports; the upstream is the fixture registry
+# The package gateway's cache (issue 27): the size cap and its
+# least-recently-used eviction, `sbxrun cache ls|du|prune|fill`, 20
+# sandboxes at once sharing one upstream download per artifact, and the
+# system cache root fills and users read first (refused when anyone but
+# root may write it). The fixture registry (tests/helper/npmreg.py) is
+# the upstream; it logs each request, and each tarball's bytes sent.
+
+# Starts the fixture registry (REG, RPORT) and a lab profile naming it,
+# with the extra [packages] lines given; each test has its own cache.
+cache_fixture() { # [ini lines]
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/reg.log" > "$TESTDIR/.reg-port" &
+	REG=$!
+	for _ in $(seq 100); do [ -s "$TESTDIR/.reg-port" ] && break; sleep 0.1; done
+	RPORT=$(head -1 "$TESTDIR/.reg-port")
+	[ -n "$RPORT" ] || fail "the fixture registry did not start"
+	PROF="cachelab$$"
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = packages\n[packages]\nnpm = http://host.sbxrun.internal:%s/\ntimeout = 5s\n%s\n' \
+		"$RPORT" "${1:-}" > "$HOME/.config/sbxrun/profiles/$PROF.ini"
+	trap "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'" EXIT
+}
+
+# The shell function a sandbox uses to fetch tarballs through the gateway.
+GET='get() { for p in "$@"; do curl -sS -x "$npm_config_proxy" -o "/tmp/$p.tgz" -w "$p %{http_code}\n" \
+	"http://packages.sbxrun.internal/npm/$p/-/$p-1.0.0.tgz"; done; }'
+
+# "NAME CACHE" per package event of an events file
+cache_events() {
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") == "package":
+        print(e["name"], e["cache"])' "$1"
+}
+
+upstream_fetches() { # package
+	grep -c "^$1/-/" "$TESTDIR/reg.log" || true
+}
+
+test_cap_evicts_least_recently_used() {
+	cache_fixture "cache_max = 100K"
+	# pad1..pad3 are 40K each: pad1 is used again after pad2, so when pad3
+	# takes the cache past 100K, pad2 (the least recently used) goes
+	run "$SBX" run -p "$PROF" --image minimal --events "$TESTDIR/ev" -- sh -c "$GET"'
+		get pad1 pad2; sleep 0.05; get pad1; sleep 0.05; get pad3'
+	assert_status 0
+	assert_contains "$out" "pad3 200"
+	assert_eq "pad1 miss
+pad2 miss
+pad1 hit
+pad3 miss" "$(cache_events "$TESTDIR/ev")" "events"
+	run "$SBX" cache ls -p "$PROF"
+	assert_status 0
+	assert_contains "$out" "pad1"
+	assert_contains "$out" "pad3"
+	assert_not_contains "$out" "pad2"
+	# what was evicted is fetched again, whole and verified
+	run "$SBX" run -p "$PROF" --image minimal --events "$TESTDIR/ev2" -- sh -c "$GET"'
+		get pad2 && tar -xzOf /tmp/pad2.tgz package/package.json'
+	assert_status 0
+	assert_contains "$out" '"name": "pad2"'
+	assert_eq "pad2 miss" "$(cache_events "$TESTDIR/ev2")"
+	assert_eq 2 "$(upstream_fetches pad2)" "upstream fetches of pad2"
+	assert_eq 1 "$(upstream_fetches pad1)" "upstream fetches of pad1"
+	# and the cache stays under its cap: pad1, the least recently used, went
+	run "$SBX" cache du -p "$PROF"
+	assert_contains "$out" "npm        2 artifacts"
+}
+
+test_cache_ls_du_prune() {
+	cache_fixture
+	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$GET"'; get good pad1 pad2'
+	assert_status 0
+	run "$SBX" cache ls
+	assert_status 0
+	assert_contains "$out" "ECO   NAME"
+	assert_contains "$(printf '%s\n' "$out" | grep ' good ')" "npm   good                             1.0.0"
+	assert_contains "$(printf '%s\n' "$out" | grep ' pad1 ')" "40.4K"
+	assert_contains "$out" "sha512:"
+	run "$SBX" cache du
+	assert_status 0
+	assert_contains "$out" "npm        3 artifacts    80.9K"
+	assert_contains "$out" "total      3 artifacts    80.9K  $XDG_CACHE_HOME/sbxrun/packages"
+	# least recently used first: good and pad1 go, pad2 stays
+	run "$SBX" cache prune --max 50K
+	assert_status 0
+	assert_eq "evicted 2 artifacts (40.5K); 1 left (40.4K)" "$out"
+	run "$SBX" cache ls
+	assert_contains "$out" "pad2"
+	assert_not_contains "$out" "pad1"
+	run "$SBX" cache prune --older 1h
+	assert_eq "evicted 0 artifacts (0B); 1 left (40.4K)" "$out"
+	run "$SBX" cache prune --all
+	assert_eq "evicted 1 artifacts (40.4K); 0 left (0B)" "$out"
+	assert_eq "" "$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha512" | grep -v '\.lock$' || true)" "files left"
+	[ ! -e "$XDG_CACHE_HOME/sbxrun/packages/index" ] || fail "index documents left after prune --all"
+	# bad input: one line naming the value, exit 125
+	run "$SBX" cache prune --max 0
+	assert_bad_input "cache prune: --max: '0': zero is not a size (use --all)"
+	run "$SBX" cache prune --older soon
+	assert_bad_input "cache prune: --older"
+	assert_contains "$err" "soon"
+	run "$SBX" cache ls extra
+	assert_bad_input "cache ls: unexpected argument 'extra'"
+	run "$SBX" cache nosuch
+	assert_bad_input "cache: unknown command 'nosuch'"
+	printf 'curl\nBad_Name!\n' > "$TESTDIR/pkgs.list"
+	run "$SBX" cache fill "$TESTDIR/pkgs.list"
+	assert_bad_input "cache fill: $TESTDIR/pkgs.list:2: 'Bad_Name!' is not a Debian package name"
+	run "$SBX" cache fill "$TESTDIR/pkgs.list" --image minimal
+	assert_bad_input "cache fill: unexpected argument '--image' (options go before FILE)"
+	printf '{"name": "x"}\n' > "$TESTDIR/package-lock.json"
+	run "$SBX" cache fill "$TESTDIR/package-lock.json"
+	assert_bad_input "cache fill: '$TESTDIR/package-lock.json' is not a package-lock.json of npm 7 or later"
+	if [ "$(id -u)" != 0 ]; then
+		run "$SBX" cache prune --system --all
+		assert_bad_input "cache prune --system: only root writes the system cache"
+	fi
+}
+
+test_twenty_sandboxes_make_one_fetch_per_artifact() {
+	cache_fixture
+	local t0=$SECONDS pids=() i
+	# each of set-a..set-d is sent a second after it is asked for, so the
+	# sandboxes' requests meet while the downloads are under way
+	for i in $(seq 20); do
+		"$SBX" run -p "$PROF" --image minimal --events "$TESTDIR/ev$i" -- sh -c "$GET"'
+			for p in set-a set-b set-c set-d; do get $p & done; wait
+			for p in set-a set-b set-c set-d; do tar -xzOf /tmp/$p.tgz package/package.json | grep -c "\"name\": \"$p\""; done' \
+			> "$TESTDIR/out$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in $(seq 20); do
+		wait "${pids[$((i - 1))]}" || fail "sandbox $i: $(cat "$TESTDIR/out$i")"
+		assert_eq "4" "$(grep -c '^1$' "$TESTDIR/out$i")" "sandbox $i's tarballs: $(cat "$TESTDIR/out$i")"
+	done
+	echo "20 sandboxes, 4 tarballs each: $((SECONDS - t0)) s" >&2
+	local p
+	for p in set-a set-b set-c set-d; do
+		assert_eq 1 "$(upstream_fetches "$p")" "upstream fetches of $p"
+	done
+	cat "$TESTDIR"/ev* > "$TESTDIR/ev"
+	local ev
+	ev=$(cache_events "$TESTDIR/ev")
+	assert_eq 80 "$(printf '%s\n' "$ev" | grep -c .)" "package events"
+	assert_eq 4 "$(printf '%s\n' "$ev" | grep -c ' miss$')" "downloads: $ev"
+	# the upstream moved each tarball's bytes once: about 1x the set
+	local moved set
+	moved=$(awk '{ s += $2 } END { print s }' "$TESTDIR/reg.log.bytes")
+	set=$(ls -l "$XDG_CACHE_HOME/sbxrun/packages/sha512" | awk '$NF ~ /^[0-9a-f]+$/ { s += $5 } END { print s }')
+	assert_eq "$set" "$moved" "bytes moved upstream against the set's"
+}
+
+# An index document past its two minutes is revalidated: the upstream's
+# Last-Modified is kept with it and sent back as If-Modified-Since; a 304
+# serves the kept copy whole.
+test_index_revalidated_with_if_modified_since() {
+	cache_fixture
+	local doc="$XDG_CACHE_HOME/sbxrun/packages/index/npm/+good" get_doc
+	get_doc='curl -sS -x "$npm_config_proxy" -w " %{http_code}\n" http://packages.sbxrun.internal/npm/good'
+	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$get_doc"
+	assert_status 0
+	assert_contains "$out" '"name":"good"'
+	assert_eq $'\tThu, 01 Jan 2026 00:00:00 GMT' "$(head -1 "$doc")" "the validators kept"
+	touch -d '-5 min' "$doc"
+	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$get_doc"
+	assert_status 0
+	assert_contains "$out" '"name":"good"'
+	assert_contains "$out" "} 200"
+	assert_eq "good" "$(cat "$TESTDIR/reg.log.304")" "revalidations answered 304"
+	assert_eq 2 "$(grep -c '^good$' "$TESTDIR/reg.log")" "packument requests upstream"
+}
+
+# A system cache anyone but root may write is never read: a warning, and
+# the artifact comes from upstream again.
+test_system_cache_writable_by_others_is_refused() {
+	cache_fixture "cache = $TESTDIR/sys"
+	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$GET"'; get good'
+	assert_status 0
+	cp -a "$XDG_CACHE_HOME/sbxrun/packages" "$TESTDIR/sys"
+	chmod 0777 "$TESTDIR/sys"
+	export XDG_CACHE_HOME="$TESTDIR/cache2"
+	run "$SBX" run -p "$PROF" --image minimal --events "$TESTDIR/ev" -- sh -c "$GET"'; get good'
+	assert_status 0
+	assert_contains "$out" "good 200"
+	assert_contains "$err" "sbxrun: warning: the system package cache '$TESTDIR/sys' is ignored:"
+	if [ "$(id -u)" = 0 ]; then
+		assert_contains "$err" "is writable by others than root (mode 0777)"
+	else
+		assert_contains "$err" "belongs to uid $(id -u), not root"
+	fi
+	assert_eq "good miss" "$(cache_events "$TESTDIR/ev")"
+	assert_eq 2 "$(upstream_fetches good)" "upstream fetches of good"
+}
+
+# Root fills the system cache; a run with an empty cache of its own is
+# served from it (digest-verified, read-only) and a user lists it.
+test_system_cache_root_filled_is_read_first() {
+	cache_fixture "cache = $TESTDIR/sys"
+	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$GET"'; get good pad1'
+	assert_status 0
+	mkdir -m 0755 "$TESTDIR/sys"
+	cp -r "$XDG_CACHE_HOME/sbxrun/packages/sha512" "$XDG_CACHE_HOME/sbxrun/packages/index" "$TESTDIR/sys/"
+	chmod -R go-w,a+rX "$TESTDIR/sys"
+	chmod 0755 "$TESTDIR"
+	# damage one file of the system cache: never served, fetched again
+	local f
+	f=$(grep -l $'\tpad1\t' "$TESTDIR"/sys/sha512/*.meta)
+	printf 'x' >> "${f%.meta}"
+	export XDG_CACHE_HOME="$TESTDIR/cache2"
+	run "$SBX" run -p "$PROF" --image minimal --events "$TESTDIR/ev" -- sh -c "$GET"'
+		get good pad1; tar -xzOf /tmp/pad1.tgz package/package.json'
+	assert_status 0
+	assert_contains "$out" '"name": "pad1"'
+	assert_eq "good hit
+pad1 miss" "$(cache_events "$TESTDIR/ev")"
+	assert_eq 1 "$(upstream_fetches good)" "upstream fetches of good"
+	# its packument too came from the system cache (fresh: copied just now)
+	assert_eq 1 "$(grep -c '^good$' "$TESTDIR/reg.log")" "packument requests upstream"
+	# good was not copied into the user's cache; the damaged pad1 was fetched
+	assert_eq 1 "$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha512" | grep -c '^[0-9a-f]*$')" "user's cache"
+	run "$SBX" cache ls --system -p "$PROF"
+	assert_contains "$out" "good"
+	run setpriv --reuid 65534 --regid 65534 --clear-groups env HOME="$HOME" "$SBX" cache ls --system -p "$PROF"
+	assert_status 0
+	assert_contains "$out" "npm   good"
+	# any ecosystem's index directory that others may write spoils it all
+	mkdir -m 0777 "$TESTDIR/sys/index/pypi"
+	export XDG_CACHE_HOME="$TESTDIR/cache3"
+	run "$SBX" run -p "$PROF" --image minimal --events "$TESTDIR/ev3" -- sh -c "$GET"'; get good'
+	assert_status 0
+	assert_contains "$err" "sbxrun: warning: the system package cache '$TESTDIR/sys' is ignored: index: 'pypi' is writable by others than root (mode 0777)"
+	assert_eq "good miss" "$(cache_events "$TESTDIR/ev3")"
+}
+
+# `sbxrun cache fill` from a package-lock.json: npm ci in a sandbox through
+# the gateway, each tarball verified against the lockfile's integrity; a
+# later run finds them all in the cache.
+test_fill_from_a_package_lock() {
+	"$SBX" image inspect node >/dev/null 2>&1 || fail "the node test image is not imported (tests/images.sh)"
+	cache_fixture "cache = $TESTDIR/sys"
+	python3 - "$RPORT" > "$TESTDIR/package-lock.json" <<'PY'
+import json, sys, urllib.request
+port = sys.argv[1]
+def doc(name):
+    return json.load(urllib.request.urlopen("http://127.0.0.1:%s/%s" % (port, name)))["versions"]["1.0.0"]
+pk = {"": {"name": "fillme", "version": "1.0.0", "dependencies": {"app": "1.0.0"}}}
+for name in ["app", "set-a", "set-b", "set-c", "set-d"]:
+    v = doc(name)
+    e = {"version": "1.0.0", "integrity": v["dist"]["integrity"],
+         "resolved": "http://packages.sbxrun.internal/npm/%s/-/%s-1.0.0.tgz" % (name, name)}
+    if "dependencies" in v:
+        e["dependencies"] = v["dependencies"]
+    pk["node_modules/" + name] = e
+print(json.dumps({"name": "fillme", "version": "1.0.0", "lockfileVersion": 3, "requires": True, "packages": pk}))
+PY
+	run "$SBX" cache fill -p "$PROF" --image node "$TESTDIR/package-lock.json"
+	assert_status 0
+	assert_contains "$out" "cache fill: 5 artifacts in $XDG_CACHE_HOME/sbxrun/packages (5 new)"
+	run "$SBX" cache ls
+	for p in app set-a set-b set-c set-d; do assert_contains "$out" "npm   $p "; done
+	if [ "$(id -u)" = 0 ]; then
+		# root fills the system cache (the profile's): readable by all
+		run "$SBX" cache fill --system -p "$PROF" --image node "$TESTDIR/package-lock.json"
+		assert_status 0
+		assert_contains "$out" "cache fill: 5 artifacts in $TESTDIR/sys (5 new)"
+		assert_eq "0 755" "$(stat -c '%u %a' "$TESTDIR/sys/sha512")" "the system cache's directory"
+		assert_eq "0 644" "$(stat -c '%u %a' "$TESTDIR"/sys/sha512/*.meta | sort -u)" "its files"
+		run "$SBX" cache ls --system -p "$PROF"
+		assert_contains "$out" "npm   set-d "
+	fi
+}
