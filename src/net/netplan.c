@@ -72,7 +72,30 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	if (np->proxy && who == NETPLAN_SANDBOX && cfg->ca == SBX_CA_HOST)
 		np->ca_file = host_ca_bundle();
 	np->profile = cfg->profile ? cfg->profile : "?";
+	np->gateway_only = np->proxy && who == NETPLAN_SANDBOX &&
+			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms ||
+			    cfg->pkg_offline == SBX_ON);
+	if (!np->gateway_only || config_upstream_entry(cfg->pkg_npm, np->gateway_entry,
+						       sizeof(np->gateway_entry)) < 0)
+		np->gateway_entry[0] = '\0';
 	plan_env(cfg, who, np);
+}
+
+/* The allow list less the entry the gateway alone may use. */
+static void leave_gateway_entry(struct sbx_netplan *np)
+{
+	const struct sbx_strlist *in = np->allow;
+	struct sbx_strlist *l = &np->proxy_allow;
+
+	l->v = xcalloc(in->n + 1, sizeof(char *));
+	l->origin = xcalloc(in->n + 1, sizeof(char *));
+	for (size_t i = 0; i < in->n; i++) {
+		if (np->gateway_entry[0] && strcmp(in->v[i], np->gateway_entry) == 0)
+			continue;
+		l->v[l->n] = in->v[i];
+		l->origin[l->n++] = in->origin[i];
+	}
+	np->allow = l;
 }
 
 int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, struct sbx_err *err)
@@ -81,6 +104,10 @@ int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, st
 		return 0;
 	if (sets)
 		np->sets = *sets;
+	if (np->gateway_only) {
+		np->sets.npm_registry = NULL;
+		leave_gateway_entry(np);
+	}
 	if (hostmatch_compile(np->allow, &np->sets, &np->hosts, err) < 0)
 		return err_wrap(err, "profile '%s'", np->profile);
 	return 0;
@@ -89,6 +116,9 @@ int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, st
 void netplan_free(struct sbx_netplan *np)
 {
 	hostmatch_free(&np->hosts);
+	free(np->proxy_allow.v);  /* the strings are cfg's */
+	free(np->proxy_allow.origin);
+	np->proxy_allow = (struct sbx_strlist){ 0 };
 	free(np->ca_file);
 	np->ca_file = NULL;
 }

@@ -57,6 +57,13 @@ struct sbx_netplan {
 	struct hostmatch_sets sets;
 	struct hostmatch_list hosts; /* with a proxy: the list compiled, sets expanded
 				      * (netplan_expand) */
+	/* Under package rules ([packages] allow, deny, min_age, offline) the
+	 * gateway alone reaches the upstreams it serves: the image's @npm and
+	 * a profile's upstream entry are left off the proxy's list, so no
+	 * client sent around the gateway (npm --registry) escapes the rules. */
+	bool gateway_only;
+	char gateway_entry[320];     /* the profile's upstream's entry, or "" */
+	struct sbx_strlist proxy_allow; /* np->allow without it (gateway_only) */
 	const char *profile;    /* for messages */
 	struct netplan_var env[NETPLAN_MAX_VARS]; /* in order; the profile's env comes after */
 	size_t nenv;

@@ -253,6 +253,30 @@ test_gateway_rules_allow_deny_and_min_age() {
 	assert_eq 0 "$(grep -c 'aged-2.0.0' "$TESTDIR/reg.log")" "young tarball requests upstream"
 }
 
+# Under rules the gateway alone reaches the upstream it serves: a client
+# sent around it, through the proxy to the registry's own host, is refused
+# (without rules that way is open, as the first run shows).
+test_gateway_rules_close_the_way_around() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local p
+	p=$(gw_rules_profile around 'allow = npm:good\n')
+	for prof in "gwlab$$" "$p"; do
+		run "$SBX" run -p "$prof" --image minimal -- sh -c '
+			curl -sS -x "$npm_config_proxy" -o /dev/null -w "direct %{http_code}\n" "http://host.sbxrun.internal:$1/left-pad"
+			curl -sS -x "$npm_config_proxy" -o /dev/null -w "gateway %{http_code}\n" "http://packages.sbxrun.internal/npm/good"' sh "$RPORT"
+		assert_status 0
+		echo "$prof: $out" >&2
+		assert_contains "$out" "gateway 200"
+		if [ "$prof" = "$p" ]; then
+			assert_contains "$out" "direct 403"
+		else
+			assert_contains "$out" "direct 200"
+		fi
+	done
+	assert_eq 1 "$(grep -c '^left-pad' "$TESTDIR/reg.log")" "upstream requests for left-pad (the run without rules)"
+}
+
 test_gateway_offline_serves_the_cache_alone() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	gw_fixture
