@@ -43,6 +43,17 @@ void util_strvfreep(char ***v)
 	free(*v);
 }
 
+char **util_strvdup(char *const *v)
+{
+	size_t n = 0;
+	while (v[n])
+		n++;
+	char **c = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
+}
+
 static void oom(void)
 {
 	fputs("sbxrun: error: out of memory\n", stderr);

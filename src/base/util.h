@@ -15,6 +15,8 @@ void util_freep(void *p);
 void util_closep(int *fd);
 void util_fclosep(FILE **f);
 void util_strvfreep(char ***v);
+/* A copy of the NULL-terminated v, its strings copied too. */
+char **util_strvdup(char *const *v);
 
 #define _cleanup_free_ __attribute__((cleanup(util_freep)))
 #define _cleanup_close_ __attribute__((cleanup(util_closep)))

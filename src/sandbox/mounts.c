@@ -538,7 +538,8 @@ int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 			struct sbx_err *err)
 {
 	ms->lower = ms->run_dir = ms->ca = -1;
-	ms->binds = xcalloc(plan->nbinds, sizeof(int));
+	/* no malloc without binds: in the forked child it copies heap pages */
+	ms->binds = plan->nbinds ? xcalloc(plan->nbinds, sizeof(int)) : NULL;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return err_sys(err, "make mounts private");
 	if ((ms->lower = open_source(plan->lower, err)) < 0)

@@ -194,7 +194,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 {
 	memset(plan, 0, sizeof(*plan));
 	plan->cfg = cfg;
-	plan->argv = argv;
+	/* copied here, not in pid 1: a write there would copy heap pages */
+	plan->argv = plan->argv_copy = argv ? util_strvdup(argv) : NULL;
 	plan->events_fd = -1;
 	plan->run_lock = -1;
 	if (store_image_open(cfg->image, &plan->img, err) < 0)
@@ -276,6 +277,7 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	free(plan->shell_argv[0]);
 	free(plan->shell_argv[1]);
 	util_strvfreep(&plan->envp);
+	util_strvfreep(&plan->argv_copy);
 	seccomp_bpf_free(&plan->seccomp);
 	memset(plan, 0, sizeof(*plan));
 }

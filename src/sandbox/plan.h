@@ -34,6 +34,7 @@ struct sbx_plan {
 	char *workdir;       /* inside */
 	char **envp;
 	char *const *argv;   /* the command */
+	char **argv_copy;    /* argv's strings, copied: pid 1 overwrites the caller's (init.c) */
 	char *shell_argv[3]; /* the login shell, when no command was given */
 	char *lower;         /* the image's rootfs directory on the host */
 	int storage;         /* effective enum sbx_storage */

@@ -21,6 +21,7 @@ int userns_become(uid_t uid, gid_t gid, struct sbx_err *err);
 struct sbx_ucounts {
 	long host[SBX_UCOUNTS]; /* the host user's (this namespace's), or -1 */
 	long max[SBX_UCOUNTS];  /* the sandbox's, or -1: not set (the kernel has no such count) */
+	char text[SBX_UCOUNTS][24]; /* max as written, made on the host side: no printf in the child */
 };
 /* The name below /proc/sys/user of count i. */
 const char *userns_ucount_name(int i);
