@@ -150,7 +150,6 @@ static int net_join(struct net_helper *h, int sync, struct sbx_err *err)
 static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *err)
 {
 	struct net_helper net = { -1, -1 };
-	const struct sbx_config *cfg = plan->cfg;
 	struct sbx_mount_src ms;
 	struct sbx_msg m;
 
@@ -179,7 +178,7 @@ static int child_setup(const struct sbx_plan *plan, int sync, struct sbx_err *er
 	if (plan->net.own_netns && net_start(&plan->net, &net, err) < 0)
 		return -1;
 	log_trace("child: identity, cgroup ns; network set-up started");
-	if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
+	if (sethostname(plan->hostname, strlen(plan->hostname)) < 0)
 		return err_sys(err, "sethostname");
 	if (mounts_setup(plan, &ms, sync, err) < 0)
 		return -1;

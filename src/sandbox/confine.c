@@ -64,7 +64,7 @@ static int check_ahead(const struct sbx_plan *plan, struct sbx_err *err)
 
 int confine_command(const struct sbx_plan *plan, struct sbx_err *err)
 {
-	if (limits_apply_child(plan->cfg, &plan->lim, err) < 0)
+	if (limits_apply_child(&plan->lim, err) < 0)
 		return -1;
 	if (plan->confined)
 		return check_ahead(plan, err);

@@ -194,6 +194,12 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 {
 	memset(plan, 0, sizeof(*plan));
 	plan->cfg = cfg;
+	plan->hostname = cfg->hostname;
+	plan->workspace = cfg->workspace;
+	plan->profile = cfg->profile;
+	plan->disk = cfg->disk;
+	plan->timeout_ms = cfg->timeout_ms;
+	plan->raw_tty = cfg->raw_tty;
 	plan->argv = argv;
 	plan->events_fd = -1;
 	plan->run_lock = -1;

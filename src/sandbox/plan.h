@@ -24,7 +24,15 @@ struct sbx_plan_bind {
 
 /* Everything the sandbox needs, decided before clone; read-only after. */
 struct sbx_plan {
+	/* The profile's [packages] keys, read by sandbox_gateway alone (they
+	 * are still growing, issue 27); no step of the sandbox reads it. */
 	const struct sbx_config *cfg;
+	const char *hostname;
+	const char *workspace; /* inside, or NULL */
+	const char *profile;   /* its name, for events and messages, or NULL */
+	uint64_t disk;         /* the disk quota in bytes, 0: none (the other limits: lim) */
+	uint64_t timeout_ms;   /* the command's wall-clock limit, 0: none */
+	int raw_tty;           /* the command's output reaches the terminal unfiltered */
 	struct sbx_image img;
 	uid_t uid_in;        /* the caller's identity inside */
 	gid_t gid_in;
