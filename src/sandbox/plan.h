@@ -56,7 +56,7 @@ struct sbx_plan {
 	 * (the session's commands join later). The layer above passes it down,
 	 * so init never depends on the session code. Never returns. */
 	void (*pid1_loop)(const struct sbx_plan *plan, int sync, int sfd);
-	int confined;        /* pid 1 already ran confine_ahead (a session's command init) */
+	int confined;        /* a session's command init: it walked CONTAIN_AHEAD (contain.h) */
 	/* Set by run/shell for --copy and --out: called on the host side with
 	 * the workspace (an O_PATH fd, valid for the call; dup it to keep it
 	 * past the sandbox's end) once the sandbox is built and before its
