@@ -304,7 +304,8 @@ static const struct contain_step {
 	/* The first process, in its new user, mount, pid, ipc and uts
 	 * namespaces; then it becomes pid 1 (init.c), which hides the
 	 * caller's command line, takes its signals through a signalfd and
-	 * makes the terminal before its own rows below. */
+	 * makes the terminal (init's own work, not rows) before its rows
+	 * below; a session's pid 1 takes the NS_MAKER rows instead. */
 	{ "dies with the host side", CHILD, die_with_host },
 	{ "inherited fds closed", CHILD, close_fds },
 	{ "GO from the host side (uid and gid maps written, cgroup joined)", CHILD, wait_go },
@@ -336,7 +337,9 @@ static const struct contain_step {
 	 * denies. The command inherits these and checks them back. */
 	{ "capabilities dropped", INIT | AHEAD, caps_dropped },
 	{ "no_new_privs, seccomp", INIT | AHEAD, filter_loaded },
-	/* The command, cloned by its init (start_child). */
+	/* The command, cloned by its init (start_child). Its fds are closed
+	 * later than the other processes' (first thing there): the terminal's
+	 * peer goes onto 0-2 first, and setsid must come before that. */
 	{ "signals back to default", COMMAND, signals_default },
 	{ "a session of its own", COMMAND, new_session },
 	{ "controlling terminal", COMMAND, controlling_tty },
