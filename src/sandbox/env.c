@@ -67,7 +67,7 @@ int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const c
 	net_env(np, &e);
 	/* npm asks the package gateway (plain HTTP, as an absolute-URI request
 	 * to the proxy named by npm_config_proxy); the rest stays CONNECT */
-	if (cfg->egress == SBX_EGRESS_PACKAGES && gateway_npm_upstream(cfg, img->npm_registry))
+	if (np->proxy && gateway_npm_upstream(cfg, img->npm_registry))
 		envv_setf(&e, "NPM_CONFIG_REGISTRY", GATEWAY_NPM_URL);
 	for (size_t i = 0; i < cfg->env.n; i++)
 		envv_set(&e, cfg->env.v[i]);

@@ -1,9 +1,8 @@
-/* init.c - the sandbox's pid 1 and the last steps before the command runs.
- * The command child's containment is one short list of steps
- * (command_exec); pid 1 only reaps and forwards, so once it has set up it
- * hides the caller's command line and confines itself as the command will
- * be (every capability dropped, no_new_privs, the same seccomp filter),
- * and the command inherits that. */
+/* init.c - the sandbox's pid 1 and the command it starts. pid 1 only
+ * reaps and forwards, so once it has set up it hides the caller's command
+ * line and confines itself as the command will be (every capability
+ * dropped, no_new_privs, the same seccomp filter), and the command inherits
+ * that; both walk their rows of the containment list (contain.c). */
 #define _GNU_SOURCE
 #include "sandbox/init.h"
 
@@ -18,14 +17,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
-#include "sandbox/confine.h"
+#include "sandbox/contain.h"
 #include "sandbox/pty.h"
 
 extern char **environ;
@@ -53,37 +51,17 @@ static __attribute__((noreturn)) void exec_fail(int fd, int code, int errnum, co
 	_exit(code);
 }
 
-/* The command child: new session, clean fds and signals, limits, identity
- * already set, capabilities dropped, no_new_privs, seccomp, exec. */
+/* The command child: its rows of the containment list, up to exec; what
+ * failed goes to its init over the report pipe. */
 static __attribute__((noreturn)) void command_exec(const struct sbx_plan *plan, int report,
 						   int slave)
 {
 	struct sbx_err err = { 0 };
-	sigset_t none;
+	struct contain c = { .plan = plan, .fd = report, .slave = slave, .signals = forwarded,
+			     .nsignals = ARRAY_SIZE(forwarded) };
 
-	sigemptyset(&none);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
-		signal(forwarded[i], SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL); /* the host side may ignore it (the proxy does) */
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (setsid() < 0)
-		exec_fail(report, 125, errno, "setsid");
-	if (slave >= 0 && pty_make_controlling(slave, &err) < 0)
-		exec_fail(report, 125, err.errnum, err.msg);
-	if (report > 3)
-		syscall(SYS_close_range, 3, report - 1, 0);
-	syscall(SYS_close_range, report + 1, ~0U, 0);
-	if (chdir(plan->workdir) < 0)
-		exec_fail(report, 125, errno, plan->workdir);
-	log_trace("command: set up, confining");
-	if (confine_command(plan, &err) < 0)
-		exec_fail(report, 125, err.errnum, err.msg);
-	log_trace("command: confined, exec");
-	environ = plan->envp;
-	execvp(plan->argv[0], plan->argv);
-	int e = errno;
-	exec_fail(report, e == ENOENT ? 127 : 126, e, plan->argv[0]);
+	contain_walk(&c, CONTAIN_COMMAND, &err);
+	exec_fail(report, c.code, err.errnum, err.msg);
 }
 
 /* Fields 48 to 51 of /proc/self/stat: where the kernel reads this
@@ -306,11 +284,11 @@ void init_run(const struct sbx_plan *in, int sync)
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		_exit(125);
 	int slave = open_terminal(plan, sync);
-	/* Set up: from here on pid 1 only starts the command, forwards signals
-	 * and reaps, which needs no capability and nothing the filter denies;
-	 * the command inherits the confinement and checks it back. */
+	/* Set up: its rows of the containment list (a session's command init
+	 * walked them before its request came). */
 	if (!own.confined) {
-		if (confine_ahead(plan, &err) < 0)
+		struct contain c = { .plan = plan, .fd = sync, .slave = -1 };
+		if (contain_walk(&c, CONTAIN_INIT, &err) < 0)
 			init_fail(sync, &err);
 		own.confined = 1;
 	}

@@ -297,6 +297,9 @@ int limits_prepare(const struct sbx_config *cfg, struct sbx_limits *lim, struct 
 	}
 	lim->file_size = cfg->file_size < av.fsize_hard ? cfg->file_size : av.fsize_hard;
 	lim->open_files = cfg->open_files < av.nofile_hard ? cfg->open_files : av.nofile_hard;
+	lim->memory = cfg->memory;
+	lim->pids = cfg->pids;
+	lim->cpus_milli = cfg->cpus_milli;
 	log_verbose("cgroup: %s", limits_cgroup_desc(lim));
 	log_mechanisms(cfg, lim);
 	return 0;
@@ -364,8 +367,7 @@ static int pin_cpus(unsigned n, struct sbx_err *err)
 	return 0;
 }
 
-int limits_apply_child(const struct sbx_config *cfg, const struct sbx_limits *lim,
-		       struct sbx_err *err)
+int limits_apply_child(const struct sbx_limits *lim, struct sbx_err *err)
 {
 	cpu_set_t cur;
 
@@ -378,15 +380,15 @@ int limits_apply_child(const struct sbx_config *cfg, const struct sbx_limits *li
 	    set_rlimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", lim->open_files, err) < 0)
 		return -1;
 	if (lim->mech[SBX_LIM_MEMORY] == SBX_MECH_ACCOUNTED &&
-	    set_rlimit(RLIMIT_DATA, "RLIMIT_DATA", cfg->memory, err) < 0)
+	    set_rlimit(RLIMIT_DATA, "RLIMIT_DATA", lim->memory, err) < 0)
 		return -1;
 	/* Only here, inside the user namespace: see the top of this file. */
 	if (lim->mech[SBX_LIM_PIDS] == SBX_MECH_RLIMIT &&
-	    set_rlimit(RLIMIT_NPROC, "RLIMIT_NPROC", cfg->pids, err) < 0)
+	    set_rlimit(RLIMIT_NPROC, "RLIMIT_NPROC", lim->pids, err) < 0)
 		return -1;
 	if (lim->mech[SBX_LIM_CPUS] == SBX_MECH_AFFINITY) {
 		unsigned n = sched_getaffinity(0, sizeof(cur), &cur) == 0 ? (unsigned)CPU_COUNT(&cur) : 1;
-		if (pin_cpus(limits_affinity_count(cfg->cpus_milli, n), err) < 0)
+		if (pin_cpus(limits_affinity_count(lim->cpus_milli, n), err) < 0)
 			return -1;
 	}
 	return 0;

@@ -57,6 +57,7 @@ struct sbx_limits {
 	struct sbx_cgroup v2;                  /* one cgroup for every v2 controller */
 	struct sbx_cgroup v1[SBX_CTL__COUNT];  /* one per v1 hierarchy used */
 	uint64_t file_size, open_files;        /* clamped to the hard limits (best) */
+	uint64_t memory, pids, cpus_milli;     /* the values asked for (0: none) */
 	char via[PATH_MAX + 64];               /* where the cgroup v2 subtree came from */
 };
 
@@ -79,8 +80,7 @@ int limits_use_cgroups(const struct sbx_limits *lim);
 /* Host side, right after clone: moves the sandbox's pid 1 into the cgroups. */
 int limits_attach(const struct sbx_limits *lim, pid_t pid, struct sbx_err *err);
 /* In the sandbox, before exec: rlimits (RLIMIT_CORE 0 always) and affinity. */
-int limits_apply_child(const struct sbx_config *cfg, const struct sbx_limits *lim,
-		       struct sbx_err *err);
+int limits_apply_child(const struct sbx_limits *lim, struct sbx_err *err);
 /* The cgroup's counters (at any time). Returns 0 (fields stay 0 where unknown). */
 int limits_outcome(const struct sbx_limits *lim, struct sbx_limits_outcome *out);
 /* The cgroup v2 directory fd for clone3's CLONE_INTO_CGROUP when it is the

@@ -130,12 +130,12 @@ static int make_readonly(int rootfd, const char *dst, int recursive, struct sbx_
 static int setup_shm(const struct sbx_plan *plan, struct sbx_err *err)
 {
 	char opts[128];
-	uint64_t inodes = plan->cfg->memory / 65536;
+	uint64_t inodes = plan->lim.memory / 65536;
 
-	if (!limits_memory_accounted(&plan->lim) || !plan->cfg->memory)
+	if (!limits_memory_accounted(&plan->lim) || !plan->lim.memory)
 		return 0;
 	snprintf(opts, sizeof(opts), "mode=01777,size=%" PRIu64 ",nr_inodes=%" PRIu64,
-		 plan->cfg->memory, inodes < 1024 ? 1024 : inodes);
+		 plan->lim.memory, inodes < 1024 ? 1024 : inodes);
 	if (mount("sbxshm", "shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		return err_sys(err, "mount the /dev/shm tmpfs");
 	return 0;
@@ -146,15 +146,14 @@ static int setup_shm(const struct sbx_plan *plan, struct sbx_err *err)
 static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src *ms,
 			 struct sbx_err *err)
 {
-	const struct sbx_config *cfg = plan->cfg;
 	char opts[128];
-	uint64_t inodes = cfg->disk ? cfg->disk / 8192 : 0;
+	uint64_t inodes = plan->disk ? plan->disk / 8192 : 0;
 
-	if (plan->storage == SBX_STORAGE_TMPFS && cfg->disk)
+	if (plan->storage == SBX_STORAGE_TMPFS && plan->disk)
 		snprintf(opts, sizeof(opts), "mode=0755,size=%" PRIu64 ",nr_inodes=%" PRIu64,
-			 cfg->disk, inodes < 16384 ? 16384 : inodes);
+			 plan->disk, inodes < 16384 ? 16384 : inodes);
 	else
-		snprintf(opts, sizeof(opts), "mode=0755,size=%s", cfg->disk ? "64m" : "50%");
+		snprintf(opts, sizeof(opts), "mode=0755,size=%s", plan->disk ? "64m" : "50%");
 	if (mount("sbxrun", STAGING, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		return err_sys(err, "mount the staging tmpfs on '%s'", STAGING);
 	if (chdir(STAGING) < 0)
@@ -428,7 +427,7 @@ static int setup_hosts(const struct sbx_plan *plan, int rootfd, struct sbx_err *
 		return 0;
 	snprintf(text, sizeof(text), WRITTEN_BY ": the image has no /etc/hosts\n"
 		 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
-		 "127.0.1.1\t%s\n", plan->cfg->hostname);
+		 "127.0.1.1\t%s\n", plan->hostname);
 	return bind_text(rootfd, "/etc/hosts", "hosts", text, 1, err) < 0 ? err_wrap(err, "/etc/hosts") : 0;
 }
 
@@ -501,17 +500,16 @@ static int seed_workspace(int rootfd, const char *workspace, const char *ws, str
 static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
 			struct sbx_err *err)
 {
-	const struct sbx_config *cfg = plan->cfg;
 	_cleanup_close_ int empty = -1;
 
 	if (setup_proc(rootfd, &empty, err) < 0 || setup_dev(rootfd, err) < 0 ||
 	    mask_dir(rootfd, "/sys", &empty, err) < 0)
 		return -1;
-	if (cfg->workspace) {
+	if (plan->workspace) {
 		const char *ws = plan->storage == SBX_STORAGE_DISK ? "disk/ws" : "ws";
-		if (plan->ws_seed && seed_workspace(rootfd, cfg->workspace, ws, err) < 0)
+		if (plan->ws_seed && seed_workspace(rootfd, plan->workspace, ws, err) < 0)
 			return -1;
-		if (mount_on(rootfd, cfg->workspace, 1, ws, NULL, MS_BIND, NULL, err) < 0)
+		if (mount_on(rootfd, plan->workspace, 1, ws, NULL, MS_BIND, NULL, err) < 0)
 			return err_wrap(err, "workspace");
 	}
 	if (setup_binds(plan, ms, rootfd, err) < 0 || write_apt_conf(plan, rootfd, err) < 0 ||

@@ -194,6 +194,12 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 {
 	memset(plan, 0, sizeof(*plan));
 	plan->cfg = cfg;
+	plan->hostname = cfg->hostname;
+	plan->workspace = cfg->workspace;
+	plan->profile = cfg->profile;
+	plan->disk = cfg->disk;
+	plan->timeout_ms = cfg->timeout_ms;
+	plan->raw_tty = cfg->raw_tty;
 	/* copied here, not in pid 1: a write there would copy heap pages */
 	plan->argv = plan->argv_copy = argv ? util_strvdup(argv) : NULL;
 	plan->events_fd = -1;

@@ -24,7 +24,15 @@ struct sbx_plan_bind {
 
 /* Everything the sandbox needs, decided before clone; read-only after. */
 struct sbx_plan {
+	/* The profile's [packages] keys, read by sandbox_gateway alone (they
+	 * are still growing, issue 27); no step of the sandbox reads it. */
 	const struct sbx_config *cfg;
+	const char *hostname;
+	const char *workspace; /* inside, or NULL */
+	const char *profile;   /* its name, for events and messages, or NULL */
+	uint64_t disk;         /* the disk quota in bytes, 0: none (the other limits: lim) */
+	uint64_t timeout_ms;   /* the command's wall-clock limit, 0: none */
+	int raw_tty;           /* the command's output reaches the terminal unfiltered */
 	struct sbx_image img;
 	uid_t uid_in;        /* the caller's identity inside */
 	gid_t gid_in;
@@ -49,7 +57,7 @@ struct sbx_plan {
 	 * (the session's commands join later). The layer above passes it down,
 	 * so init never depends on the session code. Never returns. */
 	void (*pid1_loop)(const struct sbx_plan *plan, int sync, int sfd);
-	int confined;        /* pid 1 already ran confine_ahead (a session's command init) */
+	int confined;        /* a session's command init: it walked CONTAIN_AHEAD (contain.h) */
 	/* Set by run/shell for --copy and --out: called on the host side with
 	 * the workspace (an O_PATH fd, valid for the call; dup it to keep it
 	 * past the sandbox's end) once the sandbox is built and before its

@@ -185,7 +185,7 @@ static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_c
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
 {
 	struct sbx_proxy_conf conf = {
-		.profile_name = plan->cfg->profile, .hosts = &plan->net.hosts,
+		.profile_name = plan->profile, .hosts = &plan->net.hosts,
 		.events_fd = plan->events_fd,
 	};
 	struct sbx_gateway *gw;
@@ -214,7 +214,7 @@ int sandbox_dns(const struct sbx_plan *plan, int sock, struct sbx_dnsstub **dns,
 	/* the socket is the stub's now: it closes it */
 	int fd = dup(sock);
 	return fd < 0 ? err_sys(err, "dup")
-		: dnsstub_new(fd, plan->cfg->profile, plan->cfg->hostname, plan->events_fd, dns, err);
+		: dnsstub_new(fd, plan->profile, plan->hostname, plan->events_fd, dns, err);
 }
 
 /* How the limits were enforced (what ended the run, the watcher said). */
@@ -232,9 +232,9 @@ static int run_ws_hook(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 {
 	struct sbx_msg m = { .type = SBX_MSG_GO };
 
-	if (sb->fds.n != SBX_FD__COUNT || !plan->cfg->workspace)
+	if (sb->fds.n != SBX_FD__COUNT || !plan->workspace)
 		return err_set(err, 0, "the sandbox's workspace is not available (--copy, --out)");
-	_cleanup_close_ int ws = inroot_open(sb->fds.fd[SBX_FD_ROOT], plan->cfg->workspace,
+	_cleanup_close_ int ws = inroot_open(sb->fds.fd[SBX_FD_ROOT], plan->workspace,
 					     O_PATH | O_DIRECTORY, 0, err);
 	if (ws < 0 || plan->ws_hook(plan->ws_hook_arg, ws, err) < 0)
 		return -1;
@@ -247,13 +247,13 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 	sigset_t set;
 
 	memset(res, 0, sizeof(*res));
-	res->mechanism[SBX_K_TIMEOUT] = plan->cfg->timeout_ms ? "wall-clock" : "none";
+	res->mechanism[SBX_K_TIMEOUT] = plan->timeout_ms ? "wall-clock" : "none";
 	res->mechanism[SBX_K_DISK] = sandbox_storage_name(plan);
 	supervise_block_signals(&set);
 	/* the caller's terminal, and what of the output reaches it (pty.c) */
 	struct sbx_pty_relay relay;
 	pty_term_save();
-	pty_relay_init(&relay, plan->cfg->raw_tty);
+	pty_relay_init(&relay, plan->raw_tty);
 	if (!plan->tty && pty_relay_divert(&relay, err) < 0)
 		return -1;
 	int started = sandbox_start(plan, &sb, err);

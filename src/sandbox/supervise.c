@@ -83,7 +83,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	siginfo_t info = { 0 };
 	int sync_open = 1;
 
-	watch_start(&w, plan, plan->cfg->timeout_ms, 1, 1);
+	watch_start(&w, plan, plan->timeout_ms, 1, 1);
 	if (sfd < 0) {
 		supervise_kill(pid, pidfd);
 		loop_end(relay, &w);

@@ -15,7 +15,6 @@
 void watch_start(struct sbx_watch *w, const struct sbx_plan *plan, uint64_t timeout_ms, int limits,
 		 int whole)
 {
-	const struct sbx_config *cfg = plan->cfg;
 	struct sbx_limits_outcome c;
 
 	memset(w, 0, sizeof(*w));
@@ -24,11 +23,11 @@ void watch_start(struct sbx_watch *w, const struct sbx_plan *plan, uint64_t time
 	w->start = now_ms();
 	w->deadline = timeout_ms ? w->start + timeout_ms : 0;
 	w->out.limit = timeout_ms;
-	if (limits && plan->storage == SBX_STORAGE_DISK && cfg->disk && plan->run_dir)
+	if (limits && plan->storage == SBX_STORAGE_DISK && plan->disk && plan->run_dir)
 		w->disk_at = w->start + 50;
-	if (limits && limits_memory_accounted(&plan->lim) && cfg->memory)
+	if (limits && limits_memory_accounted(&plan->lim) && plan->lim.memory)
 		w->mem_at = w->start + MEMACCT_FIRST_MS;
-	memacct_init(&w->acct, cfg->memory);
+	memacct_init(&w->acct, plan->lim.memory);
 	if (!whole && limits_outcome(&plan->lim, &c) == 0) {
 		w->oom0 = c.oom_kills;
 		w->pids0 = c.pids_refused;
@@ -51,15 +50,13 @@ int watch_poll_ms(const struct sbx_watch *w, uint64_t now)
 
 static enum sbx_end kill_for(struct sbx_watch *w, enum sbx_end why)
 {
-	const struct sbx_config *cfg = w->plan->cfg;
-
 	if (w->out.reason)
 		return SBX_END_NONE;
 	w->out.reason = why;
 	if (why == SBX_END_DISK)
-		w->out.limit = cfg->disk;
+		w->out.limit = w->plan->disk;
 	if (why == SBX_END_OOM) {
-		w->out.limit = cfg->memory;
+		w->out.limit = w->plan->lim.memory;
 		w->out.accounted = limits_memory_accounted(&w->plan->lim);
 	}
 	return why;
@@ -72,14 +69,14 @@ static int over_quota(struct sbx_watch *w, uint64_t now)
 	const struct sbx_plan *plan = w->plan;
 	struct sbx_diskuse du;
 
-	if (diskuse_check(plan->run_lock, plan->host_uid, plan->host_gid, plan->cfg->disk, &du)) {
+	if (diskuse_check(plan->run_lock, plan->host_uid, plan->host_gid, plan->disk, &du)) {
 		if (du.errnum)
 			log_warn("disk quota: cannot %s: %s; the sandbox is ended", du.what, strerror(du.errnum));
 		w->disk_at = 0;
 		return 1;
 	}
 	uint64_t t = now_ms();
-	w->disk_at = t + diskuse_next_ms(t - now, du.bytes, plan->cfg->disk);
+	w->disk_at = t + diskuse_next_ms(t - now, du.bytes, plan->disk);
 	return 0;
 }
 
@@ -159,7 +156,7 @@ static void read_counters(struct sbx_watch *w, struct sbx_outcome *o)
 		return;
 	if (c.oom_kills > w->oom0) {
 		o->reason = SBX_END_OOM;
-		o->limit = w->plan->cfg->memory;
+		o->limit = w->plan->lim.memory;
 		o->accounted = 0;
 	} else if (c.pids_refused > w->pids0 && outcome_status(o) != 0) {
 		o->reason = SBX_END_PIDS;

@@ -5,9 +5,10 @@
  * the supervisor. The request reaches that init as the control JSON with
  * the command's stdio and the end of a socket pair on which the command's
  * init reports to the supervisor. Once set up, pid 1 keeps only what that
- * takes (confine_ns_maker: CAP_SYS_ADMIN, CAP_SETPCAP, and a filter that
- * lets it make those namespaces and mount a /proc, nothing more); each
- * command's init drops the rest before its command runs. */
+ * takes (its rows of the containment list, contain.c: CAP_SYS_ADMIN,
+ * CAP_SETPCAP, and a filter that lets it make those namespaces and mount a
+ * /proc, nothing more); each command's init drops the rest before its
+ * request comes. */
 #define _GNU_SOURCE
 #include "session/session_init.h"
 
@@ -28,10 +29,9 @@
 #include "base/log.h"
 #include "base/syncmsg.h"
 #include "base/util.h"
-#include "sandbox/confine.h"
+#include "sandbox/contain.h"
 #include "sandbox/env.h"
 #include "sandbox/init.h"
-#include "sandbox/mounts.h"
 #include "session/control.h"
 
 static struct json_object *get(struct json_object *req, const char *key, json_type t)
@@ -119,16 +119,16 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 	_cleanup_strv_ char **argv = NULL, **envp = NULL;
 	struct sbx_err err = { 0 }, mnt_err = { 0 };
 	struct json_object *req = NULL;
+	struct contain c = { .plan = plan, .fd = chan, .slave = -1 };
 	struct sbx_plan cp;
 	int fds[4];
 	size_t n = 0;
 
-	syscall(SYS_close_range, 3, chan - 1, 0);
-	syscall(SYS_close_range, chan + 1, ~0U, 0);
-	/* Its own /proc, then what every command of the session drops anyway
-	 * (capabilities, no_new_privs, the seccomp filter): this init needs
-	 * none of it once /proc is mounted, and its child inherits it all. */
-	int ready = mounts_new_proc(&mnt_err) == 0 && confine_ahead(plan, &mnt_err) == 0;
+	/* Its rows of the containment list: fds closed, its own /proc, then
+	 * what every command of the session drops anyway (capabilities,
+	 * no_new_privs, the seccomp filter): this init needs none of it once
+	 * /proc is mounted, and its child inherits it all. */
+	int ready = contain_walk(&c, CONTAIN_AHEAD, &mnt_err) == 0;
 	if (control_recv(chan, &req, fds, &n, 4) != 0 || n != 4)
 		_exit(125); /* the supervisor is gone, or handed over nothing */
 	close(chan);
@@ -156,7 +156,7 @@ static int prepare(const struct sbx_plan *plan, struct prepared *pc)
 	pc->pidfd = pc->chan = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -1;
-	/* clone, not clone3: the filter (confine_ns_maker) can read clone's
+	/* clone, not clone3: the filter (CONTAIN_NS_MAKER's) can read clone's
 	 * flags, and allows CLONE_NEWPID there only; clone3 is ENOSYS. The
 	 * pidfd comes back through the parent-tid argument, the third on
 	 * every architecture but s390's. */
@@ -256,7 +256,8 @@ void session_init_loop(const struct sbx_plan *plan, int sync, int sfd)
 	 * confines itself fully before its command runs. Should this fail,
 	 * every command fails with the reason, and none runs. */
 	struct sbx_err cerr = { 0 };
-	int confined = confine_ns_maker(plan, &cerr) == 0;
+	struct contain c = { .plan = plan, .fd = sync, .slave = -1 };
+	int confined = contain_walk(&c, CONTAIN_NS_MAKER, &cerr) == 0;
 
 	for (;;) {
 		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { sync, POLLIN, 0 } };
