@@ -23,7 +23,7 @@
 #define KIND_CLIENT 6ULL
 #define KIND_CURL 7ULL
 
-static const struct gw_ecosystem *const ecosystems[] = { &gw_npm };
+static const struct gw_ecosystem *const ecosystems[] = { &gw_npm, &gw_deb };
 
 const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry)
 {
@@ -32,8 +32,10 @@ const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image
 	return image_registry && image_registry[0] ? image_registry : NULL;
 }
 
-/* The request line and the one header the ecosystems read. */
-static int parse_head(struct gw_client *c, const char *head, size_t len, char *path, size_t psize)
+/* The request line (host: as the URL gives it) and the one header the
+ * ecosystems read. */
+static int parse_head(struct gw_client *c, const char *head, size_t len, char *host, size_t hsize,
+		      char *path, size_t psize)
 {
 	const char *eol = memmem(head, len, "\r\n", 2), *sp1, *sp2;
 
@@ -49,8 +51,13 @@ static int parse_head(struct gw_client *c, const char *head, size_t len, char *p
 	if ((size_t)(end - u) < 7 || strncasecmp(u, "http://", 7) != 0)
 		return 400;
 	u += 7;
+	const char *hs = u;
 	while (u < end && *u != '/')
 		u++;
+	if ((size_t)(u - hs) >= hsize)
+		return 400;
+	memcpy(host, hs, (size_t)(u - hs));
+	host[u - hs] = '\0';
 	size_t ulen = (size_t)(end - u);
 	if (ulen == 0 || ulen >= psize)
 		return ulen ? 414 : 404;
@@ -80,11 +87,40 @@ static void route(struct gw *gw, struct gw_client *c, const char *path)
 	gw_fail(gw, c, 404, NULL, NULL, NULL, "no such endpoint");
 }
 
+/* Whether the proxy hands plain HTTP for HOST:PORT here: the image's apt
+ * hosts (past the proxy's allow list), for gw_deb.c. */
+static bool claims(void *ctx, const char *host, int port)
+{
+	struct gw *gw = ctx;
+	struct hostmatch_grant g;
+
+	return hostmatch_check(&gw->apt, host, port, &g) == HOSTMATCH_OK;
+}
+
+/* A request the proxy handed over for an apt host: "HOST[:PORT]/PATH" to
+ * gw_deb.c, as /deb/HOST/PATH would be. */
+static void route_apt(struct gw *gw, struct gw_client *c, const char *host, const char *path)
+{
+	char canon[HOSTMATCH_MAX], name[HOSTMATCH_MAX + 8];
+	const char *colon = strrchr(host, ':');
+	int port = 80;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(colon ? colon - host : (ptrdiff_t)strlen(host)), host);
+	if (colon)
+		port = atoi(colon + 1);
+	if (hostmatch_canon(name, canon, sizeof(canon)) < 0 || !claims(gw, canon, port)) {
+		gw_fail(gw, c, 404, NULL, NULL, NULL, "no such endpoint");
+		return;
+	}
+	_cleanup_free_ char *p = xasprintf("%s%s%s", canon, colon ? colon : "", path);
+	gw_deb.request(gw, c, p);
+}
+
 static void take(void *ctx, int fd, const char *head, size_t len)
 {
 	struct gw *gw = ctx;
 	struct gw_client *c = xcalloc(1, sizeof(*c));
-	char path[2048];
+	char path[2048], host[HOSTMATCH_MAX + 8];
 	size_t n = 0;
 
 	for (struct gw_client *o = gw->clients; o; o = o->next)
@@ -99,9 +135,11 @@ static void take(void *ctx, int fd, const char *head, size_t len)
 		gw_client_kill(c);
 		return;
 	}
-	int st = parse_head(c, head, len, path, sizeof(path));
+	int st = parse_head(c, head, len, host, sizeof(host), path, sizeof(path));
 	if (st)
 		gw_fail(gw, c, st, NULL, NULL, NULL, "%s", st == 405 ? "only GET and HEAD" : "bad request");
+	else if (strcasecmp(host, GATEWAY_HOST) != 0)
+		route_apt(gw, c, host, path);
 	else
 		route(gw, c, path);
 	gw_client_reap(gw);
@@ -155,7 +193,7 @@ struct proxy_local gateway_local(struct sbx_gateway *gw)
 {
 	struct gw *g = (struct gw *)gw;
 	return (struct proxy_local){ .host = GATEWAY_HOST, .ctx = g, .pollfd = g->epfd,
-				     .dispatch = dispatch, .take = take, .free = local_free };
+				     .dispatch = dispatch, .take = take, .claims = claims, .free = local_free };
 }
 
 static const char *fill_system;
@@ -185,6 +223,16 @@ static int cache_open(struct gw *gw, const struct sbx_gateway_conf *conf, struct
 	return 0;
 }
 
+/* The image's apt hosts, whose plain HTTP the proxy hands here (they must
+ * pass the allow list too, first in the proxy, then on every hop). */
+static int compile_apt(struct gw *gw, struct sbx_err *err)
+{
+	static char *apt[] = { "@apt", NULL }, *origin[] = { "the image's apt sources", NULL };
+	const struct sbx_strlist al = { apt, origin, 1 };
+
+	return hostmatch_compile(&al, gw->conf.sets, &gw->apt, err);
+}
+
 int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, struct sbx_err *err)
 {
 	struct gw *gw = xcalloc(1, sizeof(*gw));
@@ -200,7 +248,7 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 	}
 	/* an upstream's host is on the allow list already (config_upstream_entry,
 	 * or the image's @npm): every hop, the first included, must pass it */
-	if (hostmatch_compile(gw->conf.allow, gw->conf.sets, &gw->allow, err) < 0 ||
+	if (hostmatch_compile(gw->conf.allow, gw->conf.sets, &gw->allow, err) < 0 || compile_apt(gw, err) < 0 ||
 	    cache_open(gw, conf, err) < 0)
 		goto fail;
 	gw->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -238,6 +286,7 @@ void gateway_free(struct sbx_gateway *g)
 	gw_client_reap(gw);
 	gw_cache_close(gw->cache);
 	hostmatch_free(&gw->allow);
+	hostmatch_free(&gw->apt);
 	if (gw->epfd >= 0)
 		close(gw->epfd);
 	if (gw->tfd >= 0)

@@ -2,7 +2,7 @@
  * loop), clients, their answers and events (gw_client.c), upstream fetches
  * (gw_fetch.c), the cache (gw_cache.c; as a whole, pkgcache.h),
  * artifacts shared between requests (gw_artifact.c) and one file per
- * ecosystem behind struct gw_ecosystem (gw_npm.c; apt and PyPI later). */
+ * ecosystem behind struct gw_ecosystem (gw_npm.c, gw_deb.c; PyPI later). */
 #ifndef SBX_GW_H
 #define SBX_GW_H
 
@@ -25,6 +25,7 @@ struct gw_ecosystem {
 	void (*free)(struct gw *gw);
 };
 extern const struct gw_ecosystem gw_npm;
+extern const struct gw_ecosystem gw_deb;
 
 struct gw_client {
 	struct gw_client *next;
@@ -44,6 +45,7 @@ struct gw_client {
 };
 
 struct gw_cache;
+struct deb_index;
 
 struct gw {
 	struct sbx_gateway_conf conf;
@@ -56,6 +58,8 @@ struct gw {
 	struct gw_fetch *fetches;  /* running */
 	struct gw_artifact *artifacts;  /* being fetched or waited for */
 	char *npm_upstream;        /* with a trailing '/' */
+	struct hostmatch_list apt; /* @apt: the hosts whose plain HTTP is apt's (gw_deb.c) */
+	struct deb_index *deb;     /* the .deb files the Packages indexes list */
 	char *profile;
 	char **told;               /* what gw_tell_once said already */
 	size_t ntold;
@@ -96,6 +100,7 @@ struct gw_fetch {
 	 * optionally a tab and a Last-Modified date (If-Modified-Since); "" for none */
 	char etag[256];
 	uint64_t max;          /* bytes, the cap */
+	bool plain_http;       /* http:// allowed (apt's sources; apt checks its signed chain) */
 	int fd;                /* the body goes here, or (-1) into body */
 	void (*data)(struct gw_fetch *f, const void *p, size_t n);  /* as it streams, or NULL */
 	void (*done)(struct gw *gw, struct gw_fetch *f);
@@ -174,6 +179,7 @@ struct gw_artifact_req {
 	const char *url;       /* upstream */
 	struct sri want;
 	uint64_t max;
+	bool plain_http;       /* as struct gw_fetch's */
 };
 /* Serves the artifact to the client from the cache, or fetches it once
  * (joining a download this process or another sbxrun process has under

@@ -24,6 +24,7 @@ struct gw_artifact {
 	struct sri want;
 	char *eco, *url, *name, *version;  /* name, version: the first asker's */
 	uint64_t max;
+	bool plain_http;
 	struct gw_waiter *waiters;
 	int lockfd, tmpfd;
 	char *tmp;
@@ -156,6 +157,7 @@ static void locked(struct gw *gw, struct gw_artifact *a)
 	}
 	f->url = xstrdup(a->url);
 	f->max = a->max;
+	f->plain_http = a->plain_http;
 	f->fd = a->tmpfd;
 	f->data = on_data;
 	f->done = fetched;
@@ -223,6 +225,7 @@ void gw_artifact_get(struct gw *gw, struct gw_client *cl, const struct gw_artifa
 	a->name = xstrdup(r->name);
 	a->version = xstrdup(r->version ? r->version : "?");
 	a->max = r->max;
+	a->plain_http = r->plain_http;
 	a->lockfd = a->tmpfd = -1;
 	a->waiters = w;
 	a->since = (int64_t)now_ms();

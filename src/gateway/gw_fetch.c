@@ -122,7 +122,7 @@ static int check_hop(struct gw *gw, struct gw_fetch *f, const char *url)
 	} else if (hostmatch_check(&gw->allow, canon, (int)pn, &f->grant) != HOSTMATCH_OK) {
 		snprintf(f->error, sizeof(f->error), "host '%s' port %s is not in profile '%s' allow list",
 			 canon, port, gw->profile);
-	} else if (strcmp(scheme, "https") != 0 && !(strcmp(scheme, "http") == 0 && f->grant.internal)) {
+	} else if (strcmp(scheme, "https") != 0 && !(strcmp(scheme, "http") == 0 && (f->grant.internal || f->plain_http))) {
 		snprintf(f->error, sizeof(f->error), "'%.300s': upstreams are fetched over https only", url);
 	} else {
 		snprintf(f->resolve, sizeof(f->resolve), "%s:%d:127.0.0.1", HOSTMATCH_INTERNAL, (int)pn);

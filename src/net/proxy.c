@@ -407,6 +407,14 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		refuse(p, c, 403, why);
 		return;
 	}
+	if (p->local.claims && c->req.kind == HTTPREQ_ABSOLUTE && p->local.claims(p->local.ctx, c->host, c->req.port)) {
+		proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "package gateway");
+		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
+		p->local.take(p->local.ctx, steal_fd(c->cfd), c->head, c->head_len);
+		p->count.allowed++;
+		conn_kill(p, c);
+		return;
+	}
 	if (fixed_address(c)) {
 		vet_and_connect(p, c);
 		return;

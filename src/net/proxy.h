@@ -3,6 +3,7 @@
 #ifndef SBX_PROXY_H
 #define SBX_PROXY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/config.h"
@@ -21,6 +22,9 @@ struct proxy_local {
 	/* fd: the client's socket (non-blocking), its own now; head[0..len):
 	 * what was read, the complete request head first. */
 	void (*take)(void *ctx, int fd, const char *head, size_t len);
+	/* NULL, or whether a plain-HTTP request for another host that passed
+	 * the allow list is the service's too (apt's, for the gateway) */
+	bool (*claims)(void *ctx, const char *host, int port);
 	void (*free)(void *ctx);
 };
 

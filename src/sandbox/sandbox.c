@@ -159,7 +159,8 @@ void sandbox_release(struct sbx_sandbox *sb)
 }
 
 /* The package gateway behind the proxy's door, when an ecosystem has an
- * upstream (gateway/gateway.h); NULL without one. */
+ * upstream (npm's registry, the image's apt hosts: gateway/gateway.h);
+ * NULL without one. */
 static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_conf *pc,
 			   struct sbx_gateway **gw, struct sbx_err *err)
 {
@@ -179,7 +180,7 @@ static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_c
 	};
 
 	*gw = NULL;
-	return conf.npm_upstream ? gateway_new(&conf, gw, err) : 0;
+	return conf.npm_upstream || (hs.apt_hosts && hs.apt_hosts[0]) ? gateway_new(&conf, gw, err) : 0;
 }
 
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)

@@ -1,0 +1,302 @@
+/* deb_index.c - see deb_index.h. A Packages index is read as the RFC 822
+ * stanzas Debian writes (fields in any order, continuation lines skipped);
+ * a stanza without Filename, Package, Version and a well-formed SHA256 is
+ * left out, so the .deb it names is refused (deny when unsure). */
+#define _GNU_SOURCE
+#include "gateway/deb_index.h"
+
+#include <archive.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/util.h"
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int deb_path_norm(const char *in, size_t len, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)in[i];
+		if (ch == '%') {
+			int hi = i + 2 < len ? hexval(in[i + 1]) : -1, lo = i + 2 < len ? hexval(in[i + 2]) : -1;
+			if (hi < 0 || lo < 0)
+				return -1;
+			ch = (unsigned char)(hi << 4 | lo);
+			i += 2;
+		}
+		if (ch < 0x20 || ch == 0x7f || o + 2 >= size)
+			return -1;
+		out[o++] = (char)ch;
+		out[o] = '\0';
+		/* a finished segment: "" and "." are dropped, ".." refused */
+		if (ch == '/' || i + 1 == len) {
+			size_t end = ch == '/' ? o - 1 : o, start = end;
+			while (start > 0 && out[start - 1] != '/')
+				start--;
+			size_t seg = end - start;
+			if (seg == 2 && memcmp(out + start, "..", 2) == 0)
+				return -1;
+			if (seg == 0 || (seg == 1 && out[start] == '.'))
+				o = start;
+		}
+	}
+	out[o] = '\0';
+	return o ? 0 : -1;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+enum deb_kind deb_classify(const char *path, char hex[65], int *packages)
+{
+	const char *base = strrchr(path, '/'), *bh = strstr(path, "/by-hash/SHA256/");
+	static const char *const pk[] = { "Packages", "Packages.gz", "Packages.xz", "Packages.bz2",
+					  "Packages.lz4", "Packages.zst" };
+
+	base = base ? base + 1 : path;
+	*packages = 0;
+	if (ends_with(base, ".deb") || ends_with(base, ".udeb") || ends_with(base, ".ddeb"))
+		return DEB_ARTIFACT;
+	if (bh && strlen(bh + 16) == 64 && strspn(bh + 16, "0123456789abcdefABCDEF") == 64) {
+		snprintf(hex, 65, "%s", bh + 16);
+		/* the directory holding by-hash: binary-ARCH holds Packages files */
+		const char *dir = bh;
+		while (dir > path && dir[-1] != '/')
+			dir--;
+		*packages = strncmp(dir, "binary-", 7) == 0;
+		return DEB_BYHASH;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(pk); i++)
+		if (strcmp(base, pk[i]) == 0)
+			return DEB_PACKAGES;
+	if (strstr(path, "/dists/") || strcmp(base, "Release") == 0 || strcmp(base, "InRelease") == 0 ||
+	    strcmp(base, "Release.gpg") == 0)
+		return DEB_INDEX;
+	return DEB_OTHER;
+}
+
+void deb_index_root(const char *key, char *out, size_t size)
+{
+	const char *d = strstr(key, "/dists/"), *bh = strstr(key, "/by-hash/");
+	const char *end = d ? d : bh ? bh : strrchr(key, '/');
+
+	if (!d && bh)  /* a flat repository's by-hash: the directory above it */
+		end = bh;
+	snprintf(out, size, "%.*s", (int)(end ? end - key : (ptrdiff_t)strlen(key)), key);
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static struct deb_entry *slot(const struct deb_index *ix, const char *key)
+{
+	size_t i = (size_t)fnv(key) & (ix->cap - 1);
+	while (ix->slots[i].key && strcmp(ix->slots[i].key, key) != 0)
+		i = (i + 1) & (ix->cap - 1);
+	return &ix->slots[i];
+}
+
+static void entry_free(struct deb_entry *e)
+{
+	free(e->key);
+	free(e->package);
+	free(e->version);
+}
+
+static void grow(struct deb_index *ix)
+{
+	struct deb_index n = { .cap = ix->cap ? ix->cap * 2 : 1024 };
+
+	n.slots = xcalloc(n.cap, sizeof(*n.slots));
+	for (size_t i = 0; i < ix->cap; i++)
+		if (ix->slots[i].key)
+			*slot(&n, ix->slots[i].key) = ix->slots[i];
+	n.n = ix->n;
+	free(ix->slots);
+	*ix = n;
+}
+
+static void put(struct deb_index *ix, struct deb_entry *e)
+{
+	if ((ix->n + 1) * 10 > ix->cap * 7)
+		grow(ix);
+	struct deb_entry *s = slot(ix, e->key);
+	if (s->key)
+		entry_free(s);
+	else
+		ix->n++;
+	*s = *e;
+}
+
+const struct deb_entry *deb_index_find(const struct deb_index *ix, const char *key)
+{
+	if (!ix->cap)
+		return NULL;
+	const struct deb_entry *e = slot(ix, key);
+	return e->key ? e : NULL;
+}
+
+void deb_index_free(struct deb_index *ix)
+{
+	for (size_t i = 0; i < ix->cap; i++)
+		if (ix->slots[i].key)
+			entry_free(&ix->slots[i]);
+	free(ix->slots);
+	*ix = (struct deb_index){ 0 };
+}
+
+/* One stanza's fields, as pointers into the text. */
+struct stanza {
+	const char *f[5];
+	size_t l[5];
+};
+static const char *const fields[] = { "Package", "Version", "Filename", "SHA256", "Size" };
+
+static void field(struct stanza *s, const char *line, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		size_t n = strlen(fields[i]);
+		if (len > n && line[n] == ':' && strncasecmp(line, fields[i], n) == 0) {
+			const char *v = line + n + 1, *e = line + len;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+				e--;
+			s->f[i] = v;
+			s->l[i] = (size_t)(e - v);
+		}
+	}
+}
+
+static int take(struct deb_index *ix, const char *root, const struct stanza *s)
+{
+	char name[DEB_PATH_MAX], key[DEB_PATH_MAX + 512], hex[65], size[24];
+	struct deb_entry e = { 0 };
+	uint64_t sz = 0;
+	struct sbx_err err;
+
+	for (size_t i = 0; i < 4; i++)
+		if (!s->f[i] || !s->l[i])
+			return 0;
+	if (s->l[3] != 64 || s->l[4] >= sizeof(size))
+		return 0;
+	memcpy(hex, s->f[3], 64);
+	hex[64] = '\0';
+	if (s->f[4]) {
+		memcpy(size, s->f[4], s->l[4]);
+		size[s->l[4]] = '\0';
+		if (parse_count(size, 0, UINT64_MAX / 2, &sz, &err) < 0)
+			return 0;
+	}
+	if (sri_from_hex256(hex, &e.sha256) < 0 || deb_path_norm(s->f[2], s->l[2], name, sizeof(name)) < 0 ||
+	    memchr(s->f[0], '/', s->l[0]) || memchr(s->f[1], '/', s->l[1]))
+		return 0;
+	snprintf(key, sizeof(key), "%s/%s", root, name);
+	e.key = xstrdup(key);
+	e.package = dup_n(s->f[0], s->l[0]);
+	e.version = dup_n(s->f[1], s->l[1]);
+	e.size = sz;
+	put(ix, &e);
+	return 1;
+}
+
+long deb_index_add(struct deb_index *ix, const char *root, const char *text, size_t len, struct sbx_err *err)
+{
+	struct stanza s = { 0 };
+	const char *p = text, *end = text + len;
+	long added = 0, stanzas = 0;
+
+	if (memchr(text, '\0', len))
+		return err_set(err, 0, "a NUL byte in a Packages index");
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		bool blank = l == 0 || (l == 1 && p[0] == '\r');
+		if (blank) {
+			if (s.f[0] || s.f[2])
+				added += take(ix, root, &s), stanzas++;
+			memset(&s, 0, sizeof(s));
+		} else if (p[0] != ' ' && p[0] != '\t') {
+			field(&s, p, l);
+		}
+		p += l + 1;
+	}
+	if (s.f[0] || s.f[2])
+		added += take(ix, root, &s), stanzas++;
+	if (len && !stanzas)
+		return err_set(err, 0, "not a Packages index (no stanza names a package)");
+	return added;
+}
+
+int deb_unpack(const void *p, size_t n, size_t max, char **out, size_t *out_len, struct sbx_err *err)
+{
+	struct archive *a;
+	struct archive_entry *ae;
+	size_t cap = n * 4 + 4096, len = 0;
+	char *buf;
+
+	if (n == 0) {
+		*out = xstrdup("");
+		*out_len = 0;
+		return 0;
+	}
+	a = archive_read_new();
+	if (!a || archive_read_support_filter_all(a) != ARCHIVE_OK || archive_read_support_format_raw(a) != ARCHIVE_OK ||
+	    archive_read_open_memory(a, p, n) != ARCHIVE_OK || archive_read_next_header(a, &ae) != ARCHIVE_OK) {
+		err_set(err, 0, "cannot unpack the index: %s", a ? archive_error_string(a) : "out of memory");
+		if (a)
+			archive_read_free(a);
+		return -1;
+	}
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		if (len == cap) {
+			if (cap >= max)
+				break;
+			cap = cap * 2 > max ? max : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		la_ssize_t r = archive_read_data(a, buf + len, cap - len);
+		if (r < 0) {
+			err_set(err, 0, "cannot unpack the index: %s", archive_error_string(a));
+			archive_read_free(a);
+			free(buf);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	archive_read_free(a);
+	if (len >= max) {
+		free(buf);
+		return err_set(err, 0, "the index unpacks to more than %zu bytes", max);
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* deb_index.h - what the gateway knows of Debian archives: the Packages
+ * indexes apt fetched through it, parsed into the .deb files they list
+ * (path -> package, version, SHA256, size), the request paths apt sends,
+ * normalised and sorted into kinds, and compressed indexes unpacked. */
+#ifndef SBX_DEB_INDEX_H
+#define SBX_DEB_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "gateway/sri.h"
+
+#define DEB_PATH_MAX 1024
+
+struct deb_entry {
+	char *key;               /* "HOST/PATH" of the .deb, normalised */
+	char *package, *version;
+	struct sri sha256;
+	uint64_t size;           /* 0: the index gave none */
+};
+
+struct deb_index {
+	struct deb_entry *slots; /* open addressing by key */
+	size_t cap, n;
+};
+
+/* A request path as the index keys it: %XX decoded, "//" and "/./"
+ * collapsed, no leading '/'. -1 for "..", a NUL, a control character or
+ * bad escapes. */
+int deb_path_norm(const char *in, size_t len, char *out, size_t size);
+
+enum deb_kind {
+	DEB_ARTIFACT,  /* a .deb, .udeb or .ddeb: served only as its index says */
+	DEB_BYHASH,    /* .../by-hash/SHA256/HEX: checked against its own name */
+	DEB_PACKAGES,  /* a Packages index (plain or compressed): parsed, passed on */
+	DEB_INDEX,     /* Release, InRelease, the rest of dists/: passed on */
+	DEB_OTHER,     /* anything else (sources, pool files not .deb): refused */
+};
+/* The kind of a normalised path; for DEB_BYHASH, hex gets the digest and
+ * the kind tells whether it sits in a binary-ARCH directory (a Packages). */
+enum deb_kind deb_classify(const char *path, char hex[65], int *packages);
+
+/* "HOST/ROOT" the Filename fields of the Packages index at HOST/PATH are
+ * relative to: what precedes "/dists/", else the index's directory. */
+void deb_index_root(const char *key, char *out, size_t size);
+
+/* Adds the stanzas of one Packages text (root from deb_index_root) that
+ * name a Filename and a SHA256; returns how many, or -1 with err. */
+long deb_index_add(struct deb_index *ix, const char *root, const char *text, size_t len,
+		   struct sbx_err *err);
+const struct deb_entry *deb_index_find(const struct deb_index *ix, const char *key);
+void deb_index_free(struct deb_index *ix);
+
+/* Unpacks gzip, xz, bzip2, zstd (what libarchive's filters read) or
+ * passes plain text on; at most max bytes out. 0 or -1 with err. */
+int deb_unpack(const void *p, size_t n, size_t max, char **out, size_t *out_len, struct sbx_err *err);
+
+#endif

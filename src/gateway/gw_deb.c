@@ -1,0 +1,218 @@
+/* gw_deb.c - the Debian ecosystem of the gateway. apt keeps its sources
+ * and its proxy: the proxy hands its plain-HTTP GETs for the image's apt
+ * hosts (@apt) here, as "HOST/PATH" (http://packages.sbxrun.internal/deb/
+ * HOST/PATH reaches the same place). Release files and the rest of dists/
+ * are fetched fresh and passed on (apt checks the signed chain itself);
+ * the Packages indexes among them are read into filename -> (package,
+ * version, SHA256, size); a .deb is served only as such an entry says,
+ * through the shared verified cache (gw_artifact.c); by-hash files are
+ * checked against their own name and kept like artifacts. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "gateway/deb_index.h"
+#include "gateway/gw.h"
+
+#define INDEX_MAX (256ULL << 20)    /* an index as fetched */
+#define UNPACKED_MAX (1ULL << 30)   /* a Packages index unpacked */
+#define DEB_MAX (2ULL << 30)        /* a .deb whose index gave no size */
+
+struct deb_req {
+	uint64_t client;
+	char key[HOSTMATCH_MAX + 8 + DEB_PATH_MAX];  /* HOST/PATH, normalised */
+	enum deb_kind kind;
+	int packages;
+	struct sri want;  /* by-hash */
+};
+
+/* Reads one Packages index (any compression) into the sandbox's table. */
+static void learn(struct gw *gw, const char *key, const char *body, size_t len)
+{
+	_cleanup_free_ char *text = NULL;
+	char root[sizeof(((struct deb_req *)0)->key)];
+	size_t tlen = 0;
+	struct sbx_err err;
+
+	if (!gw->deb)
+		gw->deb = xcalloc(1, sizeof(*gw->deb));
+	deb_index_root(key, root, sizeof(root));
+	if (deb_unpack(body, len, UNPACKED_MAX, &text, &tlen, &err) < 0 ||
+	    deb_index_add(gw->deb, root, text, tlen, &err) < 0)
+		fprintf(stderr, "sbxrun: gateway: deb %s: %s (its packages will be refused)\n", key, err.msg);
+}
+
+static void fetched(struct gw *gw, struct gw_fetch *f)
+{
+	struct deb_req *r = f->arg;
+	struct gw_client *cl = gw_client_find(gw, r->client);
+	char got[129];
+	const char *body = f->body ? f->body : "";
+
+	if (f->error[0]) {
+		gw_fail(gw, cl, 502, NULL, NULL, NULL, "deb %s: upstream: %s", r->key, f->error);
+	} else if (f->status != 200) {
+		gw_fail(gw, cl, f->status == 404 ? 404 : 502, NULL, NULL, NULL, "deb %s: upstream answered HTTP %ld",
+			r->key, f->status);
+	} else if (r->kind == DEB_BYHASH) {
+		struct sri_check *chk = sri_check_new(&r->want);
+		bool ok = chk != NULL;
+		if (chk) {
+			sri_check_update(chk, body, f->len);
+			ok = sri_check_end(chk, got);
+			sri_check_free(chk);
+		}
+		if (!ok) {
+			gw_fail(gw, cl, 502, NULL, NULL, NULL, "deb %s: upstream sent a file whose sha256 is %s "
+				"(nothing cached)", r->key, chk ? got : "unknown");
+		} else {
+			int fd;
+			_cleanup_free_ char *tmp = NULL;
+			if (gw_cache_tmp(gw->cache, &r->want, &fd, &tmp) == 0) {
+				if (write_all(fd, body, f->len) < 0 || gw_cache_commit(gw->cache, &r->want, fd, tmp) < 0)
+					gw_cache_discard(gw->cache, tmp);
+				close(fd);
+			}
+			if (r->packages)
+				learn(gw, r->key, body, f->len);
+			gw_reply(gw, cl, 200, "application/octet-stream", body, f->len);
+		}
+	} else {
+		if (r->kind == DEB_PACKAGES)
+			learn(gw, r->key, body, f->len);
+		gw_reply(gw, cl, 200, "application/octet-stream", body, f->len);
+	}
+	gw_fetch_free(f);
+	free(r);
+}
+
+static void fetch_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, const char *url)
+{
+	struct gw_fetch *f = xcalloc(1, sizeof(*f));
+
+	f->url = xstrdup(url);
+	f->max = INDEX_MAX;
+	f->fd = -1;
+	f->plain_http = true;
+	f->done = fetched;
+	f->arg = r;
+	if (gw_fetch_start(gw, f) < 0) {
+		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: upstream: %s", r->key, f->error);
+		gw_fetch_free(f);
+		free(r);
+	}
+}
+
+/* A by-hash file the cache holds: learnt from when it is a Packages. */
+static bool byhash_hit(struct gw *gw, struct gw_client *cl, struct deb_req *r)
+{
+	int fd;
+	off_t size;
+
+	if (gw_cache_artifact(gw->cache, &r->want, &fd, &size) != 1)
+		return false;
+	if (r->packages && (uint64_t)size <= INDEX_MAX) {
+		_cleanup_free_ char *buf = xmalloc((size_t)size + 1);
+		if (pread(fd, buf, (size_t)size, 0) == size)
+			learn(gw, r->key, buf, (size_t)size);
+	}
+	gw_reply_file(gw, cl, fd, size, "application/octet-stream");
+	return true;
+}
+
+/* The package and version a .deb's file name gives: NAME_VERSION_ARCH.deb */
+static void name_of(const char *key, char *name, size_t nsize, char *version, size_t vsize)
+{
+	const char *base = strrchr(key, '/');
+	base = base ? base + 1 : key;
+	size_t n = strcspn(base, "_");
+	snprintf(name, nsize, "%.*s", (int)n, base);
+	const char *v = base[n] ? base + n + 1 : "";
+	snprintf(version, vsize, "%.*s", (int)strcspn(v, "_"), v);
+}
+
+static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const char *url)
+{
+	const struct deb_entry *e = gw->deb ? deb_index_find(gw->deb, key) : NULL;
+	char name[256], version[256], why[512];
+
+	if (!e) {
+		name_of(key, name, sizeof(name), version, sizeof(version));
+		gw_fail(gw, cl, 403, "deb", name, version, "deb %s: no Packages index fetched through the gateway "
+			"lists this file, so its digest is unknown (refused; run apt-get update)", key);
+		return;
+	}
+	if (rules_name(&gw->conf.rules, "deb", e->package, why, sizeof(why)) < 0) {
+		gw_fail(gw, cl, 403, "deb", e->package, e->version, "deb %s %s: %s", e->package, e->version, why);
+		return;
+	}
+	struct gw_artifact_req ar = { .eco = "deb", .name = e->package, .version = e->version, .url = url,
+				      .want = e->sha256, .max = e->size ? e->size : DEB_MAX, .plain_http = true };
+	gw_artifact_get(gw, cl, &ar);
+}
+
+/* path: "HOST[:PORT]/PATH", PATH still URL-encoded. */
+static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
+{
+	size_t hl = strcspn(path, "/"), len = strcspn(path, "?#");
+	char host[HOSTMATCH_MAX + 8], name[HOSTMATCH_MAX], norm[DEB_PATH_MAX], hex[65];
+	struct deb_req *r;
+
+	if (path[hl] != '/' || hl == 0 || hl >= sizeof(host) || path[len] != '\0') {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not an apt archive path");
+		return;
+	}
+	memcpy(host, path, hl);
+	host[hl] = '\0';
+	char *colon = strchr(host, ':');
+	if (colon)
+		*colon = '\0';
+	if (hostmatch_canon(host, name, sizeof(name)) < 0 ||
+	    (colon && (strlen(colon + 1) == 0 || strlen(colon + 1) > 5 || strspn(colon + 1, "0123456789") != strlen(colon + 1))) ||
+	    deb_path_norm(path + hl + 1, len - hl - 1, norm, sizeof(norm)) < 0) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not an apt archive path");
+		return;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->client = cl->id;
+	snprintf(r->key, sizeof(r->key), "%s%s%s/%s", name, colon ? ":" : "", colon ? colon + 1 : "", norm);
+	_cleanup_free_ char *url = xasprintf("http://%s%s%s/%s", name, colon ? ":" : "", colon ? colon + 1 : "",
+					     path + hl + 1);
+	r->kind = deb_classify(norm, hex, &r->packages);
+	switch (r->kind) {
+	case DEB_ARTIFACT:
+		artifact(gw, cl, r->key, url);
+		free(r);
+		return;
+	case DEB_BYHASH:
+		if (sri_from_hex256(hex, &r->want) < 0 || byhash_hit(gw, cl, r)) {
+			if (r->want.len == 0)
+				gw_fail(gw, cl, 404, NULL, NULL, NULL, "not a by-hash path");
+			free(r);
+			return;
+		}
+		break;
+	case DEB_PACKAGES:
+	case DEB_INDEX:
+		break;
+	case DEB_OTHER:
+		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: neither an index of dists/ nor a .deb: "
+			"not served by the gateway", r->key);
+		free(r);
+		return;
+	}
+	fetch_index(gw, cl, r, url);
+}
+
+static void deb_free(struct gw *gw)
+{
+	if (gw->deb)
+		deb_index_free(gw->deb);
+	free(gw->deb);
+	gw->deb = NULL;
+}
+
+const struct gw_ecosystem gw_deb = { .name = "deb", .request = deb_request, .free = deb_free };
