@@ -1,0 +1,111 @@
+# also-as-root
+# apt through the package gateway (issue 27): apt keeps the image's sources
+# and its proxy; the proxy hands its plain-HTTP GETs for the image's apt
+# hosts (@apt, read at import: no registry host is written here) to the
+# gateway, which reads the Packages indexes apt fetches and serves a .deb
+# only when its bytes match the SHA256 its entry gives, from the cache the
+# user's sandboxes share. Debian's archive counts as the distribution's
+# (make check may reach it). A local flat repository (tests/helper/
+# debrepo.sh, allowed as a lab mirror is) plays the bad upstream.
+
+# The package events of an events file: "ECOSYSTEM NAME VERSION CACHE UPSTREAM_MS" lines.
+apt_events() { # file
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") == "package":
+        print(e["ecosystem"], e["name"], e["version"], e["cache"], e["upstream_ms"])' "$1" | sort
+}
+
+test_apt_install_through_the_gateway_then_from_the_cache() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	local t0=$SECONDS
+	run "$SBX" run -p packages --events "$TESTDIR/ev1" -- sh -c '
+		apt-get update >/tmp/log 2>&1 && apt-get install -y --no-install-recommends sl >>/tmp/log 2>&1 || cat /tmp/log
+		ls /usr/games/sl'
+	assert_status 0
+	assert_contains "$out" "/usr/games/sl"
+	local cold
+	cold=$(apt_events "$TESTDIR/ev1")
+	assert_contains "$cold" "deb sl " "cold install's events"
+	[ "$(printf '%s\n' "$cold" | grep '^deb sl ' | grep -c ' miss ')" = 1 ] || fail "cold install: $cold"
+	assert_contains "$(cat "$TESTDIR/ev1")" '"reason":"package gateway"'
+	local n
+	n=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -vc '\.lock$\|\.tmp\.')
+	[ "$n" -ge 2 ] || fail "$n files in the cache (the .deb and the Packages by hash)"
+	echo "cold apt-get update and install: $((SECONDS - t0))s" >&2
+
+	# A fresh sandbox: the .deb (and the by-hash indexes) from the cache.
+	t0=$SECONDS
+	run "$SBX" run -p packages --events "$TESTDIR/ev2" -- sh -c '
+		apt-get update >/tmp/log 2>&1 && apt-get install -y --no-install-recommends sl >>/tmp/log 2>&1 || cat /tmp/log
+		ls /usr/games/sl'
+	assert_status 0
+	assert_contains "$out" "/usr/games/sl"
+	local warm
+	warm=$(apt_events "$TESTDIR/ev2")
+	assert_contains "$warm" "deb sl " "warm install's events"
+	assert_not_contains "$warm" " miss " "warm install's events"
+	assert_not_contains "$warm" " shared " "warm install's events"
+	[ -z "$(printf '%s\n' "$warm" | grep -v ' hit 0$')" ] || fail "upstream time on a hit: $warm"
+	echo "warm apt-get update and install: $((SECONDS - t0))s" >&2
+}
+
+# Serves the fixture repository on the host's loopback; sets RPORT and a
+# lab profile that allows it, and LIST, the apt source naming it through
+# the gateway's /deb/ endpoint.
+apt_fixture() {
+	sh "$TOP/tests/helper/debrepo.sh" "$TESTDIR/repo"
+	python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$TESTDIR/repo" > "$TESTDIR/.srv" 2>"$TESTDIR/srv.log" &
+	local srv=$!
+	for _ in $(seq 100); do grep -q 'port' "$TESTDIR/.srv" 2>/dev/null && break; sleep 0.1; done
+	RPORT=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$TESTDIR/.srv" | head -1)
+	[ -n "$RPORT" ] || fail "the fixture repository did not start"
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$RPORT" \
+		> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
+	trap "kill $srv 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/aptlab$$.ini'" EXIT
+	LIST="deb [trusted=yes] http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/ ./"
+}
+
+test_apt_gateway_refuses_a_corrupt_or_unlisted_deb() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	apt_fixture
+	run "$SBX" run -p "aptlab$$" --events "$TESTDIR/ev" -- sh -c "
+		echo '$LIST' > /tmp/lab.list
+		apt() { apt-get -o Dir::Etc::SourceList=/tmp/lab.list -o Dir::Etc::SourceParts=/nonexistent \"\$@\"; }
+		apt update >/tmp/log 2>&1 || cat /tmp/log
+		apt install -y sbxgood >/tmp/log 2>&1 || cat /tmp/log
+		cat /usr/share/sbxgood/hello
+		apt install -y sbxbad 2>&1 | grep -m1 '^E: Failed to fetch'
+		[ -e /usr/share/sbxbad/hello ] && echo 'sbxbad installed'
+		curl -sS -x \"\$SBXRUN_PROXY\" -o /tmp/body -w 'orphan %{http_code}\n' \
+			http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/sbxorphan_1.0_all.deb; cat /tmp/body
+		curl -sS --path-as-is -x \"\$SBXRUN_PROXY\" -o /tmp/body -w 'up %{http_code}\n' \
+			http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/../etc/passwd
+		curl -sS -x \"\$SBXRUN_PROXY\" -o /tmp/body -w 'source %{http_code}\n' \
+			http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/sbxgood_1.0.dsc"
+	assert_status 0
+	assert_contains "$out" "sbxgood is installed"
+	assert_contains "$out" "E: Failed to fetch http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/./sbxbad_1.0_all.deb  502"
+	assert_not_contains "$out" "sbxbad installed"
+	assert_contains "$err" "sbxrun: gateway: deb sbxbad@1.0: integrity mismatch: the index says sha256"
+	assert_contains "$err" "(nothing cached)"
+	assert_contains "$out" "orphan 403"
+	assert_contains "$out" "no Packages index fetched through the gateway lists this file"
+	assert_contains "$err" "sbxrun: gateway: deb host.sbxrun.internal:$RPORT/sbxorphan_1.0_all.deb: no Packages index"
+	assert_contains "$out" "up 404"
+	assert_contains "$out" "source 403"
+	local ev
+	ev=$(apt_events "$TESTDIR/ev")
+	assert_contains "$ev" "deb sbxgood 1.0 miss"
+	assert_not_contains "$ev" "sbxbad"
+	assert_contains "$(grep package-refused "$TESTDIR/ev")" '"name":"sbxbad"'
+	# only the good .deb entered the cache; nothing half-written stays
+	local files
+	files=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -v '\.lock$')
+	assert_eq "$(sha256sum < "$TESTDIR/repo/sbxgood_1.0_all.deb" | cut -d' ' -f1)" "$files" "files in the cache"
+	# the orphan was never asked of the upstream
+	assert_not_contains "$(cat "$TESTDIR/srv.log")" "sbxorphan"
+}
