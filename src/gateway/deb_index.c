@@ -111,10 +111,10 @@ static uint64_t fnv(const char *s)
 	return h;
 }
 
-static struct deb_entry *slot(const struct deb_index *ix, const char *key)
+static struct deb_entry **slot(const struct deb_index *ix, const char *key)
 {
 	size_t i = (size_t)fnv(key) & (ix->cap - 1);
-	while (ix->slots[i].key && strcmp(ix->slots[i].key, key) != 0)
+	while (ix->slots[i] && strcmp(ix->slots[i]->key, key) != 0)
 		i = (i + 1) & (ix->cap - 1);
 	return &ix->slots[i];
 }
@@ -124,6 +124,7 @@ static void entry_free(struct deb_entry *e)
 	free(e->key);
 	free(e->package);
 	free(e->version);
+	free(e);
 }
 
 static void grow(struct deb_index *ix)
@@ -132,8 +133,8 @@ static void grow(struct deb_index *ix)
 
 	n.slots = xcalloc(n.cap, sizeof(*n.slots));
 	for (size_t i = 0; i < ix->cap; i++)
-		if (ix->slots[i].key)
-			*slot(&n, ix->slots[i].key) = ix->slots[i];
+		if (ix->slots[i])
+			*slot(&n, ix->slots[i]->key) = ix->slots[i];
 	n.n = ix->n;
 	free(ix->slots);
 	*ix = n;
@@ -143,27 +144,26 @@ static void put(struct deb_index *ix, struct deb_entry *e)
 {
 	if ((ix->n + 1) * 10 > ix->cap * 7)
 		grow(ix);
-	struct deb_entry *s = slot(ix, e->key);
-	if (s->key)
-		entry_free(s);
+	struct deb_entry **s = slot(ix, e->key);
+	if (*s)
+		entry_free(*s);
 	else
 		ix->n++;
-	*s = *e;
+	*s = e;
 }
 
 const struct deb_entry *deb_index_find(const struct deb_index *ix, const char *key)
 {
 	if (!ix->cap)
 		return NULL;
-	const struct deb_entry *e = slot(ix, key);
-	return e->key ? e : NULL;
+	return *slot(ix, key);
 }
 
 void deb_index_free(struct deb_index *ix)
 {
 	for (size_t i = 0; i < ix->cap; i++)
-		if (ix->slots[i].key)
-			entry_free(&ix->slots[i]);
+		if (ix->slots[i])
+			entry_free(ix->slots[i]);
 	free(ix->slots);
 	*ix = (struct deb_index){ 0 };
 }
@@ -177,6 +177,9 @@ static const char *const fields[] = { "Package", "Version", "Filename", "SHA256"
 
 static void field(struct stanza *s, const char *line, size_t len)
 {
+	/* most lines name none of the five: one look at the first letter */
+	if (!strchr("PpVvFfSs", line[0]))
+		return;
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
 		size_t n = strlen(fields[i]);
 		if (len > n && line[n] == ':' && strncasecmp(line, fields[i], n) == 0) {
@@ -194,7 +197,7 @@ static void field(struct stanza *s, const char *line, size_t len)
 static int take(struct deb_index *ix, const char *root, const struct stanza *s)
 {
 	char name[DEB_PATH_MAX], key[DEB_PATH_MAX + 512], hex[65], size[24];
-	struct deb_entry e = { 0 };
+	struct sri sha;
 	uint64_t sz = 0;
 	struct sbx_err err;
 
@@ -211,15 +214,17 @@ static int take(struct deb_index *ix, const char *root, const struct stanza *s)
 		if (parse_count(size, 0, UINT64_MAX / 2, &sz, &err) < 0)
 			return 0;
 	}
-	if (sri_from_hex256(hex, &e.sha256) < 0 || deb_path_norm(s->f[2], s->l[2], name, sizeof(name)) < 0 ||
+	if (sri_from_hex256(hex, &sha) < 0 || deb_path_norm(s->f[2], s->l[2], name, sizeof(name)) < 0 ||
 	    memchr(s->f[0], '/', s->l[0]) || memchr(s->f[1], '/', s->l[1]))
 		return 0;
 	snprintf(key, sizeof(key), "%s/%s", root, name);
-	e.key = xstrdup(key);
-	e.package = dup_n(s->f[0], s->l[0]);
-	e.version = dup_n(s->f[1], s->l[1]);
-	e.size = sz;
-	put(ix, &e);
+	struct deb_entry *e = xmalloc(sizeof(*e));
+	e->key = xstrdup(key);
+	e->package = dup_n(s->f[0], s->l[0]);
+	e->version = dup_n(s->f[1], s->l[1]);
+	e->sha256 = sha;
+	e->size = sz;
+	put(ix, e);
 	return 1;
 }
 
@@ -255,7 +260,7 @@ int deb_unpack(const void *p, size_t n, size_t max, char **out, size_t *out_len,
 {
 	struct archive *a;
 	struct archive_entry *ae;
-	size_t cap = n * 4 + 4096, len = 0;
+	size_t cap = (n < max / 8 ? n * 8 : max) + 4096, len = 0;
 	char *buf;
 
 	if (n == 0) {

@@ -21,7 +21,7 @@ struct deb_entry {
 };
 
 struct deb_index {
-	struct deb_entry *slots; /* open addressing by key */
+	struct deb_entry **slots; /* open addressing by key */
 	size_t cap, n;
 };
 

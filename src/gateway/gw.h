@@ -45,7 +45,7 @@ struct gw_client {
 };
 
 struct gw_cache;
-struct deb_index;
+struct gw_deb;
 
 struct gw {
 	struct sbx_gateway_conf conf;
@@ -59,7 +59,7 @@ struct gw {
 	struct gw_artifact *artifacts;  /* being fetched or waited for */
 	char *npm_upstream;        /* with a trailing '/' */
 	struct hostmatch_list apt; /* @apt: the hosts whose plain HTTP is apt's (gw_deb.c) */
-	struct deb_index *deb;     /* the .deb files the Packages indexes list */
+	struct gw_deb *deb;        /* the Packages indexes apt fetched (gw_deb.c) */
 	char *profile;
 	char **told;               /* what gw_tell_once said already */
 	size_t ntold;

@@ -4,7 +4,8 @@
  * HOST/PATH reaches the same place). Release files and the rest of dists/
  * are fetched fresh and passed on (apt checks the signed chain itself);
  * the Packages indexes among them are read into filename -> (package,
- * version, SHA256, size); a .deb is served only as such an entry says,
+ * version, SHA256, size) when a .deb is first asked for (apt-get update
+ * alone does not wait for it); a .deb is served only as such an entry says,
  * through the shared verified cache (gw_artifact.c); by-hash files are
  * checked against their own name and kept like artifacts. */
 #define _GNU_SOURCE
@@ -29,20 +30,60 @@ struct deb_req {
 	struct sri want;  /* by-hash */
 };
 
-/* Reads one Packages index (any compression) into the sandbox's table. */
+/* A Packages index fetched, not read yet. */
+struct deb_pending {
+	struct deb_pending *next;
+	char *key, *body;
+	size_t len;
+};
+
+struct gw_deb {
+	struct deb_index ix;
+	struct deb_pending *pending;  /* in the order fetched */
+};
+
+/* Keeps one Packages index (any compression) to be read when a .deb is
+ * asked for; a newer copy of the same index replaces the older. */
 static void learn(struct gw *gw, const char *key, const char *body, size_t len)
 {
-	_cleanup_free_ char *text = NULL;
-	char root[sizeof(((struct deb_req *)0)->key)];
-	size_t tlen = 0;
-	struct sbx_err err;
+	struct deb_pending **pp, *p;
 
 	if (!gw->deb)
 		gw->deb = xcalloc(1, sizeof(*gw->deb));
-	deb_index_root(key, root, sizeof(root));
-	if (deb_unpack(body, len, UNPACKED_MAX, &text, &tlen, &err) < 0 ||
-	    deb_index_add(gw->deb, root, text, tlen, &err) < 0)
-		fprintf(stderr, "sbxrun: gateway: deb %s: %s (its packages will be refused)\n", key, err.msg);
+	for (pp = &gw->deb->pending; *pp; pp = &(*pp)->next)
+		if (strcmp((*pp)->key, key) == 0) {
+			p = *pp;
+			*pp = p->next;
+			free(p->key), free(p->body), free(p);
+			break;
+		}
+	for (pp = &gw->deb->pending; *pp; pp = &(*pp)->next)
+		;
+	p = xcalloc(1, sizeof(*p));
+	p->key = xstrdup(key);
+	p->body = xmalloc(len + 1);
+	memcpy(p->body, body, len);
+	p->len = len;
+	*pp = p;
+}
+
+/* Reads the indexes kept so far into the table. */
+static void read_pending(struct gw_deb *d)
+{
+	while (d->pending) {
+		struct deb_pending *p = d->pending;
+		_cleanup_free_ char *text = NULL;
+		char root[sizeof(((struct deb_req *)0)->key)];
+		size_t tlen = 0;
+		struct sbx_err err;
+
+		d->pending = p->next;
+		deb_index_root(p->key, root, sizeof(root));
+		if (deb_unpack(p->body, p->len, UNPACKED_MAX, &text, &tlen, &err) < 0 ||
+		    deb_index_add(&d->ix, root, text, tlen, &err) < 0)
+			fprintf(stderr, "sbxrun: gateway: deb %s: %s (its packages will be refused)\n", p->key, err.msg);
+		free(p->key), free(p->body), free(p);
+	}
 }
 
 static void fetched(struct gw *gw, struct gw_fetch *f)
@@ -136,8 +177,13 @@ static void name_of(const char *key, char *name, size_t nsize, char *version, si
 
 static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const char *url)
 {
-	const struct deb_entry *e = gw->deb ? deb_index_find(gw->deb, key) : NULL;
+	const struct deb_entry *e = NULL;
 	char name[256], version[256], why[512];
+
+	if (gw->deb) {
+		read_pending(gw->deb);
+		e = deb_index_find(&gw->deb->ix, key);
+	}
 
 	if (!e) {
 		name_of(key, name, sizeof(name), version, sizeof(version));
@@ -209,8 +255,14 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 
 static void deb_free(struct gw *gw)
 {
-	if (gw->deb)
-		deb_index_free(gw->deb);
+	if (gw->deb) {
+		while (gw->deb->pending) {
+			struct deb_pending *p = gw->deb->pending;
+			gw->deb->pending = p->next;
+			free(p->key), free(p->body), free(p);
+		}
+		deb_index_free(&gw->deb->ix);
+	}
 	free(gw->deb);
 	gw->deb = NULL;
 }
