@@ -22,7 +22,7 @@ test_apt_install_through_the_gateway_then_from_the_cache() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	local t0=$SECONDS
 	run "$SBX" run -p packages --events "$TESTDIR/ev1" -- sh -c '
-		apt-get update >/tmp/log 2>&1 && apt-get install -y --no-install-recommends sl >>/tmp/log 2>&1 || cat /tmp/log
+		apt-get -o Acquire::Languages=none update >/tmp/log 2>&1 && apt-get install -y --no-install-recommends sl >>/tmp/log 2>&1 || cat /tmp/log
 		ls /usr/games/sl'
 	assert_status 0
 	assert_contains "$out" "/usr/games/sl"
@@ -39,7 +39,7 @@ test_apt_install_through_the_gateway_then_from_the_cache() {
 	# A fresh sandbox: the .deb (and the by-hash indexes) from the cache.
 	t0=$SECONDS
 	run "$SBX" run -p packages --events "$TESTDIR/ev2" -- sh -c '
-		apt-get update >/tmp/log 2>&1 && apt-get install -y --no-install-recommends sl >>/tmp/log 2>&1 || cat /tmp/log
+		apt-get -o Acquire::Languages=none update >/tmp/log 2>&1 && apt-get install -y --no-install-recommends sl >>/tmp/log 2>&1 || cat /tmp/log
 		ls /usr/games/sl'
 	assert_status 0
 	assert_contains "$out" "/usr/games/sl"
