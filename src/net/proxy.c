@@ -407,7 +407,9 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		refuse(p, c, 403, why);
 		return;
 	}
-	if (p->local.claims && c->req.kind == HTTPREQ_ABSOLUTE && p->local.claims(p->local.ctx, c->host, c->req.port)) {
+	/* the service does not chain through an upstream proxy: then relayed */
+	if (p->local.claims && !p->chain.on && c->req.kind == HTTPREQ_ABSOLUTE &&
+	    p->local.claims(p->local.ctx, c->host, c->req.port)) {
 		proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "package gateway");
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
 		p->local.take(p->local.ctx, steal_fd(c->cfd), c->head, c->head_len);
