@@ -97,9 +97,10 @@ static bool claims(void *ctx, const char *host, int port)
 	return hostmatch_check(&gw->apt, host, port, &g) == HOSTMATCH_OK;
 }
 
-/* A request the proxy handed over for an apt host: "HOST[:PORT]/PATH" to
- * gw_deb.c, as /deb/HOST/PATH would be. */
-static void route_apt(struct gw *gw, struct gw_client *c, const char *host, const char *path)
+/* By the URL's host: the gateway's own name routes by the path; an apt
+ * host's request goes to gw_deb.c as "HOST[:PORT]/PATH", as /deb/HOST/PATH
+ * would. */
+static void route_host(struct gw *gw, struct gw_client *c, const char *host, const char *path)
 {
 	char canon[HOSTMATCH_MAX], name[HOSTMATCH_MAX + 8];
 	const char *colon = strrchr(host, ':');
@@ -108,6 +109,10 @@ static void route_apt(struct gw *gw, struct gw_client *c, const char *host, cons
 	snprintf(name, sizeof(name), "%.*s", (int)(colon ? colon - host : (ptrdiff_t)strlen(host)), host);
 	if (colon)
 		port = atoi(colon + 1);
+	if (hostmatch_canon(name, canon, sizeof(canon)) == 0 && strcmp(canon, GATEWAY_HOST) == 0) {
+		route(gw, c, path);
+		return;
+	}
 	if (hostmatch_canon(name, canon, sizeof(canon)) < 0 || !claims(gw, canon, port)) {
 		gw_fail(gw, c, 404, NULL, NULL, NULL, "no such endpoint");
 		return;
@@ -138,10 +143,8 @@ static void take(void *ctx, int fd, const char *head, size_t len)
 	int st = parse_head(c, head, len, host, sizeof(host), path, sizeof(path));
 	if (st)
 		gw_fail(gw, c, st, NULL, NULL, NULL, "%s", st == 405 ? "only GET and HEAD" : "bad request");
-	else if (strcasecmp(host, GATEWAY_HOST) != 0)
-		route_apt(gw, c, host, path);
 	else
-		route(gw, c, path);
+		route_host(gw, c, host, path);
 	gw_client_reap(gw);
 }
 
