@@ -192,7 +192,7 @@ static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const
 		return;
 	}
 	if (rules_name(&gw->conf.rules, "deb", e->package, why, sizeof(why)) < 0) {
-		gw_fail(gw, cl, 403, "deb", e->package, e->version, "deb %s %s: %s", e->package, e->version, why);
+		gw_fail(gw, cl, 403, "deb", e->package, e->version, "deb %s@%s: %s", e->package, e->version, why);
 		return;
 	}
 	struct gw_artifact_req ar = { .eco = "deb", .name = e->package, .version = e->version, .url = url,
