@@ -121,13 +121,13 @@ test_apt_gateway_refuses_a_denied_package() {
 		apt() { apt-get -o Dir::Etc::SourceList=/tmp/lab.list -o Dir::Etc::SourceParts=/nonexistent \"\$@\"; }
 		apt update >/tmp/log 2>&1 || cat /tmp/log
 		apt install -y sbxgood 2>&1 | grep -m1 '^E: Failed to fetch'
-		[ -e /usr/share/sbxgood/hello ] && echo 'sbxgood installed'"
+		[ -e /usr/share/sbxgood/hello ] && echo 'sbxgood installed' || echo 'sbxgood not installed'"
 	if [ "$status" = 125 ] && case $err in *deny*) true ;; *) false ;; esac; then
 		skip "[packages] deny is not in this build yet (the rules slice of issue 27): $err"
 	fi
 	assert_status 0
 	assert_contains "$out" "E: Failed to fetch http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/./sbxgood_1.0_all.deb  403"
-	assert_not_contains "$out" "sbxgood installed"
+	assert_contains "$out" "sbxgood not installed"
 	assert_contains "$err" "sbxrun: gateway: deb sbxgood@1.0: deb 'sbxgood' is denied by [packages] deny = deb:sbxgood"
 	assert_contains "$(grep package-refused "$TESTDIR/ev")" '"name":"sbxgood"'
 	assert_not_contains "$(cat "$TESTDIR/srv.log")" "sbxgood_1.0_all.deb"
