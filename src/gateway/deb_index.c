@@ -222,7 +222,7 @@ static int take(struct deb_index *ix, const char *root, const struct stanza *s)
 	e->key = xstrdup(key);
 	e->package = dup_n(s->f[0], s->l[0]);
 	e->version = dup_n(s->f[1], s->l[1]);
-	e->sha256 = sha;
+	snprintf(e->sha256, sizeof(e->sha256), "%s", sha.hex);
 	e->size = sz;
 	put(ix, e);
 	return 1;

@@ -16,7 +16,8 @@
 struct deb_entry {
 	char *key;               /* "HOST/PATH" of the .deb, normalised */
 	char *package, *version;
-	struct sri sha256;
+	char sha256[65];         /* hex, lower case (a struct sri is 3x the size:
+				  * a sandbox's table holds some 60000) */
 	uint64_t size;           /* 0: the index gave none */
 };
 

@@ -196,7 +196,11 @@ static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const
 		return;
 	}
 	struct gw_artifact_req ar = { .eco = "deb", .name = e->package, .version = e->version, .url = url,
-				      .want = e->sha256, .max = e->size ? e->size : DEB_MAX, .plain_http = true };
+				      .max = e->size ? e->size : DEB_MAX, .plain_http = true };
+	if (sri_from_hex256(e->sha256, &ar.want) < 0) {  /* checked when read */
+		gw_fail(gw, cl, 502, "deb", e->package, e->version, "deb %s@%s: a bad digest", e->package, e->version);
+		return;
+	}
 	gw_artifact_get(gw, cl, &ar);
 }
 

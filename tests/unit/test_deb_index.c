@@ -107,8 +107,7 @@ static void test_parse(void)
 	if (e) {
 		CHECK_STR(e->package, "sl");
 		CHECK_STR(e->version, "5.02-1+b1");
-		CHECK_STR(e->sha256.hex, SHA_A);
-		CHECK(e->sha256.algo == SRI_SHA256);
+		CHECK_STR(e->sha256, SHA_A);
 		CHECK(e->size == 12345);
 	}
 	CHECK(deb_index_find(&ix, "h/debian/pool/evil.deb") == NULL);
@@ -128,9 +127,13 @@ static void test_parse(void)
 		int n = snprintf(st, sizeof(st), "Package: p%d\nVersion: 1\nFilename: pool/p%d.deb\nSHA256: %s\n", i, i, SHA_B);
 		CHECK(deb_index_add(&ix, "h/x", st, (size_t)n, &err) == 1);
 	}
-	CHECK(ix.n == 3002);
+	CHECK(ix.n == 3002);  /* before "up" */
 	e = deb_index_find(&ix, "h/x/pool/p2999.deb");
 	CHECK(e && strcmp(e->package, "p2999") == 0);
+	static const char upper[] = "Package: up\nVersion: 1\nFilename: up.deb\nSHA256: E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855\n";
+	CHECK(deb_index_add(&ix, "h/x", upper, sizeof(upper) - 1, &err) == 1);
+	e = deb_index_find(&ix, "h/x/up.deb");
+	CHECK(e && strcmp(e->sha256, SHA_B) == 0);
 	CHECK(deb_index_add(&ix, "h/x", "<html>not found</html>\n", 23, &err) < 0);
 	CHECK_CONTAINS(err.msg, "not a Packages index");
 	CHECK(deb_index_add(&ix, "h/x", "a\0b", 3, &err) < 0);
