@@ -112,10 +112,16 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 		} else {
 			int fd;
 			_cleanup_free_ char *tmp = NULL;
+			/* for `sbxrun cache ls`: an index, and the directory it indexes */
+			char dir[256];
+			const char *bh = strstr(r->key, "/by-hash/");
+			snprintf(dir, sizeof(dir), "%.*s", (int)(bh ? bh - r->key : 0), r->key);
+			struct gw_cache_meta m = { .eco = "deb", .name = "(index)", .version = "", .file = dir };
 			if (gw_cache_tmp(gw->cache, &r->want, &fd, &tmp) == 0) {
-				if (write_all(fd, body, f->len) < 0 || gw_cache_commit(gw->cache, &r->want, fd, tmp) < 0)
+				if (write_all(fd, body, f->len) < 0 || gw_cache_commit(gw->cache, &r->want, fd, tmp, &m) < 0)
 					gw_cache_discard(gw->cache, tmp);
 				close(fd);
+				gw_cache_trim(gw->cache);
 			}
 			if (r->packages)
 				learn(gw, r->key, body, f->len);
