@@ -28,7 +28,16 @@ struct deb_req {
 	enum deb_kind kind;
 	int packages;
 	struct sri want;  /* by-hash */
+	char *cached;     /* an index as last fetched: revalidated, or served offline */
+	size_t cached_len;
+	char etag[256];
 };
+
+static void req_free(struct deb_req *r)
+{
+	free(r->cached);
+	free(r);
+}
 
 /* A Packages index fetched, not read yet. */
 struct deb_pending {
@@ -86,6 +95,13 @@ static void read_pending(struct gw_deb *d)
 	}
 }
 
+static void serve_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, const char *body, size_t len)
+{
+	if (r->kind == DEB_PACKAGES)
+		learn(gw, r->key, body, len);
+	gw_reply(gw, cl, 200, "application/octet-stream", body, len);
+}
+
 static void fetched(struct gw *gw, struct gw_fetch *f)
 {
 	struct deb_req *r = f->arg;
@@ -93,7 +109,13 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 	char got[129];
 	const char *body = f->body ? f->body : "";
 
-	if (f->error[0]) {
+	if (r->cached && !f->error[0] && f->status == 304) {
+		gw_cache_index_touch(gw->cache, "deb", r->key);
+		serve_index(gw, cl, r, r->cached, r->cached_len);
+	} else if (r->cached && (f->error[0] || (f->status != 200 && f->status != 404))) {
+		/* upstream trouble: the last copy is better (apt checks its signature and age) */
+		serve_index(gw, cl, r, r->cached, r->cached_len);
+	} else if (f->error[0]) {
 		gw_fail(gw, cl, 502, NULL, NULL, NULL, "deb %s: upstream: %s", r->key, f->error);
 	} else if (f->status != 200) {
 		gw_fail(gw, cl, f->status == 404 ? 404 : 502, NULL, NULL, NULL, "deb %s: upstream answered HTTP %ld",
@@ -128,12 +150,11 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 			gw_reply(gw, cl, 200, "application/octet-stream", body, f->len);
 		}
 	} else {
-		if (r->kind == DEB_PACKAGES)
-			learn(gw, r->key, body, f->len);
-		gw_reply(gw, cl, 200, "application/octet-stream", body, f->len);
+		gw_cache_index_put(gw->cache, "deb", r->key, body, f->len, f->resp_etag);
+		serve_index(gw, cl, r, body, f->len);
 	}
 	gw_fetch_free(f);
-	free(r);
+	req_free(r);
 }
 
 static void fetch_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, const char *url)
@@ -141,6 +162,8 @@ static void fetch_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, 
 	struct gw_fetch *f = xcalloc(1, sizeof(*f));
 
 	f->url = xstrdup(url);
+	if (r->cached)
+		snprintf(f->etag, sizeof(f->etag), "%s", r->etag);
 	f->max = INDEX_MAX;
 	f->fd = -1;
 	f->plain_http = true;
@@ -149,7 +172,7 @@ static void fetch_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, 
 	if (gw_fetch_start(gw, f) < 0) {
 		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: upstream: %s", r->key, f->error);
 		gw_fetch_free(f);
-		free(r);
+		req_free(r);
 	}
 }
 
@@ -241,13 +264,13 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 	switch (r->kind) {
 	case DEB_ARTIFACT:
 		artifact(gw, cl, r->key, url);
-		free(r);
+		req_free(r);
 		return;
 	case DEB_BYHASH:
 		if (sri_from_hex256(hex, &r->want) < 0 || byhash_hit(gw, cl, r)) {
 			if (r->want.len == 0)
 				gw_fail(gw, cl, 404, NULL, NULL, NULL, "not a by-hash path");
-			free(r);
+			req_free(r);
 			return;
 		}
 		break;
@@ -257,7 +280,27 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 	case DEB_OTHER:
 		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: neither an index of dists/ nor a .deb: "
 			"not served by the gateway", r->key);
-		free(r);
+		req_free(r);
+		return;
+	}
+	if (r->kind != DEB_BYHASH) {
+		int64_t age;
+		if (gw_cache_index_get(gw->cache, "deb", r->key, &r->cached, &r->cached_len, r->etag,
+				       sizeof(r->etag), &age) != 1)
+			r->cached = NULL;
+		if (r->cached && gw->conf.rules.offline) {  /* as last fetched, however old */
+			serve_index(gw, cl, r, r->cached, r->cached_len);
+			req_free(r);
+			return;
+		}
+	}
+	if (gw->conf.rules.offline) {
+		/* a 404, as for what upstream lacks: apt then asks for the next
+		 * form it knows (InRelease, then Release; .xz, then .gz) */
+		char why[600];
+		rules_offline("deb", r->key, NULL, why, sizeof(why));
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "%s", why);
+		req_free(r);
 		return;
 	}
 	fetch_index(gw, cl, r, url);

@@ -109,6 +109,24 @@ test_apt_gateway_refuses_a_corrupt_or_unlisted_deb() {
 	assert_contains "$("$SBX" cache ls)" "sbxgood"
 	# the orphan was never asked of the upstream
 	assert_not_contains "$(cat "$TESTDIR/srv.log")" "sbxorphan"
+
+	# offline (an exam room): the indexes as last fetched and the cached
+	# .deb; nothing asked upstream, what the cache lacks refused
+	local before
+	before=$(wc -l < "$TESTDIR/srv.log")
+	printf '[packages]\noffline = yes\n' >> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
+	run "$SBX" run -p "aptlab$$" -- sh -c "
+		echo '$LIST' > /tmp/lab.list
+		apt() { apt-get -o Dir::Etc::SourceList=/tmp/lab.list -o Dir::Etc::SourceParts=/nonexistent \"\$@\"; }
+		apt update >/tmp/log 2>&1 || cat /tmp/log
+		apt install -y sbxgood >/tmp/log 2>&1 || cat /tmp/log
+		cat /usr/share/sbxgood/hello
+		apt install -y sbxbad 2>&1 | grep -m1 '^E: Failed to fetch'"
+	assert_status 0
+	assert_contains "$out" "sbxgood is installed"
+	assert_contains "$out" "sbxbad_1.0_all.deb  503"
+	assert_contains "$err" "offline: deb 'sbxbad@1.0' is not in the cache ([packages] offline = yes)"
+	assert_eq "$before" "$(wc -l < "$TESTDIR/srv.log")" "requests upstream while offline"
 }
 
 # [packages] deny (the rules of issue 27) by the package's name: refused
