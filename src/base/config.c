@@ -551,6 +551,10 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 		return err_set(err, 0, "%s: [packages] npm: '%s' is not an https:// URL (or http://%s:PORT/ "
 			       "for a mirror on this host)", cfg->origin[SBX_K_PKG_NPM], cfg->pkg_npm,
 			       "host.sbxrun.internal");
+	if (cfg->pkg_pypi && upstream_url_check(cfg->pkg_pypi) < 0)
+		return err_set(err, 0, "%s: [packages] pypi: '%s' is not an https:// URL (or http://%s:PORT/ "
+			       "for a mirror on this host)", cfg->origin[SBX_K_PKG_PYPI], cfg->pkg_pypi,
+			       "host.sbxrun.internal");
 	if (cfg->pkg_timeout_ms == 0)
 		return err_set(err, 0, "%s: [packages] timeout: none is not a timeout",
 			       cfg->origin[SBX_K_PKG_TIMEOUT]);

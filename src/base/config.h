@@ -83,6 +83,7 @@ struct sbx_config {
 	uint64_t dl_min_speed_ms;  /* 0: no speed check */
 	/* [packages]: the package gateway (src/gateway/) */
 	char *pkg_npm;             /* npm upstream URL; NULL: the image's */
+	char *pkg_pypi;            /* PyPI simple index URL; NULL: the image's */
 	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
 	struct sbx_strlist pkg_allow;  /* [ECO:]GLOB: only these (empty: all) */
 	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */

@@ -82,6 +82,8 @@ const struct sbx_option sbx_options[] = {
   "how long a download may stay below min_speed (default 30s; none: no speed check)" },
 { SBX_K_PKG_NPM,    NULL, 0, "packages", "npm", SBX_ARG_STRING, NULL, 0, 0, F(pkg_npm), "URL",
   "npm registry the package gateway fetches from (default: the image's)" },
+{ SBX_K_PKG_PYPI,   NULL, 0, "packages", "pypi", SBX_ARG_STRING, NULL, 0, 0, F(pkg_pypi), "URL",
+  "PyPI simple index the package gateway fetches from (default: the image's pip index)" },
 { SBX_K_PKG_TIMEOUT, NULL, 0, "packages", "timeout", SBX_ARG_DURATION, NULL, 0, 0, F(pkg_timeout_ms), "DURATION",
   "the package gateway gives up on an upstream silent this long (default 30s)" },
 { SBX_K_PKG_ALLOW,  NULL, 0, "packages", "allow", SBX_ARG_PACKAGE, NULL, R, 0, F(pkg_allow), "[ECO:]GLOB",

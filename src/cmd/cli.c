@@ -346,6 +346,9 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 	if ((cmd & runs_proxy) && !in_session && cfg->egress == SBX_EGRESS_PACKAGES &&
 	    config_upstream_entry(cfg->pkg_npm, up, sizeof(up)) == 0)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_NPM], 0, err);
+	if ((cmd & runs_proxy) && !in_session && cfg->egress == SBX_EGRESS_PACKAGES &&
+	    config_upstream_entry(cfg->pkg_pypi, up, sizeof(up)) == 0)
+		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_PYPI], 0, err);
 	if (policy_enforce(cfg, err) < 0)
 		return -1;
 	return config_check(cfg, err);

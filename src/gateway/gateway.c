@@ -23,13 +23,26 @@
 #define KIND_CLIENT 6ULL
 #define KIND_CURL 7ULL
 
-static const struct gw_ecosystem *const ecosystems[] = { &gw_npm, &gw_deb };
+static const struct gw_ecosystem *const ecosystems[] = { &gw_npm, &gw_deb, &gw_pypi };
 
 const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry)
 {
 	if (cfg->pkg_npm && cfg->pkg_npm[0])
 		return cfg->pkg_npm;
 	return image_registry && image_registry[0] ? image_registry : NULL;
+}
+
+const char *gateway_pypi_upstream(const struct sbx_config *cfg, const char *image_index, char *buf,
+				  size_t size)
+{
+	const char *s = cfg->pkg_pypi && cfg->pkg_pypi[0] ? cfg->pkg_pypi : image_index ? image_index : "";
+	size_t n = strcspn(s, " ");
+
+	if (n == 0 || n >= size)
+		return NULL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
 }
 
 /* The request line (host: as the URL gives it) and the one header the
@@ -249,8 +262,12 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 		size_t n = strlen(conf->npm_upstream);
 		gw->npm_upstream = xasprintf("%s%s", conf->npm_upstream, n && conf->npm_upstream[n - 1] == '/' ? "" : "/");
 	}
+	if (conf->pypi_upstream) {
+		size_t n = strlen(conf->pypi_upstream);
+		gw->pypi_upstream = xasprintf("%s%s", conf->pypi_upstream, n && conf->pypi_upstream[n - 1] == '/' ? "" : "/");
+	}
 	/* an upstream's host is on the allow list already (config_upstream_entry,
-	 * or the image's @npm): every hop, the first included, must pass it */
+	 * or the image's @npm and @pypi): every hop, the first included, must pass it */
 	if (hostmatch_compile(gw->conf.allow, gw->conf.sets, &gw->allow, err) < 0 || compile_apt(gw, err) < 0 ||
 	    cache_open(gw, conf, err) < 0)
 		goto fail;
@@ -297,6 +314,7 @@ void gateway_free(struct sbx_gateway *g)
 	if (gw->curl_tfd >= 0)
 		close(gw->curl_tfd);
 	free(gw->npm_upstream);
+	free(gw->pypi_upstream);
 	free(gw->profile);
 	for (size_t i = 0; i < gw->ntold; i++)
 		free(gw->told[i]);

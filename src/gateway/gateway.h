@@ -7,6 +7,7 @@
 #ifndef SBX_GATEWAY_H
 #define SBX_GATEWAY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/config.h"
@@ -18,6 +19,7 @@
 /* Reserved: an image can never grant *.sbxrun.internal (base/hostaddr.c). */
 #define GATEWAY_HOST "packages.sbxrun.internal"
 #define GATEWAY_NPM_URL "http://" GATEWAY_HOST "/npm/"
+#define GATEWAY_PYPI_URL "http://" GATEWAY_HOST "/pypi/simple/"
 
 struct sbx_gateway_conf {
 	const char *profile_name;
@@ -25,6 +27,7 @@ struct sbx_gateway_conf {
 	const struct hostmatch_sets *sets; /* must pass it, redirects included */
 	const char *npm_upstream;          /* a registry URL, or NULL: no /npm/; its
 					    * host is allowed with the allow list */
+	const char *pypi_upstream;         /* a simple index URL, or NULL: no /pypi/ */
 	int events_fd;                     /* -1, or where JSON-lines events go */
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	const char *cache_dir;             /* NULL: the user's (~/.cache/sbxrun/packages) */
@@ -38,6 +41,11 @@ struct sbx_gateway;
 /* The npm upstream a sandbox of cfg gets: the profile's [packages] npm,
  * else the image's registry (read at import); NULL: no gateway for npm. */
 const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry);
+/* The PyPI index a sandbox of cfg gets: the profile's [packages] pypi,
+ * else the first of the image's pip indexes (read at import), copied to
+ * buf; NULL: no gateway for PyPI. */
+const char *gateway_pypi_upstream(const struct sbx_config *cfg, const char *image_index, char *buf,
+				  size_t size);
 
 /* This process's gateways write to the system cache at dir, readable by
  * all (root's `sbxrun cache fill --system`). */

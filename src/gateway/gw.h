@@ -2,7 +2,7 @@
  * loop), clients, their answers and events (gw_client.c), upstream fetches
  * (gw_fetch.c), the cache (gw_cache.c; as a whole, pkgcache.h),
  * artifacts shared between requests (gw_artifact.c) and one file per
- * ecosystem behind struct gw_ecosystem (gw_npm.c, gw_deb.c; PyPI later). */
+ * ecosystem behind struct gw_ecosystem (gw_npm.c, gw_deb.c, gw_pypi.c). */
 #ifndef SBX_GW_H
 #define SBX_GW_H
 
@@ -26,6 +26,7 @@ struct gw_ecosystem {
 };
 extern const struct gw_ecosystem gw_npm;
 extern const struct gw_ecosystem gw_deb;
+extern const struct gw_ecosystem gw_pypi;
 
 struct gw_client {
 	struct gw_client *next;
@@ -60,6 +61,7 @@ struct gw {
 	char *npm_upstream;        /* with a trailing '/' */
 	struct hostmatch_list apt; /* @apt: the hosts whose plain HTTP is apt's (gw_deb.c) */
 	struct gw_deb *deb;        /* the Packages indexes apt fetched (gw_deb.c) */
+	char *pypi_upstream;       /* the simple index, with a trailing '/' */
 	char *profile;
 	char **told;               /* what gw_tell_once said already */
 	size_t ntold;

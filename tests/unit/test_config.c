@@ -142,7 +142,7 @@ static void test_packages(void)
 	char ini[256];
 
 	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
-	CHECK(cfg.pkg_npm == NULL && cfg.pkg_timeout_ms == 30000);
+	CHECK(cfg.pkg_npm == NULL && cfg.pkg_pypi == NULL && cfg.pkg_timeout_ms == 30000);
 	config_free(&cfg);
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		snprintf(ini, sizeof(ini), "[packages]\nnpm = %s\ntimeout = 5s\n", t[i].url);
@@ -151,6 +151,15 @@ static void test_packages(void)
 		CHECK(t[i].ok ? r == 0 : r < 0);
 		if (!t[i].ok)
 			CHECK_CONTAINS(err.msg, "t.ini:2: [packages] npm:");
+		config_free(&cfg);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		snprintf(ini, sizeof(ini), "[packages]\npypi = %s\n", t[i].url);
+		CHECK(load(ini, &cfg) == NULL);
+		int r = config_check(&cfg, &err);
+		CHECK(t[i].ok ? r == 0 && strcmp(cfg.pkg_pypi, t[i].url) == 0 : r < 0);
+		if (!t[i].ok)
+			CHECK_CONTAINS(err.msg, "t.ini:2: [packages] pypi:");
 		config_free(&cfg);
 	}
 	CHECK(load("[packages]\ntimeout = none\n", &cfg) == NULL);
