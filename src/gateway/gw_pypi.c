@@ -66,12 +66,10 @@ static void serve_page(struct gw *gw, struct gw_client *cl, struct pypi_req *r, 
 {
 	_cleanup_free_ bool *keep = xcalloc(pg->n + 1, sizeof(bool));
 	_cleanup_free_ char *base = xasprintf("%s%s/", FILES_URL, r->name), *out = NULL;
-	char why[256];
-	int64_t now = (int64_t)time(NULL);
 	size_t len = 0;
 
-	for (size_t i = 0; i < pg->n; i++)
-		keep[i] = rules_age(&gw->conf.rules, pg->files[i].upload_time, now, why, sizeof(why)) == 0;
+	/* young files are hidden: the installer picks an older version */
+	pypi_doc_keep(pg, &gw->conf.rules, (int64_t)time(NULL), keep);
 	out = r->json ? pypi_doc_json(pg, r->name, base, keep, &len) : pypi_doc_html(pg, r->name, base, keep, &len);
 	if (!out)
 		gw_fail(gw, cl, 503, NULL, NULL, NULL, "out of memory");

@@ -2,8 +2,8 @@
  * and file names from request paths, the HTML form's anchors (entities,
  * comments, odd quoting) and the JSON form's files read from untrusted
  * pages, the pages served (links back to the gateway, digests kept,
- * metadata links dropped), content negotiation, versions from file names
- * and PEP 700's times. */
+ * metadata links dropped, young files hidden by the age rule), content
+ * negotiation, versions from file names and PEP 700's times. */
 #include <stdlib.h>
 
 #include "base/util.h"
@@ -188,6 +188,35 @@ static void test_json(void)
 	pypi_page_free(&pg);
 }
 
+/* The age rule hides young files; a page without dates keeps nothing */
+static void test_keep(void)
+{
+	struct gw_rules r = { .min_age_s = 7 * 86400 };
+	struct pypi_page pg;
+	struct sbx_err err;
+	bool keep[4];
+	size_t len = 0;
+
+	CHECK(pypi_doc_parse(json, strlen(json), &pg, &err) == 0 && pg.n == 3);
+	pg.files[1].upload_time = 1704164645 + 9 * 86400;
+	pypi_doc_keep(&pg, &r, 1704164645 + 10 * 86400, keep);
+	CHECK(keep[0] && !keep[1] && !keep[2]);  /* 10 days, 1 day, no date */
+	char *out = pypi_doc_json(&pg, "demo", BASE, keep, &len);
+	CHECK_CONTAINS(out, "demo-1.0-py3-none-any.whl");
+	CHECK(strstr(out, "demo-2.0") == NULL);
+	free(out);
+	r.min_age_s = 0;
+	pypi_doc_keep(&pg, &r, 0, keep);
+	CHECK(keep[0] && keep[1] && keep[2]);
+	pypi_page_free(&pg);
+
+	r.min_age_s = 60;
+	CHECK(pypi_doc_parse(html, strlen(html), &pg, &err) == 0 && pg.n == 4);
+	pypi_doc_keep(&pg, &r, 1704164645, keep);
+	CHECK(!keep[0] && !keep[1] && !keep[2] && !keep[3]);
+	pypi_page_free(&pg);
+}
+
 static void test_accept(void)
 {
 	CHECK(pypi_doc_wants_json("application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, "
@@ -230,6 +259,7 @@ int main(void)
 	test_names();
 	test_html();
 	test_json();
+	test_keep();
 	test_accept();
 	test_versions();
 	return unit_done("test_pypi_doc");
