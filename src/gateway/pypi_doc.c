@@ -128,11 +128,11 @@ static void fragment_sha256(const char *frag, char *out)
 	out[0] = '\0';
 	if (strncasecmp(frag, "sha256=", 7) != 0 || strlen(frag + 7) != 64)
 		return;
-	for (size_t i = 0; i < 64; i++) {
+	for (size_t i = 0; i < 64; i++)
 		if (hexval(frag[7 + i]) < 0)
 			return;
+	for (size_t i = 0; i < 64; i++)
 		out[i] = (char)tolower((unsigned char)frag[7 + i]);
-	}
 	out[64] = '\0';
 }
 

@@ -64,7 +64,8 @@ static const char html[] =
 	"<a href=\"../../files/demo-1.0-py3-none-any.whl#sha256=" H1 "\" data-requires-python=\"&gt;=3.8\" "
 	"data-dist-info-metadata=\"sha256=" H1 "\" data-core-metadata=\"true\">demo-1.0-py3-none-any.whl</a><br/>\n"
 	"<A HREF='https://files.example.org/d/demo-0.9.tar.gz?a=1&amp;b=2#sha256=" H2 "' data-yanked>\n  demo-0.9.tar.gz </A>\n"
-	"<a href=https://files.example.org/demo-0.8.tar.gz#md5=0123 >demo-0.8.tar.gz</a>\n"
+	"<a href=https://files.example.org/demo-0.8.tar.gz#sha256=2c26b46b68f.c68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae >"
+	"demo-0.8.tar.gz</a>\n"
 	"<a href=\"/x/demo-0.7.zip#sha256=" H1 "\" data-yanked=\"broken &amp; bad\">demo-0.7.zip</a>\n"
 	"<a href=\"/x/evil#sha256=" H1 "\">../../etc/passwd</a>\n"
 	"<a href=\"/x/y#sha256=" H1 "\"><b>demo-0.6.zip</b></a>\n"
@@ -94,7 +95,7 @@ static void test_html(void)
 	}
 	CHECK((f = pypi_doc_find(&pg, "demo-0.8.tar.gz")) != NULL);
 	if (f)
-		CHECK_STR(f->sha256, "");  /* md5 only: no digest sbxrun checks */
+		CHECK_STR(f->sha256, "");  /* not a sha256 in hex: none */
 	CHECK((f = pypi_doc_find(&pg, "demo-0.7.zip")) != NULL);
 	if (f)
 		CHECK_STR(f->yanked, "broken & bad");
