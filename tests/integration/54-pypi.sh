@@ -129,3 +129,25 @@ test_pypi_pages_and_bad_upstreams() {
 	assert_eq 1 "$(printf '%s\n' "$files" | grep -c .)" "files in the cache: $files"
 	assert_eq 0 "$(grep -c '^files/other' "$TESTDIR/reg.log")" "requests for the other host's file"
 }
+
+# With the rules slice's [packages] min_age (issue 27): a file uploaded an
+# hour ago is hidden from the page, so pip picks the older version, and a
+# request for it is refused naming version, age and rule.
+test_pypi_min_age_hides_young_files() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	pypi_fixture
+	printf 'min_age = 1d\n' >> "$HOME/.config/sbxrun/profiles/pypilab$$.ini"
+	"$SBX" profile show "pypilab$$" >/dev/null 2>&1 ||
+		skip "this build does not know [packages] min_age yet (the rules slice of issue 27)"
+	run "$SBX" run -p "pypilab$$" --image minimal --events "$TESTDIR/ev" -- sh -c '
+		pip install --no-cache-dir --disable-pip-version-check --target /tmp/t young >/tmp/pip.log 2>&1 || cat /tmp/pip.log
+		PYTHONPATH=/tmp/t python3 -c "import young; print(\"young\", young.VERSION)"
+		curl -sS -x "$PIP_PROXY" -o /dev/null -w "pinned %{http_code}\n" \
+			http://packages.sbxrun.internal/pypi/files/young/young-2.0-py3-none-any.whl'
+	assert_status 0
+	assert_contains "$out" "young 1.0"
+	assert_contains "$out" "pinned 403"
+	assert_contains "$err" "sbxrun: gateway: pypi young 2.0: published"
+	assert_contains "$err" "min_age is"
+	assert_contains "$(cat "$TESTDIR/ev")" '"event":"package-refused"'
+}
