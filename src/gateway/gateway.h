@@ -27,7 +27,8 @@ struct sbx_gateway_conf {
 	const struct hostmatch_sets *sets; /* must pass it, redirects included */
 	const char *npm_upstream;          /* a registry URL, or NULL: no /npm/; its
 					    * host is allowed with the allow list */
-	const char *pypi_upstream;         /* a simple index URL, or NULL: no /pypi/ */
+	const char *pypi_upstream;         /* a simple index URL, or NULL: no /pypi/; the
+					    * same: its host must be on the allow list */
 	int events_fd;                     /* -1, or where JSON-lines events go */
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	const char *cache_dir;             /* NULL: the user's (~/.cache/sbxrun/packages) */
