@@ -6,7 +6,10 @@
  * link pointing back here (/pypi/files/NAME/FILE#sha256=...). A file
  * request is looked up in its project's page, never fetched by a URL the
  * client gives; its bytes must match the page's sha256 before they are
- * cached or served, and a file the page gives no sha256 is refused. */
+ * cached or served, and a file the page gives no sha256 is refused. The
+ * profile's rules (gateway/rules.h): a name refused is never asked
+ * upstream, files younger than min_age are hidden and refused, offline
+ * serves pages as last fetched. */
 #define _GNU_SOURCE
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
@@ -150,10 +153,20 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r)
 {
 	int64_t age = 0;
 	struct gw_fetch *f;
+	int have = gw_cache_index_get(gw->cache, "pypi", r->name, &r->cached, &r->cached_len, r->etag,
+				      sizeof(r->etag), &age);
+	bool offline = gw->conf.rules.offline;
 
-	if (gw_cache_index_get(gw->cache, "pypi", r->name, &r->cached, &r->cached_len, r->etag,
-			       sizeof(r->etag), &age) == 1 && age >= 0 && age < FRESH_MS) {
+	/* offline: the page as last fetched, however old (its files come
+	 * from the cache only: gw_artifact_get), or a refusal */
+	if (have == 1 && (offline || (age >= 0 && age < FRESH_MS))) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
+		req_free(r);
+		return;
+	}
+	if (offline) {
+		gw_fail(gw, cl, 503, "pypi", r->name, NULL,
+			"offline: pypi '%s' is not in the cache ([packages] offline = yes)", r->name);
 		req_free(r);
 		return;
 	}

@@ -151,3 +151,25 @@ test_pypi_min_age_hides_young_files() {
 	assert_contains "$err" "min_age is"
 	assert_contains "$(cat "$TESTDIR/ev")" '"event":"package-refused"'
 }
+
+# With the rules slice's [packages] offline: what was installed once
+# installs again with the index gone; anything else is refused by name.
+test_pypi_offline_serves_only_the_cache() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	pypi_fixture
+	local prof="$HOME/.config/sbxrun/profiles/pypilab$$.ini"
+	printf 'offline = yes\n' >> "$prof"
+	"$SBX" profile show "pypilab$$" >/dev/null 2>&1 ||
+		skip "this build does not know [packages] offline yet (the rules slice of issue 27)"
+	sed -i '/^offline = yes$/d' "$prof"
+	run "$SBX" run -p "pypilab$$" --image minimal -- sh -c "$PIP_INSTALL"
+	assert_contains "$out" "value 42"
+	kill "$REG"
+	printf 'offline = yes\n' >> "$prof"
+	run "$SBX" run -p "pypilab$$" --image minimal --events "$TESTDIR/ev" -- sh -c "$PIP_INSTALL"'
+		pip install --no-cache-dir --disable-pip-version-check --target /tmp/u young 2>&1 | tail -1'
+	assert_status 0
+	assert_contains "$out" "value 42"
+	assert_contains "$(pypi_events "$TESTDIR/ev")" "demodep 1.0 hit"
+	assert_contains "$err" "sbxrun: gateway: offline: pypi 'young' is not in the cache ([packages] offline = yes)"
+}
