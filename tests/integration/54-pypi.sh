@@ -167,7 +167,7 @@ test_pypi_offline_serves_only_the_cache() {
 	kill "$REG"
 	printf 'offline = yes\n' >> "$prof"
 	run "$SBX" run -p "pypilab$$" --image minimal --events "$TESTDIR/ev" -- sh -c "$PIP_INSTALL"'
-		pip install --no-cache-dir --disable-pip-version-check --target /tmp/u young 2>&1 | tail -1'
+		pip install --no-cache-dir --disable-pip-version-check --retries 0 --target /tmp/u young 2>&1 | tail -1'
 	assert_status 0
 	assert_contains "$out" "value 42"
 	assert_contains "$(pypi_events "$TESTDIR/ev")" "demodep 1.0 hit"
