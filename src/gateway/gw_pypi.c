@@ -65,6 +65,28 @@ static char *absolute(const char *base, const char *href)
 	return out;
 }
 
+/* pip's own "No matching distribution" cannot say why: this line does,
+ * once per project. */
+static void tell_hidden(struct gw *gw, const char *name, const struct pypi_page *pg, const bool *keep)
+{
+	char min[32], key[PYPI_NAME_MAX + 8], told[256] = "", v[64];
+	size_t n = 0, o = 0;
+
+	for (size_t i = 0; i < pg->n; i++) {
+		if (keep[i] || !pg->files[i].sha256[0])
+			continue;
+		pypi_doc_version(name, pg->files[i].filename, v, sizeof(v));
+		if (n++ < 8 && o < sizeof(told) && !strstr(told, v))
+			o += (size_t)snprintf(told + o, sizeof(told) - o, "%s%s", o ? ", " : "", v);
+	}
+	if (!n)
+		return;
+	rules_say_age(gw->conf.rules.min_age_s, min, sizeof(min));
+	snprintf(key, sizeof(key), "pypi:%s", name);
+	gw_tell_once(gw, key, "pypi '%s': %zu file%s younger than [packages] min_age (%s) hidden (version %s)",
+		     name, n, n == 1 ? "" : "s", min, told);
+}
+
 static void serve_page(struct gw *gw, struct gw_client *cl, struct pypi_req *r, const struct pypi_page *pg)
 {
 	_cleanup_free_ bool *keep = xcalloc(pg->n + 1, sizeof(bool));
@@ -73,6 +95,7 @@ static void serve_page(struct gw *gw, struct gw_client *cl, struct pypi_req *r, 
 
 	/* young files are hidden: the installer picks an older version */
 	pypi_doc_keep(pg, &gw->conf.rules, (int64_t)time(NULL), keep);
+	tell_hidden(gw, r->name, pg, keep);
 	out = r->json ? pypi_doc_json(pg, r->name, base, keep, &len) : pypi_doc_html(pg, r->name, base, keep, &len);
 	if (!out)
 		gw_fail(gw, cl, 503, NULL, NULL, NULL, "out of memory");
@@ -165,8 +188,9 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r)
 		return;
 	}
 	if (offline) {
-		gw_fail(gw, cl, 503, "pypi", r->name, NULL,
-			"offline: pypi '%s' is not in the cache ([packages] offline = yes)", r->name);
+		char why[400];
+		rules_offline("pypi", r->name, NULL, why, sizeof(why));
+		gw_fail(gw, cl, 503, "pypi", r->name, NULL, "%s", why);
 		req_free(r);
 		return;
 	}

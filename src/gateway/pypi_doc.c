@@ -106,22 +106,6 @@ int pypi_doc_filename(const char *raw, size_t len, char *out, size_t size)
 	return 0;
 }
 
-int64_t pypi_doc_time(const char *s)
-{
-	struct tm tm = { 0 };
-	const char *p;
-
-	if (!s || !(p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
-		return 0;
-	if (*p == '.')
-		for (p++; isdigit((unsigned char)*p); p++)
-			;
-	if (strcmp(p, "Z") != 0 && strcmp(p, "+00:00") != 0)
-		return 0;
-	time_t t = timegm(&tm);
-	return t > 0 ? (int64_t)t : 0;
-}
-
 /* "#sha256=HEX" (other hash names are not checked by sbxrun). */
 static void fragment_sha256(const char *frag, char *out)
 {
@@ -193,7 +177,7 @@ static void json_file(struct pypi_page *p, json_object *fo)
 		f.yanked = xstrdup(json_object_get_string(v));
 	else if ((v = member(fo, "yanked", json_type_boolean)) && json_object_get_boolean(v))
 		f.yanked = xstrdup("");
-	f.upload_time = pypi_doc_time(json_object_get_string(member(fo, "upload-time", json_type_string)));
+	f.upload_time = rules_time(json_object_get_string(member(fo, "upload-time", json_type_string)));
 	if ((v = member(fo, "size", json_type_int)) && json_object_get_int64(v) >= 0)
 		f.size = json_object_get_int64(v);
 	add_file(p, &f);

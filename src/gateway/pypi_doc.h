@@ -74,8 +74,4 @@ bool pypi_doc_wants_json(const char *accept);
 /* The version in a wheel's or an sdist's file name ("" when none). */
 void pypi_doc_version(const char *project, const char *filename, char *out, size_t size);
 
-/* An ISO 8601 UTC time as PyPI writes it ("2024-01-02T03:04:05.678Z");
- * 0 when it is not one. */
-int64_t pypi_doc_time(const char *s);
-
 #endif

@@ -61,7 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	buf[strcspn(buf, "\n")] = '\0';
 	(void)pypi_doc_wants_json(buf);
-	(void)pypi_doc_time(buf);
 	free(buf);
 	return 0;
 }

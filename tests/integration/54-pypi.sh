@@ -149,6 +149,7 @@ test_pypi_min_age_hides_young_files() {
 	assert_contains "$out" "pinned 403"
 	assert_contains "$err" "sbxrun: gateway: pypi young 2.0: published"
 	assert_contains "$err" "min_age is"
+	assert_contains "$err" "sbxrun: gateway: pypi 'young': 1 file younger than [packages] min_age (24 hours) hidden (version 2.0)"
 	assert_contains "$(cat "$TESTDIR/ev")" '"event":"package-refused"'
 }
 

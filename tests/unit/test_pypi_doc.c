@@ -3,7 +3,7 @@
  * comments, odd quoting) and the JSON form's files read from untrusted
  * pages, the pages served (links back to the gateway, digests kept,
  * metadata links dropped, young files hidden by the age rule), content
- * negotiation, versions from file names and PEP 700's times. */
+ * negotiation and versions from file names. */
 #include <stdlib.h>
 
 #include "base/util.h"
@@ -246,13 +246,6 @@ static void test_versions(void)
 		pypi_doc_version(t[i].project, t[i].file, v, sizeof(v));
 		CHECK_STR(v, t[i].version);
 	}
-	CHECK(pypi_doc_time("2024-01-02T03:04:05.678Z") == 1704164645);
-	CHECK(pypi_doc_time("2024-01-02T03:04:05Z") == 1704164645);
-	CHECK(pypi_doc_time("2024-01-02T03:04:05+00:00") == 1704164645);
-	CHECK(pypi_doc_time("2024-01-02T03:04:05+01:00") == 0);
-	CHECK(pypi_doc_time("2024-01-02") == 0);
-	CHECK(pypi_doc_time("2024-01-02T03:04:05Zjunk") == 0);
-	CHECK(pypi_doc_time(NULL) == 0);
 }
 
 int main(void)
