@@ -54,7 +54,10 @@ test_pip_install_through_the_gateway_cold_then_warm() {
 	assert_eq 2 "$(grep -c '^files/' "$TESTDIR/reg.log")" "file requests upstream: $(cat "$TESTDIR/reg.log")"
 	# the gateway asked for the JSON form (demodep's page came as HTML)
 	assert_contains "$(grep '^simple/demo ' "$TESTDIR/reg.log")" "application/vnd.pypi.simple.v1+json"
-	assert_eq 2 "$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -vc '\.lock$\|\.tmp\.')" "files in the cache"
+	assert_eq 2 "$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -cx '[0-9a-f]\{64\}')" "files in the cache"
+	run "$SBX" cache ls -p "pypilab$$"
+	assert_contains "$out" "demodep"
+	assert_contains "$out" "pypi"
 	echo "cold pip install: $((SECONDS - t0))s" >&2
 
 	# a fresh sandbox: both wheels from the cache, no file asked upstream
@@ -125,7 +128,7 @@ test_pypi_pages_and_bad_upstreams() {
 	assert_contains "$err" "(nothing cached)"
 	assert_contains "$(cat "$TESTDIR/ev")" '"event":"package-refused"'
 	local files
-	files=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -v '\.lock$')
+	files=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -x '[0-9a-f]\{64\}')
 	assert_eq 1 "$(printf '%s\n' "$files" | grep -c .)" "files in the cache: $files"
 	assert_eq 0 "$(grep -c '^files/other' "$TESTDIR/reg.log")" "requests for the other host's file"
 }
