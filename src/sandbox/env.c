@@ -65,12 +65,13 @@ int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const c
 		if (strchr(*p, '='))
 			envv_set(&e, *p);
 	net_env(np, &e);
-	/* npm asks the package gateway (plain HTTP, as an absolute-URI request
-	 * to the proxy named by npm_config_proxy); the rest stays CONNECT */
+	/* npm and pip ask the package gateway (plain HTTP, as absolute-URI
+	 * requests to the proxy named by npm_config_proxy, PIP_PROXY); the
+	 * rest stays CONNECT */
 	if (np->proxy && gateway_npm_upstream(cfg, img->npm_registry))
 		envv_setf(&e, "NPM_CONFIG_REGISTRY", GATEWAY_NPM_URL);
 	char pypi[1024];
-	if (cfg->egress == SBX_EGRESS_PACKAGES && gateway_pypi_upstream(cfg, img->pypi_index, pypi, sizeof(pypi))) {
+	if (np->proxy && gateway_pypi_upstream(cfg, img->pypi_index, pypi, sizeof(pypi))) {
 		static const char *const index_vars[] = { "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX" };
 		for (size_t i = 0; i < ARRAY_SIZE(index_vars); i++)
 			envv_setf(&e, index_vars[i], GATEWAY_PYPI_URL);
