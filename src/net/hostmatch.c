@@ -114,7 +114,8 @@ static int add_set(struct hostmatch_list *l, const char *name, const struct host
 		   struct sbx_err *err)
 {
 	switch (host_set_index(name)) {
-	case SBX_SET_APT:
+	case SBX_SET_APT: {
+		size_t first = l->n;
 		/* HOST, HOST:PORT, or a source's whole URL. */
 		for (size_t i = 0; s && s->apt_hosts && s->apt_hosts[i]; i++) {
 			const char *h = s->apt_hosts[i];
@@ -122,7 +123,13 @@ static int add_set(struct hostmatch_list *l, const char *name, const struct host
 			    : !image_entry_refused(name, h) && list_add(l, h, false, err) < 0)
 				return err_wrap(err, "%s", name);
 		}
+		/* under package rules the gateway takes apt's plain HTTP: a tunnel
+		 * to these hosts (443) would go around it */
+		for (size_t i = first; s && s->apt_http_only && i < l->n; i++)
+			if (l->v[i].port == 0)
+				l->v[i].port = 80;
 		return 0;
+	}
 	case SBX_SET_NPM:
 		return add_url(l, name, s ? s->npm_registry : NULL, err);
 	case SBX_SET_PYPI:

@@ -17,6 +17,7 @@ struct hostmatch_sets {
 	const char *const *apt_hosts; /* NULL-terminated HOST or HOST:PORT */
 	const char *npm_registry;     /* a URL or NULL */
 	const char *pypi_index;       /* a URL or NULL */
+	bool apt_http_only;           /* @apt's hosts on port 80 alone (no tunnel) */
 };
 
 struct hostmatch_entry {

@@ -75,9 +75,11 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	np->gateway_only = np->proxy && who == NETPLAN_SANDBOX &&
 			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms ||
 			    cfg->pkg_offline == SBX_ON);
-	if (!np->gateway_only || config_upstream_entry(cfg->pkg_npm, np->gateway_entry,
-						       sizeof(np->gateway_entry)) < 0)
-		np->gateway_entry[0] = '\0';
+	const char *ups[2] = { cfg->pkg_npm, cfg->pkg_pypi };
+	for (size_t i = 0; i < 2; i++)
+		if (!np->gateway_only || config_upstream_entry(ups[i], np->gateway_entry[i],
+							       sizeof(np->gateway_entry[i])) < 0)
+			np->gateway_entry[i][0] = '\0';
 	plan_env(cfg, who, np);
 }
 
@@ -90,7 +92,8 @@ static void leave_gateway_entry(struct sbx_netplan *np)
 	l->v = xcalloc(in->n + 1, sizeof(char *));
 	l->origin = xcalloc(in->n + 1, sizeof(char *));
 	for (size_t i = 0; i < in->n; i++) {
-		if (np->gateway_entry[0] && strcmp(in->v[i], np->gateway_entry) == 0)
+		if ((np->gateway_entry[0][0] && strcmp(in->v[i], np->gateway_entry[0]) == 0) ||
+		    (np->gateway_entry[1][0] && strcmp(in->v[i], np->gateway_entry[1]) == 0))
 			continue;
 		l->v[l->n] = in->v[i];
 		l->origin[l->n++] = in->origin[i];
@@ -106,6 +109,8 @@ int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, st
 		np->sets = *sets;
 	if (np->gateway_only) {
 		np->sets.npm_registry = NULL;
+		np->sets.pypi_index = NULL;
+		np->sets.apt_http_only = true;
 		leave_gateway_entry(np);
 	}
 	if (hostmatch_compile(np->allow, &np->sets, &np->hosts, err) < 0)

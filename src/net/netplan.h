@@ -59,10 +59,12 @@ struct sbx_netplan {
 				      * (netplan_expand) */
 	/* Under package rules ([packages] allow, deny, min_age, offline) the
 	 * gateway alone reaches the upstreams it serves: the image's @npm and
-	 * a profile's upstream entry are left off the proxy's list, so no
-	 * client sent around the gateway (npm --registry) escapes the rules. */
+	 * @pypi and a profile's upstream entries are left off the proxy's
+	 * list, and @apt's hosts are on it for plain HTTP alone (which the
+	 * gateway takes), so no client sent around the gateway (npm
+	 * --registry, pip --index-url, a tunnel to the archive) escapes them. */
 	bool gateway_only;
-	char gateway_entry[320];     /* the profile's upstream's entry, or "" */
+	char gateway_entry[2][320];  /* the profile's npm and pypi upstreams' entries, or "" */
 	struct sbx_strlist proxy_allow; /* np->allow without it (gateway_only) */
 	const char *profile;    /* for messages */
 	struct netplan_var env[NETPLAN_MAX_VARS]; /* in order; the profile's env comes after */

@@ -134,7 +134,15 @@ test_apt_gateway_refuses_a_corrupt_or_unlisted_deb() {
 test_apt_gateway_refuses_a_denied_package() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	apt_fixture
+	# a tunnel to the image's apt host: open without rules, closed under
+	# one (the gateway takes apt's plain HTTP; a tunnel would go around it)
+	local tunnel='h=$(grep -ohE "https?://[^/ ]+" /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null | head -1 | sed "s#.*://##")
+		curl -sS -m 10 -x "$SBXRUN_PROXY" -o /dev/null "https://$h/" 2>&1 | grep -o "CONNECT tunnel failed, response 403" || echo "tunnel open"'
+	run "$SBX" run -p "aptlab$$" -- sh -c "$tunnel"
+	assert_contains "$out" "tunnel open"
 	printf '[packages]\ndeny = deb:sbxgood\n' >> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
+	run "$SBX" run -p "aptlab$$" -- sh -c "$tunnel"
+	assert_contains "$out" "CONNECT tunnel failed, response 403"
 	run "$SBX" run -p "aptlab$$" --events "$TESTDIR/ev" -- sh -c "
 		echo '$LIST' > /tmp/lab.list
 		apt() { apt-get -o Dir::Etc::SourceList=/tmp/lab.list -o Dir::Etc::SourceParts=/nonexistent \"\$@\"; }

@@ -146,8 +146,11 @@ test_pypi_min_age_hides_young_files() {
 		pip install --no-cache-dir --disable-pip-version-check --target /tmp/t young >/tmp/pip.log 2>&1 || cat /tmp/pip.log
 		PYTHONPATH=/tmp/t python3 -c "import young; print(\"young\", young.VERSION)"
 		curl -sS -x "$PIP_PROXY" -o /dev/null -w "pinned %{http_code}\n" \
-			http://packages.sbxrun.internal/pypi/files/young/young-2.0-py3-none-any.whl'
+			http://packages.sbxrun.internal/pypi/files/young/young-2.0-py3-none-any.whl
+		# under a rule, the upstream itself is the gateway'"'"'s alone (pip --index-url)
+		curl -sS -x "$PIP_PROXY" -o /dev/null -w "direct %{http_code}\n" "http://host.sbxrun.internal:$1/simple/young/"' sh "$RPORT"
 	assert_status 0
+	assert_contains "$out" "direct 403"
 	assert_contains "$out" "young 1.0"
 	assert_contains "$out" "pinned 403"
 	assert_contains "$err" "sbxrun: gateway: pypi young 2.0: published"
