@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "base/config.h"
+#include "gateway/gateway.h"
 #include "net/netplan.h"
 #include "sandbox/limits.h"
 #include "sandbox/seccomp.h"
@@ -24,9 +25,11 @@ struct sbx_plan_bind {
 
 /* Everything the sandbox needs, decided before clone; read-only after. */
 struct sbx_plan {
-	/* The profile's [packages] keys, read by sandbox_gateway alone (they
-	 * are still growing, issue 27); no step of the sandbox reads it. */
-	const struct sbx_config *cfg;
+	/* The package gateway's settings ([packages], the allow list after the
+	 * policy, the upstreams); the events fd and the image's sets are added
+	 * where it starts (sandbox_gateway). */
+	struct sbx_gateway_conf gw;
+	char *gw_pypi;         /* gw.pypi_upstream's storage (owned) */
 	const char *hostname;
 	const char *workspace; /* inside, or NULL */
 	const char *profile;   /* its name, for events and messages, or NULL */

@@ -168,19 +168,11 @@ static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_c
 	 * plan->net.hosts); the image's sets are on it when asked for */
 	struct hostmatch_sets hs = { (const char *const *)plan->img.apt_hosts, plan->img.npm_registry,
 				     plan->img.pypi_index };
-	char pypi[1024];
-	struct sbx_gateway_conf conf = {
-		.profile_name = pc->profile_name,
-		.allow = &plan->cfg->allow, .sets = &hs,
-		.npm_upstream = gateway_npm_upstream(plan->cfg, plan->img.npm_registry),
-		.pypi_upstream = gateway_pypi_upstream(plan->cfg, plan->img.pypi_index, pypi, sizeof(pypi)),
-		.events_fd = plan->events_fd, .timeout_ms = plan->cfg->pkg_timeout_ms,
-		.rules = { .allow = &plan->cfg->pkg_allow, .deny = &plan->cfg->pkg_deny,
-			   .min_age_s = plan->cfg->pkg_min_age_ms / 1000,
-			   .offline = plan->cfg->pkg_offline == SBX_ON },
-		.system_cache = plan->cfg->pkg_cache, .cache_max = plan->cfg->pkg_cache_max,
-	};
+	struct sbx_gateway_conf conf = plan->gw;
 
+	conf.profile_name = pc->profile_name;
+	conf.sets = &hs;
+	conf.events_fd = plan->events_fd;
 	*gw = NULL;
 	return conf.npm_upstream || conf.pypi_upstream || (hs.apt_hosts && hs.apt_hosts[0]) ?
 	       gateway_new(&conf, gw, err) : 0;
