@@ -57,6 +57,8 @@ struct gw {
 	uint64_t next_id;
 	struct gw_cache *cache;
 	struct gw_fetch *fetches;  /* running */
+	struct gw_fetch *queued;   /* waiting for a slot, oldest first */
+	size_t nqueued;
 	struct gw_artifact *artifacts;  /* being fetched or waited for */
 	char *npm_upstream;        /* with a trailing '/' */
 	struct hostmatch_list apt; /* @apt: the hosts whose plain HTTP is apt's (gw_deb.c) */

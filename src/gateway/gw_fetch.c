@@ -21,8 +21,10 @@
 #include "gateway/gw.h"
 
 #define MAX_HOPS 5
-/* at once: each may hold a packument of up to its cap in memory */
+/* at once: each may hold a packument of up to its cap in memory; more
+ * wait in line (a real npm install asks for ~70 packuments at once) */
 #define MAX_FETCHES 48
+#define MAX_QUEUED 4096
 #define CONNECT_TIMEOUT_S 15L
 #define DEFAULT_SILENCE_MS 30000
 #define TOTAL_TIMEOUT_MS 600000L
@@ -193,23 +195,17 @@ static int hop(struct gw *gw, struct gw_fetch *f, const char *url)
 	return 0;
 }
 
-int gw_fetch_start(struct gw *gw, struct gw_fetch *f)
+static size_t running(const struct gw *gw)
 {
 	size_t n = 0;
 
-	for (struct gw_fetch *o = gw->fetches; o; o = o->next)
+	for (const struct gw_fetch *o = gw->fetches; o; o = o->next)
 		n++;
-	if (n >= MAX_FETCHES) {
-		snprintf(f->error, sizeof(f->error), "too many upstream fetches at once");
-		return -1;
-	}
-	if (gw->conf.rules.offline) {  /* the ecosystems answer first; this is the backstop */
-		snprintf(f->error, sizeof(f->error), "offline: nothing is fetched ([packages] offline = yes)");
-		return -1;
-	}
-	f->start_ms = (int64_t)now_ms();
-	if (!f->max)
-		f->max = UINT64_MAX / 2;
+	return n;
+}
+
+static int launch(struct gw *gw, struct gw_fetch *f)
+{
 	f->curl = curl_easy_init();
 	if (!f->curl) {
 		snprintf(f->error, sizeof(f->error), "out of memory");
@@ -221,6 +217,47 @@ int gw_fetch_start(struct gw *gw, struct gw_fetch *f)
 	f->next = gw->fetches;
 	gw->fetches = f;
 	return 0;
+}
+
+int gw_fetch_start(struct gw *gw, struct gw_fetch *f)
+{
+	if (gw->conf.rules.offline) {  /* the ecosystems answer first; this is the backstop */
+		snprintf(f->error, sizeof(f->error), "offline: nothing is fetched ([packages] offline = yes)");
+		return -1;
+	}
+	f->start_ms = (int64_t)now_ms();
+	if (!f->max)
+		f->max = UINT64_MAX / 2;
+	if (running(gw) < MAX_FETCHES)
+		return launch(gw, f);
+	if (gw->nqueued >= MAX_QUEUED) {
+		snprintf(f->error, sizeof(f->error), "too many upstream fetches waiting (%d)", MAX_QUEUED);
+		return -1;
+	}
+	/* started from the loop when a running one ends (start_queued) */
+	struct gw_fetch **tail = &gw->queued;
+	while (*tail)
+		tail = &(*tail)->next;
+	f->next = NULL;
+	*tail = f;
+	gw->nqueued++;
+	return 0;
+}
+
+/* A slot came free: the oldest waiting fetches take it. One that cannot
+ * start ends here, from the loop, as any fetch ends. */
+static void start_queued(struct gw *gw)
+{
+	while (gw->queued && running(gw) < MAX_FETCHES) {
+		struct gw_fetch *f = gw->queued;
+		gw->queued = f->next;
+		gw->nqueued--;
+		f->next = NULL;
+		if (launch(gw, f) < 0) {
+			f->ms = (int64_t)now_ms() - f->start_ms;
+			f->done(gw, f);
+		}
+	}
 }
 
 void gw_fetch_free(struct gw_fetch *f)
@@ -278,6 +315,7 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 	validators(f);
 	unlink_fetch(gw, f);
 	f->done(gw, f);
+	start_queued(gw);
 }
 
 static void check_done(struct gw *gw)
@@ -374,6 +412,13 @@ void gw_fetch_fini(struct gw *gw)
 		snprintf(f->error, sizeof(f->error), "the gateway is closing");
 		f->done(gw, f);
 	}
+	while (gw->queued) {
+		struct gw_fetch *f = gw->queued;
+		gw->queued = f->next;
+		snprintf(f->error, sizeof(f->error), "the gateway is closing");
+		f->done(gw, f);
+	}
+	gw->nqueued = 0;
 	if (gw->multi)
 		curl_multi_cleanup(steal_ptr(gw->multi));
 }

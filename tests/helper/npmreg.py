@@ -22,6 +22,8 @@ sandbox's gateway reaches this host); packages:
   aged     1.0.0 and 1.1.0 published weeks ago, 2.0.0 (latest) two days ago
   withdep  depends on depoff (for the allow list's dependency case)
   depoff, evil-x, left-pad   plain packages
+  many-1..many-80  packuments sent after NPMREG_DELAY seconds (more at
+           once than the gateway fetches at once)
 Every packument has "time": 1.0.0 of the plain ones was published 100 days
 before the registry started.
 """
@@ -62,7 +64,7 @@ def tgz(name, version="1.0.0"):
 
 
 PLAIN = ["good", "bad", "trunc", "slow", "other", "redir", "loop", "app", "withdep", "depoff", "evil-x",
-         "left-pad"] + SET + ["pad%d" % i for i in range(1, 5)]
+         "left-pad"] + SET + ["pad%d" % i for i in range(1, 5)] + ["many-%d" % i for i in range(1, 81)]
 DAY = 86400
 NOW = time.time()
 # name -> {version: days before NOW it was published}, and its latest
@@ -140,6 +142,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             chunk = b" " * (1 << 20)
             for _ in range(64):
                 self.wfile.write(chunk)
+        elif name.startswith("many-") and name in VERSIONS:
+            time.sleep(float(os.environ.get("NPMREG_DELAY", "1")))
+            self.send(200, packument(name))
         elif name in VERSIONS and self.headers.get("If-Modified-Since") == LASTMOD:
             if LOG:
                 with open(LOG + ".304", "a") as f:

@@ -277,6 +277,20 @@ test_gateway_rules_close_the_way_around() {
 	assert_eq 1 "$(grep -c '^left-pad' "$TESTDIR/reg.log")" "upstream requests for left-pad (the run without rules)"
 }
 
+# More packuments at once than the gateway fetches at once (48): the rest
+# wait their turn and none is refused (a real npm install of express asks
+# for some 70 at once; before, the 49th got a 403).
+test_gateway_queues_fetches_beyond_its_limit() {
+	export XDG_CACHE_HOME="$TESTDIR/cache" NPMREG_DELAY=1
+	gw_fixture
+	run "$SBX" run -p "gwlab$$" --image minimal -- sh -c '
+		for i in $(seq 1 64); do
+			curl -s -x "$npm_config_proxy" -o /dev/null -w "%{http_code}\n" "http://packages.sbxrun.internal/npm/many-$i" &
+		done; wait'
+	assert_status 0
+	assert_eq 64 "$(printf '%s\n' "$out" | grep -c '^200$')" "answers: $(printf '%s\n' "$out" | sort | uniq -c) $err"
+}
+
 test_gateway_offline_serves_the_cache_alone() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	gw_fixture
