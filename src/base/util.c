@@ -231,6 +231,19 @@ void format_duration(uint64_t ms, char *buf, size_t size)
 		snprintf(buf, size, "%" PRIu64 "ms", ms);
 }
 
+void format_size_human(uint64_t bytes, char *buf, size_t size)
+{
+	static const char units[] = "BKMGT";
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f%c" : "%.0f%c", v, units[u]);
+}
+
 void format_size(uint64_t bytes, char *buf, size_t size)
 {
 	static const char units[] = "TGMK";

@@ -36,6 +36,8 @@ int parse_cpus_milli(const char *s, uint64_t *out, struct sbx_err *err);
 /* Formats back for display ("30s", "512M"). */
 void format_duration(uint64_t ms, char *buf, size_t size);
 void format_size(uint64_t bytes, char *buf, size_t size);
+/* For a listing: to a tenth of its unit ("237.1M", "512B"). */
+void format_size_human(uint64_t bytes, char *buf, size_t size);
 /* CLOCK_MONOTONIC in milliseconds. */
 uint64_t now_ms(void);
 

@@ -51,18 +51,6 @@ static int cache_root(const struct sbx_config *cfg, bool sys, char **out, struct
 	return 0;
 }
 
-static void human(uint64_t b, char *buf, size_t size)
-{
-	static const char units[] = "BKMGT";
-	double v = (double)b;
-	int u = 0;
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f%c" : "%.0f%c", v, units[u]);
-}
-
 static int by_name(const void *a, const void *b)
 {
 	const struct pkgcache_entry *x = a, *y = b;
@@ -94,7 +82,7 @@ static int cache_ls(const char *root, struct sbx_err *err)
 	printf("%-5s %-32s %-16s %8s  %-16s  %s\n", "ECO", "NAME", "VERSION", "SIZE", "LAST USE", "DIGEST");
 	for (size_t i = 0; i < n; i++) {
 		char size[32], used[32], name[256], version[160];
-		human(v[i].size, size, sizeof(size));
+		format_size_human(v[i].size, size, sizeof(size));
 		when(v[i].used, used, sizeof(used));
 		log_sanitize(name, sizeof(name), v[i].name);
 		log_sanitize(version, sizeof(version), v[i].version);
@@ -120,13 +108,13 @@ static int cache_du(const char *root, struct sbx_err *err)
 		bytes += v[i].size;
 		if (i + 1 < n && strcmp(v[i].eco, v[i + 1].eco) == 0)
 			continue;
-		human(bytes, size, sizeof(size));
+		format_size_human(bytes, size, sizeof(size));
 		printf("%-5s %6" PRIu64 " artifacts %8s\n", v[i].eco, files, size);
 		files = bytes = 0;
 	}
 	for (size_t i = 0; i < n; i++)
 		bytes += v[i].size;
-	human(bytes, size, sizeof(size));
+	format_size_human(bytes, size, sizeof(size));
 	printf("%-5s %6zu artifacts %8s  %s\n", "total", n, size, root);
 	return 0;
 }
@@ -158,8 +146,8 @@ static int cache_prune(const struct cli_args *a, const struct sbx_config *cfg, c
 	}
 	if (pkgcache_prune(root, &p, &f, err) < 0)
 		return -1;
-	human(f.bytes, size, sizeof(size));
-	human(f.left_bytes, left, sizeof(left));
+	format_size_human(f.bytes, size, sizeof(size));
+	format_size_human(f.left_bytes, left, sizeof(left));
 	printf("evicted %" PRIu64 " artifacts (%s); %" PRIu64 " left (%s)\n", f.files, size, f.left_files, left);
 	return 0;
 }

@@ -21,18 +21,6 @@
 #include "store/import.h"
 #include "store/store.h"
 
-static void human_size(uint64_t b, char *buf, size_t size)
-{
-	static const char units[] = "BKMGT";
-	double v = (double)b;
-	int u = 0;
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f%c" : "%.0f%c", v, units[u]);
-}
-
 static void format_time(int64_t t, char *buf, size_t size)
 {
 	time_t tt = (time_t)t;
@@ -45,7 +33,7 @@ static void ls_row(const char *name, const struct sbx_meta *m, const char *where
 {
 	char size[32], created[32], clean[128];
 	(void)arg;
-	human_size(m->size, size, sizeof(size));
+	format_size_human(m->size, size, sizeof(size));
 	format_time(m->created, created, sizeof(created));
 	log_sanitize(clean, sizeof(clean), name);
 	printf("%-20s %-12.12s %8s  %-16s  %s\n", clean, m->digest, size, created, where);
@@ -84,7 +72,7 @@ static int image_inspect(const char *name, struct sbx_err *err)
 
 	if (store_inspect(name, &m, &where, err) < 0)
 		return -1;
-	human_size(m.size, size, sizeof(size));
+	format_size_human(m.size, size, sizeof(size));
 	format_time(m.created, created, sizeof(created));
 	print_field("name:", name);
 	printf("%-13s sha256:%s\n", "digest:", m.digest);
