@@ -55,7 +55,7 @@ void config_init(struct sbx_config *cfg)
 	}
 }
 
-static void strlist_free(struct sbx_strlist *l)
+void config_strlist_free(struct sbx_strlist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i]);
@@ -66,7 +66,7 @@ static void strlist_free(struct sbx_strlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static void strlist_add(struct sbx_strlist *l, char *value, const char *origin)
+void config_strlist_add(struct sbx_strlist *l, char *value, const char *origin)
 {
 	l->v = xrealloc(l->v, (l->n + 2) * sizeof(char *));
 	l->origin = xrealloc(l->origin, (l->n + 2) * sizeof(char *));
@@ -84,7 +84,7 @@ void config_free(struct sbx_config *cfg)
 		if (o->flags & SBX_OPT_LOCAL)
 			continue;
 		if (o->flags & SBX_OPT_REPEAT)
-			strlist_free(FIELD(cfg, o, struct sbx_strlist));
+			config_strlist_free(FIELD(cfg, o, struct sbx_strlist));
 		else if (o->kind == SBX_ARG_STRING || o->kind == SBX_ARG_NAME ||
 			 o->kind == SBX_ARG_PATH)
 			free(*FIELD(cfg, o, char *));
@@ -331,7 +331,7 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 	}
 	if (r < 0)
 		return -1;
-	strlist_add(FIELD(cfg, o, struct sbx_strlist), v, origin);
+	config_strlist_add(FIELD(cfg, o, struct sbx_strlist), v, origin);
 	return 0;
 }
 

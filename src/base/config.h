@@ -126,6 +126,10 @@ int config_set(struct sbx_config *cfg, const struct sbx_option *opt, const char 
  * "unlimited" otherwise), NULL if the option is not a limit. */
 const char *config_unlimited_word(const struct sbx_option *opt);
 /* Option combinations and values that depend on each other; after loading. */
+/* A repeatable value's list: add takes value and copies origin; free
+ * empties the list. */
+void config_strlist_add(struct sbx_strlist *l, char *value, const char *origin);
+void config_strlist_free(struct sbx_strlist *l);
 /* The allow-list entry ("HOST[:PORT]") a package upstream URL ([packages]
  * npm) needs: the gateway reaches an upstream only through the allow list,
  * so a policy's [network] allow caps it too. -1: not a valid upstream. */

@@ -503,24 +503,11 @@ static bool in_list(const struct sbx_strlist *l, const char *v)
 	return false;
 }
 
-static void list_add(struct sbx_strlist *l, const char *v, char *origin)
+/* A policy entry's origin, as the lists carry it. */
+static void add_capped(struct sbx_strlist *l, const char *v, const char *cap_origin)
 {
-	l->v = xrealloc(l->v, (l->n + 2) * sizeof(char *));
-	l->origin = xrealloc(l->origin, (l->n + 2) * sizeof(char *));
-	l->v[l->n] = xstrdup(v);
-	l->origin[l->n++] = origin;
-	l->v[l->n] = l->origin[l->n] = NULL;
-}
-
-static void list_clear(struct sbx_strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i]);
-		free(l->origin[i]);
-	}
-	free(l->v);
-	free(l->origin);
-	memset(l, 0, sizeof(*l));
+	_cleanup_free_ char *o = xasprintf(POLICY_ORIGIN "%s", cap_origin);
+	config_strlist_add(l, xstrdup(v), o);
 }
 
 static bool pkgs_cover(const struct sbx_strlist *wide, const char *entry)
@@ -547,17 +534,17 @@ static int apply_pkgs(const struct sbx_policy_file *f, const struct sbx_option *
 	}
 	for (size_t i = 0; i < l->n; i++)
 		if (!clampable(l->origin[i]) || pkgs_cover(cap, l->v[i]))
-			list_add(&both, l->v[i], xstrdup(l->origin[i]));
+			config_strlist_add(&both, xstrdup(l->v[i]), l->origin[i]);
 	for (size_t i = 0; i < cap->n && !own; i++)
 		if ((!l->n || pkgs_cover(l, cap->v[i])) && !in_list(&both, cap->v[i]))
-			list_add(&both, cap->v[i], xasprintf(POLICY_ORIGIN "%s", cap->origin[i]));
+			add_capped(&both, cap->v[i], cap->origin[i]);
 	if (l->n && !both.n) {
 		err_set(err, 0, "%s caps [packages] allow at %s, which leaves nothing of what %s allows",
 			f->path, text, l->origin[0] + strlen(POLICY_ORIGIN));
-		list_clear(&both);
+		config_strlist_free(&both);
 		return -1;
 	}
-	list_clear(l);
+	config_strlist_free(l);
 	*l = both;
 	return 0;
 }
@@ -571,7 +558,7 @@ static void apply_pkg_deny(const struct sbx_policy_file *f, const struct sbx_opt
 
 	for (size_t i = 0; i < cap->n; i++)
 		if (!in_list(l, cap->v[i]))
-			list_add(l, cap->v[i], xasprintf(POLICY_ORIGIN "%s", cap->origin[i]));
+			add_capped(l, cap->v[i], cap->origin[i]);
 }
 
 static int apply_file(const struct sbx_policy_file *f, struct sbx_config *cfg, struct sbx_err *err)
