@@ -3,12 +3,14 @@
  * step goes by fd below the session's root and refuses symlinks, so nothing
  * the sandbox planted is followed; writes go to a temporary name first. Out
  * of a session, holes stay holes and the data written is capped (copycap.c):
- * a sparse file cannot fill the host's disk. The copying itself is
+ * a sparse file cannot fill the host's disk; a new directory appears whole
+ * or not at all (treecopy_out_dir). The copying itself is
  * treecopy.c's, shared with run --copy and --out. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -92,13 +94,39 @@ static int to_session(const char *src, const char *sess, const char *path, struc
 	return treecopy(&c, sfd, basename(copy), dir, name, err);
 }
 
+/* A new directory out of the session, copied whole or not at all (into a
+ * temporary directory renamed at the end, treecopy_out_dir): SIGINT,
+ * SIGTERM and SIGHUP wait until what the copy made is removed. The
+ * destination is dir/name. */
+static int dir_out(struct sbx_treecopy *c, int sdir, const char *sname, const char *dir,
+		   const char *name, mode_t mode, struct sbx_err *err)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+	_cleanup_close_ int sfd = openat(sdir, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	sigset_t stop, old;
+
+	if (sfd < 0)
+		return err_sys(err, "cp: '%s'", c->path);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	c->stop = &stop;
+	int r = treecopy_out_dir(c, sfd, path, mode, false, err);
+	c->stop = NULL;
+	/* a pending signal ends sbxrun here, with nothing left */
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
 static int from_session(const char *sess, const char *path, const char *dst, const char *max_size,
 			struct sbx_err *err)
 {
 	struct sbx_treecopy c = { .what = "cp" };
 	_cleanup_free_ char *d1 = xstrdup(dst), *d2 = xstrdup(dst);
 	_cleanup_close_ int sdir = -1, ddir = -1;
-	const char *sname, *dname, *rel;
+	const char *sname, *dname, *rel, *dparent;
 	struct stat st;
 	_cleanup_close_ int base = session_base(sess, path, &rel, err);
 
@@ -108,26 +136,25 @@ static int from_session(const char *sess, const char *path, const char *dst, con
 	if (sdir < 0)
 		return err_wrap(err, "cp: %s:%s", sess, path);
 	if (stat(dst, &st) == 0 && S_ISDIR(st.st_mode)) {
-		ddir = open(dst, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dparent = dst;
 		dname = sname;
 	} else {
-		ddir = open(dirname(d1), O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dparent = dirname(d1);
 		dname = basename(d2);
 	}
+	ddir = open(dparent, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ddir < 0)
 		return err_sys(err, "cp: '%s'", dst);
 	if (max_size ? copycap_option(max_size, &c.cap, err) < 0 : (copycap_session(sess, dst, &c.cap), 0))
 		return -1;
 	snprintf(c.path, sizeof(c.path), "%s:%s", sess, path);
-	/* a directory this copy makes goes again if the copy fails (a file
-	 * never appears: hostfile) */
 	bool fresh = fstatat(ddir, dname, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
-	if (treecopy(&c, sdir, sname, ddir, dname, err) == 0)
-		return 0;
-	struct sbx_err e2;
-	if (fresh && fstatat(ddir, dname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-		rm_rf_at(ddir, dname, &e2);
-	return -1;
+	struct stat sst;
+	if (fresh && fstatat(sdir, sname, &sst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sst.st_mode))
+		return dir_out(&c, sdir, sname, dparent, dname, (sst.st_mode & 0777) | 0700, err);
+	/* a file never appears half-written (hostfile); into a directory that
+	 * is there, each file is replaced whole */
+	return treecopy(&c, sdir, sname, ddir, dname, err);
 }
 
 /* SESSION:PATH, where SESSION is a plain name (no '/' before the colon:

@@ -59,9 +59,9 @@ static int pwrite_all(int fd, const char *buf, size_t n, off_t at)
 
 /* Copies [from, to) of in to out at the same offsets; zero blocks stay
  * holes, every byte read counts toward the cap. *end: where the source
- * ended if it shrank. */
+ * ended if it shrank; *wrote: the end of the last data written. */
 static int copy_range(struct sbx_treecopy *c, int in, int out, off_t from, off_t to, off_t *end,
-		      struct sbx_err *err)
+		      off_t *wrote, struct sbx_err *err)
 {
 	static char buf[1 << 17];
 
@@ -81,18 +81,22 @@ static int copy_range(struct sbx_treecopy *c, int in, int out, off_t from, off_t
 		if (c->cap.max && c->used + (uint64_t)n > c->cap.max)
 			return copycap_exceeded(&c->cap, c->what, c->path, err);
 		c->used += (uint64_t)n;
-		if (!all_zero(buf, (size_t)n) && pwrite_all(out, buf, (size_t)n, pos) < 0)
-			return err_sys(err, "%s: write '%s'", c->what, c->path);
+		if (!all_zero(buf, (size_t)n)) {
+			if (pwrite_all(out, buf, (size_t)n, pos) < 0)
+				return err_sys(err, "%s: write '%s'", c->what, c->path);
+			*wrote = pos + n;
+		}
 		pos += n;
 	}
 	return 0;
 }
 
 /* The data regions of in (SEEK_DATA/SEEK_HOLE; all of it where the
- * filesystem cannot say), up to size as it was when listed. */
+ * filesystem cannot say), up to size as it was when listed, into the new
+ * empty file out. */
 static int copy_sparse(struct sbx_treecopy *c, int in, int out, off_t size, struct sbx_err *err)
 {
-	off_t pos = 0, end = size;
+	off_t pos = 0, end = size, wrote = 0;
 
 	while (pos < end) {
 		off_t data = lseek(in, pos, SEEK_DATA), hole;
@@ -104,20 +108,32 @@ static int copy_sparse(struct sbx_treecopy *c, int in, int out, off_t size, stru
 			hole = end;
 		if (data >= end)
 			break;
-		if (copy_range(c, in, out, data, hole, &end, err) < 0)
+		if (copy_range(c, in, out, data, hole, &end, &wrote, err) < 0)
 			return -1;
 		pos = hole;
 	}
-	return ftruncate(out, end) < 0 ? err_sys(err, "%s: write '%s'", c->what, c->path) : 0;
+	/* a hole at the end is a size the writes did not give */
+	if (wrote != end && ftruncate(out, end) < 0)
+		return err_sys(err, "%s: write '%s'", c->what, c->path);
+	return 0;
 }
 
 /* A regular file out of the session onto the host: an atomic host file,
- * never through a symlink at the destination. */
+ * never through a symlink at the destination; in treecopy_out_dir's
+ * private directory, which becomes visible only whole, a new file made
+ * there directly. */
 static int file_out(struct sbx_treecopy *c, int in, const struct stat *st, int ddir, const char *dname,
 		    struct sbx_err *err)
 {
 	_cleanup_hostfile_ struct sbx_hostfile hf = { 0 };
 
+	if (c->direct) {
+		_cleanup_close_ int out = openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+						 O_CLOEXEC, st->st_mode & 0777);
+		if (out < 0)
+			return err_sys(err, "%s: create '%s'", c->what, c->path);
+		return copy_sparse(c, in, out, st->st_size, err);
+	}
 	if (hostfile_open(&hf, ddir, dname, st->st_mode & 0777, err) < 0)
 		return err_wrap(err, "%s", c->what);
 	if (copy_sparse(c, in, hf.fd, st->st_size, err) < 0)
@@ -221,5 +237,47 @@ int treecopy(struct sbx_treecopy *c, int sdir, const char *sname, int ddir, cons
 	if (!c->what)
 		c->what = "cp";
 	return copy_tree(c, sdir, sname, ddir, dname, 0, err);
+}
+
+/* The finished copy, durable (data, then the name: a crash leaves either
+ * no directory at path or all of it), becomes path. */
+static int out_commit(struct sbx_treecopy *c, struct sbx_hostdir *d, const char *path, mode_t mode,
+		      bool over_empty, struct sbx_err *err)
+{
+	if (fchmod(d->fd, mode) < 0)
+		return err_sys(err, "%s '%s'", c->what, path);
+	if (syncfs(d->fd) < 0)
+		return err_sys(err, "%s: write '%s'", c->what, path);
+	int r = over_empty ? renameat(d->parent, d->name, AT_FDCWD, path)
+			   : renameat2(d->parent, d->name, AT_FDCWD, path, RENAME_NOREPLACE);
+	if (r < 0 && !over_empty && errno == EINVAL) /* a filesystem without RENAME_NOREPLACE */
+		r = renameat(d->parent, d->name, AT_FDCWD, path);
+	if (r < 0)
+		return err_sys(err, "%s '%s'%s", c->what, path, errno == ENOTEMPTY || errno == EEXIST
+			       ? ": something was put there while the copy ran" : "");
+	free(steal_ptr(d->name)); /* it is path now: not to be removed */
+	return 0;
+}
+
+int treecopy_out_dir(struct sbx_treecopy *c, int sfd, const char *path, mode_t mode, bool over_empty,
+		     struct sbx_err *err)
+{
+	struct sbx_hostdir d = { 0 };
+	struct sbx_err e2;
+
+	if (!c->what)
+		c->what = "cp";
+	if (hostfile_dir_make(&d, path, err) < 0)
+		return err_wrap(err, "%s", c->what);
+	_cleanup_close_ int src = openat(sfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->direct = 1;
+	int r = src < 0 ? err_sys(err, "%s: '%s'", c->what, c->path) : copy_entries(c, src, d.fd, 0, err);
+	c->direct = 0;
+	if (r == 0)
+		r = out_commit(c, &d, path, mode, over_empty, err);
+	if (r != 0 && d.name)
+		rm_rf_at(d.parent, d.name, &e2); /* a tree: hostdir removes files only */
+	hostfile_dir_remove(&d);
+	return r == 0 ? 0 : -1;
 }
 

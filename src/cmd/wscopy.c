@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/hostfile.h"
 #include "base/inroot.h"
 #include "base/log.h"
 #include "base/paths.h"
@@ -265,61 +264,21 @@ int wscopy_in(const struct sbx_config *cfg, int wsfd, struct sbx_err *err)
 	return 0;
 }
 
-struct out_ctx {
-	struct sbx_treecopy c;
-	int tmpfd;
-	struct sbx_err *err;
-};
-
-static int out_one(int wsfd, const char *name, void *arg)
-{
-	struct out_ctx *o = arg;
-	size_t len = strlen(o->c.path);
-
-	snprintf(o->c.path + len, sizeof(o->c.path) - len, "/%s", name);
-	int r = treecopy(&o->c, wsfd, name, o->tmpfd, name, o->err);
-	o->c.path[len] = '\0';
-	return r;
-}
-
-/* The finished copy becomes DIR: renamed over it (an empty directory is
- * replaced atomically) or to its name. */
-static int out_commit(struct sbx_hostdir *d, const char *dir, struct sbx_err *err)
-{
-	mode_t um = umask(0);
-
-	umask(um);
-	if (fchmod(d->fd, 0777 & ~um) < 0)
-		return err_sys(err, "--out '%s'", dir);
-	if (renameat(d->parent, d->name, AT_FDCWD, dir) < 0)
-		return err_sys(err, "--out '%s'%s", dir, errno == ENOTEMPTY || errno == EEXIST
-			       ? ": something was put there while the command ran" : "");
-	free(steal_ptr(d->name)); /* it is DIR now: not to be removed */
-	return 0;
-}
-
 int wscopy_out(const struct sbx_config *cfg, int wsfd, const char *cap_session,
 	       const sigset_t *stop, struct sbx_err *err)
 {
-	struct sbx_hostdir d = { 0 };
-	struct out_ctx o = { .c = { .what = "--out", .stop = stop }, .err = err };
-	struct sbx_err e2;
+	struct sbx_treecopy c = { .what = "--out", .stop = stop };
 	_cleanup_free_ char *dir = trimmed(cfg->out_dir);
+	mode_t um = umask(0);
 
+	umask(um);
 	if (cap_session)
-		copycap_session(cap_session, dir, &o.c.cap);
+		copycap_session(cap_session, dir, &c.cap);
 	else
-		copycap_quota(cfg->disk, dir, &o.c.cap);
-	if (hostfile_dir_make(&d, dir, err) < 0)
-		return err_wrap(err, "--out");
-	o.tmpfd = d.fd;
-	snprintf(o.c.path, sizeof(o.c.path), "%s", cfg->workspace ? cfg->workspace : "");
-	int r = dir_each(wsfd, out_one, &o, err);
-	if (r == 0)
-		r = out_commit(&d, dir, err);
-	if (r != 0 && d.name)
-		rm_rf_at(d.parent, d.name, &e2); /* a tree: hostdir removes files only */
-	hostfile_dir_remove(&d);
+		copycap_quota(cfg->disk, dir, &c.cap);
+	snprintf(c.path, sizeof(c.path), "%s", cfg->workspace ? cfg->workspace : "");
+	/* an empty DIR is replaced by the copy as a whole */
+	int r = treecopy_out_dir(&c, wsfd, dir, 0777 & ~um, true, err);
 	/* interrupted: nothing is left, the signal may end sbxrun now */
 	if (r != 0 && err->errnum == EINTR && stop)
 		sigprocmask(SIG_UNBLOCK, stop, NULL);

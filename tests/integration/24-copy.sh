@@ -130,8 +130,8 @@ test_interrupted_out_leaves_nothing() {
 	local pid st sig try
 	for sig in INT TERM; do
 		# a copy may finish before the signal lands: then it is whole. Two
-		# thousand files keep the copy out busy for a while (each is its own
-		# create, write and rename check), so the signal meets it mid-way.
+		# thousand files keep the copy out busy for a while (a tenth of a
+		# second), so the signal meets it mid-way.
 		for try in 1 2 3; do
 			env --default-signal=INT "$SBX" run -i tiny --disk 128M --out out -- sh -c '
 				cd /workspace && for i in $(seq 2000); do echo "$i" > "f$i"; done' &

@@ -17,6 +17,16 @@ b" "$out"
 	assert_status 0
 	assert_eq made-inside "$(cat back/new)"
 	assert_eq b "$(cat back/sub/b)"
+	# into a directory: a new back/src whole, then merged into the one there
+	run "$SBX" cp "$n:/workspace/src" "$TESTDIR/back"
+	assert_status 0
+	assert_eq made-inside "$(cat back/src/new)"
+	"$SBX" run --session "$n" -- sh -c 'echo changed > /workspace/src/new'
+	echo mine > back/src/mine
+	run "$SBX" cp "$n:/workspace/src" "$TESTDIR/back"
+	assert_status 0
+	assert_eq "changed mine" "$(cat back/src/new back/src/mine | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq "" "$(ls -A back | grep sbxrun)" "temporary names left"
 	run "$SBX" cp "$TESTDIR/src/a" "$TESTDIR/b"
 	assert_bad_input "exactly one side"
 }
@@ -226,7 +236,8 @@ test_copy_out_stops_at_max_size() {
 }
 
 # SIGINT or SIGTERM in the middle of a copy leaves no temporary file or
-# directory (the interrupted copies left theirs; OCI stages its blobs). env --default-signal: a background job of
+# directory (the interrupted copies left theirs; OCI stages its blobs; cp
+# of a directory fills a temporary one). env --default-signal: a background job of
 # a script would ignore SIGINT.
 test_interrupted_copy_leaves_nothing() {
 	local n=f$$i pid st sig what
@@ -235,10 +246,12 @@ test_interrupted_copy_leaves_nothing() {
 	"$SBX" run --session "$n" -- sh -c 'dd if=/dev/urandom of=/tmp/c bs=1M count=1 2>/dev/null
 		for i in $(seq 300); do cat /tmp/c; done > /workspace/big'
 	mkdir out
-	for what in cp export oci; do
+	for what in cp cpdir export oci; do
 		for sig in INT TERM; do
 			case $what in
 			cp) env --default-signal=INT "$SBX" cp "$n:big" "$TESTDIR/out/big" & pid=$! ;;
+			# a new directory is copied into a temporary one beside it
+			cpdir) env --default-signal=INT "$SBX" cp "$n:/workspace" "$TESTDIR/out/ws" & pid=$! ;;
 			export) env --default-signal=INT "$SBX" image export "$n" --workspace -o "$TESTDIR/out/ws.tar" & pid=$! ;;
 			oci) env --default-signal=INT "$SBX" image export "$n" --format oci -o "$TESTDIR/out/o.tar" & pid=$! ;;
 			esac
