@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hostaddr.h"
 #include "base/pkgrule.h"
 #include "base/relpath.h"
 #include "base/util.h"
@@ -490,31 +491,29 @@ void config_format(const struct sbx_config *cfg, const struct sbx_option *o, cha
 	}
 }
 
+#define NOT_UPSTREAM "not an https:// URL (or http://" HOSTADDR_INTERNAL ":PORT/ for a mirror on this host)"
+
 /* A package upstream: https with a host, or plain http to a mirror on
- * this host (reached as host.sbxrun.internal); no spaces or controls. */
-static int upstream_url_check(const char *u)
+ * this host (reached as host.sbxrun.internal, with its port); no spaces or
+ * controls. NULL if it is one, with *auth and *len its "host[:port]"
+ * (userinfo dropped), else why not. */
+static const char *upstream_check(const char *u, const char **auth, size_t *len)
 {
-	static const char internal[] = "http://host.sbxrun.internal:";
+	char host[HOSTADDR_MAX + 8], canon[HOSTADDR_MAX + 8];
+	const char *a, *at, *colon;
+	uint64_t port = 0;
+	struct sbx_err e;
 	size_t n = strlen(u);
 
 	if (n > 1000)
-		return -1;
+		return NOT_UPSTREAM;
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)u[i] <= ' ' || u[i] == 0x7f)
-			return -1;
-	if (strncmp(u, "https://", 8) == 0)
-		return n > 8 && u[8] != '/' ? 0 : -1;
-	return strncmp(u, internal, sizeof(internal) - 1) == 0 && n > sizeof(internal) - 1 ? 0 : -1;
-}
-
-int config_upstream_entry(const char *url, char *out, size_t size)
-{
-	const char *a, *at, *colon;
-	size_t n;
-
-	if (!url || upstream_url_check(url) < 0)
-		return -1;
-	a = strstr(url, "://") + 3;
+			return NOT_UPSTREAM;
+	bool https = str_has_prefix(u, "https://");
+	if (!https && !str_has_prefix(u, "http://"))
+		return NOT_UPSTREAM;
+	a = strstr(u, "://") + 3;
 	n = strcspn(a, "/?#");
 	if ((at = memrchr(a, '@', n))) {
 		n -= (size_t)(at + 1 - a);
@@ -522,16 +521,56 @@ int config_upstream_entry(const char *url, char *out, size_t size)
 	}
 	if (a[0] == '[') {
 		const char *rb = memchr(a, ']', n);
-		colon = rb && rb + 1 < a + n && rb[1] == ':' ? rb + 1 : NULL;
+		colon = rb && rb + 1 < a + n ? rb + 1 : NULL;
+		if (!rb || (colon && *colon != ':'))
+			return NOT_UPSTREAM;
 	} else {
 		colon = memchr(a, ':', n);
 	}
-	if (n == 0 || (colon && colon + 1 == a + n))
+	size_t hn = colon ? (size_t)(colon - a) : n;
+	if (hn == 0 || hn >= sizeof(host))
+		return NOT_UPSTREAM;
+	snprintf(host, sizeof(host), "%.*s", (int)hn, a);
+	if (hostaddr_canon(host, canon, sizeof(canon)) < 0)
+		return NOT_UPSTREAM;
+	size_t pn = colon ? (size_t)(a + n - colon - 1) : 0;
+	char digits[8] = "";
+	bool bad_port = colon && (pn == 0 || pn >= sizeof(digits) ||
+				  (snprintf(digits, sizeof(digits), "%.*s", (int)pn, colon + 1),
+				   parse_count(digits, 1, 65535, &port, &e) < 0));
+	const char *why = hostaddr_internal_refusal(canon, false, bad_port ? 0 : (unsigned)port);
+	if (why)
+		return why;
+	if (bad_port)
+		return "its port is not a number from 1 to 65535";
+	if (!https && strcmp(canon, HOSTADDR_INTERNAL) != 0)
+		return NOT_UPSTREAM;
+	*auth = a;
+	*len = n;
+	return NULL;
+}
+
+int config_upstream_entry(const char *url, char *out, size_t size)
+{
+	const char *auth;
+	size_t n;
+
+	if (!url || upstream_check(url, &auth, &n))
 		return -1;
-	if (colon)
-		return snprintf(out, size, "%.*s", (int)n, a) < (int)size ? 0 : -1;
 	/* no port: https's own, which an entry without a port allows */
-	return snprintf(out, size, "%.*s", (int)n, a) < (int)size ? 0 : -1;
+	return snprintf(out, size, "%.*s", (int)n, auth) < (int)size ? 0 : -1;
+}
+
+/* [packages] npm or pypi, refused at load with the reason. */
+static int check_upstream(const struct sbx_config *cfg, enum sbx_key key, const char *name,
+			  const char *url, struct sbx_err *err)
+{
+	const char *auth, *why;
+	size_t n;
+
+	if (!url || !(why = upstream_check(url, &auth, &n)))
+		return 0;
+	return err_set(err, 0, "%s: [packages] %s: '%s': %s", cfg->origin[key], name, url, why);
 }
 
 int config_check(const struct sbx_config *cfg, struct sbx_err *err)
@@ -547,14 +586,9 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 	if (cfg->dl_min_speed == 0)
 		return err_set(err, 0, "%s: [download] min_speed: at least 1 byte a second "
 			       "(min_speed_time = none turns the speed check off)", cfg->origin[SBX_K_DL_MIN_SPEED]);
-	if (cfg->pkg_npm && upstream_url_check(cfg->pkg_npm) < 0)
-		return err_set(err, 0, "%s: [packages] npm: '%s' is not an https:// URL (or http://%s:PORT/ "
-			       "for a mirror on this host)", cfg->origin[SBX_K_PKG_NPM], cfg->pkg_npm,
-			       "host.sbxrun.internal");
-	if (cfg->pkg_pypi && upstream_url_check(cfg->pkg_pypi) < 0)
-		return err_set(err, 0, "%s: [packages] pypi: '%s' is not an https:// URL (or http://%s:PORT/ "
-			       "for a mirror on this host)", cfg->origin[SBX_K_PKG_PYPI], cfg->pkg_pypi,
-			       "host.sbxrun.internal");
+	if (check_upstream(cfg, SBX_K_PKG_NPM, "npm", cfg->pkg_npm, err) < 0 ||
+	    check_upstream(cfg, SBX_K_PKG_PYPI, "pypi", cfg->pkg_pypi, err) < 0)
+		return -1;
 	if (cfg->pkg_timeout_ms == 0)
 		return err_set(err, 0, "%s: [packages] timeout: none is not a timeout",
 			       cfg->origin[SBX_K_PKG_TIMEOUT]);

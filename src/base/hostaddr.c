@@ -212,6 +212,18 @@ static bool has_suffix_label(const char *host, const char *name)
 	return strcmp(host, name) == 0 || (hl > nl && host[hl - nl - 1] == '.' && strcmp(host + hl - nl, name) == 0);
 }
 
+const char *hostaddr_internal_refusal(const char *canon, bool suffix, unsigned port)
+{
+	bool exact = strcmp(canon, HOSTADDR_INTERNAL) == 0;
+
+	/* *.DOMAIN covers the subdomains of DOMAIN only */
+	if (suffix ? exact || !has_suffix_label(HOSTADDR_INTERNAL, canon) : !exact)
+		return NULL;
+	if (suffix)
+		return HOSTADDR_INTERNAL " is reached only by its own name with its port, never by *.DOMAIN";
+	return port ? NULL : HOSTADDR_INTERNAL " needs its port (" HOSTADDR_INTERNAL ":PORT)";
+}
+
 const char *hostaddr_image_refusal(const char *entry)
 {
 	static const struct hostaddr_grant none = { false, false };

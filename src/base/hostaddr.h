@@ -24,6 +24,12 @@ int hostaddr_canon(const char *in, char *out, size_t size);
 int hostaddr_literal(const char *canon);
 /* Vets a resolved address: NULL if it may be dialled, else why not. */
 const char *hostaddr_refusal(const struct sockaddr *sa, const struct hostaddr_grant *g);
+/* host.sbxrun.internal is the host's loopback, opened one port at a time:
+ * an entry (an allow list's, a [packages] upstream's) reaches it only when
+ * it names it exactly, not as *.DOMAIN, and with its port. canon: the
+ * entry's host (without "*."), suffix: a *.DOMAIN entry, port: 0 for none.
+ * NULL if the entry may reach it or does not name it, else why not. */
+const char *hostaddr_internal_refusal(const char *canon, bool suffix, unsigned port);
 /* Whether a package source read from an image (a URL, HOST or HOST:PORT) may
  * enter an allow list: NULL if it names a public host, else why not
  * (loopback, private, link-local, metadata, *.sbxrun.internal, localhost).

@@ -195,7 +195,7 @@ enum hostmatch_result hostmatch_check(const struct hostmatch_list *l, const char
 			continue;
 		/* The host's loopback only where an entry of the profile or a
 		 * flag (never an image's package source) names the port. */
-		if (internal && (e->suffix || e->port == 0 || !e->exact))
+		if (internal && (!e->exact || hostaddr_internal_refusal(e->host, e->suffix, (unsigned)e->port)))
 			continue;
 		if (e->port ? e->port != port : (port != 80 && port != 443)) {
 			if (r != HOSTMATCH_OK) /* an entry before may have allowed it */

@@ -326,7 +326,9 @@ test_gateway_rules_bad_values_and_profile_show() {
 		'allow = a;b|allow: '"'a;b'"': '"';'"' is not a package name or glob character' \
 		'min_age = 7 days|min_age: invalid duration '"'7 days'" \
 		'min_age = 0|min_age: '"'0'"': zero is not a limit' \
-		'offline = maybe|offline: invalid value '"'maybe'"' (one of: no, yes)'; do
+		'offline = maybe|offline: invalid value '"'maybe'"' (one of: no, yes)' \
+		'npm = http://host.sbxrun.internal:/|[packages] npm: '"'http://host.sbxrun.internal:/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)' \
+		'pypi = https://host.sbxrun.internal/|[packages] pypi: '"'https://host.sbxrun.internal/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)'; do
 		printf '[packages]\n%s\n' "${line%%|*}" > "$f"
 		run "$SBX" run -p "$f" --image tiny -- true
 		assert_bad_input "$f:2: ${line#*|}"

@@ -136,6 +136,11 @@ static void test_packages(void)
 		{ "http://host.sbxrun.internal:8080/", 1 }, { "http://npm.example.org/", 0 },
 		{ "https:///x", 0 }, { "https://", 0 }, { "ftp://x/", 0 }, { "https://a b/", 0 },
 		{ "http://host.sbxrun.internal:", 0 }, { "file:///etc/passwd", 0 },
+		{ "http://HOST.sbxrun.internal:8080/", 1 }, { "https://npm.example.org:8443/x", 1 },
+		/* the host's loopback needs its port: refused here, not when fetched */
+		{ "http://host.sbxrun.internal:/", 0 }, { "https://host.sbxrun.internal/", 0 },
+		{ "http://host.sbxrun.internal:x/", 0 }, { "https://npm.example.org:/", 0 },
+		{ "https://npm.example.org:99999/", 0 }, { "https://0x7f.1/", 0 },
 	};
 	struct sbx_config cfg;
 	struct sbx_err err;
@@ -160,6 +165,16 @@ static void test_packages(void)
 		CHECK(t[i].ok ? r == 0 && strcmp(cfg.pkg_pypi, t[i].url) == 0 : r < 0);
 		if (!t[i].ok)
 			CHECK_CONTAINS(err.msg, "t.ini:2: [packages] pypi:");
+		config_free(&cfg);
+	}
+	static const char *const portless[] = { "npm = http://host.sbxrun.internal:/",
+						"pypi = https://host.sbxrun.internal/" };
+	for (size_t i = 0; i < ARRAY_SIZE(portless); i++) {
+		snprintf(ini, sizeof(ini), "[packages]\n%s\n", portless[i]);
+		CHECK(load(ini, &cfg) == NULL);
+		CHECK(config_check(&cfg, &err) < 0);
+		CHECK_CONTAINS(err.msg, "t.ini:2: [packages] ");
+		CHECK_CONTAINS(err.msg, ": host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)");
 		config_free(&cfg);
 	}
 	CHECK(load("[packages]\ntimeout = none\n", &cfg) == NULL);
@@ -679,6 +694,8 @@ static void test_upstream_entry(void)
 	CHECK_STR(e, "host.sbxrun.internal:4873");
 	CHECK(config_upstream_entry("http://npm.example.org/", e, sizeof(e)) == -1);
 	CHECK(config_upstream_entry("https://mirror.lab:/", e, sizeof(e)) == -1);
+	CHECK(config_upstream_entry("http://host.sbxrun.internal:/", e, sizeof(e)) == -1);
+	CHECK(config_upstream_entry("https://host.sbxrun.internal/", e, sizeof(e)) == -1);
 	CHECK(config_upstream_entry("https:///x", e, sizeof(e)) == -1);
 	CHECK(config_upstream_entry(NULL, e, sizeof(e)) == -1);
 }

@@ -97,6 +97,13 @@ static void test_match(void)
 	CHECK(hostmatch_check(&l, "host.sbxrun.internal", 9000, &g) != HOSTMATCH_OK);
 	CHECK(hostmatch_check(&l, "host.sbxrun.internal", 443, &g) != HOSTMATCH_OK);
 	hostmatch_free(&l);
+	/* the rule both the allow list and [packages] upstreams ask */
+	CHECK(hostaddr_internal_refusal("host.sbxrun.internal", false, 9000) == NULL);
+	CHECK_CONTAINS(hostaddr_internal_refusal("host.sbxrun.internal", false, 0), "needs its port");
+	CHECK_CONTAINS(hostaddr_internal_refusal("sbxrun.internal", true, 9000), "never by *.DOMAIN");
+	CHECK_CONTAINS(hostaddr_internal_refusal("internal", true, 0), "never by *.DOMAIN");
+	CHECK(hostaddr_internal_refusal("host.sbxrun.internal", true, 0) == NULL); /* its subdomains */
+	CHECK(hostaddr_internal_refusal("npm.example.org", false, 0) == NULL);
 
 	/* an entry that allows a port is not undone by a later one for the
 	 * same host with another port, in either order */
