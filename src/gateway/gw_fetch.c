@@ -19,6 +19,7 @@
 
 #include "base/util.h"
 #include "gateway/gw.h"
+#include "net/dlurl.h"
 
 #define MAX_HOPS 5
 /* at once: each may hold a packument of up to its cap in memory; more
@@ -107,34 +108,21 @@ static void validators(struct gw_fetch *f)
 /* Scheme, host and port of one hop against the allow list. */
 static int check_hop(struct gw *gw, struct gw_fetch *f, const char *url)
 {
-	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *port = NULL, canon[HOSTMATCH_MAX + 8];
-	uint64_t pn = 0;
+	struct dlurl u;
 	struct sbx_err e;
-	int r = -1;
 
-	if (!u)
-		return -1;
-	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
-	    parse_count(port, 1, 65535, &pn, &e) < 0 || hostmatch_canon(host, canon, sizeof(canon)) < 0) {
-		snprintf(f->error, sizeof(f->error), "'%.300s' is not a URL with a host", url);
-	} else if (hostmatch_check(&gw->allow, canon, (int)pn, &f->grant) != HOSTMATCH_OK) {
-		snprintf(f->error, sizeof(f->error), "host '%s' port %s is not in profile '%s' allow list",
-			 canon, port, gw->profile);
-	} else if (strcmp(scheme, "https") != 0 && !(strcmp(scheme, "http") == 0 && (f->grant.internal || f->plain_http))) {
+	if (dlurl_split(url, &u, &e) < 0) {
+		snprintf(f->error, sizeof(f->error), "%s", e.msg);
+	} else if (hostmatch_check(&gw->allow, u.host, u.port, &f->grant) != HOSTMATCH_OK) {
+		snprintf(f->error, sizeof(f->error), "host '%s' port %d is not in profile '%s' allow list",
+			 u.host, u.port, gw->profile);
+	} else if (!u.https && !f->grant.internal && !f->plain_http) {
 		snprintf(f->error, sizeof(f->error), "'%.300s': upstreams are fetched over https only", url);
 	} else {
-		snprintf(f->resolve, sizeof(f->resolve), "%s:%d:127.0.0.1", HOSTMATCH_INTERNAL, (int)pn);
-		r = 0;
+		snprintf(f->resolve, sizeof(f->resolve), "%s:%d:127.0.0.1", HOSTMATCH_INTERNAL, u.port);
+		return 0;
 	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(u);
-	return r;
+	return -1;
 }
 
 static void setup(struct gw *gw, struct gw_fetch *f, CURL *c)

@@ -11,8 +11,7 @@
 
 #include "base/util.h"
 
-int dlurl_check(const struct hostmatch_list *allow, const char *url, const char *profile,
-		struct dlurl *out, struct sbx_err *err)
+int dlurl_split(const char *url, struct dlurl *out, struct sbx_err *err)
 {
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL, *port = NULL;
@@ -26,17 +25,15 @@ int dlurl_check(const struct hostmatch_list *allow, const char *url, const char 
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
 		err_set(err, 0, "'%s' is not a URL", url);
 	} else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) {
-		err_set(err, 0, "'%s': only http and https may be downloaded", url);
+		err_set(err, 0, "'%s': only http and https are fetched", url);
 	} else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 		   curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
 		   parse_count(port, 1, 65535, &p, &e2) < 0) {
 		err_set(err, 0, "'%s' is not a URL with a host and port", url);
 	} else if (hostmatch_canon(host, out->host, sizeof(out->host)) < 0) {
 		err_set(err, 0, "'%s': '%s' is neither a host name nor a plain IP address", url, host);
-	} else if (hostmatch_check(allow, out->host, (int)p, &out->grant) != HOSTMATCH_OK) {
-		err_set(err, 0, "'%s': host '%s' port %s is not in [download] allow of profile '%s'",
-			url, out->host, port, profile ? profile : "default");
 	} else {
+		out->https = strcmp(scheme, "https") == 0;
 		out->port = (int)p;
 		r = 0;
 	}
@@ -45,4 +42,15 @@ int dlurl_check(const struct hostmatch_list *allow, const char *url, const char 
 	curl_free(port);
 	curl_url_cleanup(u);
 	return r;
+}
+
+int dlurl_check(const struct hostmatch_list *allow, const char *url, const char *profile,
+		struct dlurl *out, struct sbx_err *err)
+{
+	if (dlurl_split(url, out, err) < 0)
+		return -1;
+	if (hostmatch_check(allow, out->host, out->port, &out->grant) != HOSTMATCH_OK)
+		return err_set(err, 0, "'%s': host '%s' port %d is not in [download] allow of profile '%s'",
+			       url, out->host, out->port, profile ? profile : "default");
+	return 0;
 }

@@ -90,6 +90,17 @@ static void test_dlurl(void)
 	}
 	CHECK(dlurl_check(&l, "http://host.sbxrun.internal:8080/", "p", &u, &err) == 0 && u.grant.internal);
 	hostmatch_free(&l);
+
+	/* the split alone, as the gateway's fetches use it: no allow list */
+	CHECK(dlurl_split("https://Evil.test/x", &u, &err) == 0 && u.https && u.port == 443);
+	CHECK_STR(u.host, "evil.test");
+	CHECK(dlurl_split("http://[::1]:8080/", &u, &err) == 0 && !u.https && u.port == 8080);
+	CHECK_STR(u.host, "::1");
+	CHECK(dlurl_split("ftp://example.test/", &u, &err) < 0);
+	CHECK_CONTAINS(err.msg, "only http and https");
+	CHECK(dlurl_split("http://0x7f.1.2.3.4/", &u, &err) < 0);
+	CHECK(dlurl_split("https://example.test:0/", &u, &err) < 0);
+	CHECK_CONTAINS(err.msg, "not a URL with a host and port");
 }
 
 int main(void)
