@@ -220,6 +220,14 @@ int host_pattern_check(const char *s, struct sbx_err *err)
 	}
 	if (colon && parse_count(colon + 1, 1, 65535, &port, &perr) < 0)
 		return err_set(err, 0, "invalid port in '%s'", s);
+	/* host.sbxrun.internal without its port would grant nothing: say so */
+	char name[HOSTADDR_MAX + 8], canon[HOSTADDR_MAX + 8];
+	const char *why = NULL;
+	if (p == s && !colon && *p != '[' && snprintf(name, sizeof(name), "%s", p) < (int)sizeof(name) &&
+	    hostaddr_canon(name, canon, sizeof(canon)) == 0)
+		why = hostaddr_internal_refusal(canon, false, 0);
+	if (why)
+		return err_set(err, 0, "'%s': %s", s, why);
 	return 0;
 bad:
 	return err_set(err, 0, "invalid host '%s' (HOST, *.DOMAIN, HOST:PORT, [IPv6], or @apt/@npm/@pypi)", s);

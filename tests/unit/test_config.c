@@ -95,6 +95,10 @@ static void test_bad_profiles(void)
 	expect_bad("[network]\negress = sometimes\n", "t.ini:2: egress: invalid value 'sometimes'");
 	expect_bad("[network]\nallow = bad host\n", "t.ini:2: allow: invalid host");
 	expect_bad("[network]\nallow = @nope\n", "unknown host set '@nope'");
+	/* the host's loopback by name without its port would grant nothing */
+	expect_bad("[network]\nallow = Host.Sbxrun.Internal.\n",
+		   "t.ini:2: allow: 'Host.Sbxrun.Internal.': host.sbxrun.internal needs its port");
+	expect_bad("[download]\nallow = host.sbxrun.internal\n", "needs its port");
 	expect_bad("[mounts]\nbind = relative:/x\n", "t.ini:2: bind:");
 	expect_bad("[mounts]\nbind = /a:b\n", "destination must be an absolute path");
 	expect_bad("[mounts]\nbind = /a:/b:maybe\n", "mode must be rw or ro");
