@@ -231,7 +231,8 @@ static int command_child(void *arg)
  * signal handlers, credentials, rlimits and seccomp filter are its own (no
  * CLONE_FILES, CLONE_FS, CLONE_SIGHAND, CLONE_THREAD); the capabilities,
  * no_new_privs and the filter it inherits from the init, which confined
- * itself first (plan->confined). In memory it leaves only what the init
+ * itself first (its CONTAIN_INIT rows, or a session's command init made
+ * ahead: plan->confined). In memory it leaves only what the init
  * never reads again: environ; nothing is allocated. */
 static pid_t start_child(struct child_args *a)
 {
@@ -261,18 +262,16 @@ static __attribute__((noreturn)) void init_fail(int sync, const struct sbx_err *
 	_exit(125);
 }
 
-void init_run(const struct sbx_plan *in, int sync)
+void init_run(const struct sbx_plan *plan, int sync)
 {
 	struct sbx_err err = { 0 };
-	struct sbx_plan own = *in;
-	const struct sbx_plan *plan = &own;
 	sigset_t set;
 	int pipefd[2];
 	struct exec_report r;
 
 	/* The sandbox's own pid 1 (a run's, or a session's); a session's
-	 * command init (in->confined) inherits all this from the latter. */
-	if (!in->confined && hide_command_line(&err) < 0)
+	 * command init (plan->confined) inherits all this from the latter. */
+	if (!plan->confined && hide_command_line(&err) < 0)
 		init_fail(sync, &err);
 	int sfd = setup_signals(&set);
 	if (sfd < 0)
@@ -286,11 +285,10 @@ void init_run(const struct sbx_plan *in, int sync)
 	int slave = open_terminal(plan, sync);
 	/* Set up: its rows of the containment list (a session's command init
 	 * walked them before its request came). */
-	if (!own.confined) {
+	if (!plan->confined) {
 		struct contain c = { .plan = plan, .fd = sync, .slave = -1 };
 		if (contain_walk(&c, CONTAIN_INIT, &err) < 0)
 			init_fail(sync, &err);
-		own.confined = 1;
 	}
 	struct child_args a = { plan, { sync, sfd, pipefd[0] }, pipefd[1], slave };
 	pid_t cmd = start_child(&a);
