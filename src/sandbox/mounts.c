@@ -1,10 +1,12 @@
 /* mounts.c - the child's mount steps. Every mount point inside the image is
  * resolved below the new root's fd (openat2 RESOLVE_IN_ROOT) and mounted on
- * through /proc/self/fd, so a symlink planted in an image cannot redirect a
+ * through that fd (a directory entered and mounted on as ".", a file as
+ * /proc/self/fd/N), so a symlink planted in an image cannot redirect a
  * mount onto the host; inside the fresh /proc and /dev, which sbxrun has
- * just mounted and no image can plant in, by name (in_dir). The staging area is a tmpfs over /tmp in the child's
- * own mount namespace; overlay options name it by relative paths, so no host
- * path shows in the sandbox's mountinfo. */
+ * just mounted and no image can plant in, by name (in_dir). The staging
+ * area is a tmpfs over /tmp in the child's own mount namespace; overlay
+ * options name it by relative paths, so no host path shows in the
+ * sandbox's mountinfo. */
 #define _GNU_SOURCE
 #include "sandbox/mounts.h"
 #include "sandbox/mountflags.h"
@@ -114,7 +116,7 @@ static int mount_on(int rootfd, const char *dst, int is_dir, const char *src, co
 		return err_sys(err, "enter '%s' to mount on it", dst);
 	int r = mount(from, ".", type, flags, data), e = errno;
 	if (fchdir(back) < 0)
-		return err_sys(err, "go back to the staging directory");
+		return err_sys(err, "go back to the directory before");
 	errno = e;
 	return r < 0 ? err_sys(err, "mount '%s' on '%s'", src ? src : type, dst) : 0;
 }
@@ -258,7 +260,7 @@ static int in_dir(int dir, int (*fn)(int dir, void *arg, struct sbx_err *err), v
 		return err_sys(err, "enter a directory to mount in");
 	int r = fn(dir, arg, err);
 	if (fchdir(back) < 0)
-		return err_sys(err, "go back to the staging directory");
+		return err_sys(err, "go back to the directory before");
 	return r;
 }
 
