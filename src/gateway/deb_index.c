@@ -95,79 +95,6 @@ void deb_index_root(const char *key, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)(end ? end - key : (ptrdiff_t)strlen(key)), key);
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-	char *d = xmalloc(n + 1);
-	memcpy(d, s, n);
-	d[n] = '\0';
-	return d;
-}
-
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static struct deb_entry **slot(const struct deb_index *ix, const char *key)
-{
-	size_t i = (size_t)fnv(key) & (ix->cap - 1);
-	while (ix->slots[i] && strcmp(ix->slots[i]->key, key) != 0)
-		i = (i + 1) & (ix->cap - 1);
-	return &ix->slots[i];
-}
-
-static void entry_free(struct deb_entry *e)
-{
-	free(e->key);
-	free(e->package);
-	free(e->version);
-	free(e);
-}
-
-static void grow(struct deb_index *ix)
-{
-	struct deb_index n = { .cap = ix->cap ? ix->cap * 2 : 1024 };
-
-	n.slots = xcalloc(n.cap, sizeof(*n.slots));
-	for (size_t i = 0; i < ix->cap; i++)
-		if (ix->slots[i])
-			*slot(&n, ix->slots[i]->key) = ix->slots[i];
-	n.n = ix->n;
-	free(ix->slots);
-	*ix = n;
-}
-
-static void put(struct deb_index *ix, struct deb_entry *e)
-{
-	if ((ix->n + 1) * 10 > ix->cap * 7)
-		grow(ix);
-	struct deb_entry **s = slot(ix, e->key);
-	if (*s)
-		entry_free(*s);
-	else
-		ix->n++;
-	*s = e;
-}
-
-const struct deb_entry *deb_index_find(const struct deb_index *ix, const char *key)
-{
-	if (!ix->cap)
-		return NULL;
-	return *slot(ix, key);
-}
-
-void deb_index_free(struct deb_index *ix)
-{
-	for (size_t i = 0; i < ix->cap; i++)
-		if (ix->slots[i])
-			entry_free(ix->slots[i]);
-	free(ix->slots);
-	*ix = (struct deb_index){ 0 };
-}
-
 /* One stanza's fields, as pointers into the text. */
 struct stanza {
 	const char *f[5];
@@ -194,41 +121,40 @@ static void field(struct stanza *s, const char *line, size_t len)
 	}
 }
 
-static int take(struct deb_index *ix, const char *root, const struct stanza *s)
+static int take(const struct stanza *s, deb_stanza_fn fn, void *arg)
 {
-	char name[DEB_PATH_MAX], key[DEB_PATH_MAX + 512], hex[65], size[24];
+	char hex[65], size[24];
+	struct deb_stanza st = { .size = 0 };
 	struct sri sha;
-	uint64_t sz = 0;
 	struct sbx_err err;
 
 	for (size_t i = 0; i < 4; i++)
 		if (!s->f[i] || !s->l[i])
 			return 0;
-	if (s->l[3] != 64 || s->l[4] >= sizeof(size))
+	if (s->l[3] != 64 || s->l[4] >= sizeof(size) || s->l[0] >= sizeof(st.package) ||
+	    s->l[1] >= sizeof(st.version))
 		return 0;
 	memcpy(hex, s->f[3], 64);
 	hex[64] = '\0';
 	if (s->f[4]) {
 		memcpy(size, s->f[4], s->l[4]);
 		size[s->l[4]] = '\0';
-		if (parse_count(size, 0, UINT64_MAX / 2, &sz, &err) < 0)
+		if (parse_count(size, 0, UINT64_MAX / 2, &st.size, &err) < 0)
 			return 0;
 	}
-	if (sri_from_hex256(hex, &sha) < 0 || deb_path_norm(s->f[2], s->l[2], name, sizeof(name)) < 0 ||
+	if (sri_from_hex256(hex, &sha) < 0 || deb_path_norm(s->f[2], s->l[2], st.path, sizeof(st.path)) < 0 ||
 	    memchr(s->f[0], '/', s->l[0]) || memchr(s->f[1], '/', s->l[1]))
 		return 0;
-	snprintf(key, sizeof(key), "%s/%s", root, name);
-	struct deb_entry *e = xmalloc(sizeof(*e));
-	e->key = xstrdup(key);
-	e->package = dup_n(s->f[0], s->l[0]);
-	e->version = dup_n(s->f[1], s->l[1]);
-	snprintf(e->sha256, sizeof(e->sha256), "%s", sha.hex);
-	e->size = sz;
-	put(ix, e);
+	memcpy(st.package, s->f[0], s->l[0]);
+	st.package[s->l[0]] = '\0';
+	memcpy(st.version, s->f[1], s->l[1]);
+	st.version[s->l[1]] = '\0';
+	memcpy(st.sha256, sha.digest, 32);
+	fn(arg, &st);
 	return 1;
 }
 
-long deb_index_add(struct deb_index *ix, const char *root, const char *text, size_t len, struct sbx_err *err)
+long deb_index_each(const char *text, size_t len, deb_stanza_fn fn, void *arg, struct sbx_err *err)
 {
 	struct stanza s = { 0 };
 	const char *p = text, *end = text + len;
@@ -242,7 +168,7 @@ long deb_index_add(struct deb_index *ix, const char *root, const char *text, siz
 		bool blank = l == 0 || (l == 1 && p[0] == '\r');
 		if (blank) {
 			if (s.f[0] || s.f[2])
-				added += take(ix, root, &s), stanzas++;
+				added += take(&s, fn, arg), stanzas++;
 			memset(&s, 0, sizeof(s));
 		} else if (p[0] != ' ' && p[0] != '\t') {
 			field(&s, p, l);
@@ -250,7 +176,7 @@ long deb_index_add(struct deb_index *ix, const char *root, const char *text, siz
 		p += l + 1;
 	}
 	if (s.f[0] || s.f[2])
-		added += take(ix, root, &s), stanzas++;
+		added += take(&s, fn, arg), stanzas++;
 	if (len && !stanzas)
 		return err_set(err, 0, "not a Packages index (no stanza names a package)");
 	return added;

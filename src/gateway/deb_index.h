@@ -1,7 +1,8 @@
 /* deb_index.h - what the gateway knows of Debian archives: the Packages
- * indexes apt fetched through it, parsed into the .deb files they list
- * (path -> package, version, SHA256, size), the request paths apt sends,
- * normalised and sorted into kinds, and compressed indexes unpacked. */
+ * indexes apt fetched through it, read into the .deb files they list
+ * (path -> package, version, SHA256, size; kept as debidx.h says), the
+ * request paths apt sends, normalised and sorted into kinds, and
+ * compressed indexes unpacked. */
 #ifndef SBX_DEB_INDEX_H
 #define SBX_DEB_INDEX_H
 
@@ -12,19 +13,6 @@
 #include "gateway/sri.h"
 
 #define DEB_PATH_MAX 1024
-
-struct deb_entry {
-	char *key;               /* "HOST/PATH" of the .deb, normalised */
-	char *package, *version;
-	char sha256[65];         /* hex, lower case (a struct sri is 3x the size:
-				  * a sandbox's table holds some 60000) */
-	uint64_t size;           /* 0: the index gave none */
-};
-
-struct deb_index {
-	struct deb_entry **slots; /* open addressing by key */
-	size_t cap, n;
-};
 
 /* A request path as the index keys it: %XX decoded, "//" and "/./"
  * collapsed, no leading '/'. -1 for "..", a NUL, a control character or
@@ -46,12 +34,19 @@ enum deb_kind deb_classify(const char *path, char hex[65], int *packages);
  * relative to: what precedes "/dists/", else the index's directory. */
 void deb_index_root(const char *key, char *out, size_t size);
 
-/* Adds the stanzas of one Packages text (root from deb_index_root) that
- * name a Filename and a SHA256; returns how many, or -1 with err. */
-long deb_index_add(struct deb_index *ix, const char *root, const char *text, size_t len,
-		   struct sbx_err *err);
-const struct deb_entry *deb_index_find(const struct deb_index *ix, const char *key);
-void deb_index_free(struct deb_index *ix);
+/* One .deb a Packages index lists, as deb_index_each hands it over. */
+struct deb_stanza {
+	char path[DEB_PATH_MAX];  /* its Filename, normalised (deb_path_norm) */
+	char package[256], version[256];
+	unsigned char sha256[32];
+	uint64_t size;            /* 0: the index gave none */
+};
+typedef void (*deb_stanza_fn)(void *arg, const struct deb_stanza *s);
+
+/* Calls fn for each stanza of one Packages text (plain) that names a
+ * Filename, Package, Version and a well-formed SHA256, in the text's
+ * order; returns how many, or -1 with err when it is no Packages index. */
+long deb_index_each(const char *text, size_t len, deb_stanza_fn fn, void *arg, struct sbx_err *err);
 
 /* Unpacks gzip, xz, bzip2, zstd (what libarchive's filters read) or
  * passes plain text on; at most max bytes out. 0 or -1 with err. */

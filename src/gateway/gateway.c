@@ -183,6 +183,8 @@ static void dispatch(void *ctx)
 		uint64_t tag = evs[i].data.u64;
 		if (tag == TAG_TIMER) {
 			timers(gw);
+		} else if (tag == GW_TAG_DEBIDX) {
+			gw_deb_wake(gw);
 		} else if (tag == TAG_CURL_TIMER) {
 			uint64_t ticks;
 			(void)!read(gw->curl_tfd, &ticks, sizeof(ticks));

@@ -47,6 +47,8 @@ struct gw_client {
 
 struct gw_cache;
 struct gw_deb;
+struct gw_debidx;
+struct debidx_entry;
 
 struct gw {
 	struct sbx_gateway_conf conf;
@@ -62,7 +64,8 @@ struct gw {
 	struct gw_artifact *artifacts;  /* being fetched or waited for */
 	char *npm_upstream;        /* with a trailing '/' */
 	struct hostmatch_list apt; /* @apt: the hosts whose plain HTTP is apt's (gw_deb.c) */
-	struct gw_deb *deb;        /* the Packages indexes apt fetched (gw_deb.c) */
+	struct gw_deb *deb;        /* the .debs waiting for a table (gw_deb.c) */
+	struct gw_debidx *debidx;  /* the tables of the Packages indexes apt fetched (gw_debidx.c) */
 	char *pypi_upstream;       /* the simple index, with a trailing '/' */
 	char *profile;
 	char **told;               /* what gw_tell_once said already */
@@ -87,6 +90,10 @@ void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, c
 void gw_tell_once(struct gw *gw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Sends the open file fd (the client owns it now). */
 void gw_reply_file(struct gw *gw, struct gw_client *cl, int fd, off_t size, const char *ctype);
+/* A Packages table taken in: from the cache, or built ("built"; damaged:
+ * why the cache's was not trusted, or NULL). */
+void gw_event_index(struct gw *gw, const char *eco, const char *index, uint64_t entries, const char *table,
+		    int64_t ms, const char *damaged);
 void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const char *version,
 		       uint64_t bytes, const char *cache, int64_t upstream_ms);
 /* Writes what is pending; once all is out, ends the connection. */
@@ -148,6 +155,9 @@ void gw_cache_cap(struct gw_cache *c, uint64_t max);
  * else may write it. */
 void gw_cache_system(struct gw_cache *c, const char *dir);
 void gw_cache_close(struct gw_cache *c);
+/* The same cache (the user's, without the system cache) for another
+ * thread, or NULL. */
+struct gw_cache *gw_cache_dup(const struct gw_cache *c);
 /* An artifact by digest, from the system cache or the user's: 1 with *fd
  * open (verified against want; its last use recorded), 0 when missing;
  * damage found on disk removes the file and counts as missing. */
@@ -176,6 +186,38 @@ int gw_cache_index_get(struct gw_cache *c, const char *eco, const char *key, cha
 void gw_cache_index_put(struct gw_cache *c, const char *eco, const char *key, const char *body,
 			size_t len, const char *etag);
 void gw_cache_index_touch(struct gw_cache *c, const char *eco, const char *key);
+/* The table of a Debian Packages index (debidx.h) by the SHA256 of the
+ * Packages file: the system cache's, else the user's, mapped and checked:
+ * 1 with *p and *len (munmap them), 0 when there is none, -1 when the one
+ * there failed its check (why says how; the user's is removed, to be
+ * built again). */
+int gw_cache_debidx_get(struct gw_cache *c, const unsigned char src[32], void **p, size_t *len, char *why,
+			size_t why_size);
+/* Stores a table (temporary file, fsync, rename), with key (the Packages
+ * index's HOST/PATH) in its metadata; safe from a thread of its own. */
+int gw_cache_debidx_put(struct gw_cache *c, const unsigned char src[32], const void *p, size_t len,
+			const char *key);
+
+/* --- the tables of Debian Packages indexes (gw_debidx.c) --- */
+#define GW_TAG_DEBIDX 3ULL  /* the epoll tag of the worker's eventfd */
+/* Takes in the table of the Packages index at key (HOST/PATH) whose file
+ * as fetched has SHA256 src from the cache: 1, or 0 when the cache has
+ * none to trust (then gw_debidx_build it). */
+int gw_debidx_load(struct gw *gw, const char *key, const unsigned char src[32]);
+/* Builds that table on the worker thread from the file (copied) and
+ * stores it in the cache; gw_deb_wake is called once it is in. */
+void gw_debidx_build(struct gw *gw, const char *key, const unsigned char src[32], const char *body,
+		     size_t len);
+/* Whether a table is still being built. */
+bool gw_debidx_busy(const struct gw *gw);
+/* The entry of the .deb at HOST/PATH, the newest index's first: 1 or 0. */
+int gw_debidx_find(const struct gw *gw, const char *key, struct debidx_entry *e);
+/* From the loop, when the worker's eventfd is readable: the tables built
+ * are taken in. */
+void gw_debidx_reap(struct gw *gw);
+void gw_debidx_free(struct gw *gw);
+/* gw_deb.c: the .debs that waited for tables are served (from the loop). */
+void gw_deb_wake(struct gw *gw);
 
 /* --- artifacts (gw_artifact.c): one upstream download per digest --- */
 struct gw_artifact_req {

@@ -5,7 +5,9 @@
  * damaged file is never handed out; what each is (ALGO/HEX.meta) is kept
  * beside it; a lock file per digest (flock) makes several sbxrun processes
  * share one download. Index documents (INDEX/ECO/KEY) are kept with their
- * ETag for revalidation. Everything is opened below the root's directory
+ * ETag for revalidation; the tables of Debian Packages indexes
+ * (debidx/HEX, HEX the Packages file's SHA256, debidx.h) beside them, listed
+ * and evicted like artifacts. Everything is opened below the root's directory
  * fd, never through a symlink. A hit sets the artifact's atime (its last
  * use); past the size cap the least recently used are evicted
  * (pkgcache.c). A system cache root fills is looked up first, read-only,
@@ -16,12 +18,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
 #include "base/util.h"
+#include "gateway/debidx.h"
 #include "gateway/gw.h"
 #include "gateway/pkgcache.h"
 
@@ -29,7 +33,7 @@
 #define ETAG_MAX GW_VALIDATORS_MAX  /* ETag, then a tab and Last-Modified */
 #define RECOUNT_MS 30000  /* the size is counted again this often at most */
 
-static const char *const subdirs[] = { "sha1", "sha256", "sha512", "index", "index/npm" };
+static const char *const subdirs[] = { "sha1", "sha256", "sha512", "index", "index/npm", "debidx" };
 
 struct gw_cache {
 	int dirfd;
@@ -117,6 +121,18 @@ void gw_cache_system(struct gw_cache *c, const char *dir)
 		return;
 	}
 	c->sysfd = fd;
+}
+
+struct gw_cache *gw_cache_dup(const struct gw_cache *c)
+{
+	int fd = fcntl(c->dirfd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	struct gw_cache *d = xcalloc(1, sizeof(*d));
+	d->dirfd = fd;
+	d->sysfd = -1;
+	d->shared = c->shared;
+	return d;
 }
 
 void gw_cache_close(struct gw_cache *c)
@@ -351,4 +367,94 @@ void gw_cache_index_touch(struct gw_cache *c, const char *eco, const char *key)
 
 	if (index_path(eco, key, path, sizeof(path)) == 0)
 		utimensat(c->dirfd, path, NULL, AT_SYMLINK_NOFOLLOW);
+}
+
+static void hex32(const unsigned char d[32], char hex[65])
+{
+	static const char x[] = "0123456789abcdef";
+	for (size_t i = 0; i < 32; i++) {
+		hex[2 * i] = x[d[i] >> 4];
+		hex[2 * i + 1] = x[d[i] & 15];
+	}
+	hex[64] = '\0';
+}
+
+static int debidx_map(int dirfd, bool sys, const unsigned char src[32], void **p, size_t *len,
+		      char *why, size_t why_size)
+{
+	char path[80], hex[65];
+	struct stat st;
+	struct sbx_err err;
+
+	hex32(src, hex);
+	snprintf(path, sizeof(path), "debidx/%s", hex);
+	_cleanup_close_ int f = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (f < 0)
+		return 0;
+	void *m = MAP_FAILED;
+	if (fstat(f, &st) == 0 && S_ISREG(st.st_mode) && (!sys || (st.st_uid == 0 && !(st.st_mode & 022))) &&
+	    st.st_size > 0 && (uint64_t)st.st_size <= DEBIDX_MAX)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f, 0);
+	if (m == MAP_FAILED || debidx_check(m, (size_t)st.st_size, src, &err) < 0) {
+		snprintf(why, why_size, "%s", m == MAP_FAILED ? "not a regular file of a table's size" : err.msg);
+		if (m != MAP_FAILED)
+			munmap(m, (size_t)st.st_size);
+		if (!sys)
+			unlinkat(dirfd, path, 0);  /* rebuilt by the caller */
+		return -1;
+	}
+	struct timespec ts[2] = { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_OMIT } };
+	futimens(f, ts);  /* its last use, for the eviction */
+	*p = m;
+	*len = (size_t)st.st_size;
+	return 1;
+}
+
+int gw_cache_debidx_get(struct gw_cache *c, const unsigned char src[32], void **p, size_t *len, char *why,
+			size_t why_size)
+{
+	int r = c->sysfd >= 0 ? debidx_map(c->sysfd, true, src, p, len, why, why_size) : 0;
+	if (r == 1)
+		return 1;
+	int mine = debidx_map(c->dirfd, false, src, p, len, why, why_size);
+	return mine != 0 ? mine : r;
+}
+
+/* One file written whole under a name of this thread's (the worker's
+ * calls and the loop's never share one), then renamed into place. */
+static int put_whole(struct gw_cache *c, const char *path, const void *p, size_t len, bool sync)
+{
+	char tmp[160];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d.%d", path, (int)getpid(), (int)gettid());
+	int fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, c->shared ? 0644 : 0600);
+	if (fd < 0)
+		return -1;
+	if ((c->shared && fchmod(fd, 0644) < 0) || write_all(fd, p, len) < 0 || (sync && fsync(fd) < 0) ||
+	    renameat(c->dirfd, tmp, c->dirfd, path) < 0) {
+		unlinkat(c->dirfd, tmp, 0);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int gw_cache_debidx_put(struct gw_cache *c, const unsigned char src[32], const void *p, size_t len,
+			const char *key)
+{
+	char path[80], meta[100], hex[65], line[1024];
+
+	hex32(src, hex);
+	snprintf(path, sizeof(path), "debidx/%s", hex);
+	snprintf(meta, sizeof(meta), "debidx/%s.meta", hex);
+	pkgcache_meta_format("deb", "(packages table)", "", key, line, sizeof(line));
+	if (put_whole(c, meta, line, strlen(line), false) < 0 || put_whole(c, path, p, len, true) < 0)
+		return -1;
+	int d = openat(c->dirfd, "debidx", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d >= 0) {
+		fsync(d);
+		close(d);
+	}
+	return 0;
 }

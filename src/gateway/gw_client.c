@@ -175,6 +175,20 @@ static json_object *package_obj(const char *eco, const char *name, const char *v
 	return o;
 }
 
+void gw_event_index(struct gw *gw, const char *eco, const char *index, uint64_t entries, const char *table,
+		    int64_t ms, const char *damaged)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "ecosystem", json_object_new_string(eco));
+	json_object_object_add(o, "index", json_object_new_string(index));
+	json_object_object_add(o, "entries", json_object_new_int64((int64_t)entries));
+	json_object_object_add(o, "table", json_object_new_string(table));
+	json_object_object_add(o, "ms", json_object_new_int64(ms));
+	if (damaged)
+		json_object_object_add(o, "damaged", json_object_new_string(damaged));
+	emit(gw, o, "package-index");
+}
+
 void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const char *version,
 		       uint64_t bytes, const char *cache, int64_t upstream_ms)
 {

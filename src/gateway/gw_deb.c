@@ -2,12 +2,14 @@
  * and its proxy: the proxy hands its plain-HTTP GETs for the image's apt
  * hosts (@apt) here, as "HOST/PATH" (http://packages.sbxrun.internal/deb/
  * HOST/PATH reaches the same place). Release files and the rest of dists/
- * are fetched fresh and passed on (apt checks the signed chain itself);
- * the Packages indexes among them are read into filename -> (package,
- * version, SHA256, size) when a .deb is first asked for (apt-get update
- * alone does not wait for it); a .deb is served only as such an entry says,
- * through the shared verified cache (gw_artifact.c); by-hash files are
- * checked against their own name and kept like artifacts. */
+ * are fetched and passed on (apt checks the signed chain itself); the
+ * Packages indexes among them are read into filename -> (package,
+ * version, SHA256, size) tables as they pass (gw_debidx.c: from the cache,
+ * else built on a worker thread, so apt-get update never waits for it); a
+ * .deb is served only as such an entry says (asked while a table is being
+ * built, it waits for it), through the shared verified cache
+ * (gw_artifact.c); by-hash files are checked against their own name and
+ * kept like artifacts. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
@@ -16,10 +18,10 @@
 
 #include "base/util.h"
 #include "gateway/deb_index.h"
+#include "gateway/debidx.h"
 #include "gateway/gw.h"
 
 #define INDEX_MAX (256ULL << 20)    /* an index as fetched */
-#define UNPACKED_MAX (1ULL << 30)   /* a Packages index unpacked */
 #define DEB_MAX (2ULL << 30)        /* a .deb whose index gave no size */
 
 struct deb_req {
@@ -39,66 +41,37 @@ static void req_free(struct deb_req *r)
 	free(r);
 }
 
-/* A Packages index fetched, not read yet. */
-struct deb_pending {
-	struct deb_pending *next;
-	char *key, *body;
-	size_t len;
+/* A .deb asked for while a table was being built. */
+struct deb_wait {
+	struct deb_wait *next;
+	uint64_t client;
+	char *key, *url;
 };
 
 struct gw_deb {
-	struct deb_index ix;
-	struct deb_pending *pending;  /* in the order fetched */
+	struct deb_wait *waiting;  /* in the order asked */
 };
 
-/* Keeps one Packages index (any compression) to be read when a .deb is
- * asked for; a newer copy of the same index replaces the older. */
-static void learn(struct gw *gw, const char *key, const char *body, size_t len)
+/* Takes in the table of one Packages index (the file as fetched, any
+ * compression; src: its SHA256, or NULL to compute it): from the cache,
+ * else built on the worker (gw_debidx.c), a newer copy of the same index
+ * replacing the older. */
+static void learn(struct gw *gw, const char *key, const char *body, size_t len, const unsigned char *src)
 {
-	struct deb_pending **pp, *p;
+	unsigned char sum[32];
 
-	if (!gw->deb)
-		gw->deb = xcalloc(1, sizeof(*gw->deb));
-	for (pp = &gw->deb->pending; *pp; pp = &(*pp)->next)
-		if (strcmp((*pp)->key, key) == 0) {
-			p = *pp;
-			*pp = p->next;
-			free(p->key), free(p->body), free(p);
-			break;
-		}
-	for (pp = &gw->deb->pending; *pp; pp = &(*pp)->next)
-		;
-	p = xcalloc(1, sizeof(*p));
-	p->key = xstrdup(key);
-	p->body = xmalloc(len + 1);
-	memcpy(p->body, body, len);
-	p->len = len;
-	*pp = p;
-}
-
-/* Reads the indexes kept so far into the table. */
-static void read_pending(struct gw_deb *d)
-{
-	while (d->pending) {
-		struct deb_pending *p = d->pending;
-		_cleanup_free_ char *text = NULL;
-		char root[sizeof(((struct deb_req *)0)->key)];
-		size_t tlen = 0;
-		struct sbx_err err;
-
-		d->pending = p->next;
-		deb_index_root(p->key, root, sizeof(root));
-		if (deb_unpack(p->body, p->len, UNPACKED_MAX, &text, &tlen, &err) < 0 ||
-		    deb_index_add(&d->ix, root, text, tlen, &err) < 0)
-			fprintf(stderr, "sbxrun: gateway: deb %s: %s (its packages will be refused)\n", p->key, err.msg);
-		free(p->key), free(p->body), free(p);
+	if (!src) {
+		sri_sha256(body, len, sum);
+		src = sum;
 	}
+	if (gw_debidx_load(gw, key, src) == 0)
+		gw_debidx_build(gw, key, src, body, len);
 }
 
 static void serve_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, const char *body, size_t len)
 {
 	if (r->kind == DEB_PACKAGES)
-		learn(gw, r->key, body, len);
+		learn(gw, r->key, body, len, NULL);
 	gw_reply(gw, cl, 200, "application/octet-stream", body, len);
 }
 
@@ -146,7 +119,7 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 				gw_cache_trim(gw->cache);
 			}
 			if (r->packages)
-				learn(gw, r->key, body, f->len);
+				learn(gw, r->key, body, f->len, r->want.digest);
 			gw_reply(gw, cl, 200, "application/octet-stream", body, f->len);
 		}
 	} else {
@@ -176,7 +149,8 @@ static void fetch_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, 
 	}
 }
 
-/* A by-hash file the cache holds: learnt from when it is a Packages. */
+/* A by-hash file the cache holds: learnt from when it is a Packages (its
+ * table by the digest its name gives; the file read only to build one). */
 static bool byhash_hit(struct gw *gw, struct gw_client *cl, struct deb_req *r)
 {
 	int fd;
@@ -184,10 +158,10 @@ static bool byhash_hit(struct gw *gw, struct gw_client *cl, struct deb_req *r)
 
 	if (gw_cache_artifact(gw->cache, &r->want, &fd, &size) != 1)
 		return false;
-	if (r->packages && (uint64_t)size <= INDEX_MAX) {
+	if (r->packages && gw_debidx_load(gw, r->key, r->want.digest) == 0 && (uint64_t)size <= INDEX_MAX) {
 		_cleanup_free_ char *buf = xmalloc((size_t)size + 1);
 		if (pread(fd, buf, (size_t)size, 0) == size)
-			learn(gw, r->key, buf, (size_t)size);
+			gw_debidx_build(gw, r->key, r->want.digest, buf, (size_t)size);
 	}
 	gw_reply_file(gw, cl, fd, size, "application/octet-stream");
 	return true;
@@ -206,31 +180,53 @@ static void name_of(const char *key, char *name, size_t nsize, char *version, si
 
 static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const char *url)
 {
-	const struct deb_entry *e = NULL;
-	char name[256], version[256], why[512];
+	struct debidx_entry e;
+	char name[256], version[256], why[512], hex[65];
 
-	if (gw->deb) {
-		read_pending(gw->deb);
-		e = deb_index_find(&gw->deb->ix, key);
+	if (gw_debidx_busy(gw)) {  /* its table may be among those being built */
+		struct deb_wait *w = xcalloc(1, sizeof(*w)), **pp;
+		if (!gw->deb)
+			gw->deb = xcalloc(1, sizeof(*gw->deb));
+		for (pp = &gw->deb->waiting; *pp; pp = &(*pp)->next)
+			;
+		w->client = cl->id;
+		w->key = xstrdup(key);
+		w->url = xstrdup(url);
+		*pp = w;
+		return;
 	}
-
-	if (!e) {
+	if (gw_debidx_find(gw, key, &e) != 1) {
 		name_of(key, name, sizeof(name), version, sizeof(version));
 		gw_fail(gw, cl, 403, "deb", name, version, "deb %s: no Packages index fetched through the gateway "
 			"lists this file, so its digest is unknown (refused; run apt-get update)", key);
 		return;
 	}
-	if (rules_name(&gw->conf.rules, "deb", e->package, why, sizeof(why)) < 0) {
-		gw_fail(gw, cl, 403, "deb", e->package, e->version, "deb %s@%s: %s", e->package, e->version, why);
+	if (rules_name(&gw->conf.rules, "deb", e.package, why, sizeof(why)) < 0) {
+		gw_fail(gw, cl, 403, "deb", e.package, e.version, "deb %s@%s: %s", e.package, e.version, why);
 		return;
 	}
-	struct gw_artifact_req ar = { .eco = "deb", .name = e->package, .version = e->version, .url = url,
-				      .max = e->size ? e->size : DEB_MAX, .plain_http = true };
-	if (sri_from_hex256(e->sha256, &ar.want) < 0) {  /* checked when read */
-		gw_fail(gw, cl, 502, "deb", e->package, e->version, "deb %s@%s: a bad digest", e->package, e->version);
+	struct gw_artifact_req ar = { .eco = "deb", .name = e.package, .version = e.version, .url = url,
+				      .max = e.size ? e.size : DEB_MAX, .plain_http = true };
+	for (size_t i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", e.sha256[i]);
+	if (sri_from_hex256(hex, &ar.want) < 0) {
+		gw_fail(gw, cl, 502, "deb", e.package, e.version, "deb %s@%s: a bad digest", e.package, e.version);
 		return;
 	}
 	gw_artifact_get(gw, cl, &ar);
+}
+
+void gw_deb_wake(struct gw *gw)
+{
+	gw_debidx_reap(gw);
+	while (gw->deb && gw->deb->waiting && !gw_debidx_busy(gw)) {
+		struct deb_wait *w = gw->deb->waiting;
+		gw->deb->waiting = w->next;
+		struct gw_client *cl = gw_client_find(gw, w->client);
+		if (cl)
+			artifact(gw, cl, w->key, w->url);
+		free(w->key), free(w->url), free(w);
+	}
 }
 
 /* path: "HOST[:PORT]/PATH", PATH still URL-encoded. */
@@ -308,16 +304,14 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 
 static void deb_free(struct gw *gw)
 {
-	if (gw->deb) {
-		while (gw->deb->pending) {
-			struct deb_pending *p = gw->deb->pending;
-			gw->deb->pending = p->next;
-			free(p->key), free(p->body), free(p);
-		}
-		deb_index_free(&gw->deb->ix);
+	while (gw->deb && gw->deb->waiting) {
+		struct deb_wait *w = gw->deb->waiting;
+		gw->deb->waiting = w->next;
+		free(w->key), free(w->url), free(w);
 	}
 	free(gw->deb);
 	gw->deb = NULL;
+	gw_debidx_free(gw);
 }
 
 const struct gw_ecosystem gw_deb = { .name = "deb", .request = deb_request, .free = deb_free };

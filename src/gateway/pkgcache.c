@@ -24,7 +24,8 @@
 #include "base/paths.h"
 #include "base/util.h"
 
-static const char *const algos[] = { "sha1", "sha256", "sha512" };
+/* the artifacts by digest, and the tables of Debian Packages indexes */
+static const char *const algos[] = { "sha1", "sha256", "sha512", "debidx" };
 
 int pkgcache_user_root(char **out, struct sbx_err *err)
 {

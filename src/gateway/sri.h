@@ -33,5 +33,7 @@ bool sri_check_end(struct sri_check *c, char *got_hex);
 void sri_check_free(struct sri_check *c);
 /* Checks a whole open file from offset 0 (the cache's check on serving). */
 bool sri_check_fd(const struct sri *want, int fd);
+/* The SHA256 of n bytes: 32 bytes into digest. */
+void sri_sha256(const void *p, size_t n, unsigned char digest[32]);
 
 #endif

@@ -1,10 +1,15 @@
 /* test_deb_index.c - the gateway's Debian side: request paths normalised
  * and sorted into kinds, Packages indexes parsed (stanzas without a digest
- * left out), plain and compressed, and the lookups apt's requests make. */
+ * left out), plain and compressed, into the tables the cache keeps
+ * (debidx.h: built, searched, and refused when torn, damaged or of another
+ * Packages file), and the lookups apt's requests make. */
+#define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/util.h"
 #include "gateway/deb_index.h"
+#include "gateway/debidx.h"
 #include "unit.h"
 
 #define SHA_A "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
@@ -95,49 +100,122 @@ static const char packages[] =
 	"filename: ./lower_1.0_all.deb\n"
 	"sha256: " SHA_B "\n";
 
+static const unsigned char src_a[32] = { 1, 2, 3 }, src_b[32] = { 9 };
+
+static void hex_of(const unsigned char d[32], char hex[65])
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* A table built, checked and searched. */
+static char *table(const char *text, size_t len, size_t *tlen, size_t *entries)
+{
+	char *t = NULL;
+	struct sbx_err err;
+
+	CHECK(debidx_build(text, len, src_a, &t, tlen, entries, &err) == 0);
+	CHECK(t && debidx_check(t, *tlen, src_a, &err) == 0);
+	return t;
+}
+
 static void test_parse(void)
 {
-	struct deb_index ix = { 0 };
+	struct debidx_entry e;
 	struct sbx_err err;
-	const struct deb_entry *e;
+	size_t len, n;
+	char hex[65];
+	char *t = table(packages, sizeof(packages) - 1, &len, &n);
 
-	CHECK(deb_index_add(&ix, "h/debian", packages, sizeof(packages) - 1, &err) == 2);
-	e = deb_index_find(&ix, "h/debian/pool/main/s/sl/sl_5.02-1+b1_amd64.deb");
-	CHECK(e != NULL);
-	if (e) {
-		CHECK_STR(e->package, "sl");
-		CHECK_STR(e->version, "5.02-1+b1");
-		CHECK_STR(e->sha256, SHA_A);
-		CHECK(e->size == 12345);
-	}
-	CHECK(deb_index_find(&ix, "h/debian/pool/evil.deb") == NULL);
-	CHECK(deb_index_find(&ix, "h/debian/pool/main/n/nodigest/nodigest_1_all.deb") == NULL);
-	CHECK(deb_index_find(&ix, "h/debian/pool/s.deb") == NULL);
-	CHECK(deb_index_find(&ix, "h/etc/x.deb") == NULL);
-	e = deb_index_find(&ix, "h/debian/lower_1.0_all.deb");
-	CHECK(e && strcmp(e->version, "2:1.0") == 0 && e->size == 0);
-	CHECK(deb_index_find(&ix, "other/debian/pool/main/s/sl/sl_5.02-1+b1_amd64.deb") == NULL);
-	/* a newer index replaces an entry; many entries grow the table */
-	static const char newer[] = "Package: lower\nVersion: 3\nFilename: lower_1.0_all.deb\nSHA256: " SHA_A "\n";
-	CHECK(deb_index_add(&ix, "h/debian", newer, sizeof(newer) - 1, &err) == 1);
-	e = deb_index_find(&ix, "h/debian/lower_1.0_all.deb");
-	CHECK(e && strcmp(e->version, "3") == 0);
+	CHECK(n == 2 && debidx_count(t) == 2);
+	CHECK(debidx_find(t, len, "pool/main/s/sl/sl_5.02-1+b1_amd64.deb", &e) == 1);
+	CHECK_STR(e.package, "sl");
+	CHECK_STR(e.version, "5.02-1+b1");
+	hex_of(e.sha256, hex);
+	CHECK_STR(hex, SHA_A);
+	CHECK(e.size == 12345);
+	CHECK(debidx_find(t, len, "pool/evil.deb", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/main/n/nodigest/nodigest_1_all.deb", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/s.deb", &e) == 0);
+	CHECK(debidx_find(t, len, "etc/x.deb", &e) == 0);
+	CHECK(debidx_find(t, len, "lower_1.0_all.deb", &e) == 1 && strcmp(e.version, "2:1.0") == 0 && e.size == 0);
+	CHECK(debidx_find(t, len, "", &e) == 0);
+	free(t);
+
+	/* of one path the later stanza wins; many entries, each found */
+	static const char twice[] = "Package: lower\nVersion: 1\nFilename: l.deb\nSHA256: " SHA_A "\n\n"
+				    "Package: lower\nVersion: 3\nFilename: ./l.deb\nSHA256: " SHA_B "\n";
+	t = table(twice, sizeof(twice) - 1, &len, &n);
+	CHECK(n == 1 && debidx_find(t, len, "l.deb", &e) == 1 && strcmp(e.version, "3") == 0);
+	free(t);
+	char *big = xmalloc(3000 * 200), path[64];
+	size_t bl = 0;
+	for (int i = 0; i < 3000; i++)
+		bl += (size_t)snprintf(big + bl, 200, "Package: p%d\nVersion: 1\nFilename: pool/p%d.deb\nSHA256: %s\n\n",
+				       i, i, SHA_B);
+	t = table(big, bl, &len, &n);
+	CHECK(n == 3000);
+	int found = 0;
 	for (int i = 0; i < 3000; i++) {
-		char st[256];
-		int n = snprintf(st, sizeof(st), "Package: p%d\nVersion: 1\nFilename: pool/p%d.deb\nSHA256: %s\n", i, i, SHA_B);
-		CHECK(deb_index_add(&ix, "h/x", st, (size_t)n, &err) == 1);
+		char name[16];
+		snprintf(path, sizeof(path), "pool/p%d.deb", i);
+		snprintf(name, sizeof(name), "p%d", i);
+		found += debidx_find(t, len, path, &e) == 1 && strcmp(e.package, name) == 0;
 	}
-	CHECK(ix.n == 3002);  /* before "up" */
-	e = deb_index_find(&ix, "h/x/pool/p2999.deb");
-	CHECK(e && strcmp(e->package, "p2999") == 0);
+	CHECK(found == 3000);
+	CHECK(debidx_find(t, len, "pool/p3000.deb", &e) == 0);
+	free(big);
+	free(t);
 	static const char upper[] = "Package: up\nVersion: 1\nFilename: up.deb\nSHA256: E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855\n";
-	CHECK(deb_index_add(&ix, "h/x", upper, sizeof(upper) - 1, &err) == 1);
-	e = deb_index_find(&ix, "h/x/up.deb");
-	CHECK(e && strcmp(e->sha256, SHA_B) == 0);
-	CHECK(deb_index_add(&ix, "h/x", "<html>not found</html>\n", 23, &err) < 0);
+	t = table(upper, sizeof(upper) - 1, &len, &n);
+	CHECK(debidx_find(t, len, "up.deb", &e) == 1);
+	hex_of(e.sha256, hex);
+	CHECK_STR(hex, SHA_B);
+	free(t);
+	t = table("", 0, &len, &n);  /* an empty index: an empty table */
+	CHECK(n == 0 && debidx_find(t, len, "up.deb", &e) == 0);
+	free(t);
+	CHECK(debidx_build("<html>not found</html>\n", 23, src_a, &t, &len, &n, &err) < 0);
 	CHECK_CONTAINS(err.msg, "not a Packages index");
-	CHECK(deb_index_add(&ix, "h/x", "a\0b", 3, &err) < 0);
-	deb_index_free(&ix);
+	CHECK(debidx_build("a\0b", 3, src_a, &t, &len, &n, &err) < 0);
+}
+
+/* A table is trusted only whole, undamaged and of its own Packages file. */
+static void test_check(void)
+{
+	struct sbx_err err;
+	size_t len, n;
+	char *t = table(packages, sizeof(packages) - 1, &len, &n);
+
+	CHECK(debidx_check(t, len, src_b, &err) < 0);
+	CHECK_CONTAINS(err.msg, "another Packages file");
+	CHECK(debidx_check(t, len - 1, src_a, &err) < 0);  /* torn */
+	CHECK_CONTAINS(err.msg, "torn");
+	CHECK(debidx_check(t, 40, src_a, &err) < 0);
+	CHECK(debidx_check(t, 0, src_a, &err) < 0);
+	/* any byte changed, in the head or the body, is caught */
+	size_t bad = 0;
+	for (size_t i = 0; i < len; i++) {
+		t[i] ^= 0x20;
+		bad += debidx_check(t, len, src_a, &err) < 0;
+		t[i] ^= 0x20;
+	}
+	CHECK(bad == len);
+	CHECK(debidx_check(t, len, src_a, &err) == 0);
+	/* the digest of one entry changed: the checksum says so */
+	char *p = memmem(t, len, "\xe3\xb0\xc4\x42", 4);
+	CHECK(p != NULL);
+	if (p) {
+		p[0] ^= 1;
+		CHECK(debidx_check(t, len, src_a, &err) < 0);
+		CHECK_CONTAINS(err.msg, "damaged");
+	}
+	char *longer = xmalloc(len + 8);
+	memcpy(longer, t, len);
+	memset(longer + len, 0, 8);
+	CHECK(debidx_check(longer, len + 8, src_a, &err) < 0);
+	free(longer);
+	free(t);
 }
 
 /* printf 'Package: z\n' | gzip -9n | xxd -i */
@@ -168,6 +246,7 @@ int main(void)
 	test_classify();
 	test_root();
 	test_parse();
+	test_check();
 	test_unpack();
 	return unit_done("test_deb_index");
 }

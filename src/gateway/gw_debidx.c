@@ -1,0 +1,342 @@
+/* gw_debidx.c - the tables gw_deb.c looks a .deb up in, one per Packages
+ * index apt fetched (debidx.h): taken from the cache when an earlier
+ * sandbox built it, else built on a worker thread (unpacked, read, sorted,
+ * stored in the cache) so that the gateway's loop, which serves every
+ * other client meanwhile, never waits the second or two a Debian main
+ * index takes. A .deb asked for while a table is built waits for it
+ * (gw_deb.c). Tables are searched newest first: a newer copy of an index
+ * replaces the older. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "gateway/deb_index.h"
+#include "gateway/debidx.h"
+#include "gateway/gw.h"
+
+#define UNPACKED_MAX (1ULL << 30)   /* a Packages index unpacked */
+
+struct table {
+	struct table *next;
+	uint64_t seq;          /* the order learnt: newer first */
+	char *key;             /* the Packages index's HOST/PATH */
+	char *root;            /* HOST/ROOT its Filenames are relative to */
+	void *p;               /* mapped (from the cache) or allocated */
+	size_t len;
+	bool mapped;
+};
+
+struct job {
+	struct job *next;
+	uint64_t seq;
+	char *key;
+	unsigned char src[32];
+	char *body;            /* in: the file as fetched */
+	size_t len;
+	char *table;           /* out */
+	size_t table_len, entries;
+	char error[300];
+	int64_t ms;
+	char *damaged;         /* why the cache's table was not trusted */
+};
+
+/* Shared with the worker, under lock; whoever is last frees it. */
+struct worker {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct job *todo, *done;
+	bool stop, working;
+	bool orphaned;           /* the gateway went while a job ran: the worker frees this */
+	int efd;
+	struct gw_cache *cache;  /* the worker's own handle */
+};
+
+struct gw_debidx {
+	struct table *tables;
+	uint64_t seq;
+	size_t pending;        /* jobs not reaped */
+	struct worker *w;
+	pthread_t thread;
+	char *damaged;         /* what the last load found, for the build's event */
+};
+
+static void job_free(struct job *j)
+{
+	free(j->key);
+	free(j->body);
+	free(j->table);
+	free(j->damaged);
+	free(j);
+}
+
+static void worker_free(struct worker *w)
+{
+	for (struct job *j; (j = w->todo); w->todo = j->next, job_free(j))
+		;
+	for (struct job *j; (j = w->done); w->done = j->next, job_free(j))
+		;
+	close(w->efd);
+	gw_cache_close(w->cache);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
+}
+
+static void run(struct worker *w, struct job *j)
+{
+	int64_t t0 = (int64_t)now_ms();
+	_cleanup_free_ char *text = NULL;
+	size_t tlen = 0;
+	struct sbx_err err;
+
+	if (deb_unpack(j->body, j->len, UNPACKED_MAX, &text, &tlen, &err) < 0 ||
+	    debidx_build(text, tlen, j->src, &j->table, &j->table_len, &j->entries, &err) < 0)
+		snprintf(j->error, sizeof(j->error), "%s", err.msg);
+	else if (w->cache)
+		(void)gw_cache_debidx_put(w->cache, j->src, j->table, j->table_len, j->key);
+	free(j->body);
+	j->body = NULL;
+	j->ms = (int64_t)now_ms() - t0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->todo && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->stop)
+			break;
+		struct job *j = w->todo;
+		w->todo = j->next;
+		w->working = true;
+		pthread_mutex_unlock(&w->lock);
+		run(w, j);
+		pthread_mutex_lock(&w->lock);
+		w->working = false;
+		struct job **pp = &w->done;
+		while (*pp)
+			pp = &(*pp)->next;
+		j->next = NULL;
+		*pp = j;
+		(void)!write(w->efd, &one, sizeof(one));
+	}
+	bool orphaned = w->orphaned;
+	pthread_mutex_unlock(&w->lock);
+	if (orphaned)
+		worker_free(w);
+	return NULL;
+}
+
+static struct gw_debidx *state(struct gw *gw)
+{
+	if (!gw->debidx)
+		gw->debidx = xcalloc(1, sizeof(*gw->debidx));
+	return gw->debidx;
+}
+
+static void table_free(struct table *t)
+{
+	if (t->mapped)
+		munmap(t->p, t->len);
+	else
+		free(t->p);
+	free(t->key);
+	free(t->root);
+	free(t);
+}
+
+/* Into the list by seq, newest first; an older copy of the same index
+ * goes (and a table older than the copy there is dropped). */
+static void add_table(struct gw_debidx *d, struct table *t)
+{
+	for (struct table **pp = &d->tables; *pp; pp = &(*pp)->next) {
+		if (strcmp((*pp)->key, t->key) != 0)
+			continue;
+		if ((*pp)->seq > t->seq) {
+			table_free(t);
+			return;
+		}
+		struct table *old = *pp;
+		*pp = old->next;
+		table_free(old);
+		break;
+	}
+	struct table **pp = &d->tables;
+	while (*pp && (*pp)->seq > t->seq)
+		pp = &(*pp)->next;
+	t->next = *pp;
+	*pp = t;
+}
+
+static struct table *table_new(uint64_t seq, const char *key, void *p, size_t len, bool mapped)
+{
+	struct table *t = xcalloc(1, sizeof(*t));
+	char root[DEB_PATH_MAX + HOSTMATCH_MAX + 8];
+
+	deb_index_root(key, root, sizeof(root));
+	t->seq = seq;
+	t->key = xstrdup(key);
+	t->root = xstrdup(root);
+	t->p = p;
+	t->len = len;
+	t->mapped = mapped;
+	return t;
+}
+
+int gw_debidx_load(struct gw *gw, const char *key, const unsigned char src[32])
+{
+	struct gw_debidx *d = state(gw);
+	int64_t t0 = (int64_t)now_ms();
+	char why[300];
+	void *p;
+	size_t len;
+
+	free(d->damaged);
+	d->damaged = NULL;
+	int r = gw_cache_debidx_get(gw->cache, src, &p, &len, why, sizeof(why));
+	if (r < 0)
+		d->damaged = xstrdup(why);
+	if (r != 1)
+		return 0;
+	add_table(d, table_new(++d->seq, key, p, len, true));
+	gw_event_index(gw, "deb", key, debidx_count(p), "cache", (int64_t)now_ms() - t0, NULL);
+	return 1;
+}
+
+static int start_worker(struct gw *gw, struct gw_debidx *d)
+{
+	struct worker *w = xcalloc(1, sizeof(*w));
+
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w->cache = gw_cache_dup(gw->cache);
+	if (w->efd < 0 || gw_ep_add(gw, w->efd, EPOLLIN, GW_TAG_DEBIDX) < 0 ||
+	    pthread_create(&d->thread, NULL, worker_main, w) != 0) {
+		if (w->efd >= 0)
+			epoll_ctl(gw->epfd, EPOLL_CTL_DEL, w->efd, NULL);
+		worker_free(w);
+		return -1;
+	}
+	d->w = w;
+	return 0;
+}
+
+/* A job done: its table in, or the line saying its packages are refused. */
+static void take_in(struct gw *gw, struct gw_debidx *d, struct job *j)
+{
+	if (j->error[0]) {
+		fprintf(stderr, "sbxrun: gateway: deb %s: %s (its packages will be refused)\n", j->key, j->error);
+	} else {
+		gw_event_index(gw, "deb", j->key, j->entries, "built", j->ms, j->damaged);
+		add_table(d, table_new(j->seq, j->key, steal_ptr(j->table), j->table_len, false));
+	}
+	job_free(j);
+}
+
+void gw_debidx_build(struct gw *gw, const char *key, const unsigned char src[32], const char *body,
+		     size_t len)
+{
+	struct gw_debidx *d = state(gw);
+	struct job *j = xcalloc(1, sizeof(*j));
+
+	j->seq = ++d->seq;
+	j->key = xstrdup(key);
+	memcpy(j->src, src, 32);
+	j->body = xmalloc(len + 1);
+	memcpy(j->body, body, len);
+	j->len = len;
+	j->damaged = steal_ptr(d->damaged);
+	if (!d->w && start_worker(gw, d) < 0) {
+		/* no thread to be had: built here, the loop waits this once */
+		struct worker here = { .cache = gw->cache };
+		run(&here, j);
+		take_in(gw, d, j);
+		return;
+	}
+	pthread_mutex_lock(&d->w->lock);
+	struct job **pp = &d->w->todo;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = j;
+	d->pending++;
+	pthread_cond_signal(&d->w->cond);
+	pthread_mutex_unlock(&d->w->lock);
+}
+
+bool gw_debidx_busy(const struct gw *gw)
+{
+	return gw->debidx && gw->debidx->pending;
+}
+
+void gw_debidx_reap(struct gw *gw)
+{
+	struct gw_debidx *d = gw->debidx;
+	uint64_t n;
+
+	if (!d || !d->w)
+		return;
+	(void)!read(d->w->efd, &n, sizeof(n));
+	pthread_mutex_lock(&d->w->lock);
+	struct job *done = d->w->done;
+	d->w->done = NULL;
+	pthread_mutex_unlock(&d->w->lock);
+	while (done) {
+		struct job *j = done;
+		done = j->next;
+		d->pending--;
+		take_in(gw, d, j);
+	}
+}
+
+int gw_debidx_find(const struct gw *gw, const char *key, struct debidx_entry *e)
+{
+	if (!gw->debidx)
+		return 0;
+	for (const struct table *t = gw->debidx->tables; t; t = t->next) {
+		size_t n = strlen(t->root);
+		if (strncmp(key, t->root, n) == 0 && key[n] == '/' && debidx_find(t->p, t->len, key + n + 1, e) == 1)
+			return 1;
+	}
+	return 0;
+}
+
+void gw_debidx_free(struct gw *gw)
+{
+	struct gw_debidx *d = gw->debidx;
+
+	if (!d)
+		return;
+	while (d->tables) {
+		struct table *t = d->tables;
+		d->tables = t->next;
+		table_free(t);
+	}
+	if (d->w) {
+		pthread_mutex_lock(&d->w->lock);
+		d->w->stop = true;
+		bool working = d->w->working;
+		d->w->orphaned = working;  /* then it frees itself when its job ends */
+		pthread_cond_signal(&d->w->cond);
+		pthread_mutex_unlock(&d->w->lock);
+		if (working) {
+			pthread_detach(d->thread);
+		} else {
+			pthread_join(d->thread, NULL);
+			worker_free(d->w);
+		}
+	}
+	free(d->damaged);
+	free(d);
+	gw->debidx = NULL;
+}
