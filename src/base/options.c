@@ -92,6 +92,8 @@ const struct sbx_option sbx_options[] = {
   "the gateway never serves these packages (before allow)" },
 { SBX_K_PKG_MIN_AGE, NULL, 0, "packages", "min_age", SBX_ARG_DURATION, NULL, 0, 0, F(pkg_min_age_ms), "DURATION",
   "hide versions published less than this long ago (e.g. 7d), or none" },
+{ SBX_K_PKG_INDEX_MAX_AGE, NULL, 0, "packages", "index_max_age", SBX_ARG_DURATION, NULL, 0, 0, F(pkg_index_max_age_ms), "DURATION",
+  "an index document (packument, PyPI page, apt's Release and Packages) is served from the cache this long before upstream is asked again (default 2m; none: ask every time)" },
 { SBX_K_PKG_OFFLINE, NULL, 0, "packages", "offline", SBX_ARG_ENUM, sbx_yesno_names, 0, 0, F(pkg_offline), "yes|no",
   "serve only what the gateway's cache holds; never ask upstream" },
 { SBX_K_PKG_CACHE_MAX, NULL, 0, "packages", "cache_max", SBX_ARG_SIZE, NULL, 0, 0, F(pkg_cache_max), "SIZE",

@@ -31,6 +31,7 @@ enum cap_kind {
 	CAP_HOSTS,     /* a host list: each entry within the policy's */
 	CAP_BINDS,     /* bind sources within the policy's patterns */
 	CAP_FLOOR,     /* a number the value may not go below (min_age; 0 is the lowest) */
+	CAP_CEIL,      /* a number the value may not go above (index_max_age; 0 is the lowest) */
 	CAP_PKGS,      /* package rules: each entry within the policy's */
 	CAP_PKG_DENY,  /* package rules the policy adds to every profile's */
 };
@@ -47,6 +48,9 @@ static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
 	 * what it denies, versions at least as old, offline when it says so */
 	{ SBX_K_PKG_ALLOW, CAP_PKGS },   { SBX_K_PKG_DENY, CAP_PKG_DENY },
 	{ SBX_K_PKG_MIN_AGE, CAP_FLOOR }, { SBX_K_PKG_OFFLINE, CAP_DOWN },
+	/* how long an index may be served unasked: what upstream pulled
+	 * (a malicious release) is gone from the gateway within it */
+	{ SBX_K_PKG_INDEX_MAX_AGE, CAP_CEIL },
 };
 
 /* Every number of [limits] is a maximum; the rest as the table says. */
@@ -151,7 +155,7 @@ static int policy_entry(void *arg, const char *section, const char *key, const c
 	if (cap_kind_of(o) == CAP_NONE)
 		return entry_fail(rd, line, key, "not a ceiling (a policy caps [sandbox] seccomp, "
 				  "ptrace; [limits]; [network] egress, allow; [download]; "
-				  "[packages] allow, deny, min_age, offline; [mounts] bind)", err);
+				  "[packages] allow, deny, min_age, offline, index_max_age; [mounts] bind)", err);
 	if (caps->origin[o->key] && !(o->flags & SBX_OPT_REPEAT)) {
 		snprintf(why, sizeof(why), "set twice (first on %s)", caps->origin[o->key]);
 		return entry_fail(rd, line, key, why, err);
@@ -370,9 +374,9 @@ static int apply_scalar(const struct sbx_policy_file *f, const struct sbx_option
 	char want[64], cap[64];
 	int over;
 
-	if (kind == CAP_LIMIT || kind == CAP_FLOOR) {
+	if (kind == CAP_LIMIT || kind == CAP_FLOOR || kind == CAP_CEIL) {
 		uint64_t c = *FIELD(&f->caps, o, uint64_t), *v = FIELD(cfg, o, uint64_t);
-		over = kind == CAP_FLOOR ? *v < c : c && (*v == 0 || *v > c);
+		over = kind == CAP_FLOOR ? *v < c : kind == CAP_CEIL ? *v > c : c && (*v == 0 || *v > c);
 		if (over && clampable(origin)) {
 			*v = c;
 			set_origin(cfg, o->key, f->caps.origin[o->key]);

@@ -72,6 +72,10 @@ struct gw {
 	size_t ntold;
 };
 
+/* Whether an index document cached age_ms ago is served without asking
+ * upstream ([packages] index_max_age; gateway.c). */
+bool gw_index_fresh(const struct gw *gw, int64_t age_ms);
+
 /* --- clients (gw_client.c) --- */
 /* past an upstream's own total timeout (gw_fetch.c), without a byte sent */
 #define GW_CLIENT_TIMEOUT_MS 660000

@@ -2,7 +2,8 @@
  * and its proxy: the proxy hands its plain-HTTP GETs for the image's apt
  * hosts (@apt) here, as "HOST/PATH" (http://packages.sbxrun.internal/deb/
  * HOST/PATH reaches the same place). Release files and the rest of dists/
- * are fetched and passed on (apt checks the signed chain itself); the
+ * are fetched and passed on (apt checks the signed chain itself), served
+ * from the cache while fresh ([packages] index_max_age), then revalidated; the
  * Packages indexes among them are read into filename -> (package,
  * version, SHA256, size) tables as they pass (gw_debidx.c: from the cache,
  * else built on a worker thread, so apt-get update never waits for it); a
@@ -30,7 +31,7 @@ struct deb_req {
 	enum deb_kind kind;
 	int packages;
 	struct sri want;  /* by-hash */
-	char *cached;     /* an index as last fetched: revalidated, or served offline */
+	char *cached;     /* an index as last fetched: served while fresh, then revalidated */
 	size_t cached_len;
 	char etag[256];
 };
@@ -284,7 +285,9 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 		if (gw_cache_index_get(gw->cache, "deb", r->key, &r->cached, &r->cached_len, r->etag,
 				       sizeof(r->etag), &age) != 1)
 			r->cached = NULL;
-		if (r->cached && gw->conf.rules.offline) {  /* as last fetched, however old */
+		/* offline: as last fetched, however old; else unasked while fresh
+		 * (by-hash files and .debs never change: they are artifacts) */
+		if (r->cached && (gw->conf.rules.offline || gw_index_fresh(gw, age))) {
 			serve_index(gw, cl, r, r->cached, r->cached_len);
 			req_free(r);
 			return;

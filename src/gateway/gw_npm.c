@@ -16,7 +16,6 @@
 #include "gateway/gw.h"
 #include "gateway/npm_doc.h"
 
-#define FRESH_MS 120000                  /* as a packument stays fresh */
 #define PACKUMENT_MAX (48ULL << 20)      /* an enormous packument is refused */
 #define TARBALL_MAX (512ULL << 20)
 #define CORGI "application/vnd.npm.install-v1+json"
@@ -161,7 +160,7 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r)
 		return;
 	}
 	if (gw_cache_index_get(gw->cache, "npm", r->key, &r->cached, &r->cached_len, r->etag,
-			       sizeof(r->etag), &age) == 1 && age >= 0 && age < FRESH_MS) {
+			       sizeof(r->etag), &age) == 1 && gw_index_fresh(gw, age)) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
 		req_free(r);
 		return;

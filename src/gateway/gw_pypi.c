@@ -20,7 +20,6 @@
 #include "gateway/gw.h"
 #include "gateway/pypi_doc.h"
 
-#define FRESH_MS 120000                 /* as a page stays fresh */
 #define PAGE_MAX (32ULL << 20)          /* an enormous page is refused */
 #define FILE_MAX (4ULL << 30)
 #define UPSTREAM_ACCEPT "application/vnd.pypi.simple.v1+json, " \
@@ -182,7 +181,7 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r)
 
 	/* offline: the page as last fetched, however old (its files come
 	 * from the cache only: gw_artifact_get), or a refusal */
-	if (have == 1 && (offline || (age >= 0 && age < FRESH_MS))) {
+	if (have == 1 && (offline || gw_index_fresh(gw, age))) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
 		req_free(r);
 		return;

@@ -201,6 +201,7 @@ static void plan_gateway(const struct sbx_config *cfg, struct sbx_plan *plan)
 		.npm_upstream = gateway_npm_upstream(cfg, plan->img.npm_registry),
 		.pypi_upstream = plan->gw_pypi,
 		.events_fd = -1, .timeout_ms = cfg->pkg_timeout_ms,
+		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
 		.rules = { .allow = &cfg->pkg_allow, .deny = &cfg->pkg_deny,
 			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON },
 		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,

@@ -207,6 +207,18 @@ static void test_packages(void)
 	expect_bad("[packages]\nmin_age = 7 days\n", "t.ini:2: min_age: invalid duration '7 days'");
 	expect_bad("[packages]\nmin_age = 0\n", "t.ini:2: min_age: '0': zero is not a limit");
 	expect_bad("[packages]\noffline = maybe\n", "t.ini:2: offline: invalid value 'maybe' (one of: no, yes)");
+	/* how long an index is served unasked: 2 minutes unless said, none: never */
+	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_index_max_age_ms == 120000);
+	config_free(&cfg);
+	CHECK(load("[packages]\nindex_max_age = 10m\n", &cfg) == NULL);
+	CHECK(cfg.pkg_index_max_age_ms == 600000);
+	config_free(&cfg);
+	CHECK(load("[packages]\nindex_max_age = none\n", &cfg) == NULL);
+	CHECK(cfg.pkg_index_max_age_ms == 0);
+	config_free(&cfg);
+	expect_bad("[packages]\nindex_max_age = 2 min\n", "t.ini:2: index_max_age: invalid duration '2 min'");
+	expect_bad("[packages]\nindex_max_age = 0\n", "t.ini:2: index_max_age: '0': zero is not a limit");
 	/* the cache: a cap (10G unless said; 0 is no cap), the system cache's path */
 	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
 	CHECK(cfg.pkg_cache_max == 10ULL << 30 && strcmp(cfg.pkg_cache, "/var/cache/sbxrun/packages") == 0);
@@ -599,6 +611,17 @@ static void test_policy_packages(void)
 	expect_capped(one, 1, "[packages]\nmin_age = 1d\n",
 		      "asks for min_age = 1d (t.ini:2); /p1.ini caps [packages] min_age at 7d or more");
 	expect_capped(one, 1, "[packages]\noffline = no\n", "/p1.ini caps [packages] offline at yes");
+	/* index_max_age: at most the policy's (none, ask every time, is the lowest) */
+	const char *fresh[] = { "[packages]\nindex_max_age = 1m\n" };
+	CHECK(capped(fresh, 1, "[sandbox]\nhostname = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_index_max_age_ms == 60000);
+	CHECK_STR(cfg.origin[SBX_K_PKG_INDEX_MAX_AGE], "policy /p1.ini:2");
+	config_free(&cfg);
+	CHECK(capped(fresh, 1, "[packages]\nindex_max_age = none\n", &cfg) == NULL);
+	CHECK(cfg.pkg_index_max_age_ms == 0);
+	config_free(&cfg);
+	expect_capped(fresh, 1, "[packages]\nindex_max_age = 10m\n",
+		      "asks for index_max_age = 10m (t.ini:2); /p1.ini caps [packages] index_max_age at 1m");
 	/* two files: what both allow */
 	CHECK(capped(two, 2, "[sandbox]\nhostname = x\n", &cfg) == NULL);
 	CHECK(cfg.pkg_allow.n == 1);
