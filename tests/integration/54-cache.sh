@@ -156,16 +156,19 @@ test_twenty_sandboxes_make_one_fetch_per_artifact() {
 	assert_eq "$set" "$moved" "bytes moved upstream against the set's"
 }
 
-# An index document past its two minutes is revalidated: the upstream's
+# An index document is served from the cache unasked for index_max_age
+# (two minutes unless said), then revalidated: the upstream's
 # Last-Modified is kept with it and sent back as If-Modified-Since; a 304
-# serves the kept copy whole.
+# serves the kept copy whole. With index_max_age = none every request asks.
 test_index_revalidated_with_if_modified_since() {
 	cache_fixture
 	local doc="$XDG_CACHE_HOME/sbxrun/packages/index/npm/+good" get_doc
 	get_doc='curl -sS -x "$npm_config_proxy" -w " %{http_code}\n" http://packages.sbxrun.internal/npm/good'
-	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$get_doc"
+	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$get_doc; $get_doc"
 	assert_status 0
 	assert_contains "$out" '"name":"good"'
+	assert_eq 2 "$(printf '%s\n' "$out" | grep -c '} 200')" "answers"
+	assert_eq 1 "$(grep -c '^good$' "$TESTDIR/reg.log")" "packument requests upstream while fresh"
 	assert_eq $'\tThu, 01 Jan 2026 00:00:00 GMT' "$(head -1 "$doc")" "the validators kept"
 	touch -d '-5 min' "$doc"
 	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$get_doc"
@@ -174,6 +177,11 @@ test_index_revalidated_with_if_modified_since() {
 	assert_contains "$out" "} 200"
 	assert_eq "good" "$(cat "$TESTDIR/reg.log.304")" "revalidations answered 304"
 	assert_eq 2 "$(grep -c '^good$' "$TESTDIR/reg.log")" "packument requests upstream"
+	echo 'index_max_age = none' >> "$HOME/.config/sbxrun/profiles/$PROF.ini"
+	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$get_doc"
+	assert_status 0
+	assert_contains "$out" "} 200"
+	assert_eq 3 "$(grep -c '^good$' "$TESTDIR/reg.log")" "packument requests upstream (index_max_age = none)"
 }
 
 # A system cache anyone but root may write is never read: a warning, and

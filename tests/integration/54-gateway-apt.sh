@@ -109,13 +109,58 @@ test_apt_gateway_refuses_a_corrupt_or_unlisted_deb() {
 	assert_contains "$("$SBX" cache ls)" "sbxgood"
 	# the orphan was never asked of the upstream
 	assert_not_contains "$(cat "$TESTDIR/srv.log")" "sbxorphan"
+	# the Packages index was read once, into a table kept in the cache
+	assert_contains "$(grep '"package-index"' "$TESTDIR/ev")" '"table":"built"'
+	local tables
+	tables=$(ls "$XDG_CACHE_HOME/sbxrun/packages/debidx" | grep -v '\.meta$')
+	assert_eq 1 "$(printf '%s\n' "$tables" | grep -c .)" "tables in the cache: $tables"
+	assert_contains "$("$SBX" cache ls)" "(packages table)"
 
-	# offline (an exam room): the indexes as last fetched and the cached
-	# .deb; nothing asked upstream, what the cache lacks refused
+	# Damage the table where it would hurt: sbxbad's entry made to name
+	# the digest of the bytes upstream sends. Checked whole, the table is
+	# refused and built again from the Packages file, and sbxbad is still
+	# refused. Release is made older than index_max_age (revalidated:
+	# If-Modified-Since, a 304), Packages is not (served unasked).
+	python3 - "$XDG_CACHE_HOME/sbxrun/packages/debidx/$tables" "$TESTDIR/repo" <<'PY'
+import hashlib, re, sys
+table, repo = sys.argv[1], sys.argv[2]
+listed = re.search(r"Filename: ./sbxbad.*?SHA256: ([0-9a-f]{64})", open(repo + "/Packages").read(), re.S).group(1)
+sent = hashlib.sha256(open(repo + "/sbxbad_1.0_all.deb", "rb").read()).digest()
+data = open(table, "rb").read()
+assert data.count(bytes.fromhex(listed)) == 1
+open(table, "wb").write(data.replace(bytes.fromhex(listed), sent))
+PY
+	touch -d '-5 min' "$XDG_CACHE_HOME/sbxrun/packages/index/deb/"*Release
 	local before
 	before=$(wc -l < "$TESTDIR/srv.log")
+	# (what apt fetches, by curl: apt's own minutes are not the subject)
+	run "$SBX" run -p "aptlab$$" --events "$TESTDIR/ev2" -- sh -c "
+		for f in Release Packages sbxgood_1.0_all.deb sbxbad_1.0_all.deb; do
+			curl -sS -x \"\$SBXRUN_PROXY\" -o /tmp/\$f -w \"\$f %{http_code}\\n\" \
+				http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/\$f
+		done
+		sha256sum /tmp/sbxgood_1.0_all.deb"
+	assert_status 0
+	assert_contains "$out" "Release 200"
+	assert_contains "$out" "Packages 200"
+	assert_contains "$out" "sbxgood_1.0_all.deb 200"
+	assert_contains "$out" "$(sha256sum < "$TESTDIR/repo/sbxgood_1.0_all.deb" | cut -d' ' -f1)"
+	assert_contains "$out" "sbxbad_1.0_all.deb 502"
+	assert_contains "$err" "sbxrun: gateway: deb sbxbad@1.0: integrity mismatch"
+	assert_contains "$(grep '"package-index"' "$TESTDIR/ev2")" '"table":"built","ms"'
+	assert_contains "$(grep '"package-index"' "$TESTDIR/ev2")" '"damaged":"the table is damaged (its checksum differs)"'
+	assert_contains "$(apt_events "$TESTDIR/ev2")" "deb sbxgood 1.0 hit"
+	local asked
+	asked=$(tail -n +$((before + 1)) "$TESTDIR/srv.log")
+	assert_contains "$asked" '"GET /Release HTTP/1.1" 304'
+	assert_not_contains "$asked" "Packages"
+
+	# offline (an exam room): the indexes as last fetched and the cached
+	# .deb; nothing asked upstream, what the cache lacks refused; the
+	# table rebuilt above is taken from the cache, not built again
+	before=$(wc -l < "$TESTDIR/srv.log")
 	printf '[packages]\noffline = yes\n' >> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
-	run "$SBX" run -p "aptlab$$" -- sh -c "
+	run "$SBX" run -p "aptlab$$" --events "$TESTDIR/ev3" -- sh -c "
 		echo '$LIST' > /tmp/lab.list
 		apt() { apt-get -o Dir::Etc::SourceList=/tmp/lab.list -o Dir::Etc::SourceParts=/nonexistent \"\$@\"; }
 		apt update >/tmp/log 2>&1 || cat /tmp/log
@@ -127,6 +172,8 @@ test_apt_gateway_refuses_a_corrupt_or_unlisted_deb() {
 	assert_contains "$out" "sbxbad_1.0_all.deb  503"
 	assert_contains "$err" "offline: deb 'sbxbad@1.0' is not in the cache ([packages] offline = yes)"
 	assert_eq "$before" "$(wc -l < "$TESTDIR/srv.log")" "requests upstream while offline"
+	assert_contains "$(grep '"package-index"' "$TESTDIR/ev3")" '"table":"cache"'
+	assert_not_contains "$(cat "$TESTDIR/ev3")" '"table":"built"' 
 }
 
 # [packages] deny (the rules of issue 27) by the package's name: refused
