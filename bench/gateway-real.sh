@@ -38,30 +38,51 @@ apt_install() {
 		phase dpkg apt-get install -y -qq --no-install-recommends $APT_SET"
 }
 ratio() { printf '%.2f' "$(echo "scale=3; $1 / $2" | bc)"; }
-phase() { awk -v n="$1" '$1 == n { print $2 }' "$2"; } # name file: the phase's seconds
 
-# one assignment a line: a failed install then ends the script (set -e)
-n_cold=$(secs npm_install)
-cp "$tmp/out" "$tmp/n_cold"
-n_warm=$(secs npm_install)
-cp "$tmp/out" "$tmp/n_warm"
-a_cold=$(secs apt_install)
-cp "$tmp/out" "$tmp/a_cold"
-a_warm=$(secs apt_install)
-cp "$tmp/out" "$tmp/a_warm"
-row() { # name: "W s against C s" of an apt phase
+# Each of RUNS rounds (default 1) starts from an empty gateway cache: a
+# cold install, then a warm one. Every figure is the best of the rounds (on
+# a shared machine the other loads only ever add). One assignment a line:
+# a failed install then ends the script (set -e).
+RUNS=${RUNS:-1}
+keep() { # name seconds: the best of the rounds in $tmp/best
+	awk -v n="$1" -v t="$2" 'BEGIN { b = t } $1 == n { if ($2 < b) b = $2; next } { print } END { print n, b }' \
+		"$tmp/best" > "$tmp/best.new" 2>/dev/null || true
+	mv "$tmp/best.new" "$tmp/best"
+}
+keep_phases() { # prefix file
+	while read -r n t; do keep "$1$n" "$t"; done < "$2"
+}
+touch "$tmp/best"
+for _ in $(seq "$RUNS"); do
+	rm -rf "$XDG_CACHE_HOME"
+	t=$(secs npm_install)
+	keep n_cold "$t"
+	keep_phases n_cold_ "$tmp/out"
+	t=$(secs npm_install)
+	keep n_warm "$t"
+	keep_phases n_warm_ "$tmp/out"
+	t=$(secs apt_install)
+	keep a_cold "$t"
+	keep_phases a_cold_ "$tmp/out"
+	t=$(secs apt_install)
+	keep a_warm "$t"
+	keep_phases a_warm_ "$tmp/out"
+done
+best() { awk -v n="$1" '$1 == n { print $2 }' "$tmp/best"; }
+n_cold=$(best n_cold) n_warm=$(best n_warm) a_cold=$(best a_cold) a_warm=$(best a_warm)
+row() { # phase: "W s against C s" of an apt phase
 	local w c
-	w=$(phase "$1" "$tmp/a_warm") c=$(phase "$1" "$tmp/a_cold")
+	w=$(best "a_warm_$1") c=$(best "a_cold_$1")
 	echo "$w s against $c s: $(ratio "$w" "$c")x"
 }
 
 cat <<EOT
-## Package gateway: cold against warm, real upstreams ($(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1 /proc/loadavg))
+## Package gateway: cold against warm, real upstreams ($(date -u '+%Y-%m-%d %H:%M UTC'), best of $RUNS, load $(cut -d' ' -f1 /proc/loadavg))
 
 | what | goal | measured |
 |---|---|---|
 | \`npm install $NPM_SET\` (image node, a whole run), warm against cold | at most 0.5x | $n_warm s against $n_cold s: $(ratio "$n_warm" "$n_cold")x |
-| of which npm install itself, warm against cold | | $(phase npm "$tmp/n_warm") s against $(phase npm "$tmp/n_cold") s |
+| of which npm install itself, warm against cold | | $(best n_warm_npm) s against $(best n_cold_npm) s |
 | \`apt-get update && apt-get install $APT_SET\` (image minimal, a whole run), warm against cold | at most 0.5x | $a_warm s against $a_cold s: $(ratio "$a_warm" "$a_cold")x |
 | of which \`apt-get update\` | | $(row update) |
 | of which the download (\`--download-only\`: what the gateway serves) | | $(row download) |
