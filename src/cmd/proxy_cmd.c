@@ -101,10 +101,13 @@ static int read_secret(const char *path, char **out, struct sbx_err *err)
 }
 
 /* Each relayed connection holds six fds: as many connections as the fd
- * limit (raised to its hard limit) allows, less reserve, up to MOST_CONNS. */
-static unsigned conn_budget(unsigned reserve)
+ * limit (raised to its hard limit) allows, up to MOST_CONNS. The gateway's
+ * clients (at most 256, a socket, a file and a lock each) get a quarter of
+ * the limit, up to what they can use. */
+static unsigned conn_budget(int gateway)
 {
 	struct rlimit rl;
+	rlim_t reserve;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 128;
@@ -113,6 +116,7 @@ static unsigned conn_budget(unsigned reserve)
 		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
 			getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	reserve = !gateway ? 0 : rl.rlim_cur / 4 < 3 * 256 ? rl.rlim_cur / 4 : 3 * 256;
 	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 64 + reserve + 6 * MOST_CONNS)
 		return MOST_CONNS;
 	return rl.rlim_cur > 64 + reserve + 6 * 16 ? (unsigned)((rl.rlim_cur - 64 - reserve) / 6) : 16;
@@ -237,9 +241,7 @@ static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img
 	gc.events_fd = events;
 	if (gateway_local_for(&gc, &conf.local, err) < 0)
 		return -1;
-	/* the gateway's clients: a socket, a file, a lock each, at most 256 */
-	conf.max_conns = conn_budget(conf.local.host ? 4 * 256 : 0);
-	say_where(lfd, cfg->profile, secret != NULL, conf.local.host != NULL);
+	conf.max_conns = conn_budget(conf.local.host != NULL);
 	int fd = dup(lfd);
 	if (fd < 0) {
 		if (conf.local.host)
@@ -249,8 +251,10 @@ static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img
 	if (proxy_new(&conf, fd, &px, err) < 0)
 		return -1;
 	int r = rules_hold(cfg, np, px, err);
-	if (r == 0)
+	if (r == 0) {
+		say_where(lfd, cfg->profile, secret != NULL, conf.local.host != NULL);
 		r = serve(px, set, err);
+	}
 	proxy_free(px);
 	return r;
 }
