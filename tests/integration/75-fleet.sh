@@ -409,6 +409,10 @@ test_sidecar_proxy_serves_apt_in_podman() {
 	assert_contains "$out" "HTTP Error 403"
 	stop_proxy
 	grep -q '"decision":"allowed"' "$TESTDIR/ev.jsonl" || fail "apt did not go through the proxy: $(head -c 600 "$TESTDIR/ev.jsonl")"
+	# the .deb came through the sidecar's package gateway (checked, cached)
+	python3 -c 'import json, sys
+sys.exit(not any(e.get("event") == "package" and e.get("name") == "hello" for e in map(json.loads, open(sys.argv[1]))))' \
+		"$TESTDIR/ev.jsonl" || fail "no package event for hello: $(grep -c . "$TESTDIR/ev.jsonl") events"
 }
 
 # Loads every document with a real YAML parser and checks what each kind needs.
