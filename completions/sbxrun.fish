@@ -8,7 +8,7 @@ complete -c sbxrun -n __fish_use_subcommand -a cp -d 'copy files between the hos
 complete -c sbxrun -n __fish_use_subcommand -a image -d 'build, import, list, inspect, export and remove rootfs images'
 complete -c sbxrun -n __fish_use_subcommand -a profile -d 'list profiles, show one fully resolved, export one'
 complete -c sbxrun -n __fish_use_subcommand -a mcp -d 'MCP server on stdin/stdout: an AI agent'\''s tools in one sandbox'
-complete -c sbxrun -n __fish_use_subcommand -a proxy -d 'a profile'\''s egress proxy on a TCP address (a pod'\''s sidecar)'
+complete -c sbxrun -n __fish_use_subcommand -a proxy -d 'a profile'\''s egress proxy and package gateway on a TCP address (a pod'\''s sidecar)'
 complete -c sbxrun -n __fish_use_subcommand -a doctor -d 'which kernel features this machine offers and what falls back'
 complete -c sbxrun -n __fish_use_subcommand -a cache -d 'the package gateway'\''s cache: list, total, prune, fill ahead'
 complete -c sbxrun -n '__fish_seen_subcommand_from session' -a 'start ls stop rm'

@@ -194,7 +194,7 @@ const struct sbx_command sbx_commands[] = {
 { "profile", "show", SBX_CMD_PROFILE_SHOW, "NAME", "show a profile fully resolved, each value with its origin" },
 { "profile", "export", SBX_CMD_PROFILE_EXPORT, "[OPTIONS] NAME", "write a profile as Kubernetes YAML or as an OCI seccomp profile" },
 { NULL, "mcp", SBX_CMD_MCP, "[OPTIONS]", "MCP server on stdin/stdout: an AI agent's tools in one sandbox" },
-{ NULL, "proxy", SBX_CMD_PROXY, "--listen ADDR:PORT [OPTIONS]", "a profile's egress proxy on a TCP address (a pod's sidecar)" },
+{ NULL, "proxy", SBX_CMD_PROXY, "--listen ADDR:PORT [OPTIONS]", "a profile's egress proxy and package gateway on a TCP address (a pod's sidecar)" },
 { NULL, "doctor", SBX_CMD_DOCTOR, "", "which kernel features this machine offers and what falls back" },
 { NULL, "cache", 0, "COMMAND [OPTIONS] [ARG]", "the package gateway's cache: list, total, prune, fill ahead" },
 { "cache", "ls", SBX_CMD_CACHE_LS, "[--system]", "list the cached artifacts: ecosystem, name, version, size, last use" },

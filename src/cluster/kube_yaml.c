@@ -14,7 +14,17 @@
  * a Secret holds a password made at export time, the proxy reads it from
  * the Secret mounted as a file (--auth-file, never its command line), and
  * the job's proxy URLs carry it (http://sbxrun:$(PASSWORD)@service:3128,
- * expanded by Kubernetes from the same Secret). */
+ * expanded by Kubernetes from the same Secret).
+ *
+ * The proxy serves the package gateway too, with the profile's [packages]
+ * rules and a cache of its own (an emptyDir). The job's package managers
+ * are pointed at it by the variables a sandbox gets (the network plan's),
+ * with the same URLs: http://packages.sbxrun.internal/npm/ and so on. That
+ * name need not resolve in the pod: the managers send plain-HTTP requests
+ * to their proxy, the sidecar, as absolute URIs (npm, pip and uv with
+ * their proxy settings, apt with http_proxy), with the credentials of the
+ * proxy URL, and the sidecar hands those of the gateway's name to it. The
+ * index documents' links name it too, so one name serves every hop. */
 #define _GNU_SOURCE
 #include "cluster/kube_yaml.h"
 
@@ -26,6 +36,7 @@
 #include <sys/random.h>
 
 #include "base/util.h"
+#include "gateway/gateway.h"
 #include "net/netplan.h"
 
 #define PROXY_PORT 3128
@@ -33,6 +44,7 @@
 #define AUTH_DIR "/etc/sbxrun/proxy-auth"
 #define AUTH_USER "sbxrun"
 #define PASSWORD_ENV "SBXRUN_PROXY_PASSWORD"
+#define CACHE_DIR "/cache" /* the gateway's cache in the proxy's pod (XDG_CACHE_HOME) */
 
 struct kube {
 	FILE *f;
@@ -236,6 +248,12 @@ static void main_env(struct kube *k, int ind)
 			env_entry(k, ind, v->name, url);
 		else if (v->value == NETPLAN_V_NO_PROXY)
 			env_entry(k, ind, v->name, NETPLAN_NO_PROXY);
+		else if (v->value == NETPLAN_V_GW_NPM)
+			env_entry(k, ind, v->name, GATEWAY_NPM_URL);
+		else if (v->value == NETPLAN_V_GW_PYPI)
+			env_entry(k, ind, v->name, GATEWAY_PYPI_URL);
+		else if (v->value == NETPLAN_V_GW_HOST)
+			env_entry(k, ind, v->name, GATEWAY_HOST);
 	}
 	for (size_t i = 0; i < cfg->env.n; i++) {
 		const char *eq = strchr(cfg->env.v[i], '=');
@@ -471,14 +489,22 @@ static void proxy_objects(struct kube *k)
 	kv(k, 8, "image", PROXY_IMAGE);
 	list_q(k, 8, "command", cmd, ARRAY_SIZE(cmd));
 	fprintf(k->f, "        ports:\n        - {containerPort: %d, protocol: \"TCP\"}\n", PROXY_PORT);
+	/* the gateway's cache: the root stays read-only */
+	fprintf(k->f, "        env:\n");
+	env_entry(k, 8, "XDG_CACHE_HOME", CACHE_DIR);
+	/* the gateway holds an index document (up to 48 MiB) while it reads it */
 	fprintf(k->f, "        resources:\n          limits:\n"
-		      "            memory: \"128Mi\"\n            cpu: \"500m\"\n");
+		      "            memory: \"512Mi\"\n            cpu: \"500m\"\n");
 	hardened(k, 8, 1);
 	fprintf(k->f, "        volumeMounts:\n        - name: \"proxy-auth\"\n");
 	kv(k, 10, "mountPath", AUTH_DIR);
 	kvf(k, 10, "readOnly", "true");
+	fprintf(k->f, "        - name: \"package-cache\"\n");
+	kv(k, 10, "mountPath", CACHE_DIR);
 	fprintf(k->f, "      volumes:\n      - name: \"proxy-auth\"\n        secret:\n");
 	kv(k, 10, "secretName", name);
+	/* bounded by [packages] cache_max, which the gateway keeps */
+	fprintf(k->f, "      - name: \"package-cache\"\n        emptyDir: {}\n");
 	fprintf(k->f, "---\napiVersion: v1\nkind: Service\n");
 	metadata(k, 0, name, "proxy");
 	fprintf(k->f, "spec:\n");

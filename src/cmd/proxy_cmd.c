@@ -1,11 +1,23 @@
 /* proxy_cmd.c - `sbxrun proxy --listen ADDR --profile NAME [--image NAME]`:
  * the egress proxy of `packages` (net/proxy.c: the profile's allow list with
- * the image's @apt/@npm/@pypi sets, the address guard, events) served on a
- * TCP address instead of a sandbox's door, until SIGTERM or SIGINT. This is
- * the proxy a pod exported with `profile export --format kube` talks to.
- * A network peer gets no more than the allow list, within per-peer limits,
- * and only with the shared secret when one is set (--auth-file, or
- * SBXRUN_PROXY_AUTH; never an argument, which ps shows to everyone). */
+ * the image's @apt/@npm/@pypi sets, the address guard, events) and behind it
+ * the package gateway (gateway/gateway.c: the profile's [packages] rules,
+ * the user's cache and the system cache), made as a sandbox's are, served
+ * on a TCP address instead of a sandbox's door, until SIGTERM or SIGINT.
+ * This is the proxy a pod exported with `profile export --format kube`
+ * talks to. A network peer gets no more than the allow list and the
+ * gateway, within per-peer limits that count both, and only with the
+ * shared secret when one is set (--auth-file, or SBXRUN_PROXY_AUTH; never
+ * an argument, which ps shows to everyone).
+ *
+ * The gateway's endpoints are the ones a sandbox uses,
+ * http://packages.sbxrun.internal/npm/, /pypi/simple/ (and apt's own plain
+ * HTTP for the image's @apt hosts), asked for as absolute URIs through
+ * this proxy: a peer sets the registry variables a sandbox gets and its
+ * proxy setting, nothing resolves that name, and the links the gateway
+ * writes into index documents name it too. No second, origin-form door:
+ * one name and one path for npm, pip and apt, the secret in the one header
+ * every client sends its proxy (Proxy-Authorization). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,6 +39,7 @@
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "gateway/gateway.h"
 #include "net/netplan.h"
 #include "net/proxy.h"
 #include "net/proxy_auth.h"
@@ -35,7 +48,9 @@
 static const char usage[] =
 	"usage: sbxrun proxy --listen ADDR:PORT [--profile NAME] [--image NAME] [--allow HOST]...\n"
 	"                    [--auth-file FILE] [--header-timeout DURATION]\n"
-	"Serves the egress proxy of a 'packages' profile on a TCP address (IPv4, or\n"
+	"Serves the egress proxy of a 'packages' profile and its package gateway\n"
+	"(http://packages.sbxrun.internal/npm/ and /pypi/simple/, asked through this\n"
+	"proxy; the profile's [packages] rules and cache) on a TCP address (IPv4, or\n"
 	"IPv6 in brackets; port 0 picks one) until SIGTERM or SIGINT. With\n"
 	"--auth-file (or SBXRUN_PROXY_AUTH) clients must send that secret as\n"
 	"Proxy-Authorization (http://USER:PASSWORD@ADDR:PORT).\n";
@@ -86,10 +101,13 @@ static int read_secret(const char *path, char **out, struct sbx_err *err)
 }
 
 /* Each relayed connection holds six fds: as many connections as the fd
- * limit (raised to its hard limit) allows, up to MOST_CONNS. */
-static unsigned conn_budget(void)
+ * limit (raised to its hard limit) allows, up to MOST_CONNS. The gateway's
+ * clients (at most 256, a socket, a file and a lock each) get a quarter of
+ * the limit, up to what they can use. */
+static unsigned conn_budget(int gateway)
 {
 	struct rlimit rl;
+	rlim_t reserve;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 128;
@@ -98,9 +116,10 @@ static unsigned conn_budget(void)
 		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
 			getrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 64 + 6 * MOST_CONNS)
+	reserve = !gateway ? 0 : rl.rlim_cur / 4 < 3 * 256 ? rl.rlim_cur / 4 : 3 * 256;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 64 + reserve + 6 * MOST_CONNS)
 		return MOST_CONNS;
-	return rl.rlim_cur > 64 + 6 * 16 ? (unsigned)((rl.rlim_cur - 64) / 6) : 16;
+	return rl.rlim_cur > 64 + reserve + 6 * 16 ? (unsigned)((rl.rlim_cur - 64 - reserve) / 6) : 16;
 }
 
 /* "1.2.3.4:80" or "[::1]:80", numeric only: a listen address is no name. */
@@ -141,7 +160,7 @@ static int listen_socket(const char *spec, struct sbx_err *err)
 	return fd;
 }
 
-static void say_where(int fd, const char *profile, int auth)
+static void say_where(int fd, const char *profile, int auth, int gateway)
 {
 	struct sockaddr_storage ss;
 	socklen_t n = sizeof(ss);
@@ -150,9 +169,10 @@ static void say_where(int fd, const char *profile, int auth)
 	if (getsockname(fd, (struct sockaddr *)&ss, &n) == 0 &&
 	    getnameinfo((struct sockaddr *)&ss, n, host, sizeof(host), port, sizeof(port),
 			NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-		log_info("proxy for profile '%s' listening on %s%s%s:%s%s", profile,
+		log_info("proxy for profile '%s' listening on %s%s%s:%s%s%s", profile,
 			 ss.ss_family == AF_INET6 ? "[" : "", host, ss.ss_family == AF_INET6 ? "]" : "",
-			 port, auth ? " (credentials required)" : "");
+			 port, gateway ? ", with the package gateway" : "",
+			 auth ? " (credentials required)" : "");
 }
 
 /* The signals are blocked before the proxy starts its resolver threads,
@@ -176,10 +196,72 @@ static int serve(struct sbx_proxy *px, const sigset_t *set, struct sbx_err *err)
 	}
 }
 
+/* The first package rule the profile sets (what a refusal names). */
+static const char *rule_key(const struct sbx_config *cfg)
+{
+	return cfg->pkg_allow.n ? "allow" : cfg->pkg_deny.n ? "deny" : cfg->pkg_min_age_ms ? "min_age" : "offline";
+}
+
+/* Under package rules the gateway must see every package request it
+ * serves. Through an upstream proxy (sbxrun's own environment names one)
+ * the proxy relays apt's plain HTTP instead of handing it over, and the
+ * gateway, which never goes through one, could not reach its upstreams:
+ * the rules would not hold, so the sidecar does not start. */
+static int rules_hold(const struct sbx_config *cfg, const struct sbx_netplan *np,
+		      const struct sbx_proxy *px, struct sbx_err *err)
+{
+	if (np->gateway_only && proxy_chained(px))
+		return err_set(err, 0, "profile '%s': [packages] %s cannot hold here: the proxy would go "
+			       "through the upstream proxy of its environment (https_proxy, http_proxy), "
+			       "around the package gateway", cfg->profile, rule_key(cfg));
+	return 0;
+}
+
+/* The proxy and its gateway on lfd, served until a signal of set. */
+static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img, struct sbx_netplan *np,
+		       int lfd, int events, const char *secret, const sigset_t *set, struct sbx_err *err)
+{
+	struct hostmatch_sets sets = { (const char *const *)img->apt_hosts, img->npm_registry,
+				       img->pypi_index };
+	struct sbx_proxy_conf conf = {
+		.profile_name = cfg->profile, .hosts = &np->hosts, .events_fd = events,
+		.max_per_peer = PER_PEER, .head_timeout_ms = (unsigned)cfg->header_timeout_ms,
+		.auth = secret,
+	};
+	struct sbx_gateway_conf gc;
+	_cleanup_free_ char *pypi = NULL;
+	struct sbx_proxy *px = NULL;
+
+	if (netplan_expand(np, &sets, err) < 0)
+		return -1;
+	/* the gateway a sandbox of this profile and image would have */
+	gateway_conf_init(&gc, cfg, img->npm_registry, img->pypi_index, &pypi);
+	gc.profile_name = cfg->profile;
+	gc.sets = &sets;
+	gc.events_fd = events;
+	if (gateway_local_for(&gc, &conf.local, err) < 0)
+		return -1;
+	conf.max_conns = conn_budget(conf.local.host != NULL);
+	int fd = dup(lfd);
+	if (fd < 0) {
+		if (conf.local.host)
+			conf.local.free(conf.local.ctx);
+		return err_sys(err, "dup");
+	}
+	if (proxy_new(&conf, fd, &px, err) < 0)
+		return -1;
+	int r = rules_hold(cfg, np, px, err);
+	if (r == 0) {
+		say_where(lfd, cfg->profile, secret != NULL, conf.local.host != NULL);
+		r = serve(px, set, err);
+	}
+	proxy_free(px);
+	return r;
+}
+
 static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 {
 	struct sbx_image img;
-	struct sbx_proxy *px = NULL;
 	struct sbx_netplan np;
 
 	if (!cfg->listen)
@@ -203,28 +285,14 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 		return -1;
 	if (store_image_open(cfg->image, &img, err) < 0)
 		return -1;
-	struct hostmatch_sets sets = { (const char *const *)img.apt_hosts, img.npm_registry,
-				       img.pypi_index };
-	if (netplan_expand(&np, &sets, err) < 0) {
-		store_image_close(&img);
-		return -1;
-	}
-	struct sbx_proxy_conf conf = {
-		.profile_name = cfg->profile, .hosts = &np.hosts, .events_fd = events,
-		.max_conns = conn_budget(), .max_per_peer = PER_PEER,
-		.head_timeout_ms = (unsigned)cfg->header_timeout_ms, .auth = secret,
-	};
+	/* before the resolver's and libcurl's threads, which inherit the mask:
+	 * SIGTERM must reach the signalfd, not a thread */
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	say_where(lfd, cfg->profile, secret != NULL);
-	int r = proxy_new(&conf, steal_fd(lfd), &px, err);
-	if (r == 0) {
-		r = serve(px, &set, err);
-		proxy_free(px);
-	}
+	int r = serve_proxy(cfg, &img, &np, lfd, events, secret, &set, err);
 	store_image_close(&img);
 	netplan_free(&np);
 	if (secret)

@@ -45,6 +45,40 @@ const char *gateway_pypi_upstream(const struct sbx_config *cfg, const char *imag
 	return buf;
 }
 
+void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *cfg,
+		       const char *npm_registry, const char *pypi_index, char **pypi)
+{
+	char buf[1024];
+	const char *p = gateway_pypi_upstream(cfg, pypi_index, buf, sizeof(buf));
+
+	*pypi = p ? xstrdup(p) : NULL;
+	*conf = (struct sbx_gateway_conf){
+		.allow = &cfg->allow,
+		.npm_upstream = gateway_npm_upstream(cfg, npm_registry),
+		.pypi_upstream = *pypi,
+		.events_fd = -1, .timeout_ms = cfg->pkg_timeout_ms,
+		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
+		.rules = { .allow = &cfg->pkg_allow, .deny = &cfg->pkg_deny,
+			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON },
+		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,
+	};
+}
+
+int gateway_local_for(const struct sbx_gateway_conf *conf, struct proxy_local *out,
+		      struct sbx_err *err)
+{
+	const struct hostmatch_sets *hs = conf->sets;
+	struct sbx_gateway *gw;
+
+	*out = (struct proxy_local){ 0 };
+	if (!conf->npm_upstream && !conf->pypi_upstream && !(hs && hs->apt_hosts && hs->apt_hosts[0]))
+		return 0;
+	if (gateway_new(conf, &gw, err) < 0)
+		return -1;
+	*out = gateway_local(gw);
+	return 0;
+}
+
 /* The request line (host: as the URL gives it) and the one header the
  * ecosystems read. */
 static int parse_head(struct gw_client *c, const char *head, size_t len, char *host, size_t hsize,
@@ -142,7 +176,7 @@ static void route_host(struct gw *gw, struct gw_client *c, const char *host, con
 	gw_deb.request(gw, c, p);
 }
 
-static void take(void *ctx, int fd, const char *head, size_t len)
+static void take(void *ctx, int fd, const unsigned char *peer, const char *head, size_t len)
 {
 	struct gw *gw = ctx;
 	struct gw_client *c = xcalloc(1, sizeof(*c));
@@ -153,6 +187,7 @@ static void take(void *ctx, int fd, const char *head, size_t len)
 		n += !o->dead;
 	c->id = ++gw->next_id;
 	c->fd = fd;
+	memcpy(c->peer, peer, sizeof(c->peer));
 	c->body_fd = -1;
 	c->deadline = (int64_t)now_ms() + GW_CLIENT_TIMEOUT_MS;
 	c->next = gw->clients;
@@ -167,6 +202,16 @@ static void take(void *ctx, int fd, const char *head, size_t len)
 	else
 		route_host(gw, c, host, path);
 	gw_client_reap(gw);
+}
+
+static size_t clients_of(void *ctx, const unsigned char *peer)
+{
+	struct gw *gw = ctx;
+	size_t n = 0;
+
+	for (struct gw_client *c = gw->clients; c; c = c->next)
+		n += !c->dead && memcmp(c->peer, peer, sizeof(c->peer)) == 0;
+	return n;
 }
 
 static void timers(struct gw *gw)
@@ -219,7 +264,8 @@ struct proxy_local gateway_local(struct sbx_gateway *gw)
 {
 	struct gw *g = (struct gw *)gw;
 	return (struct proxy_local){ .host = GATEWAY_HOST, .ctx = g, .pollfd = g->epfd,
-				     .dispatch = dispatch, .take = take, .claims = claims, .free = local_free };
+				     .dispatch = dispatch, .take = take, .claims = claims,
+				     .clients_of = clients_of, .free = local_free };
 }
 
 static const char *fill_system;

@@ -50,6 +50,20 @@ const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image
 const char *gateway_pypi_upstream(const struct sbx_config *cfg, const char *image_index, char *buf,
 				  size_t size);
 
+/* What a gateway for cfg takes from the profile ([packages], the allow
+ * list after the policy) and the image's sources (npm_registry, pypi_index:
+ * the upstreams when the profile names none). A sandbox's (sandbox/plan.c)
+ * and `sbxrun proxy`'s are made here alike; the caller adds profile_name,
+ * sets and events_fd where the gateway starts. *pypi holds the PyPI
+ * upstream's storage (free it after the gateway's end). */
+void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *cfg,
+		       const char *npm_registry, const char *pypi_index, char **pypi);
+/* The proxy's hook for the gateway of conf (gateway_new, gateway_local),
+ * when it serves anything: an npm or PyPI upstream, or the image's apt
+ * hosts (conf->sets); otherwise *out is left with no host (no gateway). */
+int gateway_local_for(const struct sbx_gateway_conf *conf, struct proxy_local *out,
+		      struct sbx_err *err);
+
 /* This process's gateways write to the system cache at dir, readable by
  * all (root's `sbxrun cache fill --system`). */
 void gateway_fill_system(const char *dir);

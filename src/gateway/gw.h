@@ -32,6 +32,7 @@ struct gw_client {
 	struct gw_client *next;
 	uint64_t id;
 	int fd;
+	unsigned char peer[PROXY_PEER_KEY]; /* who sent it (the proxy's per-peer cap) */
 	bool dead;
 	bool head_only;     /* HEAD: no body */
 	bool json_errors;   /* an error's body as {"error": "..."} (npm shows it) */

@@ -17,6 +17,11 @@ static const char *const tool_vars[] = { "SBXRUN_PROXY", "PIP_PROXY", "npm_confi
 					 "YARN_HTTPS_PROXY", "CARGO_HTTP_PROXY" };
 static const char *const all_vars[] = { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY" };
 static const char *const no_proxy_vars[] = { "no_proxy", "NO_PROXY" };
+/* The package gateway's endpoints, the way the hosted containers point
+ * their package managers at their mirror. */
+static const char *const gw_npm_vars[] = { "NPM_CONFIG_REGISTRY" };
+static const char *const gw_pypi_vars[] = { "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX" };
+static const char *const gw_host_vars[] = { "PIP_TRUSTED_HOST" };
 static const char *const ca_vars[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT",
 				       "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO" };
 
@@ -55,6 +60,9 @@ static void plan_env(const struct sbx_config *cfg, enum netplan_for who, struct 
 	}
 	if (np->ca_file)
 		add_vars(np, ca_vars, ARRAY_SIZE(ca_vars), NETPLAN_V_CA);
+	add_vars(np, gw_npm_vars, ARRAY_SIZE(gw_npm_vars), NETPLAN_V_GW_NPM);
+	add_vars(np, gw_pypi_vars, ARRAY_SIZE(gw_pypi_vars), NETPLAN_V_GW_PYPI);
+	add_vars(np, gw_host_vars, ARRAY_SIZE(gw_host_vars), NETPLAN_V_GW_HOST);
 }
 
 void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct sbx_netplan *np)
@@ -72,7 +80,9 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	if (np->proxy && who == NETPLAN_SANDBOX && cfg->ca == SBX_CA_HOST)
 		np->ca_file = host_ca_bundle();
 	np->profile = cfg->profile ? cfg->profile : "?";
-	np->gateway_only = np->proxy && who == NETPLAN_SANDBOX &&
+	/* a sidecar's peers are held to the rules as a sandbox is; a pod's
+	 * plan compiles no list (its sidecar's does) */
+	np->gateway_only = np->proxy && who != NETPLAN_POD &&
 			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms ||
 			    cfg->pkg_offline == SBX_ON);
 	const char *ups[2] = { cfg->pkg_npm, cfg->pkg_pypi };

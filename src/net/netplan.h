@@ -30,6 +30,12 @@ enum netplan_value {
 	NETPLAN_V_PROXY,    /* the proxy's URL */
 	NETPLAN_V_NO_PROXY, /* "localhost,127.0.0.1" */
 	NETPLAN_V_CA,       /* the host's CA bundle's path inside */
+	/* The package gateway's endpoints (gateway/gateway.h), for the package
+	 * managers; a sandbox's reader sets them where an ecosystem has an
+	 * upstream, a pod's always (the sidecar's image decides there). */
+	NETPLAN_V_GW_NPM,   /* its npm registry URL */
+	NETPLAN_V_GW_PYPI,  /* its PyPI simple index URL */
+	NETPLAN_V_GW_HOST,  /* its host name (pip's trusted host: plain HTTP) */
 };
 
 struct netplan_var {
@@ -62,7 +68,8 @@ struct sbx_netplan {
 	 * @pypi and a profile's upstream entries are left off the proxy's
 	 * list, and @apt's hosts are on it for plain HTTP alone (which the
 	 * gateway takes), so no client sent around the gateway (npm
-	 * --registry, pip --index-url, a tunnel to the archive) escapes them. */
+	 * --registry, pip --index-url, a tunnel to the archive) escapes them.
+	 * The same in a sandbox and in `sbxrun proxy` (a pod's sidecar). */
 	bool gateway_only;
 	char gateway_entry[2][320];  /* the profile's npm and pypi upstreams' entries, or "" */
 	struct sbx_strlist proxy_allow; /* np->allow without it (gateway_only) */

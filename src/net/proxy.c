@@ -53,7 +53,7 @@ enum conn_state { C_HEAD, C_RESOLVE, C_CONNECT, C_CHAIN, C_RELAY, C_DRAIN, C_DEA
 struct conn {
 	struct conn *next;
 	uint64_t id;                  /* in order of arrival: the lowest is the oldest */
-	unsigned char peer[17];       /* family, then the address (IPv6: its /64) */
+	unsigned char peer[PROXY_PEER_KEY];       /* family, then the address (IPv6: its /64) */
 	enum conn_state state;
 	int cfd, ufd;
 	char *head;
@@ -395,7 +395,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	    strcmp(c->host, p->local.host) == 0) {
 		/* the service reads and answers from here on */
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
-		p->local.take(p->local.ctx, steal_fd(c->cfd), c->head, c->head_len);
+		p->local.take(p->local.ctx, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
 		conn_kill(p, c);
 		return;
@@ -412,7 +412,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	    p->local.claims(p->local.ctx, c->host, c->req.port)) {
 		proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "package gateway");
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
-		p->local.take(p->local.ctx, steal_fd(c->cfd), c->head, c->head_len);
+		p->local.take(p->local.ctx, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
 		conn_kill(p, c);
 		return;
@@ -464,11 +464,11 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 
 /* Who a connection comes from: the address, or an IPv6 address's /64
  * (what one host is given), a v4-mapped address as IPv4. */
-static void peer_key(const struct sockaddr_storage *ss, unsigned char key[17])
+static void peer_key(const struct sockaddr_storage *ss, unsigned char key[PROXY_PEER_KEY])
 {
 	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
 
-	memset(key, 0, 17);
+	memset(key, 0, PROXY_PEER_KEY);
 	key[0] = (unsigned char)ss->ss_family;
 	if (ss->ss_family == AF_INET) {
 		memcpy(key + 1, &((const struct sockaddr_in *)ss)->sin_addr, 4);
@@ -503,11 +503,13 @@ static bool shed_oldest(struct sbx_proxy *p, const unsigned char *peer)
 	return true;
 }
 
-/* Whether there is room for a connection from peer, shedding if need be. */
+/* Whether there is room for a connection from peer, shedding if need be.
+ * The connections the local service took from it count too: they are
+ * busy (never shed), and without them one peer could hold all of its. */
 static bool room_for(struct sbx_proxy *p, const unsigned char *peer)
 {
 	if (p->max_per_peer) {
-		size_t n = 0;
+		size_t n = p->local.host && p->local.clients_of ? p->local.clients_of(p->local.ctx, peer) : 0;
 		for (struct conn *c = p->conns; c; c = c->next)
 			n += c->state != C_DEAD && memcmp(c->peer, peer, sizeof(c->peer)) == 0;
 		if (n >= p->max_per_peer && !shed_oldest(p, peer))
@@ -521,7 +523,7 @@ static void accept_all(struct sbx_proxy *p)
 	for (int i = 0; i < ACCEPT_BATCH; i++) {
 		struct sockaddr_storage ss = { 0 };
 		socklen_t sl = sizeof(ss);
-		unsigned char peer[17];
+		unsigned char peer[PROXY_PEER_KEY];
 		int fd = accept4(p->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;  /* EAGAIN, or a transient error: try on the next event */
@@ -695,6 +697,11 @@ void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out)
 {
 	*out = p->count;
 	out->open = p->live;
+}
+
+bool proxy_chained(const struct sbx_proxy *p)
+{
+	return p->chain.on;
 }
 
 void proxy_free(struct sbx_proxy *p)

@@ -10,6 +10,10 @@
 #include "base/err.h"
 #include "net/hostmatch.h"
 
+/* Who a connection comes from: its address family, then the address (an
+ * IPv6 address's /64, a v4-mapped address as IPv4). */
+#define PROXY_PEER_KEY 17
+
 /* A service behind the proxy's door for one reserved host name (the package
  * gateway, src/gateway/): a plain-HTTP request for http://HOST/ is handed
  * over whole, before the allow list, and the service runs in the proxy's
@@ -19,12 +23,16 @@ struct proxy_local {
 	void *ctx;
 	int pollfd;        /* readable when dispatch has work */
 	void (*dispatch)(void *ctx);
-	/* fd: the client's socket (non-blocking), its own now; head[0..len):
-	 * what was read, the complete request head first. */
-	void (*take)(void *ctx, int fd, const char *head, size_t len);
+	/* fd: the client's socket (non-blocking), its own now; peer: who it
+	 * is (PROXY_PEER_KEY bytes, for clients_of); head[0..len): what was
+	 * read, the complete request head first. */
+	void (*take)(void *ctx, int fd, const unsigned char *peer, const char *head, size_t len);
 	/* NULL, or whether a plain-HTTP request for another host that passed
 	 * the allow list is the service's too (apt's, for the gateway) */
 	bool (*claims)(void *ctx, const char *host, int port);
+	/* NULL, or how many of the connections taken from peer are still
+	 * open: they count toward the proxy's max_per_peer */
+	size_t (*clients_of)(void *ctx, const unsigned char *peer);
 	void (*free)(void *ctx);
 };
 
@@ -73,6 +81,10 @@ int proxy_pollfd(struct sbx_proxy *p);
  * proxy's own epoll fails (nothing from inside the sandbox makes it fail). */
 int proxy_dispatch(struct sbx_proxy *p);
 void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out);
+/* Whether connections go out through the upstream proxy of sbxrun's own
+ * environment (net/proxy_chain.h): then no plain HTTP is claimed by the
+ * local service (proxy_local.claims), it is relayed. */
+bool proxy_chained(const struct sbx_proxy *p);
 void proxy_free(struct sbx_proxy *p);
 
 #endif

@@ -34,17 +34,31 @@ void envv_setf(struct sbx_envv *e, const char *key, const char *value)
 }
 
 /* The network plan's variables: the mode, and with packages egress where
- * the package tools find the proxy and the host's CA bundle. */
-static void net_env(const struct sbx_netplan *np, struct sbx_envv *e)
+ * the package tools find the proxy, the host's CA bundle and the package
+ * gateway: npm and pip ask it (plain HTTP, as absolute-URI requests to the
+ * proxy named by npm_config_proxy, PIP_PROXY) where the ecosystem has an
+ * upstream; the rest stays CONNECT. */
+static void net_env(const struct sbx_config *cfg, const struct sbx_image *img,
+		    const struct sbx_netplan *np, struct sbx_envv *e)
 {
+	char pypi[1024];
+	bool npm = gateway_npm_upstream(cfg, img->npm_registry) != NULL;
+	bool pip = gateway_pypi_upstream(cfg, img->pypi_index, pypi, sizeof(pypi)) != NULL;
+
 	for (size_t i = 0; i < np->nenv; i++) {
 		const struct netplan_var *v = &np->env[i];
+		const char *val = NULL;
 		switch (v->value) {
-		case NETPLAN_V_MODE: envv_setf(e, v->name, np->mode_name); break;
-		case NETPLAN_V_PROXY: envv_setf(e, v->name, SBX_PROXY_URL); break;
-		case NETPLAN_V_NO_PROXY: envv_setf(e, v->name, NETPLAN_NO_PROXY); break;
-		case NETPLAN_V_CA: envv_setf(e, v->name, SBX_CA_INSIDE); break;
+		case NETPLAN_V_MODE: val = np->mode_name; break;
+		case NETPLAN_V_PROXY: val = SBX_PROXY_URL; break;
+		case NETPLAN_V_NO_PROXY: val = NETPLAN_NO_PROXY; break;
+		case NETPLAN_V_CA: val = SBX_CA_INSIDE; break;
+		case NETPLAN_V_GW_NPM: val = npm ? GATEWAY_NPM_URL : NULL; break;
+		case NETPLAN_V_GW_PYPI: val = pip ? GATEWAY_PYPI_URL : NULL; break;
+		case NETPLAN_V_GW_HOST: val = pip ? GATEWAY_HOST : NULL; break;
 		}
+		if (val)
+			envv_setf(e, v->name, val);
 	}
 }
 
@@ -64,19 +78,7 @@ int env_build(const struct sbx_config *cfg, const struct sbx_image *img, const c
 	for (char **p = img->env; p && *p; p++)
 		if (strchr(*p, '='))
 			envv_set(&e, *p);
-	net_env(np, &e);
-	/* npm and pip ask the package gateway (plain HTTP, as absolute-URI
-	 * requests to the proxy named by npm_config_proxy, PIP_PROXY); the
-	 * rest stays CONNECT */
-	if (np->proxy && gateway_npm_upstream(cfg, img->npm_registry))
-		envv_setf(&e, "NPM_CONFIG_REGISTRY", GATEWAY_NPM_URL);
-	char pypi[1024];
-	if (np->proxy && gateway_pypi_upstream(cfg, img->pypi_index, pypi, sizeof(pypi))) {
-		static const char *const index_vars[] = { "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX" };
-		for (size_t i = 0; i < ARRAY_SIZE(index_vars); i++)
-			envv_setf(&e, index_vars[i], GATEWAY_PYPI_URL);
-		envv_setf(&e, "PIP_TRUSTED_HOST", GATEWAY_HOST);
-	}
+	net_env(cfg, img, np, &e);
 	for (size_t i = 0; i < cfg->env.n; i++)
 		envv_set(&e, cfg->env.v[i]);
 	if (!e.v) {

@@ -189,25 +189,6 @@ static void plan_shell(struct sbx_plan *plan)
 		close(fd);
 }
 
-/* What the package gateway takes from the profile and the image. */
-static void plan_gateway(const struct sbx_config *cfg, struct sbx_plan *plan)
-{
-	char pypi[1024];
-	const char *p = gateway_pypi_upstream(cfg, plan->img.pypi_index, pypi, sizeof(pypi));
-
-	plan->gw_pypi = p ? xstrdup(p) : NULL;
-	plan->gw = (struct sbx_gateway_conf){
-		.allow = &cfg->allow,
-		.npm_upstream = gateway_npm_upstream(cfg, plan->img.npm_registry),
-		.pypi_upstream = plan->gw_pypi,
-		.events_fd = -1, .timeout_ms = cfg->pkg_timeout_ms,
-		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
-		.rules = { .allow = &cfg->pkg_allow, .deny = &cfg->pkg_deny,
-			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON },
-		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,
-	};
-}
-
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
 		 struct sbx_err *err)
 {
@@ -225,7 +206,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	if (store_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
 	log_trace("plan: image opened");
-	plan_gateway(cfg, plan);
+	gateway_conf_init(&plan->gw, cfg, plan->img.npm_registry, plan->img.pypi_index, &plan->gw_pypi);
 	plan->lower = xasprintf("%s/rootfs", plan->img.dir);
 	if (userns_lookup(plan->img.rootfs_fd, cfg->user ? cfg->user : "0", &plan->uid_in,
 			  &plan->gid_in, &plan->home, err) < 0)

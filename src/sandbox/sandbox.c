@@ -158,33 +158,17 @@ void sandbox_release(struct sbx_sandbox *sb)
 	fuselayer_stop(&sb->fuse);
 }
 
-/* The package gateway behind the proxy's door, when an ecosystem has an
- * upstream (npm's registry, the image's apt hosts: gateway/gateway.h);
- * NULL without one. */
-static int sandbox_gateway(const struct sbx_plan *plan, const struct sbx_proxy_conf *pc,
-			   struct sbx_gateway **gw, struct sbx_err *err)
-{
-	/* the allow list as the proxy's, after the policy (to move onto
-	 * plan->net.hosts); the image's sets are on it when asked for */
-	struct hostmatch_sets hs = { (const char *const *)plan->img.apt_hosts, plan->img.npm_registry,
-				     plan->img.pypi_index };
-	struct sbx_gateway_conf conf = plan->gw;
-
-	conf.profile_name = pc->profile_name;
-	conf.sets = &hs;
-	conf.events_fd = plan->events_fd;
-	*gw = NULL;
-	return conf.npm_upstream || conf.pypi_upstream || (hs.apt_hosts && hs.apt_hosts[0]) ?
-	       gateway_new(&conf, gw, err) : 0;
-}
-
 int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, struct sbx_err *err)
 {
 	struct sbx_proxy_conf conf = {
 		.profile_name = plan->profile, .hosts = &plan->net.hosts,
 		.events_fd = plan->events_fd,
 	};
-	struct sbx_gateway *gw;
+	/* the image's sets, for the gateway's copy of the allow list (every
+	 * hop must pass it) and its apt hosts */
+	struct hostmatch_sets hs = { (const char *const *)plan->img.apt_hosts, plan->img.npm_registry,
+				     plan->img.pypi_index };
+	struct sbx_gateway_conf gc = plan->gw;
 	struct rlimit rl;
 
 	/* each relayed connection holds six fds (two sockets, two pipes) */
@@ -192,14 +176,16 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (sandbox_gateway(plan, &conf, &gw, err) < 0)
+	gc.profile_name = plan->profile;
+	gc.sets = &hs;
+	gc.events_fd = plan->events_fd;
+	if (gateway_local_for(&gc, &conf.local, err) < 0)
 		return -1;
-	if (gw)
-		conf.local = gateway_local(gw);
 	/* the door and the gateway are the proxy's now: it closes and frees them */
 	int fd = dup(door);
 	if (fd < 0) {
-		gateway_free(gw);
+		if (conf.local.host)
+			conf.local.free(conf.local.ctx);
 		return err_sys(err, "dup");
 	}
 	return proxy_new(&conf, fd, px, err);

@@ -402,3 +402,108 @@ test_real_npm_under_the_rules() {
 	assert_contains "$out" "403 Forbidden - GET http://packages.sbxrun.internal/npm/depoff - sbxrun package gateway: npm 'depoff' is not on the allow list"
 	assert_contains "$out" "403 Forbidden - GET http://packages.sbxrun.internal/npm/aged/-/aged-2.0.0.tgz - sbxrun package gateway: npm aged@2.0.0: published 2 days ago, [packages] min_age is 7 days"
 }
+
+# `sbxrun proxy --listen` (a pod's sidecar) for a profile: starts it on a
+# free port of 127.0.0.1 with the minimal image; sets SC (its pid) and
+# SCPORT. Its stderr is in $TESTDIR/sidecar.err.
+gw_sidecar() { # profile [options...]
+	local p=$1
+	shift
+	"$SBX" proxy --listen 127.0.0.1:0 --profile "$p" --image minimal "$@" 2> "$TESTDIR/sidecar.err" &
+	SC=$!
+	trap "kill $REG $SC 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/gwlab$$.ini'" EXIT
+	for _ in $(seq 50); do
+		SCPORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TESTDIR/sidecar.err")
+		[ -n "$SCPORT" ] && return 0
+		kill -0 "$SC" 2>/dev/null || fail "sbxrun proxy ended: $(cat "$TESTDIR/sidecar.err")"
+		sleep 0.1
+	done
+	fail "sbxrun proxy did not say where it listens: $(cat "$TESTDIR/sidecar.err")"
+}
+
+# The sidecar holds a client on the host to the profile's rules as a
+# sandbox's door does: the gateway's name asked through it as a proxy (the
+# variables a pod gets), the secret of --auth-file asked first, the
+# tarball served from the cache the second time, and the way around the
+# gateway (the registry's own host) closed.
+test_sidecar_serves_the_gateway_under_the_rules() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local p secret="sc-$$-$RANDOM" gw=http://packages.sbxrun.internal/npm
+	p=$(gw_rules_profile sidecar 'allow = npm:good\n')
+	printf 'sbx:%s\n' "$secret" > "$TESTDIR/auth"
+	gw_sidecar "$p" --events "$TESTDIR/ev" --auth-file "$TESTDIR/auth"
+	assert_contains "$(cat "$TESTDIR/sidecar.err")" "with the package gateway"
+	local px="http://sbx:$secret@127.0.0.1:$SCPORT"
+	get() { curl -sS -x "$1" -o "$TESTDIR/body" -w '%{http_code}' "$2"; }
+	assert_eq 407 "$(get "http://127.0.0.1:$SCPORT" "$gw/good")" "the gateway without the secret"
+	assert_eq 200 "$(get "$px" "$gw/good")" "an allowed packument"
+	assert_contains "$(cat "$TESTDIR/body")" '"tarball":"http://packages.sbxrun.internal/npm/good/-/good-1.0.0.tgz"'
+	assert_eq 403 "$(get "$px" "$gw/left-pad")" "a package off the allow list"
+	assert_contains "$(cat "$TESTDIR/body")" "npm 'left-pad' is not on the allow list ([packages] allow, "
+	assert_eq 200 "$(get "$px" "$gw/good/-/good-1.0.0.tgz")" "the tarball"
+	assert_eq 200 "$(get "$px" "$gw/good/-/good-1.0.0.tgz")" "the tarball again"
+	# around the gateway: plain HTTP and CONNECT to the registry's host
+	assert_eq 403 "$(get "$px" "http://host.sbxrun.internal:$RPORT/left-pad")" "plain HTTP to the registry"
+	assert_eq 403 "$(curl -s -o /dev/null -w '%{http_connect}' -x "$px" "https://host.sbxrun.internal:$RPORT/left-pad")" \
+		"CONNECT to the registry"
+	kill -TERM "$SC"
+	local rc=0
+	wait "$SC" || rc=$?
+	assert_eq 0 "$rc" "sbxrun proxy's exit status on SIGTERM"
+	assert_eq "good 1.0.0 hit
+good 1.0.0 miss" "$(gw_events "$TESTDIR/ev" | cut -d' ' -f1-3)" "the tarball's events"
+	assert_eq 1 "$(grep -c 'good-1.0.0.tgz' "$TESTDIR/reg.log")" "upstream requests for the tarball"
+	assert_eq "" "$(grep '^left-pad' "$TESTDIR/reg.log" || true)" "upstream requests for left-pad"
+	assert_contains "$(gw_refusals "$TESTDIR/ev")" "left-pad - 403 allow"
+	assert_contains "$(cat "$TESTDIR/sidecar.err")" "sbxrun: gateway: npm 'left-pad' is not on the allow list"
+	# through an upstream proxy apt's plain HTTP would be relayed around
+	# the gateway: the rules could not hold, so the sidecar does not start
+	https_proxy=http://127.0.0.1:9 run "$SBX" proxy --listen 127.0.0.1:0 --profile "$p" --image minimal
+	assert_bad_input "profile '$p': [packages] allow cannot hold here: the proxy would go through the upstream proxy"
+}
+
+# One peer's requests the gateway has taken count toward the sidecar's
+# per-peer cap (64): a second wave past it is turned away while the first
+# waits on the upstream (the slow tarball, one download for all, released
+# once the waves are in), and another peer is still served.
+CAPWAVES='
+import socket, sys, time
+port, release = int(sys.argv[1]), sys.argv[2]
+def ask(src):
+    s = socket.socket()
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET http://packages.sbxrun.internal/npm/slow/-/slow-1.0.0.tgz HTTP/1.1\r\n"
+              b"Host: packages.sbxrun.internal\r\n\r\n")
+    return s
+first = [ask("127.0.0.1") for _ in range(60)]
+time.sleep(0.4)
+second = [ask("127.0.0.1") for _ in range(10)]
+other = ask("127.0.0.2")
+time.sleep(0.3)
+open(release, "w").close()
+def status(s):
+    s.settimeout(20)
+    try:
+        head = s.recv(12)
+    except OSError:
+        return "closed"
+    return head[9:12].decode() if head.startswith(b"HTTP/1.") else "closed"
+codes = [status(s) for s in first + second]
+print("answered %d closed %d other %s" % (codes.count("200"), codes.count("closed"), status(other)))
+'
+
+test_sidecar_per_peer_cap_counts_gateway_requests() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	gw_sidecar "gwlab$$"
+	run python3 -c "$CAPWAVES" "$SCPORT" "$TESTDIR/reg.log.release"
+	assert_status 0 "$err"
+	local ok closed
+	ok=$(sed -n 's/^answered \([0-9]*\) .*/\1/p' <<<"$out")
+	closed=$(sed -n 's/.* closed \([0-9]*\) .*/\1/p' <<<"$out")
+	[ -n "$ok" ] && [ "$ok" -le 64 ] && [ "$ok" -ge 48 ] && [ "$((ok + closed))" = 70 ] || fail "one peer: $out"
+	assert_contains "$out" "other 200" "another peer"
+	assert_eq 1 "$(grep -c '^slow/-/' "$TESTDIR/reg.log")" "tarball requests upstream"
+}

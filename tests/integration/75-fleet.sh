@@ -409,6 +409,10 @@ test_sidecar_proxy_serves_apt_in_podman() {
 	assert_contains "$out" "HTTP Error 403"
 	stop_proxy
 	grep -q '"decision":"allowed"' "$TESTDIR/ev.jsonl" || fail "apt did not go through the proxy: $(head -c 600 "$TESTDIR/ev.jsonl")"
+	# the .deb came through the sidecar's package gateway (checked, cached)
+	python3 -c 'import json, sys
+sys.exit(not any(e.get("event") == "package" and e.get("name") == "hello" for e in map(json.loads, open(sys.argv[1]))))' \
+		"$TESTDIR/ev.jsonl" || fail "no package event for hello: $(grep -c . "$TESTDIR/ev.jsonl") events"
 }
 
 # Loads every document with a real YAML parser and checks what each kind needs.
@@ -452,6 +456,26 @@ test_kube_manifests_parse() {
 	run check_manifests "$TESTDIR/pk.yaml"
 	assert_eq "Secret Pod NetworkPolicy NetworkPolicy Deployment Service" "$out" "packages profile ($err)"
 	grep -q '^# - ' "$TESTDIR/pk.yaml" || fail "no comment saying what is not expressed"
+	# the job's package managers ask the sidecar's package gateway, by the
+	# name a sandbox uses, through their proxy setting; its cache is a volume
+	run python3 - "$TESTDIR/pk.yaml" <<'PY'
+import sys, yaml
+docs = list(yaml.safe_load_all(open(sys.argv[1])))
+env = {e["name"]: e.get("value") for d in docs if d["kind"] == "Pod" for e in d["spec"]["containers"][0]["env"]}
+for k in ("NPM_CONFIG_REGISTRY", "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "PIP_TRUSTED_HOST"):
+    print(k, env[k])
+print("proxy", env["http_proxy"].split("@")[1], env["npm_config_proxy"] == env["PIP_PROXY"] == env["http_proxy"])
+spec = [d for d in docs if d["kind"] == "Deployment"][0]["spec"]["template"]["spec"]
+print("cache", spec["containers"][0]["env"], [v["name"] for v in spec["volumes"]])
+PY
+	assert_status 0 "$err"
+	assert_eq "NPM_CONFIG_REGISTRY http://packages.sbxrun.internal/npm/
+PIP_INDEX_URL http://packages.sbxrun.internal/pypi/simple/
+UV_INDEX_URL http://packages.sbxrun.internal/pypi/simple/
+UV_DEFAULT_INDEX http://packages.sbxrun.internal/pypi/simple/
+PIP_TRUSTED_HOST packages.sbxrun.internal
+proxy sbxrun-proxy-packages:3128 True
+cache [{'name': 'XDG_CACHE_HOME', 'value': '/cache'}] ['proxy-auth', 'package-cache']" "$out" "the gateway's endpoints in the job"
 }
 
 test_kube_pod_plays_in_podman() {

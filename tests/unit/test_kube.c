@@ -311,6 +311,27 @@ static void test_pod_packages(void)
 		proxied += strcmp(pod->value[i],
 				  "\"http://sbxrun:$(SBXRUN_PROXY_PASSWORD)@sbxrun-proxy-lab-2024-python:3128\"") == 0;
 	CHECK(proxied >= 5);
+	/* the package gateway's endpoints, asked through the proxy, as in a sandbox */
+	static const char *const gw[][2] = {
+		{ "NPM_CONFIG_REGISTRY", "http://packages.sbxrun.internal/npm/" },
+		{ "PIP_INDEX_URL", "http://packages.sbxrun.internal/pypi/simple/" },
+		{ "UV_INDEX_URL", "http://packages.sbxrun.internal/pypi/simple/" },
+		{ "UV_DEFAULT_INDEX", "http://packages.sbxrun.internal/pypi/simple/" },
+		{ "PIP_TRUSTED_HOST", "packages.sbxrun.internal" },
+	};
+	for (size_t g = 0; g < ARRAY_SIZE(gw); g++) {
+		const char *val = NULL;
+		for (int e = 0; e < 40 && !val; e++) {
+			char kn[96], kvl[96];
+			snprintf(kn, sizeof(kn), "spec.containers[0].env[%d].name", e);
+			snprintf(kvl, sizeof(kvl), "spec.containers[0].env[%d].value", e);
+			const char *nm = get(pod, kn);
+			if (nm && strlen(nm) == strlen(gw[g][0]) + 2 && !strncmp(nm + 1, gw[g][0], strlen(gw[g][0])))
+				val = get(pod, kvl);
+		}
+		_cleanup_free_ char *want = xasprintf("\"%s\"", gw[g][1]);
+		CHECK_STR(val, want);
+	}
 	/* the password itself is written once, in the Secret */
 	char hex[33] = "";
 	if (pw && strlen(pw) == 34)
@@ -346,6 +367,13 @@ static void test_pod_packages(void)
 	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[0].readOnly"), "true");
 	CHECK_STR(get(dep, "spec.template.spec.volumes[0].name"), "\"proxy-auth\"");
 	CHECK_STR(get(dep, "spec.template.spec.volumes[0].secret.secretName"), "\"sbxrun-proxy-lab-2024-python\"");
+	/* the gateway's cache: a volume of its own, the root stays read-only */
+	CHECK_STR(get(dep, "spec.template.spec.containers[0].env[0].name"), "\"XDG_CACHE_HOME\"");
+	CHECK_STR(get(dep, "spec.template.spec.containers[0].env[0].value"), "\"/cache\"");
+	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[1].name"), "\"package-cache\"");
+	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[1].mountPath"), "\"/cache\"");
+	CHECK_STR(get(dep, "spec.template.spec.volumes[1].name"), "\"package-cache\"");
+	CHECK_STR(get(dep, "spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem"), "true");
 	check_quantities(dep);
 	const struct doc *svc = &docs[5];
 	CHECK_STR(get(svc, "kind"), "Service");

@@ -7,6 +7,7 @@
 
 #include "base/config.h"
 #include "base/options.h"
+#include "base/util.h"
 #include "net/netplan.h"
 #include "unit.h"
 
@@ -175,6 +176,49 @@ static void test_proxy(void)
 	config_free(&cfg);
 }
 
+/* Under a package rule `sbxrun proxy` (a pod's sidecar) closes the ways
+ * around the gateway as a sandbox does: @npm, @pypi and the profile's
+ * upstream entry leave its list, @apt stays plain HTTP only. */
+static void test_proxy_under_rules(void)
+{
+	static const char *const allow[] = { "@apt", "@npm", "@pypi", "mirror.example.org:8443",
+					     "other.example.org", NULL };
+	enum netplan_for who[] = { NETPLAN_SANDBOX, NETPLAN_PROXY };
+	struct sbx_config cfg;
+	struct sbx_netplan np;
+	struct sbx_err err = { 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(who); i++) {
+		cfg_make(&cfg, "packages", allow, NULL, "image");
+		CHECK(config_set(&cfg, options_by_key(SBX_K_PKG_NPM), "https://mirror.example.org:8443/npm/",
+				 "t", 0, &err) == 0);
+		CHECK(config_set(&cfg, options_by_key(SBX_K_PKG_ALLOW), "npm:left-pad", "t", 0, &err) == 0);
+		netplan_derive(&cfg, who[i], &np);
+		CHECK(np.gateway_only);
+		CHECK(netplan_expand(&np, &sets, &err) == 0);
+		CHECK(!allowed(&np, "npm.example.org", 443));
+		CHECK(!allowed(&np, "pypi.example.org", 443));
+		CHECK(!allowed(&np, "mirror.example.org", 8443));
+		CHECK(allowed(&np, "deb.example.org", 80));
+		CHECK(!allowed(&np, "deb.example.org", 443));
+		CHECK(allowed(&np, "other.example.org", 443));
+		/* the gateway's endpoints for the package managers */
+		CHECK(var(&np, "NPM_CONFIG_REGISTRY") == NETPLAN_V_GW_NPM);
+		CHECK(var(&np, "UV_DEFAULT_INDEX") == NETPLAN_V_GW_PYPI);
+		CHECK(var(&np, "PIP_TRUSTED_HOST") == NETPLAN_V_GW_HOST);
+		netplan_free(&np);
+		config_free(&cfg);
+	}
+	/* no rule: the ways stay open */
+	cfg_make(&cfg, "packages", allow, NULL, "image");
+	netplan_derive(&cfg, NETPLAN_PROXY, &np);
+	CHECK(!np.gateway_only);
+	CHECK(netplan_expand(&np, &sets, &err) == 0);
+	CHECK(allowed(&np, "npm.example.org", 443));
+	netplan_free(&np);
+	config_free(&cfg);
+}
+
 /* A pod: every proxy variable whatever proxy_env says, no CA (the image's),
  * no DNS stub (the cluster's), a writable root under packages. */
 static void test_pod(void)
@@ -188,6 +232,7 @@ static void test_pod(void)
 	CHECK(var(&np, "HTTPS_PROXY") == NETPLAN_V_PROXY);
 	CHECK(var(&np, "no_proxy") == NETPLAN_V_NO_PROXY);
 	CHECK(var(&np, "SSL_CERT_FILE") < 0 && np.ca_file == NULL);
+	CHECK(var(&np, "PIP_INDEX_URL") == NETPLAN_V_GW_PYPI);
 	CHECK(np.hosts.n == 0);
 	config_free(&cfg);
 	cfg_make(&cfg, "full", NULL, NULL, NULL);
@@ -221,6 +266,7 @@ int main(void)
 	test_listed();
 	test_env();
 	test_proxy();
+	test_proxy_under_rules();
 	test_pod();
 	test_image_refusal();
 	return unit_done("test_netplan");
