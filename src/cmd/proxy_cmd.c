@@ -196,27 +196,6 @@ static int serve(struct sbx_proxy *px, const sigset_t *set, struct sbx_err *err)
 	}
 }
 
-/* The first package rule the profile sets (what a refusal names). */
-static const char *rule_key(const struct sbx_config *cfg)
-{
-	return cfg->pkg_allow.n ? "allow" : cfg->pkg_deny.n ? "deny" : cfg->pkg_min_age_ms ? "min_age" : "offline";
-}
-
-/* Under package rules the gateway must see every package request it
- * serves. Through an upstream proxy (sbxrun's own environment names one)
- * the proxy relays apt's plain HTTP instead of handing it over, and the
- * gateway, which never goes through one, could not reach its upstreams:
- * the rules would not hold, so the sidecar does not start. */
-static int rules_hold(const struct sbx_config *cfg, const struct sbx_netplan *np,
-		      const struct sbx_proxy *px, struct sbx_err *err)
-{
-	if (np->gateway_only && proxy_chained(px))
-		return err_set(err, 0, "profile '%s': [packages] %s cannot hold here: the proxy would go "
-			       "through the upstream proxy of its environment (https_proxy, http_proxy), "
-			       "around the package gateway", cfg->profile, rule_key(cfg));
-	return 0;
-}
-
 /* The proxy and its gateway on lfd, served until a signal of set. */
 static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img, struct sbx_netplan *np,
 		       int lfd, int events, const char *secret, const sigset_t *set, struct sbx_err *err)
@@ -250,11 +229,8 @@ static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img
 	}
 	if (proxy_new(&conf, fd, &px, err) < 0)
 		return -1;
-	int r = rules_hold(cfg, np, px, err);
-	if (r == 0) {
-		say_where(lfd, cfg->profile, secret != NULL, conf.local.host != NULL);
-		r = serve(px, set, err);
-	}
+	say_where(lfd, cfg->profile, secret != NULL, conf.local.host != NULL);
+	int r = serve(px, set, err);
 	proxy_free(px);
 	return r;
 }
@@ -270,6 +246,10 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 	if (!np.proxy)
 		return err_set(err, 0, "profile '%s': egress is '%s'; the proxy serves 'packages'",
 			       cfg->profile, np.mode_name);
+	if (netplan_rules_hold(&np, cfg, err) < 0) {
+		netplan_free(&np);
+		return -1;
+	}
 	if (cfg->origin[SBX_K_HEADER_TIMEOUT] &&
 	    (cfg->header_timeout_ms < 100 || cfg->header_timeout_ms > 600000))
 		return err_set(err, 0, "--header-timeout: %llums is not between 100ms and 10m",

@@ -699,11 +699,6 @@ void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out)
 	out->open = p->live;
 }
 
-bool proxy_chained(const struct sbx_proxy *p)
-{
-	return p->chain.on;
-}
-
 void proxy_free(struct sbx_proxy *p)
 {
 	if (!p)

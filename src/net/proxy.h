@@ -81,10 +81,6 @@ int proxy_pollfd(struct sbx_proxy *p);
  * proxy's own epoll fails (nothing from inside the sandbox makes it fail). */
 int proxy_dispatch(struct sbx_proxy *p);
 void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out);
-/* Whether connections go out through the upstream proxy of sbxrun's own
- * environment (net/proxy_chain.h): then no plain HTTP is claimed by the
- * local service (proxy_local.claims), it is relayed. */
-bool proxy_chained(const struct sbx_proxy *p);
 void proxy_free(struct sbx_proxy *p);
 
 #endif

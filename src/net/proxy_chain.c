@@ -13,7 +13,7 @@
 #include "base/util.h"
 #include "net/proxy_chain.h"
 
-static const char *env_proxy(void)
+const char *proxy_chain_env(void)
 {
 	static const char *const names[] = { "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY" };
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -48,7 +48,7 @@ static int resolve(struct proxy_chain *chain, const char *host, const char *port
 
 int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err)
 {
-	const char *url = env_proxy(), *p, *at, *colon;
+	const char *url = proxy_chain_env(), *p, *at, *colon;
 	char host[256], port[8] = "1080";  /* curl's default for a proxy */
 	size_t n;
 

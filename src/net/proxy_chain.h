@@ -14,6 +14,9 @@ struct proxy_chain {
 	char *auth_header;             /* "Proxy-Authorization: ...\r\n" or NULL */
 };
 
+/* The upstream proxy's URL the environment names (the first of the
+ * variables below that is set), or NULL. */
+const char *proxy_chain_env(void);
 /* Reads https_proxy, HTTPS_PROXY, http_proxy, HTTP_PROXY (the first set)
  * and resolves it once, at start. Not set: chain->on is false. */
 int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err);

@@ -461,6 +461,9 @@ good 1.0.0 miss" "$(gw_events "$TESTDIR/ev" | cut -d' ' -f1-3)" "the tarball's e
 	# the gateway: the rules could not hold, so the sidecar does not start
 	https_proxy=http://127.0.0.1:9 run "$SBX" proxy --listen 127.0.0.1:0 --profile "$p" --image minimal
 	assert_bad_input "profile '$p': [packages] allow cannot hold here: the proxy would go through the upstream proxy"
+	# nor does a sandbox of that profile
+	https_proxy=http://127.0.0.1:9 run "$SBX" run --profile "$p" --image minimal -- true
+	assert_bad_input "profile '$p': [packages] allow cannot hold here: the proxy would go through the upstream proxy"
 }
 
 # One peer's requests the gateway has taken count toward the sidecar's
