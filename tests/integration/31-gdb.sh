@@ -3,8 +3,9 @@
 # ptrace inside the sandbox (issue 4's escape suite keeps it allowed among the
 # sandbox's own processes): a real gdb, installed through the packages proxy,
 # runs a program; that it cannot disable ASLR shows personality() stays
-# denied. Its own file so that check-vm runs it in one mode: the apt install
-# takes minutes under TCG, and the kernel's part is the same in every mode.
+# denied. Its own file so that check-vm can leave it out (30-escape's probe
+# tries ptrace and personality there in every mode; the apt install takes
+# minutes under TCG) and run it, when named, in one mode.
 
 # gdb asks for ADDR_NO_RANDOMIZE, which the filter refuses: it must warn and
 # still run the program (gdb is installed from the image's own apt sources).
