@@ -78,3 +78,15 @@ http_serve() { # [dir]
 	PORT=$(head -1 "$TESTDIR/.httpd-port")
 	[ -n "$PORT" ] || fail "the test's HTTP server did not start"
 }
+
+# Waits until `sbxrun proxy --listen 127.0.0.1:0` (pid PID, its stderr in
+# ERRFILE) says where it listens; sets LISTEN_PORT.
+listen_port() { # pid errfile
+	for _ in $(seq 50); do
+		LISTEN_PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$2")
+		[ -n "$LISTEN_PORT" ] && return 0
+		kill -0 "$1" 2>/dev/null || fail "sbxrun proxy ended: $(cat "$2")"
+		sleep 0.1
+	done
+	fail "sbxrun proxy did not say where it listens: $(cat "$2")"
+}

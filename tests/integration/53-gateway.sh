@@ -412,13 +412,8 @@ gw_sidecar() { # profile [options...]
 	"$SBX" proxy --listen 127.0.0.1:0 --profile "$p" --image minimal "$@" 2> "$TESTDIR/sidecar.err" &
 	SC=$!
 	trap "kill $REG $SC 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/gwlab$$.ini'" EXIT
-	for _ in $(seq 50); do
-		SCPORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TESTDIR/sidecar.err")
-		[ -n "$SCPORT" ] && return 0
-		kill -0 "$SC" 2>/dev/null || fail "sbxrun proxy ended: $(cat "$TESTDIR/sidecar.err")"
-		sleep 0.1
-	done
-	fail "sbxrun proxy did not say where it listens: $(cat "$TESTDIR/sidecar.err")"
+	listen_port "$SC" "$TESTDIR/sidecar.err"
+	SCPORT=$LISTEN_PORT
 }
 
 # The sidecar holds a client on the host to the profile's rules as a

@@ -272,13 +272,8 @@ start_proxy() { # extra options...
 	"$SBX" proxy --listen 127.0.0.1:0 "$@" 2> "$TESTDIR/proxy.err" &
 	proxy_pid=$!
 	trap fleet_cleanup EXIT
-	for _ in $(seq 1 50); do
-		proxy_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TESTDIR/proxy.err")
-		[ -n "$proxy_port" ] && return 0
-		kill -0 "$proxy_pid" 2>/dev/null || fail "sbxrun proxy ended: $(cat "$TESTDIR/proxy.err")"
-		sleep 0.1
-	done
-	fail "sbxrun proxy did not say where it listens: $(cat "$TESTDIR/proxy.err")"
+	listen_port "$proxy_pid" "$TESTDIR/proxy.err"
+	proxy_port=$LISTEN_PORT
 }
 
 stop_proxy() { # expects exit 0 on SIGTERM
