@@ -52,21 +52,19 @@ keep() { # name seconds: the best of the rounds in $tmp/best
 keep_phases() { # prefix file
 	while read -r n t; do keep "$1$n" "$t"; done < "$2"
 }
+measure() { # name command: its time and its phases kept under name
+	local t
+	t=$(secs "$2")
+	keep "$1" "$t"
+	keep_phases "$1_" "$tmp/out"
+}
 touch "$tmp/best"
 for _ in $(seq "$RUNS"); do
 	rm -rf "$XDG_CACHE_HOME"
-	t=$(secs npm_install)
-	keep n_cold "$t"
-	keep_phases n_cold_ "$tmp/out"
-	t=$(secs npm_install)
-	keep n_warm "$t"
-	keep_phases n_warm_ "$tmp/out"
-	t=$(secs apt_install)
-	keep a_cold "$t"
-	keep_phases a_cold_ "$tmp/out"
-	t=$(secs apt_install)
-	keep a_warm "$t"
-	keep_phases a_warm_ "$tmp/out"
+	measure n_cold npm_install
+	measure n_warm npm_install
+	measure a_cold apt_install
+	measure a_warm apt_install
 done
 best() { awk -v n="$1" '$1 == n { print $2 }' "$tmp/best"; }
 n_cold=$(best n_cold) n_warm=$(best n_warm) a_cold=$(best a_cold) a_warm=$(best a_warm)
