@@ -16,15 +16,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; "$SBX" session stop bench$$ >/dev/null 2>&1 || true' EXIT
 
 if [ "$(id -u)" = 0 ] && [ -z "${BENCH_INNER:-}" ]; then
-	u=${SBX_BENCH_USER:-sbxbench}
-	id "$u" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$u"
-	home=$(getent passwd "$u" | cut -d: -f6)
 	chmod 0777 "$tmp" # the inner run, as the bench user, writes here
-	bash "$top/tests/images.sh" "$tmp/img" >/dev/null
-	chmod -R a+rX "$tmp/img"
+	. "$top/bench/lib.sh"
+	bench_user_images "$tmp/img"
+	u=$BENCH_USER home=$BENCH_HOME
 	as_u() { runuser -u "$u" -- env -i HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 "$@"; }
-	as_u "$SBX" image import "$tmp/img/tiny.tar" --name tiny >/dev/null
-	as_u "$SBX" image import "$tmp/img/minimal.tar.zst" --name minimal >/dev/null
 	# Both sides of every comparison run at this priority: on a shared
 	# machine, other work (mostly at nice 10) then disturbs them less.
 	export BENCH_NICE=${BENCH_NICE:--5}
