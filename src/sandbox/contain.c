@@ -105,10 +105,10 @@ static int still_with_host(struct contain *c, struct sbx_err *err)
 	return 0;
 }
 
-/* Made by a helper beside the child while it builds the file system. */
+/* Made by a thread beside the child's main thread while it builds the file system. */
 static int network(struct contain *c, struct sbx_err *err)
 {
-	c->net.pid = -1;
+	c->net.started = 0;
 	if (c->plan->net.own_netns && nethelper_start(&c->plan->net, &c->net, err) < 0)
 		return -1;
 	log_trace("child: identity, cgroup ns; network set-up started");
@@ -131,7 +131,7 @@ static int file_system(struct contain *c, struct sbx_err *err)
 
 static int network_join(struct contain *c, struct sbx_err *err)
 {
-	if (c->net.pid > 0 && nethelper_join(&c->net, c->fd, err) < 0)
+	if (c->net.started && nethelper_join(&c->net, c->fd, err) < 0)
 		return -1;
 	log_trace("child: network namespace joined");
 	return 0;
