@@ -332,7 +332,9 @@ static int host_covers(const char *pattern, const char *entry)
 	host_split(entry, &e);
 	if (p.set || e.set)
 		return p.set && e.set && strcmp(p.name, e.name) == 0;
-	if (p.port != e.port)
+	/* an entry without a port lets 80 and 443 through (hostmatch.c), so a
+	 * pattern without one covers an entry that names either */
+	if (p.port != e.port && !(p.port == 0 && (e.port == 80 || e.port == 443)))
 		return 0;
 	if (!p.suffix)
 		return !e.suffix && strcmp(p.name, e.name) == 0;

@@ -505,6 +505,14 @@ static void test_policy_lists(void)
 		      "asks for allow = example.org (t.ini:2); /p1.ini caps [network] allow at "
 		      "*.example.org, mirror.lab, @apt");
 	expect_capped(hosts, 1, "[network]\nallow = mirror.lab:8080\n", "allow = mirror.lab:8080");
+	/* a policy entry without a port covers the ports an entry without one
+	 * opens (80, 443), named; a port the policy names covers only itself */
+	CHECK(capped(hosts, 1, "[network]\nallow = mirror.lab:443\nallow = a.example.org:80\n", &cfg) == NULL);
+	config_free(&cfg);
+	const char *port443[] = { "[network]\nallow = mirror.lab:443\n" };
+	expect_capped(port443, 1, "[network]\nallow = mirror.lab\n", "allow = mirror.lab");
+	CHECK(capped(port443, 1, "[network]\nallow = mirror.lab:443\n", &cfg) == NULL);
+	config_free(&cfg);
 	expect_capped(hosts, 1, "[network]\nallow = @npm\n", "allow = @npm");
 	expect_capped(hosts, 1, "[network]\nallow = *.org\n", "allow = *.org");
 	expect_capped(hosts, 1, "[network]\nallow = host.sbxrun.internal:5432\n", "host.sbxrun.internal");
