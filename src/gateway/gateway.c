@@ -122,14 +122,6 @@ static int parse_head(struct gw_client *c, const char *head, size_t len, char *h
 	return 0;
 }
 
-#define INDEX_MAX_AGE_MS 120000  /* [packages] index_max_age's default */
-
-bool gw_index_fresh(const struct gw *gw, int64_t age_ms)
-{
-	int64_t max = gw->conf.index_max_age_ms ? gw->conf.index_max_age_ms : INDEX_MAX_AGE_MS;
-	return age_ms >= 0 && age_ms < max;
-}
-
 static void route(struct gw *gw, struct gw_client *c, const char *path)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(ecosystems); i++) {

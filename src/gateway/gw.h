@@ -73,9 +73,16 @@ struct gw {
 	size_t ntold;
 };
 
+#define GW_INDEX_MAX_AGE_MS 120000  /* [packages] index_max_age's default */
+
 /* Whether an index document cached age_ms ago is served without asking
- * upstream ([packages] index_max_age; gateway.c). */
-bool gw_index_fresh(const struct gw *gw, int64_t age_ms);
+ * upstream ([packages] index_max_age). Here, not in gateway.c: the
+ * ecosystems ask it, and gateway.c calls them. */
+static inline bool gw_index_fresh(const struct gw *gw, int64_t age_ms)
+{
+	int64_t max = gw->conf.index_max_age_ms ? gw->conf.index_max_age_ms : GW_INDEX_MAX_AGE_MS;
+	return age_ms >= 0 && age_ms < max;
+}
 
 /* --- clients (gw_client.c) --- */
 /* past an upstream's own total timeout (gw_fetch.c), without a byte sent */
