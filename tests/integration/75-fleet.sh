@@ -304,6 +304,14 @@ test_proxy_refuses_other_hosts_and_bad_input() {
 	assert_bad_input "egress is 'none'"
 	run "$SBX" proxy --profile packages
 	assert_bad_input "--listen"
+	# an upstream proxy it cannot chain through: the variable named, the
+	# password hidden, a control character refused (not looked up)
+	https_proxy='https://u:s3cret@proxy.invalid:3128' run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --image minimal
+	assert_bad_input "upstream proxy https_proxy='https://***@proxy.invalid:3128': only http:// proxies can be chained"
+	assert_not_contains "$err" "s3cret"
+	https_proxy=$'http://proxy.invalid:3128\r\nX-Evil: 1' run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --image minimal
+	assert_bad_input "upstream proxy https_proxy='http://proxy.invalid:3128"
+	assert_contains "$err" "': the port is not a number from 1 to 65535"
 }
 
 # Idle connections from the host (python3): PEER-ADDRESS COUNT... ; prints
