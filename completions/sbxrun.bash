@@ -33,6 +33,8 @@ _sbxrun() {
 		COMPREPLY=($(compgen -W "none packages full " -- "$cur")); return ;;
 	*:--allow)
 		return ;;
+	*:--cache-max)
+		return ;;
 	*:--bind)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--copy)
@@ -118,7 +120,7 @@ _sbxrun() {
 	mcp)
 		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --session " ;;
 	proxy)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --allow  --events  --listen  --auth-file  --header-timeout " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --allow  --cache-max  --events  --listen  --auth-file  --header-timeout " ;;
 	doctor)
 		opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 	cache)

@@ -52,6 +52,7 @@ complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l net -r -a 'none
 complete -c sbxrun -n '__fish_seen_subcommand_from session; and __fish_seen_subcommand_from start' -l net -r -a 'none packages full' -d 'network: none, packages, or full'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell proxy' -l allow -r -d 'also allow HOST through the packages proxy'
 complete -c sbxrun -n '__fish_seen_subcommand_from session; and __fish_seen_subcommand_from start' -l allow -r -d 'also allow HOST through the packages proxy'
+complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l cache-max -r -d 'size cap of the user'\''s package cache; the least recently used go first (default 10G), or unlimited'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l bind -r -F -d 'bind a host path (read-only unless :rw)'
 complete -c sbxrun -n '__fish_seen_subcommand_from session; and __fish_seen_subcommand_from start' -l bind -r -F -d 'bind a host path (read-only unless :rw)'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l copy -r -F -d 'copy a host file or directory into the workspace first (DEST: relative to it)'

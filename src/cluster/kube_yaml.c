@@ -17,7 +17,9 @@
  * expanded by Kubernetes from the same Secret).
  *
  * The proxy serves the package gateway too, with the profile's [packages]
- * rules and a cache of its own (an emptyDir). The job's package managers
+ * rules and a cache of its own (an emptyDir whose sizeLimit follows
+ * cache_max, which the proxy is given on its command line, so the volume
+ * and the gateway's cap come from one number). The job's package managers
  * are pointed at it by the variables a sandbox gets (the network plan's),
  * with the same URLs: http://packages.sbxrun.internal/npm/ and so on. That
  * name need not resolve in the pod: the managers send plain-HTTP requests
@@ -45,6 +47,7 @@
 #define AUTH_USER "sbxrun"
 #define PASSWORD_ENV "SBXRUN_PROXY_PASSWORD"
 #define CACHE_DIR "/cache" /* the gateway's cache in the proxy's pod (XDG_CACHE_HOME) */
+#define CACHE_SLACK_MIN (1ULL << 30)
 
 struct kube {
 	FILE *f;
@@ -469,12 +472,47 @@ static int proxy_secret(struct kube *k, struct sbx_err *err)
 	return 0;
 }
 
+/* The package cache's emptyDir: [packages] cache_max and a margin, or no
+ * limit when the cap is unlimited (a note says so). The gateway keeps the
+ * cap by evicting the least recently used once a download is committed
+ * (down to 90 % of it), so beside the capped artifacts the volume holds
+ * the temporary files of downloads in flight (up to 48 at once), the
+ * artifact whose commit crossed the cap, and the index documents, which
+ * the cap does not count. The margin for them is a tenth of the cap, at
+ * least 1Gi, rounded up to a MiB. Past sizeLimit the kubelet evicts the
+ * proxy's pod (its cache goes with it) rather than fill the node's disk. */
+uint64_t kube_cache_limit(uint64_t cache_max)
+{
+	uint64_t slack = cache_max / 10 > CACHE_SLACK_MIN ? cache_max / 10 : CACHE_SLACK_MIN;
+	uint64_t mib = 1ULL << 20;
+
+	return cache_max ? (cache_max + slack + mib - 1) / mib * mib : 0;
+}
+
+static void cache_volume(struct kube *k)
+{
+	char b[32];
+	uint64_t limit = kube_cache_limit(k->cfg->pkg_cache_max);
+
+	fprintf(k->f, "      - name: \"package-cache\"\n");
+	if (!limit) {
+		fprintf(k->f, "        emptyDir: {}\n");
+		return;
+	}
+	kube_quantity_bytes(limit, b, sizeof(b));
+	fprintf(k->f, "        emptyDir:\n");
+	kv(k, 10, "sizeLimit", b);
+}
+
 static void proxy_objects(struct kube *k)
 {
 	_cleanup_free_ char *name = xasprintf("sbxrun-proxy-%s", k->name);
 	_cleanup_free_ char *listen = xasprintf("0.0.0.0:%d", PROXY_PORT);
+	char cap[32];
+	format_size(k->cfg->pkg_cache_max, cap, sizeof(cap)); /* what --cache-max reads */
 	const char *cmd[] = { "sbxrun", "proxy", "--listen", listen, "--profile", k->cfg->profile,
-			      "--image", k->cfg->image, "--auth-file", AUTH_DIR "/password" };
+			      "--image", k->cfg->image, "--auth-file", AUTH_DIR "/password",
+			      "--cache-max", cap };
 
 	fprintf(k->f, "---\napiVersion: apps/v1\nkind: Deployment\n");
 	metadata(k, 0, name, "proxy");
@@ -503,8 +541,7 @@ static void proxy_objects(struct kube *k)
 	kv(k, 10, "mountPath", CACHE_DIR);
 	fprintf(k->f, "      volumes:\n      - name: \"proxy-auth\"\n        secret:\n");
 	kv(k, 10, "secretName", name);
-	/* bounded by [packages] cache_max, which the gateway keeps */
-	fprintf(k->f, "      - name: \"package-cache\"\n        emptyDir: {}\n");
+	cache_volume(k);
 	fprintf(k->f, "---\napiVersion: v1\nkind: Service\n");
 	metadata(k, 0, name, "proxy");
 	fprintf(k->f, "spec:\n");
@@ -543,6 +580,8 @@ static void collect_notes(struct kube *k)
 	if (k->np.writable_root)
 		note(k, "egress = %s: the root file system stays writable (package installs), counted in ephemeral-storage",
 		     k->np.mode_name);
+	if (k->np.proxy && !cfg->pkg_cache_max)
+		note(k, "cache_max = unlimited: the proxy's package cache (an emptyDir) has no size limit");
 	if (k->np.own_netns)
 		note(k, "egress = %s: the NetworkPolicy needs a network plugin that enforces policies (podman does not)",
 		     k->np.mode_name);

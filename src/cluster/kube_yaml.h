@@ -20,6 +20,11 @@ void kube_notes_free(struct kube_notes *n);
 int kube_yaml(const struct sbx_config *cfg, const char *const *cmd, char **out,
 	      struct kube_notes *notes, struct sbx_err *err);
 
+/* The size limit of the proxy's package cache volume for [packages]
+ * cache_max (bytes): the cap and a margin for what the cap does not count;
+ * 0 (unlimited) gives 0, no limit. */
+uint64_t kube_cache_limit(uint64_t cache_max);
+
 /* Quantities in Kubernetes syntax: 536870912 -> "512Mi", 500 -> "500m". */
 void kube_quantity_bytes(uint64_t bytes, char *buf, size_t size);
 void kube_quantity_cpu(uint64_t milli, char *buf, size_t size);

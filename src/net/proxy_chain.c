@@ -1,34 +1,171 @@
 /* proxy_chain.c - chaining the egress proxy through the upstream HTTP proxy
  * named in sbxrun's own environment (a corporate network): each allowed
  * connection becomes a CONNECT to it. Only http:// proxies; Basic auth from
- * the URL's userinfo. Resolved once at start, so the loop never blocks. */
+ * the URL's userinfo. The URL is split by libcurl's parser (CURLU, loaded
+ * lazily like the rest of libcurl, base/lazylib.c), as dlurl.c splits a
+ * download's. Resolved once at start, so the loop never blocks. */
 #define _GNU_SOURCE
+#define CURL_DISABLE_TYPECHECK
+#include <curl/curl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/util.h"
 #include "net/proxy_chain.h"
 
-const char *proxy_chain_env(void)
+#define DEFAULT_PORT "1080"  /* curl's default for a proxy */
+
+static const char *const env_names[] = { "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY" };
+
+static const char *env_pick(const char **name)
 {
-	static const char *const names[] = { "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY" };
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const char *v = getenv(names[i]);
-		if (v && *v)
+	for (size_t i = 0; i < ARRAY_SIZE(env_names); i++) {
+		const char *v = getenv(env_names[i]);
+		if (v && *v) {
+			*name = env_names[i];
 			return v;
+		}
 	}
 	return NULL;
 }
 
-static void set_auth(struct proxy_chain *chain, const char *user, size_t n)
+const char *proxy_chain_env(void)
 {
+	const char *name;
+	return env_pick(&name);
+}
+
+/* The URL as a message shows it: any credentials hidden. */
+static void shown(const char *url, char *buf, size_t size)
+{
+	const char *s = strstr(url, "://"), *at = strrchr(url, '@');
+
+	s = s ? s + 3 : url;
+	if (at && at >= s)
+		snprintf(buf, size, "%.*s***%s", (int)(s - url), url, at);
+	else
+		snprintf(buf, size, "%s", url);
+}
+
+/* A part of u, or NULL when it has none; -1 when it cannot be read. */
+static int part(CURLU *u, CURLUPart what, unsigned flags, CURLUcode none, char **out)
+{
+	CURLUcode rc = curl_url_get(u, what, out, flags);
+
+	if (rc == none) {
+		*out = NULL;
+		return 0;
+	}
+	return rc == CURLUE_OK ? 0 : -1;
+}
+
+static void secret_free(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		curl_free(s);
+	}
+}
+
+/* Basic credentials, percent-decoded as curl decodes them (a control
+ * character refused): "user:password", or NULL without a user. */
+static int credentials(CURLU *u, struct proxy_chain_url *out)
+{
+	char *user = NULL, *pw = NULL;
+	int r = -1;
+
+	if (part(u, CURLUPART_USER, CURLU_URLDECODE, CURLUE_NO_USER, &user) == 0 &&
+	    part(u, CURLUPART_PASSWORD, CURLU_URLDECODE, CURLUE_NO_PASSWORD, &pw) == 0) {
+		if (user)
+			out->userpass = xasprintf("%s:%s", user, pw ? pw : "");
+		r = 0;
+	}
+	secret_free(user);
+	secret_free(pw);
+	return r;
+}
+
+/* Host (brackets off an IPv6 literal, its zone as %ZONE for getaddrinfo)
+ * and port, 1080 when the URL names none. */
+static int host_port(CURLU *u, struct proxy_chain_url *out, const char **why)
+{
+	char *host = NULL, *zone = NULL, *port = NULL;
+	uint64_t p;
+	struct sbx_err perr;
+	int r = -1;
+
+	if (part(u, CURLUPART_HOST, 0, CURLUE_NO_HOST, &host) < 0 || !host || !host[0]) {
+		*why = "no host";
+	} else if (part(u, CURLUPART_ZONEID, 0, CURLUE_NO_ZONEID, &zone) < 0 ||
+		   part(u, CURLUPART_PORT, 0, CURLUE_NO_PORT, &port) < 0 ||
+		   (port && parse_count(port, 1, 65535, &p, &perr) < 0)) {
+		*why = "the port is not a number from 1 to 65535";
+	} else {
+		size_t n = strlen(host);
+		bool v6 = host[0] == '[' && n > 2 && host[n - 1] == ']';
+		int len = snprintf(out->host, sizeof(out->host), "%.*s%s%s", (int)(v6 ? n - 2 : n),
+				   host + v6, zone ? "%" : "", zone ? zone : "");
+		snprintf(out->port, sizeof(out->port), "%s", port ? port : DEFAULT_PORT);
+		*why = "the host name is too long";
+		r = len > 0 && (size_t)len < sizeof(out->host) ? 0 : -1;
+	}
+	curl_free(host);
+	curl_free(zone);
+	curl_free(port);
+	return r;
+}
+
+int proxy_chain_parse(const char *name, const char *url, struct proxy_chain_url *out,
+		      struct sbx_err *err)
+{
+	/* no scheme: http, as curl takes a proxy's */
+	_cleanup_free_ char *full = strstr(url, "://") ? xstrdup(url) : xasprintf("http://%s", url);
+	CURLU *u = curl_url();
+	char *scheme = NULL, show[512];
+	const char *why = NULL;
+	CURLUcode rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!u)
+		return err_set(err, 0, "out of memory");
+	rc = curl_url_set(u, CURLUPART_URL, full, CURLU_NON_SUPPORT_SCHEME);
+	if (rc != CURLUE_OK || curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK)
+		why = rc == CURLUE_BAD_PORT_NUMBER ? "the port is not a number from 1 to 65535"
+		    : rc == CURLUE_NO_HOST ? "no host" : "not a URL";
+	else if (strcmp(scheme, "http") != 0)
+		why = "only http:// proxies can be chained";
+	else if (host_port(u, out, &why) == 0)
+		why = credentials(u, out) < 0 ? "the user name or password is not valid (a control character?)"
+					      : NULL;
+	curl_free(scheme);
+	curl_url_cleanup(u);
+	explicit_bzero(full, strlen(full));
+	if (!why)
+		return 0;
+	proxy_chain_url_free(out);
+	shown(url, show, sizeof(show));
+	return err_set(err, 0, "upstream proxy %s='%s': %s", name, show, why);
+}
+
+void proxy_chain_url_free(struct proxy_chain_url *u)
+{
+	if (u->userpass) {
+		explicit_bzero(u->userpass, strlen(u->userpass));
+		free(u->userpass);
+	}
+	memset(u, 0, sizeof(*u));
+}
+
+static void set_auth(struct proxy_chain *chain, const char *userpass)
+{
+	size_t n = strlen(userpass);
 	unsigned char *b64 = xmalloc(4 * ((n + 2) / 3) + 1);
-	EVP_EncodeBlock(b64, (const unsigned char *)user, (int)n);
+	EVP_EncodeBlock(b64, (const unsigned char *)userpass, (int)n);
 	chain->auth_header = xasprintf("Proxy-Authorization: Basic %s\r\n", b64);
+	explicit_bzero(b64, strlen((char *)b64));
 	free(b64);
 }
 
@@ -48,37 +185,22 @@ static int resolve(struct proxy_chain *chain, const char *host, const char *port
 
 int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err)
 {
-	const char *url = proxy_chain_env(), *p, *at, *colon;
-	char host[256], port[8] = "1080";  /* curl's default for a proxy */
-	size_t n;
+	const char *name = NULL, *url = env_pick(&name);
+	struct proxy_chain_url u;
 
 	memset(chain, 0, sizeof(*chain));
 	if (!url)
 		return 0;
-	p = strstr(url, "://");
-	if (p && strncasecmp(url, "http://", 7) != 0)
-		return err_set(err, 0, "upstream proxy '%s': only http:// proxies can be chained", url);
-	p = p ? p + 3 : url;
-	n = strcspn(p, "/");
-	at = memchr(p, '@', n);
-	if (at) {
-		set_auth(chain, p, (size_t)(at - p));
-		n -= (size_t)(at + 1 - p);
-		p = at + 1;
-	}
-	colon = p[0] == '[' ? memchr(p, ']', n) : p;
-	colon = colon ? memchr(colon, ':', n - (size_t)(colon - p)) : NULL;
-	size_t hl = colon ? (size_t)(colon - p) : n;
-	if (hl == 0 || hl >= sizeof(host) || (colon && (n - hl - 1 == 0 || n - hl - 1 >= sizeof(port))))
-		return err_set(err, 0, "upstream proxy: cannot read '%s'", url);
-	memcpy(host, p[0] == '[' ? p + 1 : p, p[0] == '[' ? hl - 2 : hl);
-	host[p[0] == '[' ? hl - 2 : hl] = 0;
-	if (colon) {
-		memcpy(port, colon + 1, n - hl - 1);
-		port[n - hl - 1] = 0;
-	}
-	if (resolve(chain, host, port, err) < 0)
+	if (proxy_chain_parse(name, url, &u, err) < 0)
 		return -1;
+	if (u.userpass)
+		set_auth(chain, u.userpass);
+	int r = resolve(chain, u.host, u.port, err);
+	proxy_chain_url_free(&u);
+	if (r < 0) {
+		proxy_chain_free(chain);
+		return -1;
+	}
 	chain->on = true;
 	return 0;
 }

@@ -17,6 +17,19 @@ struct proxy_chain {
 /* The upstream proxy's URL the environment names (the first of the
  * variables below that is set), or NULL. */
 const char *proxy_chain_env(void);
+/* An upstream proxy's URL, split by libcurl's parser. */
+struct proxy_chain_url {
+	char host[256];  /* a name or an address; an IPv6 one bare, its zone as %ZONE */
+	char port[8];    /* 1080 (curl's default for a proxy) when the URL names none */
+	char *userpass;  /* "user:password" percent-decoded, or NULL without a user */
+};
+/* Splits url, the value of the variable name (named in the messages, the
+ * credentials hidden): http:// or no scheme, a host, a port from 1 to
+ * 65535. No network access. Returns 0 or -1; free with
+ * proxy_chain_url_free. */
+int proxy_chain_parse(const char *name, const char *url, struct proxy_chain_url *out,
+		      struct sbx_err *err);
+void proxy_chain_url_free(struct proxy_chain_url *u);
 /* Reads https_proxy, HTTPS_PROXY, http_proxy, HTTP_PROXY (the first set)
  * and resolves it once, at start. Not set: chain->on is false. */
 int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err);

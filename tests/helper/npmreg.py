@@ -22,8 +22,10 @@ sandbox's gateway reaches this host); packages:
   aged     1.0.0 and 1.1.0 published weeks ago, 2.0.0 (latest) two days ago
   withdep  depends on depoff (for the allow list's dependency case)
   depoff, evil-x, left-pad   plain packages
-  many-1..many-80  packuments sent after NPMREG_DELAY seconds (more at
-           once than the gateway fetches at once)
+  many-1..many-80  packuments held until NPMREG_DELAY seconds after the
+           first of them was asked for, then each sent at once (more at
+           once than the gateway fetches at once: the first are still
+           running while the rest come in, and the rest cost no more wait)
 Every packument has "time": 1.0.0 of the plain ones was published 100 days
 before the registry started.
 """
@@ -37,6 +39,7 @@ import random
 import re
 import sys
 import tarfile
+import threading
 import time
 
 
@@ -74,6 +77,18 @@ TARS = {(n, v): tgz(n, v) for n, (vs, _) in VERSIONS.items() for v in vs}
 PORT = 0
 LASTMOD = "Thu, 01 Jan 2026 00:00:00 GMT"  # every packument's; If-Modified-Since it: 304 (LOG.304)
 LOG = sys.argv[1] if len(sys.argv) > 1 else None  # where each request's path is appended
+
+
+MANY = {"lock": threading.Lock(), "first": None}  # when the first many-* was asked for
+
+
+def many_wait():
+    with MANY["lock"]:
+        if MANY["first"] is None:
+            MANY["first"] = time.monotonic()
+    left = float(os.environ.get("NPMREG_DELAY", "1")) - (time.monotonic() - MANY["first"])
+    if left > 0:
+        time.sleep(left)
 
 
 def iso(days_ago):
@@ -143,7 +158,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for _ in range(64):
                 self.wfile.write(chunk)
         elif name.startswith("many-") and name in VERSIONS:
-            time.sleep(float(os.environ.get("NPMREG_DELAY", "1")))
+            many_wait()
             self.send(200, packument(name))
         elif name in VERSIONS and self.headers.get("If-Modified-Since") == LASTMOD:
             if LOG:

@@ -279,14 +279,17 @@ test_gateway_rules_close_the_way_around() {
 
 # More packuments at once than the gateway fetches at once (48): the rest
 # wait their turn and none is refused (a real npm install of express asks
-# for some 70 at once; before, the 49th got a 403).
+# for some 70 at once; before, the 49th got a 403). One curl sends all 64
+# at once (64 curl processes took seconds to start, and those started late
+# missed the test); the fixture holds them for the first second, so all
+# are in while the first 48 run (without the line, exactly 16 are refused).
 test_gateway_queues_fetches_beyond_its_limit() {
 	export XDG_CACHE_HOME="$TESTDIR/cache" NPMREG_DELAY=1
 	gw_fixture
 	run "$SBX" run -p "gwlab$$" --image minimal -- sh -c '
-		for i in $(seq 1 64); do
-			curl -s -x "$npm_config_proxy" -o /dev/null -w "%{http_code}\n" "http://packages.sbxrun.internal/npm/many-$i" &
-		done; wait'
+		set --
+		for i in $(seq 1 64); do set -- "$@" -o /dev/null "http://packages.sbxrun.internal/npm/many-$i"; done
+		curl -s -Z --parallel-immediate --parallel-max 64 -x "$npm_config_proxy" -w "%{http_code}\n" "$@"'
 	assert_status 0
 	assert_eq 64 "$(printf '%s\n' "$out" | grep -c '^200$')" "answers: $(printf '%s\n' "$out" | sort | uniq -c) $err"
 }

@@ -70,6 +70,22 @@ pad3 miss" "$(cache_events "$TESTDIR/ev")" "events"
 	# and the cache stays under its cap: pad1, the least recently used, went
 	run "$SBX" cache du -p "$PROF"
 	assert_contains "$out" "npm        2 artifacts"
+	# a pod's sidecar keeps the cap its command line gives (the one its
+	# cache volume was sized from), not the profile's: under 50K, good's
+	# commit evicts pad3, the least recently used, where 100K would keep it
+	"$SBX" proxy --listen 127.0.0.1:0 --profile "$PROF" --image minimal --cache-max 50K 2> "$TESTDIR/sc.err" &
+	local sc=$!
+	trap "kill $REG $sc 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'" EXIT
+	listen_port "$sc" "$TESTDIR/sc.err"
+	run curl -sS -x "http://127.0.0.1:$LISTEN_PORT" -o /dev/null -w '%{http_code}' \
+		http://packages.sbxrun.internal/npm/good/-/good-1.0.0.tgz
+	kill "$sc"
+	wait "$sc" || true
+	assert_eq 200 "$out" "good through the sidecar ($err)"
+	run "$SBX" cache ls -p "$PROF"
+	assert_contains "$out" "pad2"
+	assert_contains "$out" " good "
+	assert_not_contains "$out" "pad3"
 }
 
 test_cache_ls_du_prune() {

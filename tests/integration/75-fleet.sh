@@ -304,6 +304,14 @@ test_proxy_refuses_other_hosts_and_bad_input() {
 	assert_bad_input "egress is 'none'"
 	run "$SBX" proxy --profile packages
 	assert_bad_input "--listen"
+	# an upstream proxy it cannot chain through: the variable named, the
+	# password hidden, a control character refused (not looked up)
+	https_proxy='https://u:s3cret@proxy.invalid:3128' run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --image minimal
+	assert_bad_input "upstream proxy https_proxy='https://***@proxy.invalid:3128': only http:// proxies can be chained"
+	assert_not_contains "$err" "s3cret"
+	https_proxy=$'http://proxy.invalid:3128\r\nX-Evil: 1' run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --image minimal
+	assert_bad_input "upstream proxy https_proxy='http://proxy.invalid:3128"
+	assert_contains "$err" "': the port is not a number from 1 to 65535"
 }
 
 # Idle connections from the host (python3): PEER-ADDRESS COUNT... ; prints
@@ -471,6 +479,32 @@ UV_DEFAULT_INDEX http://packages.sbxrun.internal/pypi/simple/
 PIP_TRUSTED_HOST packages.sbxrun.internal
 proxy sbxrun-proxy-packages:3128 True
 cache [{'name': 'XDG_CACHE_HOME', 'value': '/cache'}] ['proxy-auth', 'package-cache']" "$out" "the gateway's endpoints in the job"
+	# the cache's volume is bounded by [packages] cache_max and a margin
+	# (a tenth, at least 1Gi), and the sidecar's gateway is given that cap
+	assert_eq "11Gi 10G" "$(cache_volume "$TESTDIR/pk.yaml")" "the stock cap (10G)"
+	printf 'inherit = packages\n[packages]\ncache_max = 30G\n' > "$TESTDIR/big.ini"
+	printf 'inherit = packages\n[packages]\ncache_max = unlimited\n' > "$TESTDIR/nocap.ini"
+	run "$SBX" profile export "$TESTDIR/big.ini" -o "$TESTDIR/big.yaml"
+	assert_status 0
+	run check_manifests "$TESTDIR/big.yaml"
+	assert_eq "Secret Job NetworkPolicy NetworkPolicy Deployment Service" "$out" "a 30G cap ($err)"
+	assert_eq "33Gi 30G" "$(cache_volume "$TESTDIR/big.yaml")" "a 30G cap"
+	run "$SBX" profile export "$TESTDIR/nocap.ini" -o "$TESTDIR/nocap.yaml"
+	assert_status 0
+	assert_contains "$err" "cache_max = unlimited: the proxy's package cache (an emptyDir) has no size limit"
+	assert_eq "None unlimited" "$(cache_volume "$TESTDIR/nocap.yaml")" "no cap"
+}
+
+# "SIZE-LIMIT CAP": the package cache volume's sizeLimit and the sidecar's --cache-max.
+cache_volume() { # FILE
+	python3 - "$1" <<'PY'
+import sys, yaml
+docs = list(yaml.safe_load_all(open(sys.argv[1])))
+spec = [d for d in docs if d["kind"] == "Deployment"][0]["spec"]["template"]["spec"]
+vol = [v for v in spec["volumes"] if v["name"] == "package-cache"][0]
+cmd = spec["containers"][0]["command"]
+print((vol["emptyDir"] or {}).get("sizeLimit"), cmd[cmd.index("--cache-max") + 1])
+PY
 }
 
 test_kube_pod_plays_in_podman() {

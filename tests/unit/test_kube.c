@@ -360,7 +360,9 @@ static void test_pod_packages(void)
 		       "[\"sbxrun\", \"proxy\", \"--listen\", \"0.0.0.0:3128\", \"--profile\", \"lab_2024.Python\"");
 	/* the proxy reads the password from the Secret, mounted; never argv */
 	CHECK_CONTAINS(get(dep, "spec.template.spec.containers[0].command"),
-		       "\"--auth-file\", \"/etc/sbxrun/proxy-auth/password\"]");
+		       "\"--auth-file\", \"/etc/sbxrun/proxy-auth/password\"");
+	/* its gateway keeps the cap the cache's volume was sized from (default 10G) */
+	CHECK_CONTAINS(get(dep, "spec.template.spec.containers[0].command"), "\"--cache-max\", \"10G\"]");
 	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[0].name"), "\"proxy-auth\"");
 	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[0].mountPath"),
 		  "\"/etc/sbxrun/proxy-auth\"");
@@ -373,6 +375,7 @@ static void test_pod_packages(void)
 	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[1].name"), "\"package-cache\"");
 	CHECK_STR(get(dep, "spec.template.spec.containers[0].volumeMounts[1].mountPath"), "\"/cache\"");
 	CHECK_STR(get(dep, "spec.template.spec.volumes[1].name"), "\"package-cache\"");
+	CHECK_STR(get(dep, "spec.template.spec.volumes[1].emptyDir.sizeLimit"), "\"11Gi\"");
 	CHECK_STR(get(dep, "spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem"), "true");
 	check_quantities(dep);
 	const struct doc *svc = &docs[5];
@@ -382,6 +385,53 @@ static void test_pod_packages(void)
 	kube_notes_free(&notes);
 	free_docs(docs, n);
 	config_free(&cfg);
+}
+
+/* The package cache's volume follows [packages] cache_max: the cap and a
+ * tenth of it (at least 1Gi) for what the cap does not count; the sidecar
+ * is told the same cap; an unlimited cap has no sizeLimit, and a note. */
+static void test_cache_volume(void)
+{
+	static const char *const caps[][3] = {
+		{ "10G", "10G", "\"11Gi\"" }, { "20G", "20G", "\"22Gi\"" },
+		{ "2G", "2G", "\"3Gi\"" },     { "100K", "100K", "\"1025Mi\"" },
+		{ "15G", "15G", "\"16896Mi\"" },  { "unlimited", "unlimited", NULL },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(caps); i++) {
+		const char *const kv[] = { "egress", "packages", "cache_max", caps[i][0], NULL };
+		struct sbx_config cfg;
+		struct kube_notes notes = { 0 };
+		struct doc docs[6];
+
+		cfg_make(&cfg, kv);
+		_cleanup_free_ char *y = export(&cfg, NULL, &notes);
+		int n = parse(y, docs, 6);
+		CHECK(n == 6);
+		const struct doc *dep = &docs[4];
+		const char *spec = "spec.template.spec.";
+		char k[128];
+		snprintf(k, sizeof(k), "%svolumes[1].name", spec);
+		CHECK_STR(get(dep, k), "\"package-cache\"");
+		snprintf(k, sizeof(k), "%svolumes[1].emptyDir.sizeLimit", spec);
+		if (caps[i][2])
+			CHECK_STR(get(dep, k), caps[i][2]);
+		else
+			CHECK(get(dep, k) == NULL);
+		snprintf(k, sizeof(k), "%scontainers[0].command", spec);
+		_cleanup_free_ char *flag = xasprintf("\"--cache-max\", \"%s\"]", caps[i][1]);
+		CHECK_CONTAINS(get(dep, k), flag);
+		check_quantities(dep);
+		int noted = 0;
+		for (size_t j = 0; j < notes.n; j++)
+			noted |= strstr(notes.v[j], "cache_max = unlimited") != NULL;
+		CHECK(noted == !caps[i][2]);
+		kube_notes_free(&notes);
+		free_docs(docs, n);
+		config_free(&cfg);
+	}
+	CHECK(kube_cache_limit(0) == 0);
+	CHECK(kube_cache_limit(10ULL << 30) == 11ULL << 30);
+	CHECK(kube_cache_limit(1) == (1ULL << 30) + (1ULL << 20));
 }
 
 static void test_full_and_image_ref(void)
@@ -416,6 +466,7 @@ int main(void)
 	test_quantities();
 	test_job();
 	test_pod_packages();
+	test_cache_volume();
 	test_full_and_image_ref();
 	return unit_done("test_kube");
 }
