@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -154,38 +153,6 @@ static int setup_signals(sigset_t *set)
 	sigaction(SIGCHLD, &sa, NULL);
 	sigprocmask(SIG_BLOCK, set, NULL);
 	return signalfd(-1, set, SFD_CLOEXEC);
-}
-
-/* The pages of read-only code and data that init's mappings hold, given
- * back (the page cache keeps them; what init runs again faults back in).
- * pid 1 is a copy of the large sbxrun process, and the thread that made
- * the network namespace ran more of libc in its memory: under a cgroup v1
- * memory limit the kernel's OOM killer picks the largest resident set, and
- * init, which is the whole sandbox, was picked before the command that
- * filled the limit. Only whole pages inside a segment that was never
- * writable (text, rodata): the relocated and written ones stay. */
-static int shed_segment_pages(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	uintptr_t pg = (uintptr_t)getpagesize();
-
-	(void)size, (void)arg;
-	if (info->dlpi_addr == getauxval(AT_SYSINFO_EHDR))
-		return 0; /* the vDSO */
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W))
-			continue;
-		uintptr_t start = (info->dlpi_addr + ph->p_vaddr + pg - 1) & ~(pg - 1);
-		uintptr_t end = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz) & ~(pg - 1);
-		if (end > start)
-			madvise((void *)start, end - start, MADV_DONTNEED);
-	}
-	return 0;
-}
-
-static void shed_code(void)
-{
-	dl_iterate_phdr(shed_segment_pages, NULL);
 }
 
 static void report_exec_failure(int sync, const struct exec_report *r)
@@ -340,7 +307,6 @@ void init_run(const struct sbx_plan *plan, int sync)
 		report_exec_failure(sync, &r);
 		_exit(r.code);
 	}
-	shed_code(); /* the command has exec'd: it shares init's memory no more */
 	int status = wait_command(cmd, sfd);
 	log_trace("init: command ended");
 	/* What else the command started goes now and is reaped before the
