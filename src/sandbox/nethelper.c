@@ -23,7 +23,7 @@
  * the namespace belongs to the task that unshares it, so a thread can make
  * one of its own, and a forked helper cost a copy of the child's page
  * tables and a copy-on-write fault for every page either wrote afterwards
- * (1.2 ms of a start on this machine, bench/README.md). The thread makes
+ * (0.8 ms of a start on this machine, bench/README.md). The thread makes
  * the namespace, brings lo up, makes the DNS stub's socket and the proxy's
  * door, and leaves the namespace (SIOCGSKNS, no path: the main thread may
  * be in the middle of pivot_root) and the sockets in the shared fd table;
