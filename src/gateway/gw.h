@@ -41,6 +41,7 @@ struct gw_client {
 	size_t out_len, out_off;
 	int body_fd;        /* then a file, or -1 */
 	off_t body_off, body_len;
+	size_t held;        /* body_fd is an answer spooled by gw_reply: its bytes */
 	int64_t deadline;
 	void *req;          /* the ecosystem's state while it works */
 	void (*req_free)(void *req);
@@ -69,6 +70,7 @@ struct gw {
 	struct gw_debidx *debidx;  /* the tables of the Packages indexes apt fetched (gw_debidx.c) */
 	char *pypi_upstream;       /* the simple index, with a trailing '/' */
 	char *profile;
+	uint64_t held;             /* bytes of the clients' spooled answers (gw_reply) */
 	char **told;               /* what gw_tell_once said already */
 	size_t ntold;
 };
@@ -90,7 +92,14 @@ static inline bool gw_index_fresh(const struct gw *gw, int64_t age_ms)
 int gw_ep_add(struct gw *gw, int fd, uint32_t events, uint64_t tag);
 bool gw_client_alive(struct gw *gw, uint64_t id);
 struct gw_client *gw_client_find(struct gw *gw, uint64_t id);
-/* Answers: status, content type, a body in memory. */
+/* What one answer may keep in memory until its client reads it; a larger
+ * body is written to a file of the cache's (gw_cache_scratch) and sent from
+ * there, and all such files of one gateway together hold at most
+ * GW_HELD_MAX bytes (past it: 503). With at most 256 clients, the answers
+ * waiting to be read hold at most 256 x (head + GW_INLINE_MAX) of memory. */
+#define GW_INLINE_MAX (16U << 10)
+#define GW_HELD_MAX (1ULL << 30)
+/* Answers: status, content type, a body (copied: the caller keeps it). */
 void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype, const char *body,
 	      size_t len);
 /* An error with a one-line text body; also told on sbxrun's stderr and as
@@ -124,14 +133,16 @@ struct gw_fetch {
 	char etag[256];
 	uint64_t max;          /* bytes, the cap */
 	bool plain_http;       /* http:// allowed (apt's sources; apt checks its signed chain) */
-	int fd;                /* the body goes here, or (-1) into body */
+	int fd;                /* the body goes here, or (-1) to a file of the
+				* cache's, mapped at body when the fetch ends */
 	void (*data)(struct gw_fetch *f, const void *p, size_t n);  /* as it streams, or NULL */
 	void (*done)(struct gw *gw, struct gw_fetch *f);
 	void *arg;
 	/* out */
 	long status;           /* the last hop's HTTP status; 0: no answer */
 	char error[512];       /* "" when the transfer itself worked */
-	char *body;            /* fd == -1 */
+	char *body;            /* fd == -1: a 200's body, mapped read-only (not
+				* NUL-terminated); else an error's first bytes */
 	size_t len;            /* bytes of the body */
 	char resp_etag[256];   /* the answer's validators, in the same form */
 	int64_t start_ms, ms;
@@ -145,6 +156,9 @@ struct gw_fetch {
 	bool too_big;
 	const char *refused;
 	char resp_lastmod[64];
+	int spool;             /* fd == -1: where the body is written (spooled) */
+	bool spooled;
+	bool mapped;           /* body is spool's mapping */
 };
 #define GW_VALIDATORS_MAX 255  /* what the cache keeps (gw_cache_index_put) */
 /* Starts a fetch; f->done is called from the loop when it ends (never
@@ -191,6 +205,9 @@ int gw_cache_commit(struct gw_cache *c, const struct sri *want, int fd, const ch
  * the least recently used are evicted, unless another process is at it. */
 void gw_cache_trim(struct gw_cache *c);
 void gw_cache_discard(struct gw_cache *c, const char *tmp);
+/* An anonymous file (no name: it goes with its last fd) in the cache's
+ * file system, for a body too large to hold in memory. 0 or -1 (errno). */
+int gw_cache_scratch(struct gw_cache *c, int *fd);
 /* Index documents, kept briefly: by ecosystem and key. Returns 1 with
  * body, etag ("" if none) and age, 0 when none. */
 int gw_cache_index_get(struct gw_cache *c, const char *eco, const char *key, char **body,

@@ -458,3 +458,24 @@ int gw_cache_debidx_put(struct gw_cache *c, const unsigned char src[32], const v
 	}
 	return 0;
 }
+
+/* An anonymous file in the cache's file system, for bytes too many to hold
+ * in memory (a fetch's body, an answer): O_TMPFILE where the file system
+ * has it, else a named file unlinked at once. It has no name, so nothing
+ * lists, evicts or leaves it: it goes with its last fd. */
+int gw_cache_scratch(struct gw_cache *c, int *fd)
+{
+	char name[64];
+
+	int f = openat(c->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (f < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		snprintf(name, sizeof(name), "scratch.tmp.%d.%d.%u", (int)getpid(), (int)gettid(), ++c->seq);
+		f = openat(c->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (f >= 0)
+			unlinkat(c->dirfd, name, 0);
+	}
+	if (f < 0)
+		return -1;
+	*fd = f;
+	return 0;
+}

@@ -7,6 +7,7 @@
  * (gw_deb.c). Tables are searched newest first: a newer copy of an index
  * replaces the older. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +38,7 @@ struct job {
 	uint64_t seq;
 	char *key;
 	unsigned char src[32];
-	char *body;            /* in: the file as fetched */
+	int fd;                /* in: the file as fetched, in a file of the cache's */
 	size_t len;
 	char *table;           /* out */
 	size_t table_len, entries;
@@ -69,7 +70,8 @@ struct gw_debidx {
 static void job_free(struct job *j)
 {
 	free(j->key);
-	free(j->body);
+	if (j->fd >= 0)
+		close(j->fd);
 	free(j->table);
 	free(j->damaged);
 	free(j);
@@ -94,14 +96,18 @@ static void run(struct worker *w, struct job *j)
 	_cleanup_free_ char *text = NULL;
 	size_t tlen = 0;
 	struct sbx_err err;
+	void *body = j->len ? mmap(NULL, j->len, PROT_READ, MAP_PRIVATE, j->fd, 0) : (void *)"";
 
-	if (deb_unpack(j->body, j->len, UNPACKED_MAX, &text, &tlen, &err) < 0 ||
-	    debidx_build(text, tlen, j->src, &j->table, &j->table_len, &j->entries, &err) < 0)
+	if (body == MAP_FAILED)
+		snprintf(j->error, sizeof(j->error), "cannot map the index: %s", strerror(errno));
+	else if (deb_unpack(body, j->len, UNPACKED_MAX, &text, &tlen, &err) < 0 ||
+		 debidx_build(text, tlen, j->src, &j->table, &j->table_len, &j->entries, &err) < 0)
 		snprintf(j->error, sizeof(j->error), "%s", err.msg);
 	else if (w->cache)
 		(void)gw_cache_debidx_put(w->cache, j->src, j->table, j->table_len, j->key);
-	free(j->body);
-	j->body = NULL;
+	if (body != MAP_FAILED && j->len)
+		munmap(body, j->len);
+	close(steal_fd(j->fd));
 	j->ms = (int64_t)now_ms() - t0;
 }
 
@@ -253,10 +259,16 @@ void gw_debidx_build(struct gw *gw, const char *key, const unsigned char src[32]
 	j->seq = ++d->seq;
 	j->key = xstrdup(key);
 	memcpy(j->src, src, 32);
-	j->body = xmalloc(len + 1);
-	memcpy(j->body, body, len);
 	j->len = len;
 	j->damaged = steal_ptr(d->damaged);
+	/* the worker reads a copy in a file, not in memory: tables waiting to
+	 * be built cost the host disk (each at most an index's cap) */
+	j->fd = -1;
+	if (gw_cache_scratch(gw->cache, &j->fd) < 0 || write_all(j->fd, body, len) < 0) {
+		snprintf(j->error, sizeof(j->error), "cannot copy the index to the cache: %s", strerror(errno));
+		take_in(gw, d, j);
+		return;
+	}
 	if (!d->w && start_worker(gw, d) < 0) {
 		/* no thread to be had: built here, the loop waits this once */
 		struct worker here = { .cache = gw->cache };

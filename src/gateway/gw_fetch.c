@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -57,8 +58,9 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
 		f->too_big = true;
 		return 0;
 	}
-	if (code == 200 && f->fd >= 0) {
-		if (write_all(f->fd, p, n) < 0)
+	if (code == 200) {
+		/* the cap holds before a byte more is written */
+		if (write_all(f->fd >= 0 ? f->fd : f->spool, p, n) < 0)
 			return 0;
 	} else {
 		f->body = xrealloc(f->body, f->len + n + 1);
@@ -194,6 +196,16 @@ static size_t running(const struct gw *gw)
 
 static int launch(struct gw *gw, struct gw_fetch *f)
 {
+	/* a body not streamed to the caller's file goes to one of the cache's
+	 * own, never into memory (an endless index stops at f->max) */
+	if (f->fd < 0 && !f->spooled) {
+		if (gw_cache_scratch(gw->cache, &f->spool) < 0) {
+			snprintf(f->error, sizeof(f->error), "cannot make a temporary file in the cache: %s",
+				 strerror(errno));
+			return -1;
+		}
+		f->spooled = true;
+	}
 	f->curl = curl_easy_init();
 	if (!f->curl) {
 		snprintf(f->error, sizeof(f->error), "out of memory");
@@ -254,6 +266,10 @@ void gw_fetch_free(struct gw_fetch *f)
 		return;
 	if (f->curl)
 		curl_easy_cleanup(f->curl);
+	if (f->mapped && f->body)
+		munmap(steal_ptr(f->body), f->len);
+	if (f->spooled)
+		close(f->spool);
 	curl_slist_free_all(f->hdrs);
 	curl_slist_free_all(f->resolve_list);
 	free(f->url);
@@ -270,6 +286,23 @@ static void unlink_fetch(struct gw *gw, struct gw_fetch *f)
 		}
 }
 
+/* The body as written to the spool, mapped read-only for the caller:
+ * its pages are the page cache's, read in as the parsers touch them, and
+ * go with gw_fetch_free. */
+static void map_body(struct gw_fetch *f)
+{
+	if (!f->spooled || f->len == 0)
+		return;
+	void *m = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, f->spool, 0);
+	if (m == MAP_FAILED) {
+		snprintf(f->error, sizeof(f->error), "cannot map the body: %s", strerror(errno));
+		return;
+	}
+	free(f->body);  /* an earlier hop's error body, if any */
+	f->body = m;
+	f->mapped = true;
+}
+
 /* A hop ended: a redirect starts the next (checked) hop, else done. */
 static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 {
@@ -284,8 +317,12 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 		_cleanup_free_ char *next = xstrdup(loc);
 		free(steal_ptr(f->body));
 		f->len = 0;
+		if (f->spooled && ftruncate(f->spool, 0) < 0)
+			snprintf(f->error, sizeof(f->error), "cannot write to the cache: %s", strerror(errno));
 		f->resp_etag[0] = f->resp_lastmod[0] = '\0';
-		if (++f->hops > MAX_HOPS)
+		if (f->error[0])
+			;
+		else if (++f->hops > MAX_HOPS)
 			snprintf(f->error, sizeof(f->error), "more than %d redirects", MAX_HOPS);
 		else if (hop(gw, f, next) == 0)
 			return;
@@ -300,6 +337,8 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 		snprintf(f->error, sizeof(f->error), "%s", curl_easy_strerror(rc));
 	}
 	f->ms = (int64_t)now_ms() - f->start_ms;
+	if (!f->error[0] && f->status == 200)
+		map_body(f);
 	validators(f);
 	unlink_fetch(gw, f);
 	f->done(gw, f);

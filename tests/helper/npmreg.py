@@ -12,6 +12,8 @@ sandbox's gateway reaches this host); packages:
   slow     a tarball sent half, the rest when the test says (LOG.release)
   stall    a packument that stops after its headers
   huge     a packument of 64 MiB
+  big      a valid packument of NPMREG_BIG_MB MiB (default 8): 1.0.0 and
+           many more versions, each with some 10 KiB of description
   other    a tarball on a host no profile allows
   redir    a tarball that redirects to a private address
   loop     a tarball that redirects to 127.0.0.1
@@ -95,6 +97,28 @@ def iso(days_ago):
     return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(NOW - days_ago * DAY))
 
 
+BIG = {}
+
+
+def big_packument():
+    # built once: every version names good's tarball (a real integrity)
+    if "doc" not in BIG:
+        integrity = "sha512-" + base64.b64encode(hashlib.sha512(TARS["good", "1.0.0"]).digest()).decode()
+        url = "http://host.sbxrun.internal:%d/good/-/good-1.0.0.tgz" % PORT
+        pad = "lorem ipsum dolor sit amet " * 380
+        want = int(os.environ.get("NPMREG_BIG_MB", "8")) << 20
+        doc = {"name": "big", "dist-tags": {"latest": "1.0.0"}, "versions": {}, "time": {}}
+        i = 0
+        while i * (len(pad) + 300) < want:
+            v = "1.0.%d" % i
+            doc["versions"][v] = {"name": "big", "version": v, "description": pad,
+                                  "dist": {"tarball": url.replace("good-1.0.0", "big-" + v), "integrity": integrity}}
+            doc["time"][v] = iso(100)
+            i += 1
+        BIG["doc"] = json.dumps(doc).encode()
+    return BIG["doc"]
+
+
 def packument(name):
     versions, latest = VERSIONS[name]
     doc = {"name": name, "dist-tags": {"latest": latest}, "versions": {},
@@ -157,6 +181,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             chunk = b" " * (1 << 20)
             for _ in range(64):
                 self.wfile.write(chunk)
+        elif name == "big":
+            self.send(200, big_packument())
         elif name.startswith("many-") and name in VERSIONS:
             many_wait()
             self.send(200, packument(name))

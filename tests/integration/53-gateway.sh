@@ -294,6 +294,51 @@ test_gateway_queues_fetches_beyond_its_limit() {
 	assert_eq 64 "$(printf '%s\n' "$out" | grep -c '^200$')" "answers: $(printf '%s\n' "$out" | sort | uniq -c) $err"
 }
 
+# The host-side sbxrun's resident memory, in KiB: "HWM RSS".
+gw_host_kb() { # pid
+	awk '/^VmHWM:/ { h = $2 } /^VmRSS:/ { r = $2 } END { print h, r }' "/proc/$1/status"
+}
+
+# A sandbox that opens N requests for the fixture's big packument (8 MiB)
+# and reads none of them: each answer waits in a file of the cache, not in
+# the host's memory (issue 34, point 4). Before, sbxrun held every answer
+# whole until it was read: 40 of them made it some 330 MiB larger.
+test_gateway_holds_unread_answers_on_disk() {
+	export XDG_CACHE_HOME="$TESTDIR/cache" NPMREG_BIG_MB=8
+	gw_fixture
+	"$SBX" run -p "gwlab$$" --image minimal -- bash -c '
+		p=${npm_config_proxy#http://}; p=${p%/}
+		curl -sS -x "$npm_config_proxy" -o /tmp/whole -w "warm %{http_code} %{size_download}\n" \
+			http://packages.sbxrun.internal/npm/big
+		fds=()
+		for i in $(seq 40); do
+			exec {fd}<>"/dev/tcp/${p%:*}/${p##*:}"
+			printf "GET http://packages.sbxrun.internal/npm/big HTTP/1.1\r\nHost: packages.sbxrun.internal\r\nAccept: application/json\r\n\r\n" >&$fd
+			fds+=($fd)
+		done
+		curl -sS -x "$npm_config_proxy" -o /dev/null -w "after %{http_code}\n" http://packages.sbxrun.internal/npm/good
+		echo held
+		sleep 8
+		# a held answer read at last is the whole document
+		tr -d "\r" <&${fds[39]} | sed "1,/^\$/d" > /tmp/late
+		cmp -s /tmp/whole /tmp/late && echo "late answer whole $(wc -c < /tmp/late)"' \
+		> "$TESTDIR/out" 2>&1 &
+	local pid=$! kb
+	for _ in $(seq 300); do grep -q '^held' "$TESTDIR/out" && break; sleep 0.1; done
+	grep -q '^held' "$TESTDIR/out" || fail "the sandbox did not get that far: $(cat "$TESTDIR/out")"
+	sleep 2
+	kb=$(gw_host_kb "$pid")
+	wait "$pid" || fail "the sandbox failed: $(cat "$TESTDIR/out")"
+	out=$(cat "$TESTDIR/out")
+	assert_contains "$out" "warm 200"
+	assert_contains "$out" "after 200"
+	assert_contains "$out" "late answer whole"
+	echo "host-side sbxrun with 40 unread answers of 8 MiB: VmHWM VmRSS $kb KiB" >&2
+	# one answer is built in memory at a time (the packument parsed and
+	# written out); 40 held would be 320 MiB
+	[ "${kb% *}" -lt 120000 ] || fail "the host-side sbxrun grew to $kb KiB (VmHWM VmRSS)"
+}
+
 test_gateway_offline_serves_the_cache_alone() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	gw_fixture
