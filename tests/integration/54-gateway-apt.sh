@@ -204,3 +204,44 @@ test_apt_gateway_refuses_a_denied_package() {
 	assert_not_contains "$(cat "$TESTDIR/srv.log")" "sbxgood_1.0_all.deb"
 	[ ! -d "$XDG_CACHE_HOME/sbxrun/packages/sha256" ] || assert_eq "" "$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -v '\.lock$\|\.meta$' || true)" "the cache"
 }
+
+# A mirror whose Packages files never end (tests/helper/httpd.py's
+# /endless/): eight asked at once, as many as the gateway fetches from one
+# host. Each body goes to a file of the cache as it arrives and the fetch
+# is cut at the index's cap (256 MiB); the host-side sbxrun's memory stays
+# near its own (issue 34, point 13). Before, each body grew in memory up to
+# the cap: the host-side sbxrun passed 1.9 GiB.
+test_apt_gateway_cuts_an_endless_index_on_disk() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	python3 -u "$TOP/tests/helper/httpd.py" "$TESTDIR" > "$TESTDIR/.srv" 2>"$TESTDIR/srv.log" &
+	local srv=$! pid kb
+	for _ in $(seq 100); do [ -s "$TESTDIR/.srv" ] && break; sleep 0.1; done
+	RPORT=$(head -1 "$TESTDIR/.srv")
+	[ -n "$RPORT" ] || fail "the fixture server did not start"
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$RPORT" \
+		> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
+	trap "kill $srv 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/aptlab$$.ini'" EXIT
+	"$SBX" run -p "aptlab$$" -- sh -c '
+		for i in 1 2 3 4 5 6 7 8; do
+			curl -sS -m 120 -x "$SBXRUN_PROXY" -o /tmp/body$i -w "$i %{http_code}\n" \
+				"http://packages.sbxrun.internal/deb/host.sbxrun.internal:'"$RPORT"'/endless/dists/s$i/main/binary-amd64/Packages" &
+		done
+		wait
+		head -c 300 /tmp/body1; echo
+		echo done
+		sleep 3' > "$TESTDIR/out" 2>&1 &
+	pid=$!
+	for _ in $(seq 1200); do grep -q '^done' "$TESTDIR/out" && break; sleep 0.1; done
+	grep -q '^done' "$TESTDIR/out" || fail "the sandbox did not get that far: $(cat "$TESTDIR/out")"
+	kb=$(awk '/^VmHWM:/ { h = $2 } /^VmRSS:/ { r = $2 } END { print h, r }' "/proc/$pid/status")
+	wait "$pid" || fail "the sandbox failed: $(cat "$TESTDIR/out")"
+	out=$(cat "$TESTDIR/out")
+	assert_eq 8 "$(grep -c '^[1-8] 502$' <<<"$out")" "answers: $out"
+	assert_contains "$out" "larger than the gateway's cap of 268435456 bytes"
+	echo "host-side sbxrun after 8 endless Packages files: VmHWM VmRSS $kb KiB" >&2
+	# before, each body grew in memory up to its cap: 8 x 256 MiB
+	[ "${kb% *}" -lt 100000 ] || fail "the host-side sbxrun grew to $kb KiB (VmHWM VmRSS)"
+	# nothing of them is left in the cache
+	assert_eq "" "$(find "$XDG_CACHE_HOME/sbxrun/packages" -type f | grep -v '\.lock$' || true)" "files in the cache"
+}
