@@ -34,6 +34,7 @@ struct deb_req {
 	char *cached;     /* an index as last fetched: served while fresh, then revalidated */
 	size_t cached_len;
 	char etag[256];
+	bool stale;       /* one was there, let go while upstream is asked */
 };
 
 static void req_free(struct deb_req *r)
@@ -82,7 +83,13 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 	struct gw_client *cl = gw_client_find(gw, r->client);
 	char got[129];
 	const char *body = f->body ? f->body : "";
+	int64_t age;
 
+	/* for a 304 or upstream trouble: the stale copy read again */
+	if (r->stale && !(!f->error[0] && (f->status == 200 || f->status == 404)) &&
+	    gw_cache_index_get(gw->cache, "deb", r->key, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
+			       &age) != 1)
+		r->cached = NULL;
 	if (r->cached && !f->error[0] && f->status == 304) {
 		gw_cache_index_touch(gw->cache, "deb", r->key);
 		serve_index(gw, cl, r, r->cached, r->cached_len);
@@ -136,8 +143,12 @@ static void fetch_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, 
 	struct gw_fetch *f = xcalloc(1, sizeof(*f));
 
 	f->url = xstrdup(url);
-	if (r->cached)
+	if (r->cached) {
+		/* not held in memory while upstream is asked (minutes, at worst) */
 		snprintf(f->etag, sizeof(f->etag), "%s", r->etag);
+		free(steal_ptr(r->cached));
+		r->stale = true;
+	}
 	f->max = INDEX_MAX;
 	f->fd = -1;
 	f->plain_http = true;

@@ -26,9 +26,10 @@ struct npm_req {
 	char key[NPM_NAME_MAX + 2];  /* the cache's: "+" first for the full form */
 	char file[256];              /* a tarball's file name, or "" */
 	bool full;
-	char *cached;                /* a stale copy, kept for 304 and for errors */
+	char *cached;                /* a copy from the cache */
 	size_t cached_len;
 	char etag[256];
+	bool stale;                  /* one was there, let go while upstream is asked */
 };
 
 static void req_free(struct npm_req *r)
@@ -98,6 +99,13 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 	struct npm_req *r = f->arg;
 	struct gw_client *cl = gw_client_find(gw, r->client);
 
+	int64_t age;
+
+	/* for a 304 or upstream trouble: the stale copy read again */
+	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
+	    gw_cache_index_get(gw->cache, "npm", r->key, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
+			       &age) != 1)
+		r->cached = NULL;
 	if (!cl) {
 		/* gone: nothing to answer */
 	} else if (f->error[0] == '\0' && f->status == 304 && r->cached) {
@@ -168,8 +176,12 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r)
 	f = xcalloc(1, sizeof(*f));
 	f->url = doc_url(gw->npm_upstream, r->name);
 	snprintf(f->accept, sizeof(f->accept), "%s", r->full ? "application/json" : CORGI);
-	if (r->cached)
+	if (r->cached) {
+		/* not held in memory while upstream is asked (minutes, at worst) */
 		snprintf(f->etag, sizeof(f->etag), "%s", r->etag);
+		free(steal_ptr(r->cached));
+		r->stale = true;
+	}
 	f->max = PACKUMENT_MAX;
 	f->fd = -1;
 	f->done = fetched;

@@ -33,9 +33,10 @@ struct pypi_req {
 	char name[PYPI_NAME_MAX + 1];   /* normalised */
 	char file[PYPI_FILE_MAX + 1];   /* a file's name, or "" for the page */
 	bool json;                      /* the client's form */
-	char *cached;                   /* a stale copy, kept for 304 and for errors */
+	char *cached;                   /* a copy from the cache */
 	size_t cached_len;
 	char etag[256];
+	bool stale;                     /* one was there, let go while upstream is asked */
 };
 
 static void req_free(struct pypi_req *r)
@@ -149,6 +150,13 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 	struct pypi_req *r = f->arg;
 	struct gw_client *cl = gw_client_find(gw, r->client);
 
+	int64_t age;
+
+	/* for a 304 or upstream trouble: the stale copy read again */
+	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
+	    gw_cache_index_get(gw->cache, "pypi", r->name, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
+			       &age) != 1)
+		r->cached = NULL;
 	if (!cl) {
 		/* gone: nothing to answer */
 	} else if (f->error[0] == '\0' && f->status == 304 && r->cached) {
@@ -196,8 +204,12 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r)
 	f = xcalloc(1, sizeof(*f));
 	f->url = page_url(gw, r->name);
 	snprintf(f->accept, sizeof(f->accept), "%s", UPSTREAM_ACCEPT);
-	if (r->cached)
+	if (r->cached) {
+		/* not held in memory while upstream is asked (minutes, at worst) */
 		snprintf(f->etag, sizeof(f->etag), "%s", r->etag);
+		free(steal_ptr(r->cached));
+		r->stale = true;
+	}
 	f->max = PAGE_MAX;
 	f->fd = -1;
 	f->done = fetched;

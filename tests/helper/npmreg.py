@@ -13,7 +13,9 @@ sandbox's gateway reaches this host); packages:
   stall    a packument that stops after its headers
   huge     a packument of 64 MiB
   big      a valid packument of NPMREG_BIG_MB MiB (default 8): 1.0.0 and
-           many more versions, each with some 10 KiB of description
+           many more versions, each with some 10 KiB of description; its
+           revalidation (If-Modified-Since) answered 304 after
+           NPMREG_304_DELAY seconds (default 0)
   other    a tarball on a host no profile allows
   redir    a tarball that redirects to a private address
   loop     a tarball that redirects to 127.0.0.1
@@ -181,8 +183,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             chunk = b" " * (1 << 20)
             for _ in range(64):
                 self.wfile.write(chunk)
+        elif name == "big" and self.headers.get("If-Modified-Since") == LASTMOD:
+            time.sleep(float(os.environ.get("NPMREG_304_DELAY", "0")))
+            if LOG:
+                with open(LOG + ".304", "a") as f:
+                    f.write(name + "\n")
+            self.send(304, b"", lastmod=LASTMOD)
         elif name == "big":
-            self.send(200, big_packument())
+            self.send(200, big_packument(), lastmod=LASTMOD)
         elif name.startswith("many-") and name in VERSIONS:
             many_wait()
             self.send(200, packument(name))
