@@ -179,6 +179,7 @@ static void take(void *ctx, int fd, const unsigned char *peer, const char *head,
 		n += !o->dead;
 	c->id = ++gw->next_id;
 	c->fd = fd;
+	gw_client_sndbuf(fd);
 	memcpy(c->peer, peer, sizeof(c->peer));
 	c->body_fd = -1;
 	c->deadline = (int64_t)now_ms() + GW_CLIENT_TIMEOUT_MS;

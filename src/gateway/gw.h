@@ -120,6 +120,8 @@ void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const c
 /* Writes what is pending; once all is out, ends the connection. */
 void gw_client_flush(struct gw_client *c);
 void gw_client_kill(struct gw_client *c);
+/* A client's connection gets a small send buffer (gw_client.c's SNDBUF). */
+void gw_client_sndbuf(int fd);
 void gw_client_reap(struct gw *gw);  /* frees the ended */
 
 /* --- fetches (gw_fetch.c) --- */

@@ -66,6 +66,19 @@ void gw_client_reap(struct gw *gw)
 	}
 }
 
+/* The kernel's send buffer of a client's connection, kept small: an
+ * answer the client does not read waits in the gateway's file, not in
+ * socket memory the host pays for (autotuned, it grew to megabytes, so
+ * 256 unread answers of a few MiB sat whole in the kernel). The kernel
+ * doubles it for its own accounting. */
+#define SNDBUF (128 << 10)
+
+void gw_client_sndbuf(int fd)
+{
+	int n = SNDBUF;
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &n, sizeof(n));
+}
+
 /* Writes what is pending; when all is out, closes (one request a connection). */
 void gw_client_flush(struct gw_client *c)
 {
