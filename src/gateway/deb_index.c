@@ -182,18 +182,16 @@ long deb_index_each(const char *text, size_t len, deb_stanza_fn fn, void *arg, s
 	return added;
 }
 
-int deb_unpack(const void *p, size_t n, size_t max, char **out, size_t *out_len, struct sbx_err *err)
+int deb_unpack(const void *p, size_t n, size_t max, int fd, size_t *out_len, struct sbx_err *err)
 {
 	struct archive *a;
 	struct archive_entry *ae;
-	size_t cap = (n < max / 8 ? n * 8 : max) + 4096, len = 0;
-	char *buf;
+	char buf[64 << 10];
+	size_t len = 0;
 
-	if (n == 0) {
-		*out = xstrdup("");
-		*out_len = 0;
+	*out_len = 0;
+	if (n == 0)
 		return 0;
-	}
 	a = archive_read_new();
 	if (!a || archive_read_support_filter_all(a) != ARCHIVE_OK || archive_read_support_format_raw(a) != ARCHIVE_OK ||
 	    archive_read_open_memory(a, p, n) != ARCHIVE_OK || archive_read_next_header(a, &ae) != ARCHIVE_OK) {
@@ -202,32 +200,28 @@ int deb_unpack(const void *p, size_t n, size_t max, char **out, size_t *out_len,
 			archive_read_free(a);
 		return -1;
 	}
-	buf = xmalloc(cap + 1);
+	/* through a small buffer into the file: an index that unpacks to a
+	 * gigabyte costs the host disk up to max, never memory */
 	for (;;) {
-		if (len == cap) {
-			if (cap >= max)
-				break;
-			cap = cap * 2 > max ? max : cap * 2;
-			buf = xrealloc(buf, cap + 1);
-		}
-		la_ssize_t r = archive_read_data(a, buf + len, cap - len);
+		la_ssize_t r = archive_read_data(a, buf, sizeof(buf));
 		if (r < 0) {
 			err_set(err, 0, "cannot unpack the index: %s", archive_error_string(a));
 			archive_read_free(a);
-			free(buf);
 			return -1;
 		}
 		if (r == 0)
 			break;
+		if (len + (size_t)r >= max) {
+			archive_read_free(a);
+			return err_set(err, 0, "the index unpacks to more than %zu bytes", max);
+		}
+		if (write_all(fd, buf, (size_t)r) < 0) {
+			archive_read_free(a);
+			return err_sys(err, "cannot write the unpacked index");
+		}
 		len += (size_t)r;
 	}
 	archive_read_free(a);
-	if (len >= max) {
-		free(buf);
-		return err_set(err, 0, "the index unpacks to more than %zu bytes", max);
-	}
-	buf[len] = '\0';
-	*out = buf;
 	*out_len = len;
 	return 0;
 }

@@ -49,7 +49,9 @@ typedef void (*deb_stanza_fn)(void *arg, const struct deb_stanza *s);
 long deb_index_each(const char *text, size_t len, deb_stanza_fn fn, void *arg, struct sbx_err *err);
 
 /* Unpacks gzip, xz, bzip2, zstd (what libarchive's filters read) or
- * passes plain text on; at most max bytes out. 0 or -1 with err. */
-int deb_unpack(const void *p, size_t n, size_t max, char **out, size_t *out_len, struct sbx_err *err);
+ * passes plain text on, written to fd from where it stands (the caller
+ * maps it to read it: deb_index_each); fewer than max bytes out, their
+ * count in *out_len. 0 or -1 with err. */
+int deb_unpack(const void *p, size_t n, size_t max, int fd, size_t *out_len, struct sbx_err *err);
 
 #endif

@@ -21,7 +21,7 @@
 #include "gateway/debidx.h"
 #include "gateway/gw.h"
 
-#define UNPACKED_MAX (1ULL << 30)   /* a Packages index unpacked */
+#define UNPACKED_MAX (1ULL << 30)   /* a Packages index unpacked (on disk) */
 
 struct table {
 	struct table *next;
@@ -93,20 +93,29 @@ static void worker_free(struct worker *w)
 static void run(struct worker *w, struct job *j)
 {
 	int64_t t0 = (int64_t)now_ms();
-	_cleanup_free_ char *text = NULL;
 	size_t tlen = 0;
 	struct sbx_err err;
 	void *body = j->len ? mmap(NULL, j->len, PROT_READ, MAP_PRIVATE, j->fd, 0) : (void *)"";
+	void *text = MAP_FAILED;
+	int tfd = -1;
 
-	if (body == MAP_FAILED)
-		snprintf(j->error, sizeof(j->error), "cannot map the index: %s", strerror(errno));
-	else if (deb_unpack(body, j->len, UNPACKED_MAX, &text, &tlen, &err) < 0 ||
-		 debidx_build(text, tlen, j->src, &j->table, &j->table_len, &j->entries, &err) < 0)
+	/* the index unpacked into a file of the cache, read through a mapping */
+	if (body == MAP_FAILED || !w->cache || gw_cache_scratch(w->cache, &tfd) < 0)
+		err_sys(&err, "cannot map the index or make a file for it");
+	else if (deb_unpack(body, j->len, UNPACKED_MAX, tfd, &tlen, &err) == 0 &&
+		 (text = tlen ? mmap(NULL, tlen, PROT_READ, MAP_PRIVATE, tfd, 0) : (void *)"") == MAP_FAILED)
+		err_sys(&err, "cannot map the unpacked index");
+	if (text == MAP_FAILED ||
+	    debidx_build(text, tlen, j->src, &j->table, &j->table_len, &j->entries, &err) < 0)
 		snprintf(j->error, sizeof(j->error), "%s", err.msg);
-	else if (w->cache)
+	else
 		(void)gw_cache_debidx_put(w->cache, j->src, j->table, j->table_len, j->key);
+	if (text != MAP_FAILED && tlen)
+		munmap(text, tlen);
 	if (body != MAP_FAILED && j->len)
 		munmap(body, j->len);
+	if (tfd >= 0)
+		close(tfd);
 	close(steal_fd(j->fd));
 	j->ms = (int64_t)now_ms() - t0;
 }

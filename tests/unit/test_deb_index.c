@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "gateway/deb_index.h"
@@ -222,21 +224,39 @@ static void test_check(void)
 static const unsigned char gz[] = { 0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x0b, 0x48,
 	0x4c, 0xce, 0x4e, 0x4c, 0x4f, 0xb5, 0x52, 0xa8, 0xe2, 0x02, 0x00, 0xc3, 0xa4, 0x4f, 0x3e, 0x0b, 0x00, 0x00, 0x00 };
 
+/* deb_unpack into a memory file, read back whole (NUL-terminated). */
+static int unpacked(const void *p, size_t n, size_t max, char **out, size_t *len, struct sbx_err *err)
+{
+	int fd = memfd_create("unpacked", MFD_CLOEXEC);
+	int r = fd < 0 ? -1 : deb_unpack(p, n, max, fd, len, err);
+
+	*out = NULL;
+	if (r == 0) {
+		*out = xmalloc(*len + 1);
+		if (pread(fd, *out, *len, 0) != (ssize_t)*len)
+			r = -1;
+		(*out)[*len] = '\0';
+	}
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 static void test_unpack(void)
 {
 	char *out = NULL;
 	size_t len = 0;
 	struct sbx_err err;
 
-	CHECK(deb_unpack(gz, sizeof(gz), 1 << 20, &out, &len, &err) == 0);
+	CHECK(unpacked(gz, sizeof(gz), 1 << 20, &out, &len, &err) == 0);
 	CHECK(out && len == 11 && memcmp(out, "Package: z\n", 11) == 0);
 	free(out);
-	CHECK(deb_unpack("Package: y\n", 11, 1 << 20, &out, &len, &err) == 0);
+	CHECK(unpacked("Package: y\n", 11, 1 << 20, &out, &len, &err) == 0);
 	CHECK(out && len == 11 && memcmp(out, "Package: y\n", 11) == 0);
 	free(out);
-	CHECK(deb_unpack("Package: y\n", 11, 4, &out, &len, &err) < 0);
+	CHECK(unpacked("Package: y\n", 11, 4, &out, &len, &err) < 0);
 	CHECK_CONTAINS(err.msg, "more than");
-	CHECK(deb_unpack("", 0, 4, &out, &len, &err) == 0 && len == 0);
+	CHECK(unpacked("", 0, 4, &out, &len, &err) == 0 && len == 0);
 	free(out);
 }
 
