@@ -149,27 +149,25 @@ static void set_head(struct gw_client *c, int status, const char *ctype, uint64_
 
 /* A body past GW_INLINE_MAX is written to a file of the cache's and sent
  * from there, so an answer the client does not read costs the host disk,
- * counted against GW_HELD_MAX, not memory. */
-static int spool(struct gw *gw, struct gw_client *cl, const char *body, size_t len)
+ * counted against GW_HELD_MAX, not memory. 0, or the 503's reason. */
+static const char *spool(struct gw *gw, struct gw_client *cl, const char *body, size_t len)
 {
 	int fd;
 
-	if (gw->held + len > GW_HELD_MAX) {
-		errno = ENOSPC;
-		return -1;
-	}
+	if (gw->held + len > GW_HELD_MAX)
+		return "too many answers not yet read by this sandbox's clients; try again";
 	if (gw_cache_scratch(gw->cache, &fd) < 0)
-		return -1;
+		return "cannot write the answer to the cache";
 	if (write_all(fd, body, len) < 0) {
 		close(fd);
-		return -1;
+		return "cannot write the answer to the cache";
 	}
 	cl->body_fd = fd;
 	cl->body_off = 0;
 	cl->body_len = (off_t)len;
 	cl->held = len;
 	gw->held += len;
-	return 0;
+	return NULL;
 }
 
 void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype, const char *body,
@@ -178,11 +176,10 @@ void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype
 	if (!cl || cl->dead || cl->out_len)
 		return;
 	if (len > GW_INLINE_MAX && !cl->head_only) {
-		if (spool(gw, cl, body, len) < 0) {
+		const char *refused = spool(gw, cl, body, len);
+		if (refused) {
 			char why[160];
-			snprintf(why, sizeof(why), "sbxrun package gateway: %s\n", errno == ENOSPC ?
-				 "too many answers not yet read by this sandbox's clients; try again" :
-				 "cannot write the answer to the cache");
+			snprintf(why, sizeof(why), "sbxrun package gateway: %s\n", refused);
 			set_head(cl, 503, "text/plain; charset=utf-8", strlen(why), why, strlen(why));
 		} else {
 			set_head(cl, status, ctype, len, NULL, 0);

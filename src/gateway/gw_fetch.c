@@ -316,13 +316,9 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 	    curl_easy_getinfo(f->curl, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK && loc) {
 		_cleanup_free_ char *next = xstrdup(loc);
 		free(steal_ptr(f->body));
-		f->len = 0;
-		if (f->spooled && ftruncate(f->spool, 0) < 0)
-			snprintf(f->error, sizeof(f->error), "cannot write to the cache: %s", strerror(errno));
+		f->len = 0;  /* the spool is empty: only a 200's body goes there */
 		f->resp_etag[0] = f->resp_lastmod[0] = '\0';
-		if (f->error[0])
-			;
-		else if (++f->hops > MAX_HOPS)
+		if (++f->hops > MAX_HOPS)
 			snprintf(f->error, sizeof(f->error), "more than %d redirects", MAX_HOPS);
 		else if (hop(gw, f, next) == 0)
 			return;
