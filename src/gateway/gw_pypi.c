@@ -149,7 +149,6 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 {
 	struct pypi_req *r = f->arg;
 	struct gw_client *cl = gw_client_find(gw, r->client);
-
 	int64_t age;
 
 	/* for a 304 or upstream trouble: the stale copy read again */
