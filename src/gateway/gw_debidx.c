@@ -22,6 +22,7 @@
 #include "gateway/gw.h"
 
 #define UNPACKED_MAX (1ULL << 30)   /* a Packages index unpacked (on disk) */
+#define PENDING_MAX (1ULL << 30)    /* the indexes waiting for the worker, in all */
 
 struct table {
 	struct table *next;
@@ -62,6 +63,7 @@ struct gw_debidx {
 	struct table *tables;
 	uint64_t seq;
 	size_t pending;        /* jobs not reaped */
+	uint64_t pending_bytes;  /* their files' (at most PENDING_MAX) */
 	struct worker *w;
 	pthread_t thread;
 	char *damaged;         /* what the last load found, for the build's event */
@@ -270,9 +272,16 @@ void gw_debidx_build(struct gw *gw, const char *key, const unsigned char src[32]
 	memcpy(j->src, src, 32);
 	j->len = len;
 	j->damaged = steal_ptr(d->damaged);
-	/* the worker reads a copy in a file, not in memory: tables waiting to
-	 * be built cost the host disk (each at most an index's cap) */
+	/* the worker reads a copy in a file, not in memory: indexes waiting
+	 * to be read cost the host disk, PENDING_MAX in all; past it one is
+	 * not read, and the .debs it lists are refused */
 	j->fd = -1;
+	if (d->pending_bytes + len > PENDING_MAX) {
+		snprintf(j->error, sizeof(j->error), "more than %llu MiB of indexes wait to be read",
+			 (unsigned long long)(PENDING_MAX >> 20));
+		take_in(gw, d, j);
+		return;
+	}
 	if (gw_cache_scratch(gw->cache, &j->fd) < 0 || write_all(j->fd, body, len) < 0) {
 		snprintf(j->error, sizeof(j->error), "cannot copy the index to the cache: %s", strerror(errno));
 		take_in(gw, d, j);
@@ -291,6 +300,7 @@ void gw_debidx_build(struct gw *gw, const char *key, const unsigned char src[32]
 		pp = &(*pp)->next;
 	*pp = j;
 	d->pending++;
+	d->pending_bytes += len;
 	pthread_cond_signal(&d->w->cond);
 	pthread_mutex_unlock(&d->w->lock);
 }
@@ -316,6 +326,7 @@ void gw_debidx_reap(struct gw *gw)
 		struct job *j = done;
 		done = j->next;
 		d->pending--;
+		d->pending_bytes -= j->len;
 		take_in(gw, d, j);
 	}
 }
