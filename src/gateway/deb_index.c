@@ -57,11 +57,70 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* The stem of an index apt checks against the signed Release: Packages,
+ * Sources, Translation-LANG, Contents-ARCH (n bytes of s). */
+static bool index_stem(const char *s, size_t n)
+{
+	static const char *const whole[] = { "Packages", "Sources" }, *const pre[] = { "Translation-", "Contents-" };
+	static const char tail[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@-";
+
+	for (size_t i = 0; i < ARRAY_SIZE(whole); i++)
+		if (n == strlen(whole[i]) && memcmp(s, whole[i], n) == 0)
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(pre); i++) {
+		size_t m = strlen(pre[i]), k = m;
+		if (n <= m || memcmp(s, pre[i], m) != 0)
+			continue;
+		while (k < n && strchr(tail, s[k]))
+			k++;
+		return k == n;
+	}
+	return false;
+}
+
+/* Such an index by its file name (n bytes of s): the stem, plain or
+ * compressed as apt fetches it. */
+static bool index_file(const char *s, size_t n)
+{
+	static const char *const comp[] = { "", ".gz", ".xz", ".bz2", ".lzma", ".lz4", ".zst" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(comp); i++) {
+		size_t m = strlen(comp[i]);
+		if (n > m && memcmp(s + n - m, comp[i], m) == 0 && index_stem(s, n - m))
+			return true;
+	}
+	return false;
+}
+
+/* apt's own signed index files, the only ones relayed unverified: the
+ * Release files, the indexes above, and a pdiff directory's Index and
+ * patches (STEM.diff/Index, STEM.diff/NAME.gz), all of which apt checks
+ * against the signed Release before it uses them. */
+static bool apt_index(const char *path, const char *base)
+{
+	static const char *const release[] = { "InRelease", "Release", "Release.gpg" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(release); i++)
+		if (strcmp(base, release[i]) == 0)
+			return true;
+	if (index_file(base, strlen(base)))
+		return true;
+	/* the directory holding it: STEM.diff */
+	const char *dir = base - 1;
+	if (dir <= path)
+		return false;
+	while (dir > path && dir[-1] != '/')
+		dir--;
+	size_t dn = (size_t)(base - 1 - dir);
+	return dn > 5 && memcmp(dir + dn - 5, ".diff", 5) == 0 && index_stem(dir, dn - 5) &&
+	       (strcmp(base, "Index") == 0 || ends_with(base, ".gz"));
+}
+
 enum deb_kind deb_classify(const char *path, char hex[65], int *packages)
 {
 	const char *base = strrchr(path, '/'), *bh = strstr(path, "/by-hash/SHA256/");
 	static const char *const pk[] = { "Packages", "Packages.gz", "Packages.xz", "Packages.bz2",
-					  "Packages.lz4", "Packages.zst" };
+					  "Packages.lzma", "Packages.lz4", "Packages.zst" };
 
 	base = base ? base + 1 : path;
 	*packages = 0;
@@ -79,10 +138,7 @@ enum deb_kind deb_classify(const char *path, char hex[65], int *packages)
 	for (size_t i = 0; i < ARRAY_SIZE(pk); i++)
 		if (strcmp(base, pk[i]) == 0)
 			return DEB_PACKAGES;
-	if (strstr(path, "/dists/") || strcmp(base, "Release") == 0 || strcmp(base, "InRelease") == 0 ||
-	    strcmp(base, "Release.gpg") == 0)
-		return DEB_INDEX;
-	return DEB_OTHER;
+	return apt_index(path, base) ? DEB_INDEX : DEB_OTHER;
 }
 
 void deb_index_root(const char *key, char *out, size_t size)

@@ -23,8 +23,12 @@ enum deb_kind {
 	DEB_ARTIFACT,  /* a .deb, .udeb or .ddeb: served only as its index says */
 	DEB_BYHASH,    /* .../by-hash/SHA256/HEX: checked against its own name */
 	DEB_PACKAGES,  /* a Packages index (plain or compressed): parsed, passed on */
-	DEB_INDEX,     /* Release, InRelease, the rest of dists/: passed on */
-	DEB_OTHER,     /* anything else (sources, pool files not .deb): refused */
+	DEB_INDEX,     /* InRelease, Release, Release.gpg, Sources, Translation-LANG,
+			* Contents-ARCH (plain or compressed) and their pdiffs: apt's
+			* own index files, which it checks against the signed
+			* Release; passed on */
+	DEB_OTHER,     /* anything else (source packages, any other file, under
+			* dists/ or not): refused */
 };
 /* The kind of a normalised path; for DEB_BYHASH, hex gets the digest and
  * the kind tells whether it sits in a binary-ARCH directory (a Packages). */

@@ -315,6 +315,10 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 		size_t n = strlen(conf->pypi_upstream);
 		gw->pypi_upstream = xasprintf("%s%s", conf->pypi_upstream, n && conf->pypi_upstream[n - 1] == '/' ? "" : "/");
 	}
+	const struct hostmatch_sets *hs = conf->sets;
+	gw->not_apt = xasprintf("%s %s %s %s", gw->npm_upstream ? gw->npm_upstream : "",
+				gw->pypi_upstream ? gw->pypi_upstream : "", hs && hs->npm_registry ? hs->npm_registry : "",
+				hs && hs->pypi_index ? hs->pypi_index : "");
 	/* an upstream's host is on the allow list already (config_upstream_entry,
 	 * or the image's @npm and @pypi): every hop, the first included, must pass it */
 	if (hostmatch_compile(gw->conf.allow, gw->conf.sets, &gw->allow, err) < 0 || compile_apt(gw, err) < 0 ||
@@ -364,6 +368,7 @@ void gateway_free(struct sbx_gateway *g)
 		close(gw->curl_tfd);
 	free(gw->npm_upstream);
 	free(gw->pypi_upstream);
+	free(gw->not_apt);
 	free(gw->profile);
 	for (size_t i = 0; i < gw->ntold; i++)
 		free(gw->told[i]);

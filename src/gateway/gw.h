@@ -69,6 +69,10 @@ struct gw {
 	struct gw_deb *deb;        /* the .debs waiting for a table (gw_deb.c) */
 	struct gw_debidx *debidx;  /* the tables of the Packages indexes apt fetched (gw_debidx.c) */
 	char *pypi_upstream;       /* the simple index, with a trailing '/' */
+	/* the npm and PyPI upstreams' URLs, the profile's and the image's
+	 * (@npm, @pypi), separated by spaces: hosts the deb route never
+	 * reaches (gw_deb.c) */
+	char *not_apt;
 	char *profile;
 	uint64_t held;             /* bytes of the clients' spooled answers (gw_reply) */
 	char **told;               /* what gw_tell_once said already */
@@ -135,6 +139,9 @@ struct gw_fetch {
 	char etag[256];
 	uint64_t max;          /* bytes, the cap */
 	bool plain_http;       /* http:// allowed (apt's sources; apt checks its signed chain) */
+	/* beyond the allow list, why a hop's host may not be reached, or
+	 * NULL when it may (the deb route: apt's upstreams alone); NULL: none */
+	const char *(*hop_refused)(const struct gw *gw, const char *host, int port);
 	int fd;                /* the body goes here, or (-1) to a file of the
 				* cache's, mapped at body when the fetch ends */
 	void (*data)(struct gw_fetch *f, const void *p, size_t n);  /* as it streams, or NULL */
@@ -190,6 +197,14 @@ struct gw_cache *gw_cache_dup(const struct gw_cache *c);
  * open (verified against want; its last use recorded), 0 when missing;
  * damage found on disk removes the file and counts as missing. */
 int gw_cache_artifact(struct gw_cache *c, const struct sri *want, int *fd, off_t *size);
+/* A by-hash file of apt's (gw_deb.c): committed with the metadata
+ * {"deb", GW_DEB_BYHASH_NAME, "", DIR}, DIR its HOST/PATH up to
+ * "/by-hash/". Found as gw_cache_artifact finds a file, but only where the
+ * metadata beside it records it so, for this very directory: never an
+ * artifact (a .deb, a wheel, a tarball) by its digest, never another
+ * archive's index. 1 with *fd, or 0. */
+#define GW_DEB_BYHASH_NAME "(index)"
+int gw_cache_deb_byhash(struct gw_cache *c, const struct sri *want, const char *dir, int *fd, off_t *size);
 /* The lock of one digest, shared by every sbxrun process of the user: 1
  * with *fd held, 0 when another holds it (ask again later), -1 error. */
 int gw_cache_lock(struct gw_cache *c, const struct sri *want, int *fd);

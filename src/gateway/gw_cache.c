@@ -181,6 +181,35 @@ int gw_cache_artifact(struct gw_cache *c, const struct sri *want, int *fd, off_t
 	       lookup(c->dirfd, false, want, fd, size);
 }
 
+/* Whether the metadata at path (below dirfd) is exactly expect. */
+static bool meta_is(int dirfd, bool sys, const char *path, const char *expect)
+{
+	char buf[1024];
+	struct stat st;
+	ssize_t n = -1;
+	int f = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (f < 0)
+		return false;
+	if (fstat(f, &st) == 0 && S_ISREG(st.st_mode) && !(sys && (st.st_uid != 0 || (st.st_mode & 022))))
+		n = read(f, buf, sizeof(buf));
+	close(f);
+	return n >= 0 && (size_t)n == strlen(expect) && memcmp(buf, expect, (size_t)n) == 0;
+}
+
+int gw_cache_deb_byhash(struct gw_cache *c, const struct sri *want, const char *dir, int *fd, off_t *size)
+{
+	char expect[1024], path[256];
+
+	/* what the metadata can hold whole (a longer one is never matched) */
+	if (strlen(dir) >= 255 || strchr(dir, '\t') || strchr(dir, '\n'))
+		return 0;
+	pkgcache_meta_format("deb", GW_DEB_BYHASH_NAME, "", dir, expect, sizeof(expect));
+	art_path(want, path, sizeof(path), ".meta");
+	return (c->sysfd >= 0 && meta_is(c->sysfd, true, path, expect) && lookup(c->sysfd, true, want, fd, size)) ||
+	       (meta_is(c->dirfd, false, path, expect) && lookup(c->dirfd, false, want, fd, size));
+}
+
 int gw_cache_lock(struct gw_cache *c, const struct sri *want, int *fd)
 {
 	char path[256];

@@ -13,6 +13,7 @@
  * kept like artifacts. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +42,56 @@ static void req_free(struct deb_req *r)
 {
 	free(r->cached);
 	free(r);
+}
+
+/* The directory of a by-hash key: HOST/PATH up to "/by-hash/". */
+static void byhash_dir(const char *key, char *dir, size_t size)
+{
+	const char *bh = strstr(key, "/by-hash/");
+	snprintf(dir, size, "%.*s", (int)(bh ? bh - key : 0), key);
+}
+
+/* Whether host:port (canonical) is the host of one of urls (separated by
+ * spaces): on the URL's port where it names one, else on any port (an
+ * npm registry's plain HTTP is still the registry). */
+static bool host_of(const char *urls, const char *host, int port)
+{
+	for (const char *u = urls; u && *u;) {
+		size_t n = strcspn(u, " \t\n");
+		const char *s = memmem(u, n, "://", 3);
+		if (s) {
+			s += 3;
+			size_t an = strcspn(s, "/?#");
+			an = s + an > u + n ? (size_t)(u + n - s) : an;
+			const char *at = memrchr(s, '@', an);
+			if (at)
+				an -= (size_t)(at + 1 - s), s = at + 1;
+			const char *close = s[0] == '[' ? memchr(s, ']', an) : NULL;
+			const char *colon = memrchr(close ? close : s, ':', an - (size_t)((close ? close : s) - s));
+			char name[HOSTMATCH_MAX + 8], canon[HOSTMATCH_MAX];
+			size_t hn = colon ? (size_t)(colon - s) : an;
+			if (hn < sizeof(name)) {
+				memcpy(name, s, hn);
+				name[hn] = '\0';
+				if (hostmatch_canon(name, canon, sizeof(canon)) == 0 && strcmp(canon, host) == 0 &&
+				    (!colon || atoi(colon + 1) == port))
+					return true;
+			}
+		}
+		u += n;
+		u += strspn(u, " \t\n");
+	}
+	return false;
+}
+
+/* Why the deb route may not reach host:port (canonical), or NULL: it
+ * reaches apt's upstreams alone (the image's @apt hosts, a mirror the
+ * profile allows), never the npm or PyPI upstream of this gateway, the
+ * image's or the profile's, which package rules take off the proxy. */
+static const char *not_apt(const struct gw *gw, const char *host, int port)
+{
+	return host_of(gw->not_apt, host, port)
+		? "an npm or PyPI upstream's host: the deb route reaches apt's upstreams alone" : NULL;
 }
 
 /* A .deb asked for while a table was being built. */
@@ -115,11 +166,11 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 		} else {
 			int fd;
 			_cleanup_free_ char *tmp = NULL;
-			/* for `sbxrun cache ls`: an index, and the directory it indexes */
-			char dir[256];
-			const char *bh = strstr(r->key, "/by-hash/");
-			snprintf(dir, sizeof(dir), "%.*s", (int)(bh ? bh - r->key : 0), r->key);
-			struct gw_cache_meta m = { .eco = "deb", .name = "(index)", .version = "", .file = dir };
+			/* an index of this directory alone (gw_cache_deb_byhash), and
+			 * what `sbxrun cache ls` shows */
+			char dir[sizeof(r->key)];
+			byhash_dir(r->key, dir, sizeof(dir));
+			struct gw_cache_meta m = { .eco = "deb", .name = GW_DEB_BYHASH_NAME, .version = "", .file = dir };
 			if (gw_cache_tmp(gw->cache, &r->want, &fd, &tmp) == 0) {
 				if (write_all(fd, body, f->len) < 0 || gw_cache_commit(gw->cache, &r->want, fd, tmp, &m) < 0)
 					gw_cache_discard(gw->cache, tmp);
@@ -152,6 +203,7 @@ static void fetch_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, 
 	f->max = INDEX_MAX;
 	f->fd = -1;
 	f->plain_http = true;
+	f->hop_refused = not_apt;  /* a redirect too: apt's upstreams alone */
 	f->done = fetched;
 	f->arg = r;
 	if (gw_fetch_start(gw, f) < 0) {
@@ -161,14 +213,18 @@ static void fetch_index(struct gw *gw, struct gw_client *cl, struct deb_req *r, 
 	}
 }
 
-/* A by-hash file the cache holds: learnt from when it is a Packages (its
- * table by the digest its name gives; the file read only to build one). */
+/* A by-hash file the cache holds as an index of this very directory
+ * (never an artifact by its digest, never another archive's index):
+ * learnt from when it is a Packages (its table by the digest its name
+ * gives; the file read only to build one). */
 static bool byhash_hit(struct gw *gw, struct gw_client *cl, struct deb_req *r)
 {
+	char dir[sizeof(r->key)];
 	int fd;
 	off_t size;
 
-	if (gw_cache_artifact(gw->cache, &r->want, &fd, &size) != 1)
+	byhash_dir(r->key, dir, sizeof(dir));
+	if (gw_cache_deb_byhash(gw->cache, &r->want, dir, &fd, &size) != 1)
 		return false;
 	if (r->packages && gw_debidx_load(gw, r->key, r->want.digest) == 0 && (uint64_t)size <= INDEX_MAX) {
 		_cleanup_free_ char *buf = xmalloc((size_t)size + 1);
@@ -241,53 +297,61 @@ void gw_deb_wake(struct gw *gw)
 	}
 }
 
-/* path: "HOST[:PORT]/PATH", PATH still URL-encoded. */
-static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
+/* The upstream URL of a normalised path: every byte but unreserved ones
+ * and '/' percent-encoded, so that what upstream is asked is what the
+ * gateway checked (no "..", "//" or escapes of the client's). */
+static char *upstream_url(const char *hostport, const char *norm)
+{
+	static const char keep[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/";
+	size_t n = strlen(norm);
+	char *path = xmalloc(3 * n + 1), *o = path;
+
+	for (const unsigned char *p = (const unsigned char *)norm; *p; p++)
+		o += *p && strchr(keep, *p) ? sprintf(o, "%c", *p) : sprintf(o, "%%%02X", *p);
+	*o = '\0';
+	char *url = xasprintf("http://%s/%s", hostport, path);
+	free(path);
+	return url;
+}
+
+/* "HOST[:PORT]/PATH" (PATH still URL-encoded) into the canonical
+ * "HOST[:PORT]", its port and the normalised PATH: 0, or -1. */
+static int target(const char *path, char *hostport, size_t hsize, int *port, char *norm, size_t nsize)
 {
 	size_t hl = strcspn(path, "/"), len = strcspn(path, "?#");
-	char host[HOSTMATCH_MAX + 8], name[HOSTMATCH_MAX], norm[DEB_PATH_MAX], hex[65];
-	struct deb_req *r;
+	char host[HOSTMATCH_MAX + 8], name[HOSTMATCH_MAX];
 
-	if (path[hl] != '/' || hl == 0 || hl >= sizeof(host) || path[len] != '\0') {
-		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not an apt archive path");
-		return;
-	}
+	if (path[hl] != '/' || hl == 0 || hl >= sizeof(host) || path[len] != '\0')
+		return -1;
 	memcpy(host, path, hl);
 	host[hl] = '\0';
 	char *colon = strchr(host, ':');
 	if (colon)
-		*colon = '\0';
+		*colon++ = '\0';
+	*port = colon ? atoi(colon) : 80;
 	if (hostmatch_canon(host, name, sizeof(name)) < 0 ||
-	    (colon && (strlen(colon + 1) == 0 || strlen(colon + 1) > 5 || strspn(colon + 1, "0123456789") != strlen(colon + 1))) ||
-	    deb_path_norm(path + hl + 1, len - hl - 1, norm, sizeof(norm)) < 0) {
-		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not an apt archive path");
-		return;
-	}
-	r = xcalloc(1, sizeof(*r));
-	r->client = cl->id;
-	snprintf(r->key, sizeof(r->key), "%s%s%s/%s", name, colon ? ":" : "", colon ? colon + 1 : "", norm);
-	_cleanup_free_ char *url = xasprintf("http://%s%s%s/%s", name, colon ? ":" : "", colon ? colon + 1 : "",
-					     path + hl + 1);
-	r->kind = deb_classify(norm, hex, &r->packages);
-	switch (r->kind) {
-	case DEB_ARTIFACT:
-		artifact(gw, cl, r->key, url);
+	    (colon && (strlen(colon) == 0 || strlen(colon) > 5 || strspn(colon, "0123456789") != strlen(colon) ||
+		       *port < 1 || *port > 65535)) ||
+	    deb_path_norm(path + hl + 1, len - hl - 1, norm, nsize) < 0)
+		return -1;
+	snprintf(hostport, hsize, "%s%s%s", name, colon ? ":" : "", colon ? colon : "");
+	return 0;
+}
+
+/* An index (or a by-hash file): from the cache as the rules allow, else
+ * fetched. The rules ask first: a closed ecosystem serves nothing, by-hash
+ * files come only from what the cache recorded as this directory's
+ * index, offline asks nobody. */
+static void index_request(struct gw *gw, struct gw_client *cl, struct deb_req *r, const char *url)
+{
+	char why[600];
+
+	if (rules_ecosystem(&gw->conf.rules, "deb", why, sizeof(why)) < 0) {
+		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: %s", r->key, why);
 		req_free(r);
 		return;
-	case DEB_BYHASH:
-		if (sri_from_hex256(hex, &r->want) < 0 || byhash_hit(gw, cl, r)) {
-			if (r->want.len == 0)
-				gw_fail(gw, cl, 404, NULL, NULL, NULL, "not a by-hash path");
-			req_free(r);
-			return;
-		}
-		break;
-	case DEB_PACKAGES:
-	case DEB_INDEX:
-		break;
-	case DEB_OTHER:
-		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: neither an index of dists/ nor a .deb: "
-			"not served by the gateway", r->key);
+	}
+	if (r->kind == DEB_BYHASH && byhash_hit(gw, cl, r)) {
 		req_free(r);
 		return;
 	}
@@ -307,13 +371,65 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 	if (gw->conf.rules.offline) {
 		/* a 404, as for what upstream lacks: apt then asks for the next
 		 * form it knows (InRelease, then Release; .xz, then .gz) */
-		char why[600];
 		rules_offline("deb", r->key, NULL, why, sizeof(why));
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "%s", why);
 		req_free(r);
 		return;
 	}
 	fetch_index(gw, cl, r, url);
+}
+
+/* path: "HOST[:PORT]/PATH", PATH still URL-encoded. */
+static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
+{
+	char hostport[HOSTMATCH_MAX + 8], norm[DEB_PATH_MAX], hex[65];
+	struct hostmatch_grant g;
+	const char *why;
+	int port;
+
+	if (target(path, hostport, sizeof(hostport), &port, norm, sizeof(norm)) < 0) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not an apt archive path");
+		return;
+	}
+	char *colon = strchr(hostport, ':');
+	if (colon)
+		*colon = '\0';
+	why = hostmatch_check(&gw->allow, hostport, port, &g) != HOSTMATCH_OK
+		? "not in the profile's allow list" : not_apt(gw, hostport, port);
+	if (colon)
+		*colon = ':';
+	if (why) {
+		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: %s", hostport, why);
+		return;
+	}
+	struct deb_req *r = xcalloc(1, sizeof(*r));
+	r->client = cl->id;
+	snprintf(r->key, sizeof(r->key), "%s/%s", hostport, norm);
+	_cleanup_free_ char *url = upstream_url(hostport, norm);
+	r->kind = deb_classify(norm, hex, &r->packages);
+	switch (r->kind) {
+	case DEB_ARTIFACT:
+		artifact(gw, cl, r->key, url);
+		req_free(r);
+		return;
+	case DEB_BYHASH:
+		if (sri_from_hex256(hex, &r->want) < 0) {
+			gw_fail(gw, cl, 404, NULL, NULL, NULL, "not a by-hash path");
+			req_free(r);
+			return;
+		}
+		break;
+	case DEB_PACKAGES:
+	case DEB_INDEX:
+		break;
+	case DEB_OTHER:
+		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: neither one of apt's signed index files "
+			"(Release, Packages, Sources, Translation, Contents, by-hash) nor a .deb: "
+			"not served by the gateway", r->key);
+		req_free(r);
+		return;
+	}
+	index_request(gw, cl, r, url);
 }
 
 static void deb_free(struct gw *gw)

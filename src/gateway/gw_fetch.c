@@ -112,12 +112,15 @@ static int check_hop(struct gw *gw, struct gw_fetch *f, const char *url)
 {
 	struct dlurl u;
 	struct sbx_err e;
+	const char *why = NULL;
 
 	if (dlurl_split(url, &u, &e) < 0) {
 		snprintf(f->error, sizeof(f->error), "%s", e.msg);
 	} else if (hostmatch_check(&gw->allow, u.host, u.port, &f->grant) != HOSTMATCH_OK) {
 		snprintf(f->error, sizeof(f->error), "host '%s' port %d is not in profile '%s' allow list",
 			 u.host, u.port, gw->profile);
+	} else if (f->hop_refused && (why = f->hop_refused(gw, u.host, u.port))) {
+		snprintf(f->error, sizeof(f->error), "host '%s' port %d: %s", u.host, u.port, why);
 	} else if (!u.https && !f->grant.internal && !f->plain_http) {
 		snprintf(f->error, sizeof(f->error), "'%.300s': upstreams are fetched over https only", url);
 	} else {

@@ -62,6 +62,21 @@ int rules_name(const struct gw_rules *r, const char *eco, const char *name, char
 	return -1;
 }
 
+int rules_ecosystem(const struct gw_rules *r, const char *eco, char *why, size_t size)
+{
+	bool named = false;
+
+	if (!r->allow || r->allow->n == 0)
+		return 0;
+	for (size_t i = 0; i < r->allow->n && !named; i++)
+		(void)entry_matches(r->allow->v[i], eco, "", &named);
+	if (named)
+		return 0;
+	snprintf(why, size, "%s is closed: [packages] allow names nothing of this ecosystem (%s)", eco,
+		 origin_of(r->allow, 0));
+	return -1;
+}
+
 static void say_age(char *out, size_t size, uint64_t s)
 {
 	if (s >= 86400 * 2)

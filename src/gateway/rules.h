@@ -26,6 +26,10 @@ void rules_normalize(const char *eco, const char *name, char *out, size_t size);
  * ecosystem none of them names is closed: `deb:*` opens apt wholly. */
 int rules_name(const struct gw_rules *r, const char *eco, const char *name, char *why, size_t size);
 
+/* 0 when ecosystem ECO is open at all; -1 with why when allow entries
+ * exist and none names it (for what has no package name: apt's indexes). */
+int rules_ecosystem(const struct gw_rules *r, const char *eco, char *why, size_t size);
+
 /* 0 when a version published at published_s (Unix seconds; 0: unknown)
  * is old enough at now_s; -1 with why ("published 2 days ago, min_age is
  * 7 days"). An unknown date under an age rule is too young: deny. */

@@ -55,9 +55,37 @@ static void test_classify(void)
 	CHECK_STR(hex, SHA_A);
 	CHECK(deb_classify("h/debian/dists/bookworm/main/i18n/by-hash/SHA256/" SHA_A, hex, &pk) == DEB_BYHASH);
 	CHECK(pk == 0);
-	CHECK(deb_classify("h/debian/dists/bookworm/main/binary-amd64/by-hash/SHA256/abc", hex, &pk) == DEB_INDEX);
+	CHECK(deb_classify("h/debian/dists/bookworm/main/binary-amd64/by-hash/SHA256/abc", hex, &pk) == DEB_OTHER);
 	CHECK(deb_classify("h/debian/pool/main/s/sl/sl_5.dsc", hex, &pk) == DEB_OTHER);
 	CHECK(deb_classify("h/etc/passwd", hex, &pk) == DEB_OTHER);
+	/* relayed unverified: apt's own index files alone, which it checks
+	 * against the signed Release; a "/dists/" segment is not enough */
+	static const char *const index[] = {
+		"h/debian/dists/bookworm/Release", "h/debian/dists/bookworm/Release.gpg",
+		"h/debian/dists/bookworm/main/binary-amd64/Release", "h/debian/dists/bookworm/main/source/Sources.xz",
+		"h/debian/dists/bookworm/main/i18n/Translation-pt_BR.bz2", "h/debian/dists/bookworm/main/Contents-amd64.gz",
+		"h/debian/dists/bookworm/main/Contents-udeb-amd64", "h/debian/dists/bookworm/main/binary-amd64/Packages.diff/Index",
+		"h/debian/dists/bookworm/main/binary-amd64/Packages.diff/T-2026-01-01-0000.00-F-2026-01-01-0000.00.gz",
+		"h/repo/InRelease",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(index); i++) {
+		if (deb_classify(index[i], hex, &pk) != DEB_INDEX)
+			fprintf(stderr, "not an index: %s\n", index[i]);
+		CHECK(deb_classify(index[i], hex, &pk) == DEB_INDEX);
+	}
+	CHECK(deb_classify("h/repo/Packages.lzma", hex, &pk) == DEB_PACKAGES);
+	static const char *const other[] = {
+		"h/@anyone/dists/-/dists-1.0.0.tgz", "h/debian/dists/bookworm/main/evil.whl",
+		"h/debian/dists/bookworm/main/dep11/Components-amd64.yml.gz", "h/debian/dists/x/Packages.tgz",
+		"h/debian/dists/x/Translation-en.tar", "h/debian/dists/x/Translation-", "h/debian/dists/x/Contents-a.b",
+		"h/debian/dists/x/Packages.diff/evil.tgz", "h/debian/dists/x/evil.diff/Index", "h/x/Release.tgz",
+		"h/debian/dists/bookworm/main/binary-amd64/Sources.diff.gz", "Index",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(other); i++) {
+		if (deb_classify(other[i], hex, &pk) != DEB_OTHER)
+			fprintf(stderr, "served: %s\n", other[i]);
+		CHECK(deb_classify(other[i], hex, &pk) == DEB_OTHER);
+	}
 }
 
 static void test_root(void)

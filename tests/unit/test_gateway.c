@@ -168,7 +168,18 @@ static void test_rules(void)
 	CHECK_CONTAINS(why, "denied by [packages] deny = npm:@types/evil* (lab.ini:4)");
 	CHECK(rules_name(&r, "npm", "left-pad", why, sizeof(why)) == -1);
 	CHECK(rules_name(&r, "deb", "gcc", why, sizeof(why)) == 0);
+	/* apt's indexes have no name: open when any entry names deb */
+	CHECK(rules_ecosystem(&r, "deb", why, sizeof(why)) == 0);
+	allow.n = 2;
+	CHECK(rules_ecosystem(&r, "deb", why, sizeof(why)) == -1);
+	CHECK_CONTAINS(why, "deb is closed: [packages] allow names nothing of this ecosystem (lab.ini:4)");
+	CHECK(rules_ecosystem(&r, "npm", why, sizeof(why)) == 0);
+	allow_v[1] = "left-pad";  /* every ecosystem's */
+	CHECK(rules_ecosystem(&r, "deb", why, sizeof(why)) == 0);
+	allow_v[1] = "npm:@types/*";
+	allow.n = 3;
 	r.allow = &none;
+	CHECK(rules_ecosystem(&r, "deb", why, sizeof(why)) == 0);
 	CHECK(rules_name(&r, "npm", "left-pad", why, sizeof(why)) == 0);
 	allow_v[0] = "pypi:numpy";
 	r.allow = &allow;
