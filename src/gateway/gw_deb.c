@@ -394,11 +394,14 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 	char *colon = strchr(hostport, ':');
 	if (colon)
 		*colon = '\0';
-	why = hostmatch_check(&gw->allow, hostport, port, &g) != HOSTMATCH_OK
-		? "not in the profile's allow list" : not_apt(gw, hostport, port);
+	bool listed = hostmatch_check(&gw->allow, hostport, port, &g) == HOSTMATCH_OK;
+	why = listed ? not_apt(gw, hostport, port) : "not in the profile's allow list";
 	if (colon)
 		*colon = ':';
 	if (why) {
+		_cleanup_free_ char *told = xasprintf("deb-host %s", hostport);
+		if (listed)  /* an npm or PyPI upstream: a few hosts, told once each */
+			gw_tell_once(gw, told, "deb %s: %s", hostport, why);
 		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: %s", hostport, why);
 		return;
 	}

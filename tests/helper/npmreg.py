@@ -26,6 +26,8 @@ sandbox's gateway reaches this host); packages:
   aged     1.0.0 and 1.1.0 published weeks ago, 2.0.0 (latest) two days ago
   withdep  depends on depoff (for the allow list's dependency case)
   depoff, evil-x, left-pad   plain packages
+  @anyone/dists  a scoped plain package (its tarball's path has a
+           "/dists/" segment, as an apt archive's paths do)
   many-1..many-80  packuments held until NPMREG_DELAY seconds after the
            first of them was asked for, then each sent at once (more at
            once than the gateway fetches at once: the first are still
@@ -71,7 +73,7 @@ def tgz(name, version="1.0.0"):
 
 
 PLAIN = ["good", "bad", "trunc", "slow", "other", "redir", "loop", "app", "withdep", "depoff", "evil-x",
-         "left-pad"] + SET + ["pad%d" % i for i in range(1, 5)] + ["many-%d" % i for i in range(1, 81)]
+         "left-pad", "@anyone/dists"] + SET + ["pad%d" % i for i in range(1, 5)] + ["many-%d" % i for i in range(1, 81)]
 DAY = 86400
 NOW = time.time()
 # name -> {version: days before NOW it was published}, and its latest
@@ -126,7 +128,7 @@ def packument(name):
     doc = {"name": name, "dist-tags": {"latest": latest}, "versions": {},
            "time": {"created": iso(max(versions.values())), "modified": iso(min(versions.values()))}}
     for v, age in versions.items():
-        url = "http://host.sbxrun.internal:%d/%s/-/%s-%s.tgz" % (PORT, name, name, v)
+        url = "http://host.sbxrun.internal:%d/%s/-/%s-%s.tgz" % (PORT, name, name.split("/")[-1], v)
         if name == "other":
             url = "http://not-allowed.example.test/other/-/other-1.0.0.tgz"
         integrity = "sha512-" + base64.b64encode(hashlib.sha512(TARS[name, v]).digest()).decode()
@@ -162,9 +164,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             if "/-/" in path:
                 name, _, file = path.partition("/-/")
-                self.tarball(name, file[len(name) + 1:-len(".tgz")])
+                self.tarball(name, file[len(name.split("/")[-1]) + 1:-len(".tgz")])
             else:
-                self.doc(path)
+                self.doc(path.replace("%2f", "/").replace("%2F", "/"))
         except OSError:
             pass
 

@@ -65,7 +65,8 @@ apt_fixture() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$RPORT" \
 		> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
-	trap "kill $srv 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/aptlab$$.ini'" EXIT
+	APT_CLEANUP="kill $srv 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/aptlab$$.ini'"
+	trap "$APT_CLEANUP" EXIT
 	LIST="deb [trusted=yes] http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/ ./"
 }
 
@@ -244,4 +245,154 @@ test_apt_gateway_cuts_an_endless_index_on_disk() {
 	[ "${kb% *}" -lt 100000 ] || fail "the host-side sbxrun grew to $kb KiB (VmHWM VmRSS)"
 	# nothing of them is left in the cache
 	assert_eq "" "$(find "$XDG_CACHE_HOME/sbxrun/packages" -type f | grep -v '\.lock$' || true)" "files in the cache"
+}
+
+# Starts the fixture npm registry (tests/helper/npmreg.py); sets NPORT.
+apt_npm_fixture() {
+	python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/npm.log" > "$TESTDIR/.npm-port" &
+	local reg=$!
+	for _ in $(seq 100); do [ -s "$TESTDIR/.npm-port" ] && break; sleep 0.1; done
+	NPORT=$(head -1 "$TESTDIR/.npm-port")
+	[ -n "$NPORT" ] || fail "the fixture registry did not start"
+	touch "$TESTDIR/npm.log"
+	APT_CLEANUP="kill $reg 2>/dev/null || true; ${APT_CLEANUP:-}"
+	trap "$APT_CLEANUP" EXIT
+}
+
+# Issue 34, 1: the deb route reaches apt's upstreams alone. Under a rule
+# that denies a scoped npm package named dists, its tarball's path (it has
+# a "/dists/" segment) asked of the npm registry's host through /deb/ was
+# fetched and relayed (200) while /npm/ said 403; and any path with a
+# "/dists/" segment was relayed unchecked from an apt host.
+test_apt_route_reaches_apt_upstreams_alone() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	apt_fixture
+	apt_npm_fixture
+	printf '[packages]\nnpm = http://host.sbxrun.internal:%s/\ndeny = npm:@anyone/dists\n' "$NPORT" \
+		>> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
+	mkdir -p "$TESTDIR/repo/dists/t"
+	echo 'not an index' > "$TESTDIR/repo/dists/t/evil.tgz"
+	run "$SBX" run -p "aptlab$$" -- sh -c '
+		get() { curl -sS --path-as-is -x "$SBXRUN_PROXY" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/$2"; head -c 300 /tmp/body; echo; }
+		get npm "npm/@anyone/dists/-/dists-1.0.0.tgz"
+		get deb "deb/host.sbxrun.internal:$1/@anyone/dists/-/dists-1.0.0.tgz"
+		get encoded "deb/host.sbxrun.internal:$1/%40anyone/dists/-/dists-1.0.0.tgz"
+		get release "deb/host.sbxrun.internal:$1/dists/x/Release"
+		get doc "deb/host.sbxrun.internal:$1/@anyone%2fdists"
+		get apt "deb/host.sbxrun.internal:$2/Release"
+		get other "deb/host.sbxrun.internal:$2/dists/t/evil.tgz"' sh "$NPORT" "$RPORT"
+	assert_status 0
+	assert_contains "$out" "npm 403"
+	assert_contains "$out" "deb 403"
+	assert_contains "$out" "deb host.sbxrun.internal:$NPORT: an npm or PyPI upstream's host: the deb route reaches apt's upstreams alone"
+	assert_contains "$out" "encoded 403"
+	assert_contains "$out" "release 403"
+	assert_contains "$out" "doc 403"
+	assert_contains "$out" "apt 200"
+	assert_contains "$out" "other 403"
+	assert_contains "$out" "neither one of apt's signed index files"
+	assert_contains "$err" "sbxrun: gateway: deb host.sbxrun.internal:$NPORT: an npm or PyPI upstream's host"
+	# the registry was never asked; the apt host not for what is no index
+	assert_eq "" "$(cat "$TESTDIR/npm.log")" "requests to the npm registry"
+	assert_not_contains "$(cat "$TESTDIR/srv.log")" "evil.tgz"
+}
+
+# Starts the fixture PyPI index (tests/helper/pypireg.py); sets PPORT.
+apt_pypi_fixture() {
+	python3 -u "$TOP/tests/helper/pypireg.py" "$TESTDIR/pypi.log" > "$TESTDIR/.pypi-port" &
+	local reg=$!
+	for _ in $(seq 100); do [ -s "$TESTDIR/.pypi-port" ] && break; sleep 0.1; done
+	PPORT=$(head -1 "$TESTDIR/.pypi-port")
+	[ -n "$PPORT" ] || fail "the fixture index did not start"
+	APT_CLEANUP="kill $reg 2>/dev/null || true; ${APT_CLEANUP:-}"
+	trap "$APT_CLEANUP" EXIT
+}
+
+# What a sandbox gets for gateway paths: "LABEL PATH" pairs, each printed
+# as "LABEL STATUS" and the body's first line.
+APT_GET='while [ $# -gt 1 ]; do
+		curl -sS -x "$SBXRUN_PROXY" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/$2"
+		head -c 300 /tmp/body | tr -d "\000" | head -1; echo; shift 2
+	done'
+
+# Issue 34, 11: by-hash is apt's index route, never a package route. A
+# .deb and a wheel in the cache (the same content-addressed store) were
+# served by their digest under any apt host's by-hash path, before the
+# rules and offline were asked: under deny, and offline, code got both.
+# A by-hash index the cache recorded as such is still served, offline too.
+test_apt_by_hash_never_serves_an_artifact() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	apt_fixture
+	apt_pypi_fixture
+	local prof="$HOME/.config/sbxrun/profiles/aptlab$$.ini" deb pk whl
+	printf '[packages]\npypi = http://host.sbxrun.internal:%s/simple/\n' "$PPORT" >> "$prof"
+	deb=$(sha256sum < "$TESTDIR/repo/sbxgood_1.0_all.deb" | cut -d' ' -f1)
+	pk=$(sha256sum < "$TESTDIR/repo/Packages" | cut -d' ' -f1)
+	mkdir -p "$TESTDIR/repo/dists/t/main/binary-all/by-hash/SHA256"
+	cp "$TESTDIR/repo/Packages" "$TESTDIR/repo/dists/t/main/binary-all/by-hash/SHA256/$pk"
+	local h="deb/host.sbxrun.internal:$RPORT" bh="deb/host.sbxrun.internal:$RPORT/dists/t/main/binary-all/by-hash/SHA256"
+	# online, no rule: the .deb, the wheel and the by-hash Packages are cached
+	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET"'
+		sha256sum /tmp/body' sh index "$bh/$pk" deb "$h/sbxgood_1.0_all.deb" page pypi/simple/demo/ \
+		wheel pypi/files/demo/demo-1.0-py3-none-any.whl
+	assert_status 0
+	assert_contains "$out" "index 200"
+	assert_contains "$out" "deb 200"
+	assert_contains "$out" "wheel 200"
+	whl=$(printf '%s\n' "$out" | sed -n 's#^\([0-9a-f]\{64\}\)  /tmp/body$#\1#p')
+	[ -n "$whl" ] && [ -e "$XDG_CACHE_HOME/sbxrun/packages/sha256/$whl" ] || fail "the wheel is not in the cache: $out"
+	[ -e "$XDG_CACHE_HOME/sbxrun/packages/sha256/$deb" ] || fail "the .deb is not in the cache"
+	# denied, online: by their digests under an apt host's by-hash path,
+	# neither comes out of the cache (upstream has no such file: 404)
+	printf 'deny = deb:sbxgood\ndeny = pypi:demo\n' >> "$prof"
+	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET" sh bydeb "$bh/$deb" bywheel "$bh/$whl" \
+		flat "$h/dists/t/by-hash/SHA256/$deb" index "$bh/$pk"
+	assert_status 0
+	assert_contains "$out" "bydeb 404"
+	assert_contains "$out" "bywheel 404"
+	assert_contains "$out" "flat 404"
+	assert_contains "$out" "index 200"
+	# offline: nothing asked upstream, the recorded index alone served
+	printf 'offline = yes\n' >> "$prof"
+	local before
+	before=$(wc -l < "$TESTDIR/srv.log")
+	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET" sh bydeb "$bh/$deb" bywheel "$bh/$whl" index "$bh/$pk" \
+		deb "$h/sbxgood_1.0_all.deb"
+	assert_status 0
+	assert_contains "$out" "bydeb 404"
+	assert_contains "$out" "bywheel 404"
+	assert_contains "$out" "offline: deb 'host.sbxrun.internal:$RPORT/dists/t/main/binary-all/by-hash/SHA256/$deb' is not in the cache"
+	assert_contains "$out" "index 200"
+	assert_contains "$out" "deb 403"
+	assert_eq "$before" "$(wc -l < "$TESTDIR/srv.log")" "requests upstream while offline"
+}
+
+# Issue 34, 12: a table is the index of the archive it came from alone. A
+# hostile archive's by-hash Packages, which lists sbxgood's bytes as
+# sbxok, asked again under the good archive's by-hash path, came from the
+# cache as that archive's index, and sbxgood (denied) was served as sbxok.
+test_apt_table_is_bound_to_its_archive() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	apt_fixture
+	printf '[packages]\ndeny = deb:sbxgood\n' >> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
+	local f="$TESTDIR/repo/sbxgood_1.0_all.deb" evil d
+	mkdir -p "$TESTDIR/repo/good/pool"
+	cp "$f" "$TESTDIR/repo/good/pool/"
+	evil=$(printf 'Package: sbxok\nVersion: 1.0\nArchitecture: all\nFilename: pool/sbxgood_1.0_all.deb\nSize: %s\nSHA256: %s\n\n' \
+		"$(stat -c %s "$f")" "$(sha256sum < "$f" | cut -d' ' -f1)")
+	d=$(printf '%s\n' "$evil" | sha256sum | cut -d' ' -f1)
+	mkdir -p "$TESTDIR/repo/evil/dists/t/main/binary-all/by-hash/SHA256"
+	printf '%s\n' "$evil" > "$TESTDIR/repo/evil/dists/t/main/binary-all/by-hash/SHA256/$d"
+	local h="deb/host.sbxrun.internal:$RPORT"
+	run "$SBX" run -p "aptlab$$" --events "$TESTDIR/ev" -- sh -c "$APT_GET" sh \
+		evil "$h/evil/dists/t/main/binary-all/by-hash/SHA256/$d" \
+		relabel "$h/good/dists/t/main/binary-all/by-hash/SHA256/$d" \
+		deb "$h/good/pool/sbxgood_1.0_all.deb"
+	assert_status 0
+	assert_contains "$out" "evil 200"
+	assert_contains "$out" "relabel 404"
+	assert_contains "$out" "deb 403"
+	assert_contains "$out" "no Packages index fetched through the gateway lists this file"
+	assert_not_contains "$(cat "$TESTDIR/ev")" '"name":"sbxok"'
+	assert_not_contains "$(cat "$TESTDIR/srv.log")" "good/pool"
 }
