@@ -259,6 +259,13 @@ apt_npm_fixture() {
 	trap "$APT_CLEANUP" EXIT
 }
 
+# What a sandbox gets for gateway paths: "LABEL PATH" pairs, each printed
+# as "LABEL STATUS" and the body's first line.
+APT_GET='while [ $# -gt 1 ]; do
+		curl -sS -x "$SBXRUN_PROXY" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/$2"
+		head -c 300 /tmp/body | tr -d "\000" | head -1; echo; shift 2
+	done'
+
 # Issue 34, 1: the deb route reaches apt's upstreams alone. Under a rule
 # that denies a scoped npm package named dists, its tarball's path (it has
 # a "/dists/" segment) asked of the npm registry's host through /deb/ was
@@ -272,15 +279,10 @@ test_apt_route_reaches_apt_upstreams_alone() {
 		>> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
 	mkdir -p "$TESTDIR/repo/dists/t"
 	echo 'not an index' > "$TESTDIR/repo/dists/t/evil.tgz"
-	run "$SBX" run -p "aptlab$$" -- sh -c '
-		get() { curl -sS --path-as-is -x "$SBXRUN_PROXY" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/$2"; head -c 300 /tmp/body; echo; }
-		get npm "npm/@anyone/dists/-/dists-1.0.0.tgz"
-		get deb "deb/host.sbxrun.internal:$1/@anyone/dists/-/dists-1.0.0.tgz"
-		get encoded "deb/host.sbxrun.internal:$1/%40anyone/dists/-/dists-1.0.0.tgz"
-		get release "deb/host.sbxrun.internal:$1/dists/x/Release"
-		get doc "deb/host.sbxrun.internal:$1/@anyone%2fdists"
-		get apt "deb/host.sbxrun.internal:$2/Release"
-		get other "deb/host.sbxrun.internal:$2/dists/t/evil.tgz"' sh "$NPORT" "$RPORT"
+	local n="deb/host.sbxrun.internal:$NPORT" a="deb/host.sbxrun.internal:$RPORT"
+	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET" sh npm npm/@anyone/dists/-/dists-1.0.0.tgz \
+		deb "$n/@anyone/dists/-/dists-1.0.0.tgz" encoded "$n/%40anyone/dists/-/dists-1.0.0.tgz" \
+		release "$n/dists/x/Release" doc "$n/@anyone%2fdists" apt "$a/Release" other "$a/dists/t/evil.tgz"
 	assert_status 0
 	assert_contains "$out" "npm 403"
 	assert_contains "$out" "deb 403"
@@ -307,13 +309,6 @@ apt_pypi_fixture() {
 	APT_CLEANUP="kill $reg 2>/dev/null || true; ${APT_CLEANUP:-}"
 	trap "$APT_CLEANUP" EXIT
 }
-
-# What a sandbox gets for gateway paths: "LABEL PATH" pairs, each printed
-# as "LABEL STATUS" and the body's first line.
-APT_GET='while [ $# -gt 1 ]; do
-		curl -sS -x "$SBXRUN_PROXY" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/$2"
-		head -c 300 /tmp/body | tr -d "\000" | head -1; echo; shift 2
-	done'
 
 # Issue 34, 11: by-hash is apt's index route, never a package route. A
 # .deb and a wheel in the cache (the same content-addressed store) were
