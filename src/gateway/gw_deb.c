@@ -1,16 +1,21 @@
 /* gw_deb.c - the Debian ecosystem of the gateway. apt keeps its sources
  * and its proxy: the proxy hands its plain-HTTP GETs for the image's apt
  * hosts (@apt) here, as "HOST/PATH" (http://packages.sbxrun.internal/deb/
- * HOST/PATH reaches the same place). Release files and the rest of dists/
- * are fetched and passed on (apt checks the signed chain itself), served
- * from the cache while fresh ([packages] index_max_age), then revalidated; the
- * Packages indexes among them are read into filename -> (package,
- * version, SHA256, size) tables as they pass (gw_debidx.c: from the cache,
- * else built on a worker thread, so apt-get update never waits for it); a
- * .deb is served only as such an entry says (asked while a table is being
- * built, it waits for it), through the shared verified cache
- * (gw_artifact.c); by-hash files are checked against their own name and
- * kept like artifacts. */
+ * HOST/PATH reaches the same place). The route reaches apt's upstreams
+ * alone: a host the allow list passes that is no npm or PyPI upstream's
+ * (asked for or redirected to), by a URL built from the normalised path.
+ * apt's own index files (Release, InRelease, Packages, Sources,
+ * Translation, Contents: deb_classify) are fetched and passed on (apt
+ * checks the signed chain itself), served from the cache while fresh
+ * ([packages] index_max_age), then revalidated; the Packages indexes among
+ * them are read into filename -> (package, version, SHA256, size) tables
+ * as they pass (gw_debidx.c: from the cache, else built on a worker
+ * thread, so apt-get update never waits for it), each table the index of
+ * its own host and archive; a .deb is served only as such an entry says
+ * (asked while a table is being built, it waits for it), through the
+ * shared verified cache (gw_artifact.c); by-hash files are checked
+ * against their own name and kept as an index of their directory, and
+ * the cache answers a by-hash path with nothing else. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
