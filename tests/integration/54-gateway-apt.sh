@@ -279,10 +279,30 @@ test_apt_route_reaches_apt_upstreams_alone() {
 		>> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
 	mkdir -p "$TESTDIR/repo/dists/t"
 	echo 'not an index' > "$TESTDIR/repo/dists/t/evil.tgz"
+	# an allowed mirror that redirects everything to the registry's tarball
+	python3 -u -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(302)
+        self.send_header("Location", "http://host.sbxrun.internal:%s/@anyone/dists/-/dists-1.0.0.tgz" % sys.argv[1])
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()' "$NPORT" > "$TESTDIR/.redir-port" &
+	APT_CLEANUP="kill $! 2>/dev/null || true; $APT_CLEANUP"
+	trap "$APT_CLEANUP" EXIT
+	for _ in $(seq 100); do [ -s "$TESTDIR/.redir-port" ] && break; sleep 0.1; done
+	local xport
+	xport=$(head -1 "$TESTDIR/.redir-port")
+	printf '[network]\nallow = host.sbxrun.internal:%s\n' "$xport" >> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
 	local n="deb/host.sbxrun.internal:$NPORT" a="deb/host.sbxrun.internal:$RPORT"
 	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET" sh npm npm/@anyone/dists/-/dists-1.0.0.tgz \
 		deb "$n/@anyone/dists/-/dists-1.0.0.tgz" encoded "$n/%40anyone/dists/-/dists-1.0.0.tgz" \
-		release "$n/dists/x/Release" doc "$n/@anyone%2fdists" apt "$a/Release" other "$a/dists/t/evil.tgz"
+		release "$n/dists/x/Release" doc "$n/@anyone%2fdists" apt "$a/Release" other "$a/dists/t/evil.tgz" \
+		redirect "deb/host.sbxrun.internal:$xport/dists/x/Release"
 	assert_status 0
 	assert_contains "$out" "npm 403"
 	assert_contains "$out" "deb 403"
@@ -294,9 +314,18 @@ test_apt_route_reaches_apt_upstreams_alone() {
 	assert_contains "$out" "other 403"
 	assert_contains "$out" "neither one of apt's signed index files"
 	assert_contains "$err" "sbxrun: gateway: deb host.sbxrun.internal:$NPORT: an npm or PyPI upstream's host"
+	assert_contains "$out" "redirect 502"
+	assert_contains "$out" "upstream: host 'host.sbxrun.internal' port $NPORT: an npm or PyPI upstream's host"
 	# the registry was never asked; the apt host not for what is no index
 	assert_eq "" "$(cat "$TESTDIR/npm.log")" "requests to the npm registry"
 	assert_not_contains "$(cat "$TESTDIR/srv.log")" "evil.tgz"
+	# an allow list that names nothing of deb closes the route: no index either
+	printf '[packages]\nallow = npm:left-pad\n' >> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
+	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET" sh apt "$a/Release" byhash "$a/dists/t/by-hash/SHA256/$(printf %064d 0)"
+	assert_status 0
+	assert_contains "$out" "apt 403"
+	assert_contains "$out" "deb is closed: [packages] allow names nothing of this ecosystem"
+	assert_contains "$out" "byhash 403"
 }
 
 # Starts the fixture PyPI index (tests/helper/pypireg.py); sets PPORT.
