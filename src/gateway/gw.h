@@ -248,7 +248,11 @@ int gw_cache_debidx_put(struct gw_cache *c, const unsigned char src[32], const v
 #define GW_TAG_DEBIDX 3ULL  /* the epoll tag of the worker's eventfd */
 /* Takes in the table of the Packages index at key (HOST/PATH) whose file
  * as fetched has SHA256 src from the cache: 1, or 0 when the cache has
- * none to trust (then gw_debidx_build it). */
+ * none to trust (then gw_debidx_build it). The table is bound to key: it
+ * is consulted for the .debs below key's archive root alone
+ * (deb_index_root), so key must be where those bytes came from (fetched
+ * at that path, or cached as that path's: never a digest's file asked
+ * under another archive's path). */
 int gw_debidx_load(struct gw *gw, const char *key, const unsigned char src[32]);
 /* Builds that table on the worker thread from the file (copied) and
  * stores it in the cache; gw_deb_wake is called once it is in. */
