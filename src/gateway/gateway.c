@@ -332,8 +332,7 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 		err_sys(err, "gateway: epoll");
 		goto fail;
 	}
-	if (gw_fetch_init(gw, err) < 0)
-		goto fail;
+	/* libcurl's multi handle comes with the first fetch (gw_fetch.c) */
 	*out = (struct sbx_gateway *)gw;
 	return 0;
 fail:

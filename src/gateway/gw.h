@@ -174,7 +174,6 @@ struct gw_fetch {
  * from here). Returns -1 with f->error when the URL is refused at once. */
 int gw_fetch_start(struct gw *gw, struct gw_fetch *f);
 void gw_fetch_free(struct gw_fetch *f);  /* after done, or to cancel */
-int gw_fetch_init(struct gw *gw, struct sbx_err *err);
 void gw_fetch_sock_event(struct gw *gw, int fd, uint32_t events);
 void gw_fetch_timer(struct gw *gw);
 void gw_fetch_fini(struct gw *gw);

@@ -197,8 +197,14 @@ static size_t running(const struct gw *gw)
 	return n;
 }
 
+static CURLM *multi(struct gw *gw);
+
 static int launch(struct gw *gw, struct gw_fetch *f)
 {
+	if (!multi(gw)) {
+		snprintf(f->error, sizeof(f->error), "cannot start libcurl");
+		return -1;
+	}
 	/* a body not streamed to the caller's file goes to one of the cache's
 	 * own, never into memory (an endless index stops at f->max) */
 	if (f->fd < 0 && !f->spooled) {
@@ -416,17 +422,26 @@ void gw_fetch_timer(struct gw *gw)
 	check_done(gw);
 }
 
-int gw_fetch_init(struct gw *gw, struct sbx_err *err)
+/* The multi handle, made by the first fetch: libcurl is loaded then
+ * (lazylib.c), with its TLS library and their start-up. Made with the
+ * gateway, that was 5-12 ms of every sandbox whose image has a package
+ * upstream (apt sources are enough), spent on the host side between READY
+ * and supervise(), whether or not anything was ever asked for: the
+ * command started later on two CPUs, and its end was seen that much later
+ * (bench/netstart.sh). */
+static CURLM *multi(struct gw *gw)
 {
+	if (gw->multi)
+		return gw->multi;
 	gw->multi = curl_multi_init();
 	if (!gw->multi)
-		return err_set(err, 0, "cannot start libcurl");
+		return NULL;
 	curl_multi_setopt(gw->multi, CURLMOPT_SOCKETFUNCTION, on_sock);
 	curl_multi_setopt(gw->multi, CURLMOPT_SOCKETDATA, gw);
 	curl_multi_setopt(gw->multi, CURLMOPT_TIMERFUNCTION, on_timer);
 	curl_multi_setopt(gw->multi, CURLMOPT_TIMERDATA, gw);
 	curl_multi_setopt(gw->multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8L);
-	return 0;
+	return gw->multi;
 }
 
 void gw_fetch_fini(struct gw *gw)
