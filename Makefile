@@ -55,7 +55,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-net unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab docs check-vm check-fresh
+.PHONY: all deps check check-net unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net docs check-vm check-fresh
 
 all: $(BIN)
 
@@ -144,6 +144,12 @@ bench: all
 bench-ab: all
 	sh tests/deps.sh bench
 	bash bench/ab.sh $(or $(BASE),$(error bench-ab: say which revision, BASE=REV))
+
+# What --net packages adds to a start, beside --net none (and BASE's, when
+# given): make bench-net [BASE=REV].
+bench-net: all
+	sh tests/deps.sh bench
+	bash bench/netstart.sh $(BASE)
 
 # A Debian package (debian/, debhelper) in build/deb/: source and binary
 # packages, built by dpkg-buildpackage in a copy of the checkout's files (git

@@ -17,7 +17,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 SBX=${SBX:-$top/sbxrun}
 base=${1:-}
-out=${2:-/dev/stdout}
+out=${2:-}  # else stdout
 ROUNDS=${BENCH_ROUNDS:-20} RUNS=${BENCH_RUNS:-10} IMAGE=${BENCH_IMAGE:-minimal}
 command -v hyperfine >/dev/null || { echo "bench: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
 tmp=$(mktemp -d)
@@ -69,7 +69,7 @@ done
 load=$(cut -d" " -f1 /proc/loadavg)
 "${run_as[@]}" hyperfine -N --warmup 2 --runs "$RUNS" --export-json "$tmp/net.json" "${args[@]}" >/dev/null 2>"$tmp/err" ||
 	{ cat "$tmp/err" >&2; exit 1; }
-{
+report() {
 	echo "## --net packages against --net none (bench/netstart.sh)"
 	echo
 	echo "Image $IMAGE; $ROUNDS rounds of $RUNS runs, order turned every round; load before: $load, after: $(cut -d" " -f1 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M') UTC."
@@ -100,4 +100,5 @@ if len(sys.argv) > 3:
         line("--net %s: this build minus %s" % (net, sys.argv[2]), "this build --net " + net,
              sys.argv[2] + " --net " + net)
 EOF
-} >> "$out"
+}
+if [ -n "$out" ]; then report >> "$out"; else report; fi

@@ -71,6 +71,10 @@ echo "Machine: $(nproc) CPUs, $(sed -n 's/^model name.*: //p' /proc/cpuinfo | he
 echo
 } > "$out"
 bash "$top/bench/startup.sh" "$out" "$R"
+# --net packages where the image has a package upstream (minimal's apt
+# sources), so the gateway is made: tiny's row above makes none
+echo >> "$out"
+bash "$top/bench/netstart.sh" "" "$out"
 
 # Rootless podman on the same image, beside sbxrun in one hyperfine run
 # (its own: podman is two orders slower, it would drown the rounds above).
