@@ -11,7 +11,8 @@
 # row never made a gateway and missed the 12 ms that making one cost.
 # Each round's difference (packages minus none, and this build against
 # BASE) is pooled; the median over the rounds gets a 95 % interval by
-# resampling them. Run as an unprivileged user with the image minimal in
+# resampling them. The CPU time of each start (hyperfine's user and system
+# time of the whole tree) is given beside: steadier on a loaded machine. Run as an unprivileged user with the image minimal in
 # its store, or as root (then as SBX_BENCH_USER, as bench/run.sh does).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,8 +94,16 @@ def line(what, a, b, goal=None):
             ": **more than %g ms**" % goal if lo > goal else ": **not told apart from %g ms**" % goal)
     print("- %s, median over %d rounds: %+.2f ms, 95 %% interval [%+.2f, %+.2f] ms%s" % (
         what, len(d), statistics.median(d), lo, hi, verdict))
+# CPU (user and system time of the whole tree, hyperfine's means): steadier
+# than the wall clock on a loaded machine, and part of it runs in parallel
+cpu = {}
+for r in json.load(open(sys.argv[1]))["results"]:
+    cpu.setdefault(re.sub(r" #\d+$", "", r["command"]), []).append((r["user"] + r["system"]) * 1000)
 for b in sys.argv[2:]:
     line("%s: --net packages minus --net none" % b, b + " --net packages", b + " --net none", 1.0)
+    c = {n: statistics.mean(cpu[b + " --net " + n]) for n in ("none", "packages")}
+    print("- %s: CPU per start %.2f ms with --net none, %.2f ms with --net packages (%+.2f ms)" % (
+        b, c["none"], c["packages"], c["packages"] - c["none"]))
 if len(sys.argv) > 3:
     for net in ("none", "packages"):
         line("--net %s: this build minus %s" % (net, sys.argv[2]), "this build --net " + net,
