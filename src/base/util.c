@@ -146,6 +146,9 @@ static int apply_unit(const char *s, const struct unit *units, size_t n, uint64_
 	return -1;
 }
 
+/* The longest duration any key takes: a year, leap day included. */
+#define DURATION_MAX_MS (366ULL * 86400000)
+
 int parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err)
 {
 	static const struct unit units[] = {
@@ -156,9 +159,15 @@ int parse_duration_ms(const char *s, uint64_t *out, struct sbx_err *err)
 		*out = 0;
 		return 0;
 	}
-	if (apply_unit(s, units, ARRAY_SIZE(units), out) < 0 || *out > 366ULL * 86400000)
-		return err_set(err, 0, "invalid duration '%s' (use e.g. 500ms, 30s, 5m, 1h, 7d, or none)", s);
-	return 0;
+	if (apply_unit(s, units, ARRAY_SIZE(units), out) == 0 && *out <= DURATION_MAX_MS)
+		return 0;
+	/* digits and a unit: well formed, only too long (or too many digits) */
+	size_t digits = strspn(s, "0123456789");
+	for (size_t i = 0; digits && i < ARRAY_SIZE(units); i++)
+		if (strcmp(s + digits, units[i].name) == 0)
+			return err_set(err, 0, "invalid duration '%s': longer than the maximum of %llud",
+				       s, DURATION_MAX_MS / 86400000ULL);
+	return err_set(err, 0, "invalid duration '%s' (use e.g. 500ms, 30s, 5m, 1h, 7d, or none)", s);
 }
 
 int parse_size(const char *s, uint64_t *out, struct sbx_err *err)

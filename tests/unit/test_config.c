@@ -28,6 +28,15 @@ static void test_numbers(void)
 	CHECK(parse_duration_ms("7d", &v, &err) == 0 && v == 7 * 86400000ULL);
 	CHECK(parse_duration_ms("366d", &v, &err) == 0);
 	CHECK(parse_duration_ms("367d", &v, &err) < 0);
+	/* too long: the message says how long may be (issue 34, point 10) */
+	CHECK_STR(err.msg, "invalid duration '367d': longer than the maximum of 366d");
+	CHECK(parse_duration_ms("8785h", &v, &err) < 0);
+	CHECK_STR(err.msg, "invalid duration '8785h': longer than the maximum of 366d");
+	CHECK(parse_duration_ms("8784h", &v, &err) == 0 && v == 366 * 86400000ULL);
+	CHECK(parse_duration_ms("99999999999999999999s", &v, &err) < 0);
+	CHECK_STR(err.msg, "invalid duration '99999999999999999999s': longer than the maximum of 366d");
+	CHECK(parse_duration_ms("5x", &v, &err) < 0);
+	CHECK_STR(err.msg, "invalid duration '5x' (use e.g. 500ms, 30s, 5m, 1h, 7d, or none)");
 	CHECK(parse_duration_ms("none", &v, &err) == 0 && v == 0);
 	const char *bad_d[] = { "", "-1s", "1.5s", "5x", "s", " 5s", "5s ", "99999999999999999999s", "1D", "5 s", "1.5d" };
 	for (size_t i = 0; i < ARRAY_SIZE(bad_d); i++)
