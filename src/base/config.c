@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/hostaddr.h"
+#include "base/hostentry.h"
 #include "base/pkgrule.h"
 #include "base/relpath.h"
 #include "base/util.h"
@@ -191,47 +192,29 @@ int host_set_index(const char *s)
 	return -1;
 }
 
-int host_pattern_check(const char *s, struct sbx_err *err)
+int host_pattern_read(const char *s, char **out, struct sbx_err *err)
 {
-	const char *p = s, *colon;
-	uint64_t port;
-	struct sbx_err perr;
+	struct hostentry e;
+	char canon[sizeof(e.host) + 16];
 
+	*out = NULL;
 	if (s[0] == '@') {
-		if (host_set_index(s) >= 0)
-			return 0;
-		return err_set(err, 0, "unknown host set '%s' (known: %s, %s, %s)", s,
-			       sbx_host_sets[SBX_SET_APT], sbx_host_sets[SBX_SET_PYPI],
-			       sbx_host_sets[SBX_SET_NPM]);
+		if (host_set_index(s) < 0)
+			return err_set(err, 0, "unknown host set '%s' (known: %s, %s, %s)", s,
+				       sbx_host_sets[SBX_SET_APT], sbx_host_sets[SBX_SET_PYPI],
+				       sbx_host_sets[SBX_SET_NPM]);
+		*out = xstrdup(s);
+		return 0;
 	}
-	if (str_has_prefix(p, "*."))
-		p += 2;
-	if (*p == '[') { /* [IPv6] or [IPv6]:port */
-		const char *end = strchr(p, ']');
-		if (!end || strspn(p + 1, "0123456789abcdefABCDEF:.") != (size_t)(end - p - 1))
-			goto bad;
-		colon = end[1] == ':' ? end + 1 : NULL;
-		if (end[1] && !colon)
-			goto bad;
-	} else {
-		size_t n = strcspn(p, ":");
-		if (n == 0 || n > 253 || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != n)
-			goto bad;
-		colon = p[n] == ':' ? p + n : NULL;
-	}
-	if (colon && parse_count(colon + 1, 1, 65535, &port, &perr) < 0)
-		return err_set(err, 0, "invalid port in '%s'", s);
+	if (hostentry_parse(s, &e, err) < 0)
+		return -1;
 	/* host.sbxrun.internal without its port would grant nothing: say so */
-	char name[HOSTADDR_MAX + 8], canon[HOSTADDR_MAX + 8];
-	const char *why = NULL;
-	if (p == s && !colon && *p != '[' && snprintf(name, sizeof(name), "%s", p) < (int)sizeof(name) &&
-	    hostaddr_canon(name, canon, sizeof(canon)) == 0)
-		why = hostaddr_internal_refusal(canon, false, 0);
+	const char *why = e.suffix || e.port ? NULL : hostaddr_internal_refusal(e.host, false, 0);
 	if (why)
 		return err_set(err, 0, "'%s': %s", s, why);
+	hostentry_format(&e, canon, sizeof(canon));
+	*out = xstrdup(canon);
 	return 0;
-bad:
-	return err_set(err, 0, "invalid host '%s' (HOST, *.DOMAIN, HOST:PORT, [IPv6], or @apt/@npm/@pypi)", s);
 }
 
 void bind_free(struct sbx_bind *b)
@@ -323,8 +306,7 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 		r = parse_bind_value(s, cli, &v, err);
 		break;
 	case SBX_ARG_HOST:
-		r = host_pattern_check(s, err);
-		v = r < 0 ? NULL : xstrdup(s);
+		r = host_pattern_read(s, &v, err);
 		break;
 	case SBX_ARG_PACKAGE:
 		r = pkgrule_check(s, err);

@@ -143,8 +143,10 @@ const struct sbx_strlist *config_list(const struct sbx_config *cfg, const struct
 
 int bind_parse(const char *spec, struct sbx_bind *out, struct sbx_err *err);
 void bind_free(struct sbx_bind *b);
-/* Validates a host pattern (allow lists). */
-int host_pattern_check(const char *s, struct sbx_err *err);
+/* Reads an allow list's entry once, into the canonical text every host
+ * comparison reads (base/hostentry.h): HOST, *.DOMAIN, HOST:PORT,
+ * [v6]:PORT lowercased, without a trailing dot, or a set (@apt). */
+int host_pattern_read(const char *s, char **out, struct sbx_err *err);
 /* enum sbx_host_set of "@apt", "@pypi" or "@npm", else -1. */
 int host_set_index(const char *s);
 

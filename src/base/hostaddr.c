@@ -77,9 +77,12 @@ static int canon_v6(const char *in, char *out, size_t size)
 		return -1;
 	memcpy(tmp, in + 1, n - 2);
 	tmp[n - 2] = 0;
-	if (inet_pton(AF_INET6, tmp, &a) != 1 || !inet_ntop(AF_INET6, &a, out, size))
+	if (inet_pton(AF_INET6, tmp, &a) != 1)
 		return -1;
-	return 0;
+	/* one spelling per address: an IPv4-mapped one is its IPv4 address */
+	if (IN6_IS_ADDR_V4MAPPED(&a))
+		return inet_ntop(AF_INET, a.s6_addr + 12, out, (socklen_t)size) ? 0 : -1;
+	return inet_ntop(AF_INET6, &a, out, (socklen_t)size) ? 0 : -1;
 }
 
 int hostaddr_canon(const char *in, char *out, size_t size)

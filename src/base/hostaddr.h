@@ -16,7 +16,7 @@ struct hostaddr_grant {
 };
 
 /* Canonicalises a host: lowercase, one trailing dot dropped, "[v6]" to its
- * compressed form without brackets. Numeric IPv4 forms other than a plain
+ * compressed form without brackets (an IPv4-mapped one to its IPv4 address). Numeric IPv4 forms other than a plain
  * dotted quad (2130706433, 0x7f.1, 0177.0.0.1, 127.1) are neither names nor
  * addresses and are refused. Returns 0 or -1. */
 int hostaddr_canon(const char *in, char *out, size_t size);

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include "base/policy.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/hostentry.h"
 #include "base/pkgrule.h"
 #include "base/profile.h"
 #include "base/util.h"
@@ -296,52 +296,19 @@ void policy_free(struct sbx_policy *pol)
 
 /* ---- applying --------------------------------------------------------- */
 
-struct host { int set, suffix; char name[300]; unsigned port; };
-
-/* HOST, *.HOST, HOST:PORT, [v6]:PORT or @set, as host_pattern_check let
- * them through; names compared lowercased, without a trailing dot. */
-static void host_split(const char *s, struct host *h)
-{
-	const char *colon;
-	size_t n;
-
-	memset(h, 0, sizeof(*h));
-	h->set = s[0] == '@';
-	h->suffix = str_has_prefix(s, "*.");
-	s += h->suffix ? 2 : 0;
-	colon = s[0] == '[' ? strstr(s, "]:") : strrchr(s, ':');
-	if (colon && s[0] == '[')
-		colon++;
-	n = colon && !h->set ? (size_t)(colon - s) : strlen(s);
-	if (colon && !h->set)
-		h->port = (unsigned)strtoul(colon + 1, NULL, 10);
-	snprintf(h->name, sizeof(h->name), "%.*s", (int)n, s);
-	for (char *p = h->name; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	n = strlen(h->name);
-	if (n > 1 && h->name[n - 1] == '.')
-		h->name[n - 1] = '\0';
-}
-
-/* Whether every host that entry lets through, pattern lets through too. */
+/* Whether every host that entry lets through, pattern lets through too:
+ * a set (@apt) only by itself; hosts by the one comparison the allow list
+ * and the package rules' withholding make (base/hostentry.c), on the
+ * entries as config_set left them (canonical). */
 static int host_covers(const char *pattern, const char *entry)
 {
-	struct host p, e;
+	struct hostentry p, e;
+	struct sbx_err perr;
 
-	host_split(pattern, &p);
-	host_split(entry, &e);
-	if (p.set || e.set)
-		return p.set && e.set && strcmp(p.name, e.name) == 0;
-	/* an entry without a port lets 80 and 443 through (hostmatch.c), so a
-	 * pattern without one covers an entry that names either */
-	if (p.port != e.port && !(p.port == 0 && (e.port == 80 || e.port == 443)))
-		return 0;
-	if (!p.suffix)
-		return !e.suffix && strcmp(p.name, e.name) == 0;
-	size_t pl = strlen(p.name), el = strlen(e.name);
-	if (e.suffix && strcmp(p.name, e.name) == 0)
-		return 1;
-	return el > pl + 1 && e.name[el - pl - 1] == '.' && strcmp(e.name + el - pl, p.name) == 0;
+	if (pattern[0] == '@' || entry[0] == '@')
+		return strcmp(pattern, entry) == 0;
+	return hostentry_parse(pattern, &p, &perr) == 0 && hostentry_parse(entry, &e, &perr) == 0 &&
+	       hostentry_covers(&p, &e);
 }
 
 static int clampable(const char *origin)

@@ -17,46 +17,23 @@ int hostmatch_literal(const char *canon)
 	return hostaddr_literal(canon);
 }
 
-/* Splits HOST, *.HOST, HOST:PORT, [v6]:PORT into an entry. */
-static int entry_parse(const char *pat, bool exact, struct hostmatch_entry *e, struct sbx_err *err)
-{
-	char host[HOSTMATCH_MAX + 8], canon[HOSTMATCH_MAX + 8];
-	const char *p = pat, *colon;
-	uint64_t port = 0;
-	struct sbx_err perr;
+/* The list being compiled; quiet: the image's refused sources are told
+ * once, by the allow list, not again by what is withheld. */
+struct compiling {
+	struct hostmatch_list *l;
+	bool quiet;
+};
 
-	memset(e, 0, sizeof(*e));
-	if (str_has_prefix(p, "*.")) {
-		e->suffix = true;
-		p += 2;
-	}
-	colon = p[0] == '[' ? strstr(p, "]:") : strrchr(p, ':');
-	if (colon && p[0] == '[')
-		colon++;
-	if (colon && parse_count(colon + 1, 1, 65535, &port, &perr) < 0)
-		return err_set(err, 0, "invalid port in allow entry '%s'", pat);
-	size_t n = colon ? (size_t)(colon - p) : strlen(p);
-	if (n >= sizeof(host))
-		return err_set(err, 0, "allow entry '%s' is too long", pat);
-	memcpy(host, p, n);
-	host[n] = 0;
-	if (hostmatch_canon(host, canon, sizeof(canon)) < 0)
-		return err_set(err, 0, "invalid host in allow entry '%s'", pat);
-	if (e->suffix && hostmatch_literal(canon))
-		return err_set(err, 0, "allow entry '%s': '*.' needs a name", pat);
-	e->host = xstrdup(canon);
-	e->port = (int)port;
-	e->exact = exact && !e->suffix;
-	return 0;
-}
-
-static int list_add(struct hostmatch_list *l, const char *pat, bool exact, struct sbx_err *err)
+static int list_add(struct compiling *c, const char *pat, bool exact, struct sbx_err *err)
 {
-	struct hostmatch_entry e;
-	if (entry_parse(pat, exact, &e, err) < 0)
-		return -1;
+	struct hostmatch_list *l = c->l;
+	struct hostmatch_entry me = { .exact = exact };
+
+	if (hostentry_parse(pat, &me.e, err) < 0)
+		return err_wrap(err, "allow entry");
+	me.exact = exact && !me.e.suffix;
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = e;
+	l->v[l->n++] = me;
 	return 0;
 }
 
@@ -79,73 +56,75 @@ static char *url_authority(const char *url)
 /* An image's package source that names what only the person running sbxrun
  * may grant (its metadata from before import dropped such entries) is left
  * out of the list. */
-static bool image_entry_refused(const char *set, const char *entry)
+static bool image_entry_refused(const struct compiling *c, const char *set, const char *entry)
 {
 	const char *why = hostaddr_image_refusal(entry);
-	if (why)
+	if (why && !c->quiet)
 		log_warn("%s: leaving out the image's source '%s': %s", set, entry, why);
 	return why != NULL;
 }
 
-static int add_one_url(struct hostmatch_list *l, const char *set, const char *url,
-		       struct sbx_err *err)
+static int add_one_url(struct compiling *c, const char *set, const char *url, struct sbx_err *err)
 {
-	if (image_entry_refused(set, url))
+	if (image_entry_refused(c, set, url))
 		return 0;
 	_cleanup_free_ char *auth = url_authority(url);
 	if (!auth)
 		return err_set(err, 0, "%s: cannot read a host from '%s'", set, url);
-	return list_add(l, auth, false, err);
+	return list_add(c, auth, false, err);
 }
 
 /* One URL, or several separated by spaces (pip's index and file host). */
-static int add_url(struct hostmatch_list *l, const char *set, const char *urls, struct sbx_err *err)
+static int add_url(struct compiling *c, const char *set, const char *urls, struct sbx_err *err)
 {
 	_cleanup_free_ char *copy = urls ? strdup(urls) : NULL;
 	char *save = NULL;
 
 	for (char *u = copy ? strtok_r(copy, " \t\n", &save) : NULL; u; u = strtok_r(NULL, " \t\n", &save))
-		if (add_one_url(l, set, u, err) < 0)
+		if (add_one_url(c, set, u, err) < 0)
 			return -1;
 	return 0;
 }
 
-static int add_set(struct hostmatch_list *l, const char *name, const struct hostmatch_sets *s,
+static int add_set(struct compiling *c, const char *name, const struct hostmatch_sets *s,
 		   struct sbx_err *err)
 {
+	struct hostmatch_list *l = c->l;
+
 	switch (host_set_index(name)) {
 	case SBX_SET_APT: {
 		size_t first = l->n;
 		/* HOST, HOST:PORT, or a source's whole URL. */
 		for (size_t i = 0; s && s->apt_hosts && s->apt_hosts[i]; i++) {
 			const char *h = s->apt_hosts[i];
-			if (strstr(h, "://") ? add_url(l, name, h, err) < 0
-			    : !image_entry_refused(name, h) && list_add(l, h, false, err) < 0)
+			if (strstr(h, "://") ? add_url(c, name, h, err) < 0
+			    : !image_entry_refused(c, name, h) && list_add(c, h, false, err) < 0)
 				return err_wrap(err, "%s", name);
 		}
 		/* under package rules the gateway takes apt's plain HTTP: a tunnel
 		 * to these hosts (443) would go around it */
 		for (size_t i = first; s && s->apt_http_only && i < l->n; i++)
-			if (l->v[i].port == 0)
-				l->v[i].port = 80;
+			if (l->v[i].e.port == HOSTENTRY_DEFAULT_PORTS)
+				l->v[i].e.port = 80;
 		return 0;
 	}
 	case SBX_SET_NPM:
-		return add_url(l, name, s ? s->npm_registry : NULL, err);
+		return add_url(c, name, s ? s->npm_registry : NULL, err);
 	case SBX_SET_PYPI:
-		return add_url(l, name, s ? s->pypi_index : NULL, err);
+		return add_url(c, name, s ? s->pypi_index : NULL, err);
 	}
 	return err_set(err, 0, "unknown host set '%s'", name);
 }
 
-int hostmatch_compile(const struct sbx_strlist *allow, const struct hostmatch_sets *sets,
-		      struct hostmatch_list *out, struct sbx_err *err)
+static int compile(const struct sbx_strlist *allow, const struct hostmatch_sets *sets, bool quiet,
+		   struct hostmatch_list *out, struct sbx_err *err)
 {
 	struct hostmatch_list l = { 0 };
+	struct compiling c = { &l, quiet };
 
 	for (size_t i = 0; allow && i < allow->n; i++) {
 		const char *pat = allow->v[i];
-		int r = pat[0] == '@' ? add_set(&l, pat, sets, err) : list_add(&l, pat, true, err);
+		int r = pat[0] == '@' ? add_set(&c, pat, sets, err) : list_add(&c, pat, true, err);
 		if (r < 0) {
 			hostmatch_free(&l);
 			return -1;
@@ -155,31 +134,52 @@ int hostmatch_compile(const struct sbx_strlist *allow, const struct hostmatch_se
 	return 0;
 }
 
+int hostmatch_compile(const struct sbx_strlist *allow, const struct hostmatch_sets *sets,
+		      struct hostmatch_list *out, struct sbx_err *err)
+{
+	return compile(allow, sets, false, out, err);
+}
+
+int hostmatch_withhold(struct hostmatch_list *l, const struct sbx_strlist *entries,
+		       const struct hostmatch_sets *sets, struct sbx_err *err)
+{
+	struct hostmatch_list kept;
+	struct hostmatch_sets all = sets ? *sets : (struct hostmatch_sets){ 0 };
+
+	all.apt_http_only = false;
+	if (compile(entries, &all, true, &kept, err) < 0)
+		return -1;
+	l->withheld = xrealloc(l->withheld, (l->nwithheld + kept.n + 1) * sizeof(*l->withheld));
+	for (size_t i = 0; i < kept.n; i++) {
+		l->withheld[l->nwithheld] = kept.v[i].e;
+		l->withheld[l->nwithheld++].port = HOSTENTRY_ANY_PORT;
+	}
+	hostmatch_free(&kept);
+	return 0;
+}
+
 void hostmatch_free(struct hostmatch_list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].host);
 	free(l->v);
-	l->v = NULL;
-	l->n = 0;
+	free(l->withheld);
+	*l = (struct hostmatch_list){ 0 };
 }
 
 void hostmatch_copy(const struct hostmatch_list *from, struct hostmatch_list *to)
 {
-	to->n = from->n;
-	to->v = from->n ? xcalloc(from->n, sizeof(*to->v)) : NULL;
-	for (size_t i = 0; i < from->n; i++) {
-		to->v[i] = from->v[i];
-		to->v[i].host = xstrdup(from->v[i].host);
-	}
+	*to = (struct hostmatch_list){ .n = from->n, .nwithheld = from->nwithheld };
+	to->v = xcalloc(from->n + 1, sizeof(*to->v));
+	memcpy(to->v, from->v, from->n * sizeof(*to->v));
+	to->withheld = xcalloc(from->nwithheld + 1, sizeof(*to->withheld));
+	memcpy(to->withheld, from->withheld, from->nwithheld * sizeof(*to->withheld));
 }
 
-static bool name_matches(const struct hostmatch_entry *e, const char *host)
+static bool withheld(const struct hostmatch_list *l, const char *canon, int port)
 {
-	if (!e->suffix)
-		return strcmp(e->host, host) == 0;
-	size_t hl = strlen(host), el = strlen(e->host);
-	return hl > el + 1 && host[hl - el - 1] == '.' && strcmp(host + hl - el, e->host) == 0;
+	for (size_t i = 0; i < l->nwithheld; i++)
+		if (hostentry_allows(&l->withheld[i], canon, (unsigned)port))
+			return true;
+	return false;
 }
 
 enum hostmatch_result hostmatch_check(const struct hostmatch_list *l, const char *canon, int port,
@@ -190,21 +190,27 @@ enum hostmatch_result hostmatch_check(const struct hostmatch_list *l, const char
 
 	memset(grant, 0, sizeof(*grant));
 	for (size_t i = 0; i < l->n; i++) {
-		const struct hostmatch_entry *e = &l->v[i];
-		if (!name_matches(e, canon))
+		const struct hostmatch_entry *me = &l->v[i];
+		struct hostentry any = me->e;
+		any.port = HOSTENTRY_ANY_PORT;
+		if (!hostentry_allows(&any, canon, (unsigned)port))
 			continue;
 		/* The host's loopback only where an entry of the profile or a
 		 * flag (never an image's package source) names the port. */
-		if (internal && (!e->exact || hostaddr_internal_refusal(e->host, e->suffix, (unsigned)e->port)))
+		if (internal && (!me->exact || hostaddr_internal_refusal(me->e.host, me->e.suffix, me->e.port)))
 			continue;
-		if (e->port ? e->port != port : (port != 80 && port != 443)) {
+		if (!hostentry_allows(&me->e, canon, (unsigned)port)) {
 			if (r != HOSTMATCH_OK) /* an entry before may have allowed it */
 				r = HOSTMATCH_BAD_PORT;
 			continue;
 		}
-		grant->private_ok |= e->exact;
+		grant->private_ok |= me->exact;
 		grant->internal = internal;
 		r = HOSTMATCH_OK;
+	}
+	if (r == HOSTMATCH_OK && withheld(l, canon, port)) {
+		memset(grant, 0, sizeof(*grant));
+		r = HOSTMATCH_GATEWAY_ONLY;
 	}
 	return r;
 }
@@ -216,6 +222,7 @@ const char *hostmatch_result_str(enum hostmatch_result r)
 	case HOSTMATCH_BAD_NAME: return "not a valid host name";
 	case HOSTMATCH_NOT_LISTED: return "not in";
 	case HOSTMATCH_BAD_PORT: return "port not allowed for this host in";
+	case HOSTMATCH_GATEWAY_ONLY: return "kept to the package gateway by";
 	}
 	return "?";
 }

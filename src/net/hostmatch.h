@@ -8,6 +8,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
+#include "base/hostentry.h"
 
 #define HOSTMATCH_INTERNAL "host.sbxrun.internal"
 #define HOSTMATCH_MAX 256
@@ -21,15 +22,18 @@ struct hostmatch_sets {
 };
 
 struct hostmatch_entry {
-	char *host;   /* canonical, without "*." */
-	int port;     /* 0: 80 and 443 */
-	bool suffix;  /* "*.host": subdomains only */
-	bool exact;   /* named exactly in the profile (private addresses ok) */
+	struct hostentry e;  /* canonical: base/hostentry.h, the one comparison */
+	bool exact;          /* named exactly in the profile (private addresses ok) */
 };
 
 struct hostmatch_list {
 	struct hostmatch_entry *v;
 	size_t n;
+	/* Under package rules, the hosts the package gateway alone reaches
+	 * (every port): hostmatch_check says HOSTMATCH_GATEWAY_ONLY for them,
+	 * whatever entry of v lets them through (hostmatch_withhold). */
+	struct hostentry *withheld;
+	size_t nwithheld;
 };
 
 enum hostmatch_result {
@@ -37,6 +41,7 @@ enum hostmatch_result {
 	HOSTMATCH_BAD_NAME,    /* not a name, nor a plain IP literal */
 	HOSTMATCH_NOT_LISTED,
 	HOSTMATCH_BAD_PORT,    /* listed, but not on this port */
+	HOSTMATCH_GATEWAY_ONLY, /* listed, but kept to the package gateway (its upstream) */
 };
 
 /* What a match allows after resolution. */
@@ -55,6 +60,11 @@ int hostmatch_literal(const char *canon);
 
 int hostmatch_compile(const struct sbx_strlist *allow, const struct hostmatch_sets *sets,
 		      struct hostmatch_list *out, struct sbx_err *err);
+/* Keeps the hosts of entries (HOST[:PORT], a URL, or @apt, @npm, @pypi
+ * expanded from sets) to the package gateway: on every port, whatever
+ * spelling, port or *.DOMAIN entry of l lets them through. */
+int hostmatch_withhold(struct hostmatch_list *l, const struct sbx_strlist *entries,
+		       const struct hostmatch_sets *sets, struct sbx_err *err);
 void hostmatch_free(struct hostmatch_list *l);
 void hostmatch_copy(const struct hostmatch_list *from, struct hostmatch_list *to);
 enum hostmatch_result hostmatch_check(const struct hostmatch_list *l, const char *canon, int port,

@@ -94,37 +94,39 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	plan_env(cfg, who, np);
 }
 
-/* The allow list less the entry the gateway alone may use. */
-static void leave_gateway_entry(struct sbx_netplan *np)
+/* Under package rules: the gateway's upstreams (the profile's npm and pypi,
+ * the image's @npm, @pypi and @apt) are kept to it, on every port and
+ * whatever entry of the list names them (another spelling, a port, a
+ * *.DOMAIN): one comparison, base/hostentry.c, decides. */
+static int withhold_upstreams(struct sbx_netplan *np, const struct hostmatch_sets *image,
+			      struct sbx_err *err)
 {
-	const struct sbx_strlist *in = np->allow;
-	struct sbx_strlist *l = &np->proxy_allow;
+	char *v[5], *origin[5] = { NULL };
+	struct sbx_strlist kept = { v, origin, 0 };
 
-	l->v = xcalloc(in->n + 1, sizeof(char *));
-	l->origin = xcalloc(in->n + 1, sizeof(char *));
-	for (size_t i = 0; i < in->n; i++) {
-		if ((np->gateway_entry[0][0] && strcmp(in->v[i], np->gateway_entry[0]) == 0) ||
-		    (np->gateway_entry[1][0] && strcmp(in->v[i], np->gateway_entry[1]) == 0))
-			continue;
-		l->v[l->n] = in->v[i];
-		l->origin[l->n++] = in->origin[i];
-	}
-	np->allow = l;
+	for (size_t i = 0; i < 2; i++)
+		if (np->gateway_entry[i][0])
+			v[kept.n++] = np->gateway_entry[i];
+	for (size_t i = 0; i < SBX_SET__COUNT; i++)
+		v[kept.n++] = (char *)sbx_host_sets[i];
+	return hostmatch_withhold(&np->hosts, &kept, image, err);
 }
 
 int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, struct sbx_err *err)
 {
+	struct hostmatch_sets image = { 0 };
+
 	if (!np->proxy)
 		return 0;
 	if (sets)
-		np->sets = *sets;
+		np->sets = image = *sets;
 	if (np->gateway_only) {
 		np->sets.npm_registry = NULL;
 		np->sets.pypi_index = NULL;
 		np->sets.apt_http_only = true;
-		leave_gateway_entry(np);
 	}
-	if (hostmatch_compile(np->allow, &np->sets, &np->hosts, err) < 0)
+	if (hostmatch_compile(np->allow, &np->sets, &np->hosts, err) < 0 ||
+	    (np->gateway_only && withhold_upstreams(np, &image, err) < 0))
 		return err_wrap(err, "profile '%s'", np->profile);
 	return 0;
 }
@@ -144,9 +146,6 @@ int netplan_rules_hold(const struct sbx_netplan *np, const struct sbx_config *cf
 void netplan_free(struct sbx_netplan *np)
 {
 	hostmatch_free(&np->hosts);
-	free(np->proxy_allow.v);  /* the strings are cfg's */
-	free(np->proxy_allow.origin);
-	np->proxy_allow = (struct sbx_strlist){ 0 };
 	free(np->ca_file);
 	np->ca_file = NULL;
 }

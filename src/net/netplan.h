@@ -64,15 +64,16 @@ struct sbx_netplan {
 	struct hostmatch_list hosts; /* with a proxy: the list compiled, sets expanded
 				      * (netplan_expand) */
 	/* Under package rules ([packages] allow, deny, min_age, offline) the
-	 * gateway alone reaches the upstreams it serves: the image's @npm and
-	 * @pypi and a profile's upstream entries are left off the proxy's
-	 * list, and @apt's hosts are on it for plain HTTP alone (which the
-	 * gateway takes), so no client sent around the gateway (npm
-	 * --registry, pip --index-url, a tunnel to the archive) escapes them.
-	 * The same in a sandbox and in `sbxrun proxy` (a pod's sidecar). */
+	 * gateway alone reaches the upstreams it serves: the image's @npm,
+	 * @pypi and @apt and a profile's upstreams are withheld from the
+	 * proxy on every port, whatever entry of the list would let them
+	 * through (hostmatch_withhold: HOSTMATCH_GATEWAY_ONLY); apt's plain
+	 * HTTP to @apt's hosts goes to the gateway. So no client sent around
+	 * the gateway (npm --registry, pip --index-url, a tunnel to the
+	 * archive, the upstream's name spelt another way) escapes them. The
+	 * same in a sandbox and in `sbxrun proxy` (a pod's sidecar). */
 	bool gateway_only;
 	char gateway_entry[2][320];  /* the profile's npm and pypi upstreams' entries, or "" */
-	struct sbx_strlist proxy_allow; /* np->allow without it (gateway_only) */
 	const char *profile;    /* for messages */
 	struct netplan_var env[NETPLAN_MAX_VARS]; /* in order; the profile's env comes after */
 	size_t nenv;

@@ -401,20 +401,22 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		return;
 	}
 	r = hostmatch_check(&p->allow, c->host, c->req.port, &c->grant);
-	if (r != HOSTMATCH_OK) {
-		snprintf(why, sizeof(why), "%s profile '%s' allow list", hostmatch_result_str(r),
-			 p->ev.profile);
-		refuse(p, c, 403, why);
-		return;
-	}
-	/* the service does not chain through an upstream proxy: then relayed */
-	if (p->local.claims && !p->chain.on && c->req.kind == HTTPREQ_ABSOLUTE &&
-	    p->local.claims(p->local.ctx, c->host, c->req.port)) {
+	/* apt's plain HTTP to its hosts goes to the gateway, under package
+	 * rules (GATEWAY_ONLY) as without; the service does not chain through
+	 * an upstream proxy: then relayed */
+	if ((r == HOSTMATCH_OK || r == HOSTMATCH_GATEWAY_ONLY) && p->local.claims && !p->chain.on &&
+	    c->req.kind == HTTPREQ_ABSOLUTE && p->local.claims(p->local.ctx, c->host, c->req.port)) {
 		proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "package gateway");
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
 		p->local.take(p->local.ctx, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
 		conn_kill(p, c);
+		return;
+	}
+	if (r != HOSTMATCH_OK) {
+		snprintf(why, sizeof(why), "%s profile '%s' %s", hostmatch_result_str(r), p->ev.profile,
+			 r == HOSTMATCH_GATEWAY_ONLY ? "package rules" : "allow list");
+		refuse(p, c, 403, why);
 		return;
 	}
 	if (fixed_address(c)) {

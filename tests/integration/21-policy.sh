@@ -1,6 +1,7 @@
 # also-as-root
 # serial: /etc/sbxrun/policy.ini binds every user (SBX_JOBS=2: after the user pass)
 # root-only: test_etc_policy_binds_root_and_cannot_be_lifted test_etc_policy_must_be_roots_alone
+# root-only: test_etc_policy_package_rules_hold_against_other_spellings
 # The administrator's ceiling (issue 26): /etc/sbxrun/policy.ini, and
 # $SBXRUN_POLICY, an extra file that can only tighten (so tests as the
 # unprivileged user can use it); zero limits; what a profile file may be.
@@ -254,6 +255,54 @@ test_etc_policy_must_be_roots_alone() {
 	assert_bad_input "policy '/etc/sbxrun/policy.ini' is a symbolic link"
 	run "$SBX" doctor
 	assert_contains "$out" "none: no /etc/sbxrun/policy.ini"
+}
+
+# Issue 34, point 2: the administrator's package rules hold whatever
+# spelling of the upstream a user's profile allows. The policy allows the
+# lab registry (the suite's fixture, host.sbxrun.internal:PORT) and denies
+# left-pad; a profile that names that registry as its npm upstream allows
+# it again spelt another way (upper case, a trailing dot), which the policy
+# accepts as the same host, and asks the registry for left-pad around the
+# gateway: refused at the proxy, while the gateway still serves good and
+# refuses left-pad. Before, the second spelling stayed on the proxy's list
+# (the upstream's entry was taken off it by exact string) and left-pad came
+# back 200. Then a public upstream with no port named, allowed again as
+# NAME.:443: refused before any lookup (before, allowed and looked up).
+test_etc_policy_package_rules_hold_against_other_spellings() {
+	[ -e /etc/sbxrun/policy.ini ] && skip "/etc/sbxrun/policy.ini exists: not ours to replace"
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/reg.log" > "$TESTDIR/.reg-port" &
+	local reg=$! rport="" p spelling
+	for _ in $(seq 100); do [ -s "$TESTDIR/.reg-port" ] && break; sleep 0.1; done
+	rport=$(head -1 "$TESTDIR/.reg-port")
+	[ -n "$rport" ] || fail "the fixture registry did not start"
+	etc_policy "[network]\negress = packages\nallow = host.sbxrun.internal:$rport\nallow = registry.example.test\n[packages]\ndeny = npm:left-pad\n"
+	trap "kill $reg 2>/dev/null || true; etc_policy_remove" EXIT
+	for spelling in "HOST.SBXRUN.INTERNAL:$rport" "host.sbxrun.internal.:$rport" "Host.Sbxrun.Internal.:$rport"; do
+		p=$(profile spelt "[network]\negress = packages\nallow = $spelling\n[packages]\nnpm = http://host.sbxrun.internal:$rport/\n")
+		run "$SBX" run -p "$p" --image minimal -- sh -c '
+			get() { curl -sS -x "$npm_config_proxy" -o /dev/null -w "$1 %{http_code}\n" "$2"; }
+			get direct "http://host.sbxrun.internal:$1/left-pad"
+			get upper "http://HOST.SBXRUN.INTERNAL.:$1/left-pad"
+			get good http://packages.sbxrun.internal/npm/good
+			get denied http://packages.sbxrun.internal/npm/left-pad' sh "$rport"
+		echo "$spelling: $out" >&2
+		assert_contains "$out" "direct 403" "$spelling: plain HTTP to the registry"
+		assert_contains "$out" "upper 403" "$spelling: the same, spelt another way"
+		assert_contains "$out" "good 200" "$spelling: the gateway"
+		assert_contains "$out" "denied 403" "$spelling: the policy's deny at the gateway"
+		assert_contains "$err" "sbxrun: egress: refused 'host.sbxrun.internal' (kept to the package gateway by profile '$p' package rules)"
+	done
+	assert_eq "" "$(grep '^left-pad' "$TESTDIR/reg.log" || true)" "requests for left-pad at the registry"
+	# https://registry.example.test/ (no port: 443), allowed again as
+	# REGISTRY.EXAMPLE.TEST.:443, which the policy's entry covers
+	p=$(profile public "[network]\negress = packages\nallow = REGISTRY.EXAMPLE.TEST.:443\n[packages]\nnpm = https://registry.example.test/\n")
+	run "$SBX" run -p "$p" --image minimal -- \
+		curl -s -o /dev/null -w "%{http_connect}" -x http://127.0.0.1:3128 https://registry.example.test/left-pad
+	assert_eq 403 "$out" "CONNECT to the upstream spelt with its port"
+	assert_contains "$err" "sbxrun: egress: refused 'registry.example.test' (kept to the package gateway by profile '$p' package rules)"
+	kill "$reg" 2>/dev/null || true
+	etc_policy_remove
 }
 
 # A request on a session's control socket is no way around the ceiling: a

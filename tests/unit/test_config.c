@@ -527,6 +527,26 @@ static void test_policy_lists(void)
 	expect_capped(hosts, 1, "[network]\nallow = host.sbxrun.internal:5432\n", "host.sbxrun.internal");
 	expect_capped(hosts, 1, "[download]\nallow = files.example.org\n",
 		      "/p1.ini caps [download] allow at none");
+	/* entries are read once into the canonical form every comparison
+	 * reads (base/hostentry.c): what the policy let through is what the
+	 * proxy and the package rules see */
+	CHECK(capped(hosts, 1, "[network]\nallow = MIRROR.lab.:443\nallow = *.B.Example.Org.\n", &cfg) == NULL);
+	CHECK(cfg.allow.n == 2);
+	CHECK_STR(cfg.allow.v[0], "mirror.lab:443");
+	CHECK_STR(cfg.allow.v[1], "*.b.example.org");
+	config_free(&cfg);
+	const char *v6[] = { "[network]\nallow = [2001:db8::5]\nallow = 192.0.2.7:443\n" };
+	CHECK(capped(v6, 1, "[network]\nallow = [2001:DB8:0:0::5]:443\nallow = [::ffff:192.0.2.7]:443\n", &cfg) == NULL);
+	CHECK(cfg.allow.n == 2);
+	CHECK_STR(cfg.allow.v[0], "[2001:db8::5]:443");
+	CHECK_STR(cfg.allow.v[1], "192.0.2.7:443");
+	config_free(&cfg);
+	expect_capped(v6, 1, "[network]\nallow = [2001:db8::6]\n", "allow = [2001:db8::6]");
+	expect_capped(v6, 1, "[network]\nallow = 192.0.2.7\n", "allow = 192.0.2.7");
+	/* no other spelling of an address is a name */
+	expect_capped(v6, 1, "[network]\nallow = 3221225991\n", "t.ini:2: allow: invalid host '3221225991'");
+	expect_capped(v6, 1, "[network]\nallow = 0xc0.0.2.7\n", "t.ini:2: allow: invalid host '0xc0.0.2.7'");
+	expect_capped(v6, 1, "[network]\nallow = *.192.0.2.7\n", "t.ini:2: allow: '*.192.0.2.7': '*.' needs a name, not an address");
 
 	/* defaults not covered are dropped, not refused (the proxy's sets) */
 	struct sbx_policy pol;

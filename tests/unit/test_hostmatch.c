@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 
 #include "base/hostaddr.h"
+#include "base/hostentry.h"
 #include "net/hostmatch.h"
 #include "unit.h"
 #include "base/util.h"
@@ -18,7 +19,7 @@ static void test_canon(void)
 		{ "0177.0.0.1", NULL }, { "127.1", NULL }, { "127.0.1", NULL },
 		{ "010.0.0.1", NULL }, { "256.0.0.1", NULL }, { "1.2.3.4.5", NULL },
 		{ "foo.0x10", NULL }, { "foo.123", NULL }, { "123.foo", "123.foo" },
-		{ "[::1]", "::1" }, { "[0:0:0:0:0:0:0:1]", "::1" }, { "[::ffff:127.0.0.1]", "::ffff:127.0.0.1" },
+		{ "[::1]", "::1" }, { "[0:0:0:0:0:0:0:1]", "::1" }, { "[::ffff:127.0.0.1]", "127.0.0.1" },
 		{ "[fe80::1%eth0]", NULL }, { "[::1", NULL }, { "::1", NULL },
 		{ "ex ample.test", NULL }, { "ex/ample", NULL }, { "-a.test", NULL }, { "a-.test", NULL },
 		{ "HOST.SBXRUN.INTERNAL.", "host.sbxrun.internal" },
@@ -37,6 +38,78 @@ static void test_canon(void)
 			CHECK(r < 0);
 		}
 	}
+}
+
+/* The one host comparison (base/hostentry.c): read once, then covers. */
+static void test_hostentry(void)
+{
+	static const struct { const char *in, *out; } canon[] = {
+		{ "Example.ORG", "example.org" }, { "example.org.", "example.org" },
+		{ "EXAMPLE.org.:443", "example.org:443" }, { "*.Example.Org.", "*.example.org" },
+		{ "*.example.org:8080", "*.example.org:8080" }, { "[2001:DB8:0:0::1]", "[2001:db8::1]" },
+		{ "[2001:db8::1]:443", "[2001:db8::1]:443" }, { "[::FFFF:192.0.2.1]:80", "192.0.2.1:80" },
+		{ "192.0.2.1", "192.0.2.1" }, { "host_name.example", "host_name.example" },
+		{ "2130706433", NULL }, { "0x7f.1", NULL }, { "127.1", NULL }, { "0177.0.0.1", NULL },
+		{ "*.10.0.0.1", NULL }, { "*.[::1]", NULL }, { "example.org:0", NULL },
+		{ "example.org:65536", NULL }, { "example.org:", NULL }, { "example.org:x", NULL },
+		{ "[2001:db8::1", NULL }, { "[2001:db8::1]x", NULL }, { "2001:db8::1", NULL },
+		{ "", NULL }, { "*.", NULL }, { ":443", NULL }, { "a b", NULL }, { "*.*.example", NULL },
+		{ "example.org..", NULL }, { "[fe80::1%eth0]", NULL },
+	};
+	struct hostentry e;
+	struct sbx_err err;
+	char out[300];
+
+	for (size_t i = 0; i < ARRAY_SIZE(canon); i++) {
+		int r = hostentry_parse(canon[i].in, &e, &err);
+		CHECK(canon[i].out ? r == 0 : r < 0);
+		if (r == 0 && canon[i].out) {
+			hostentry_format(&e, out, sizeof(out));
+			CHECK_STR(out, canon[i].out);
+			struct hostentry again; /* the text reads back to itself */
+			CHECK(hostentry_parse(out, &again, &err) == 0 && memcmp(&again, &e, sizeof(e)) == 0);
+		} else if (r == 0) {
+			hostentry_format(&e, out, sizeof(out));
+			fprintf(stderr, "accepted '%s' as '%s'\n", canon[i].in, out);
+		}
+	}
+	CHECK(hostentry_parse("2130706433", &e, &err) < 0);
+	CHECK_CONTAINS(err.msg, "invalid host '2130706433'");
+	CHECK(hostentry_parse("a.example:99999", &e, &err) < 0);
+	CHECK_CONTAINS(err.msg, "invalid port in 'a.example:99999'");
+
+	/* wide covers narrow: every host and port narrow lets through */
+	static const struct { const char *wide, *narrow; int covers; } cov[] = {
+		{ "example.org", "EXAMPLE.ORG.", 1 }, { "example.org", "example.org:443", 1 },
+		{ "example.org", "example.org:80", 1 }, { "example.org", "example.org:8443", 0 },
+		{ "example.org:443", "example.org", 0 }, { "example.org:443", "example.org.:443", 1 },
+		{ "example.org", "a.example.org", 0 }, { "example.org", "*.example.org", 0 },
+		{ "*.example.org", "example.org", 0 }, { "*.example.org", "a.example.org", 1 },
+		{ "*.example.org", "A.B.EXAMPLE.ORG.:443", 1 }, { "*.example.org", "*.example.org", 1 },
+		{ "*.example.org", "*.b.example.org:80", 1 }, { "*.b.example.org", "*.example.org", 0 },
+		{ "*.example.org", "aexample.org", 0 }, { "*.example.org", "a.example.org:22", 0 },
+		{ "*.example.org:22", "a.example.org:22", 1 }, { "*.example.org:22", "a.example.org", 0 },
+		{ "[2001:db8::1]", "[2001:DB8:0::1]:443", 1 }, { "[2001:db8::1]", "[2001:db8::2]", 0 },
+		{ "192.0.2.1", "[::ffff:192.0.2.1]:80", 1 }, { "*.2.1", "192.0.2.1", -1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cov); i++) {
+		struct hostentry w, n;
+		if (cov[i].covers < 0) { /* not an entry at all */
+			CHECK(hostentry_parse(cov[i].wide, &w, &err) < 0);
+			continue;
+		}
+		CHECK(hostentry_parse(cov[i].wide, &w, &err) == 0 && hostentry_parse(cov[i].narrow, &n, &err) == 0);
+		if (hostentry_covers(&w, &n) != !!cov[i].covers)
+			fprintf(stderr, "'%s' covers '%s': expected %d\n", cov[i].wide, cov[i].narrow, cov[i].covers);
+		CHECK(hostentry_covers(&w, &n) == !!cov[i].covers);
+	}
+	/* a host on a port, as the proxy asks */
+	CHECK(hostentry_parse("Mirror.Example.", &e, &err) == 0);
+	CHECK(hostentry_allows(&e, "mirror.example", 443) && hostentry_allows(&e, "mirror.example", 80));
+	CHECK(!hostentry_allows(&e, "mirror.example", 8080) && !hostentry_allows(&e, "x.mirror.example", 443));
+	e.port = HOSTENTRY_ANY_PORT; /* a host kept to the gateway: every port */
+	CHECK(hostentry_allows(&e, "mirror.example", 8080) && hostentry_allows(&e, "mirror.example", 1));
+	CHECK(!hostentry_allows(&e, "mirror.example.org", 443));
 }
 
 static void test_match(void)
@@ -199,6 +272,7 @@ static void test_image_sources(void)
 
 int main(void)
 {
+	test_hostentry();
 	test_canon();
 	test_image_sources();
 	test_match();

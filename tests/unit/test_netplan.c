@@ -35,10 +35,15 @@ static int var(const struct sbx_netplan *np, const char *name)
 	return -1;
 }
 
-static int allowed(const struct sbx_netplan *np, const char *host, int port)
+static enum hostmatch_result result(const struct sbx_netplan *np, const char *host, int port)
 {
 	struct hostmatch_grant g;
-	return hostmatch_check(&np->hosts, host, port, &g) == HOSTMATCH_OK;
+	return hostmatch_check(&np->hosts, host, port, &g);
+}
+
+static int allowed(const struct sbx_netplan *np, const char *host, int port)
+{
+	return result(np, host, port) == HOSTMATCH_OK;
 }
 
 static const char *const apt[] = { "deb.example.org", "http://security.example.org/debian", NULL };
@@ -199,7 +204,8 @@ static void test_proxy_under_rules(void)
 		CHECK(!allowed(&np, "npm.example.org", 443));
 		CHECK(!allowed(&np, "pypi.example.org", 443));
 		CHECK(!allowed(&np, "mirror.example.org", 8443));
-		CHECK(allowed(&np, "deb.example.org", 80));
+		/* apt's plain HTTP: the gateway takes it (the proxy hands it over) */
+		CHECK(result(&np, "deb.example.org", 80) == HOSTMATCH_GATEWAY_ONLY);
 		CHECK(!allowed(&np, "deb.example.org", 443));
 		CHECK(allowed(&np, "other.example.org", 443));
 		/* the gateway's endpoints for the package managers */
@@ -217,6 +223,66 @@ static void test_proxy_under_rules(void)
 	CHECK(allowed(&np, "npm.example.org", 443));
 	netplan_free(&np);
 	config_free(&cfg);
+}
+
+/* Issue 34, point 2: under package rules the gateway's upstreams are kept
+ * to it whatever spelling of them the allow list has (the policy accepts
+ * each of these as the upstream's own entry): upper case, a trailing dot,
+ * the default port named, a *.DOMAIN over it, an IP literal spelt another
+ * way; and the image's upstreams named by hand. Other hosts stay open. */
+static void test_rules_withhold_every_spelling(void)
+{
+	static const struct { const char *upstream, *entry, *host; int port; } t[] = {
+		{ "https://registry.example.org/", "REGISTRY.EXAMPLE.ORG", "registry.example.org", 443 },
+		{ "https://registry.example.org/", "registry.example.org.", "registry.example.org", 443 },
+		{ "https://registry.example.org/", "REGISTRY.EXAMPLE.ORG.:443", "registry.example.org", 443 },
+		{ "https://registry.example.org/", "registry.example.org:80", "registry.example.org", 80 },
+		{ "https://registry.example.org/", "registry.example.org:8443", "registry.example.org", 8443 },
+		{ "https://registry.example.org/", "*.example.org", "registry.example.org", 443 },
+		{ "https://registry.example.org/", "*.EXAMPLE.ORG.", "registry.example.org", 80 },
+		{ "https://Registry.Example.Org./npm/", "registry.example.org", "registry.example.org", 443 },
+		{ "https://registry.example.org:8443/", "registry.example.org", "registry.example.org", 443 },
+		{ "https://[2001:db8::5]/", "[2001:DB8:0:0::5]:443", "2001:db8::5", 443 },
+		{ "https://[2001:db8::5]/", "[2001:db8::5]", "2001:db8::5", 80 },
+		{ "https://[::ffff:192.0.2.5]/", "192.0.2.5:443", "192.0.2.5", 443 },
+		{ "https://192.0.2.5/", "[::ffff:192.0.2.5]", "192.0.2.5", 443 },
+		{ "http://host.sbxrun.internal:4873/", "HOST.SBXRUN.INTERNAL.:4873", "host.sbxrun.internal", 4873 },
+		/* the image's own upstreams (@npm, @pypi and its file host, @apt) */
+		{ NULL, "NPM.example.org.", "npm.example.org", 443 },
+		{ NULL, "files.example.org:443", "files.example.org", 443 },
+		{ NULL, "*.example.org", "pypi.example.org", 443 },
+		{ NULL, "deb.example.org:443", "deb.example.org", 443 },
+		{ NULL, "Security.Example.Org.:80", "security.example.org", 80 },
+	};
+	struct sbx_config cfg;
+	struct sbx_netplan np;
+	struct sbx_err err = { 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		const char *const allow[] = { "@apt", t[i].entry, "other.example.net", NULL };
+		cfg_make(&cfg, "packages", allow, NULL, "image");
+		if (t[i].upstream)
+			CHECK(config_set(&cfg, options_by_key(SBX_K_PKG_NPM), t[i].upstream, "t", 0, &err) == 0);
+		CHECK(config_set(&cfg, options_by_key(SBX_K_PKG_DENY), "npm:evil", "t", 0, &err) == 0);
+		netplan_derive(&cfg, NETPLAN_SANDBOX, &np);
+		CHECK(netplan_expand(&np, &sets, &err) == 0);
+		enum hostmatch_result r = result(&np, t[i].host, t[i].port);
+		if (r != HOSTMATCH_GATEWAY_ONLY)
+			fprintf(stderr, "entry '%s', upstream %s: %s:%d -> %d\n", t[i].entry,
+				t[i].upstream ? t[i].upstream : "the image's", t[i].host, t[i].port, r);
+		CHECK(r == HOSTMATCH_GATEWAY_ONLY);
+		CHECK(allowed(&np, "other.example.net", 443));
+		netplan_free(&np);
+		/* without a rule the entry lets the host through */
+		config_free(&cfg);
+		cfg_make(&cfg, "packages", allow, NULL, "image");
+		netplan_derive(&cfg, NETPLAN_SANDBOX, &np);
+		CHECK(netplan_expand(&np, &sets, &err) == 0);
+		r = result(&np, t[i].host, t[i].port);
+		CHECK(r != HOSTMATCH_GATEWAY_ONLY);
+		netplan_free(&np);
+		config_free(&cfg);
+	}
 }
 
 /* A pod: every proxy variable whatever proxy_env says, no CA (the image's),
@@ -267,6 +333,7 @@ int main(void)
 	test_env();
 	test_proxy();
 	test_proxy_under_rules();
+	test_rules_withhold_every_spelling();
 	test_pod();
 	test_image_refusal();
 	return unit_done("test_netplan");
