@@ -246,10 +246,6 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 	if (!np.proxy)
 		return err_set(err, 0, "profile '%s': egress is '%s'; the proxy serves 'packages'",
 			       cfg->profile, np.mode_name);
-	if (netplan_rules_hold(&np, cfg, err) < 0) {
-		netplan_free(&np);
-		return -1;
-	}
 	if (cfg->origin[SBX_K_HEADER_TIMEOUT] &&
 	    (cfg->header_timeout_ms < 100 || cfg->header_timeout_ms > 600000))
 		return err_set(err, 0, "--header-timeout: %llums is not between 100ms and 10m",

@@ -231,6 +231,8 @@ static void dispatch(void *ctx)
 			timers(gw);
 		} else if (tag == GW_TAG_DEBIDX) {
 			gw_deb_wake(gw);
+		} else if (tag == GW_TAG_RESOLVE) {
+			gw_proxy_wake(gw);
 		} else if (tag == TAG_CURL_TIMER) {
 			uint64_t ticks;
 			(void)!read(gw->curl_tfd, &ticks, sizeof(ticks));
@@ -332,7 +334,11 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 		err_sys(err, "gateway: epoll");
 		goto fail;
 	}
-	/* libcurl's multi handle comes with the first fetch (gw_fetch.c) */
+	/* libcurl's multi handle comes with the first fetch (gw_fetch.c); the
+	 * upstream proxy is read now (only when sbxrun's environment names one,
+	 * which the egress proxy reads at its start too) */
+	if (gw_proxy_init(gw, err) < 0)
+		goto fail;
 	*out = (struct sbx_gateway *)gw;
 	return 0;
 fail:

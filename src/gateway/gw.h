@@ -77,6 +77,7 @@ struct gw {
 	uint64_t held;             /* bytes of the clients' spooled answers (gw_reply) */
 	char **told;               /* what gw_tell_once said already */
 	size_t ntold;
+	struct gw_proxy *upproxy;  /* the upstream proxy of sbxrun's environment, or NULL (gw_proxy.c) */
 };
 
 #define GW_INDEX_MAX_AGE_MS 120000  /* [packages] index_max_age's default */
@@ -168,6 +169,12 @@ struct gw_fetch {
 	int spool;             /* fd == -1: where the body is written (spooled) */
 	bool spooled;
 	bool mapped;           /* body is spool's mapping */
+	/* through the upstream proxy (gw_proxy.c) */
+	const struct proxy_chain *via_proxy;  /* this hop's, or NULL: direct */
+	void *connect_to;      /* the tunnel's vetted address (curl_slist) */
+	bool lookup_pending;   /* waiting for sbxrun's own lookup of via_host */
+	char via_host[HOSTMATCH_MAX];
+	int via_port;
 };
 #define GW_VALIDATORS_MAX 255  /* what the cache keeps (gw_cache_index_put) */
 /* Starts a fetch; f->done is called from the loop when it ends (never
@@ -177,6 +184,27 @@ void gw_fetch_free(struct gw_fetch *f);  /* after done, or to cancel */
 void gw_fetch_sock_event(struct gw *gw, int fd, uint32_t events);
 void gw_fetch_timer(struct gw *gw);
 void gw_fetch_fini(struct gw *gw);
+/* A hop that waited for a lookup goes on: its transfer starts, or it ends
+ * with f->error (gw_proxy.c, from the loop). */
+void gw_fetch_resume(struct gw *gw, struct gw_fetch *f);
+
+/* --- through the upstream proxy (gw_proxy.c) --- */
+#define GW_TAG_RESOLVE 4ULL  /* the epoll tag of the lookups' eventfd */
+struct proxy_chain;
+/* Reads the upstream proxy from sbxrun's environment (none: nothing to do). */
+int gw_proxy_init(struct gw *gw, struct sbx_err *err);
+void gw_proxy_fini(struct gw *gw);
+/* A new handle's options: the host's CA bundle ($SSL_CERT_FILE), no proxy. */
+void gw_proxy_setup(struct gw *gw, void *curl);
+/* Routes one checked hop to host:port: 0 when its transfer may start
+ * (directly, or through the upstream proxy to an address sbxrun looked up
+ * and vetted), 1 when it waits for that lookup (gw_fetch_resume follows),
+ * -1 with f->error. */
+int gw_proxy_route(struct gw *gw, struct gw_fetch *f, const char *host, int port);
+/* From the loop, when GW_TAG_RESOLVE is readable: lookups ended. */
+void gw_proxy_wake(struct gw *gw);
+/* Whether the socket libcurl opens for f may go to sa: NULL, or why not. */
+const char *gw_proxy_socket_refusal(const struct gw_fetch *f, const struct sockaddr *sa);
 
 /* --- the cache (gw_cache.c; the cache as a whole: pkgcache.h) --- */
 /* The root: conf->cache_dir or the user's. Made 0700; shared: the system

@@ -35,7 +35,7 @@
 static curl_socket_t on_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 {
 	struct gw_fetch *f = arg;
-	const char *why = hostmatch_addr_refusal(&a->addr, &f->grant);
+	const char *why = gw_proxy_socket_refusal(f, &a->addr);
 
 	(void)purpose;
 	if (why) {
@@ -108,23 +108,22 @@ static void validators(struct gw_fetch *f)
 }
 
 /* Scheme, host and port of one hop against the allow list. */
-static int check_hop(struct gw *gw, struct gw_fetch *f, const char *url)
+static int check_hop(struct gw *gw, struct gw_fetch *f, const char *url, struct dlurl *u)
 {
-	struct dlurl u;
 	struct sbx_err e;
 	const char *why = NULL;
 
-	if (dlurl_split(url, &u, &e) < 0) {
+	if (dlurl_split(url, u, &e) < 0) {
 		snprintf(f->error, sizeof(f->error), "%s", e.msg);
-	} else if (hostmatch_check(&gw->allow, u.host, u.port, &f->grant) != HOSTMATCH_OK) {
+	} else if (hostmatch_check(&gw->allow, u->host, u->port, &f->grant) != HOSTMATCH_OK) {
 		snprintf(f->error, sizeof(f->error), "host '%s' port %d is not in profile '%s' allow list",
-			 u.host, u.port, gw->profile);
-	} else if (f->hop_refused && (why = f->hop_refused(gw, u.host, u.port))) {
-		snprintf(f->error, sizeof(f->error), "host '%s' port %d: %s", u.host, u.port, why);
-	} else if (!u.https && !f->grant.internal && !f->plain_http) {
+			 u->host, u->port, gw->profile);
+	} else if (f->hop_refused && (why = f->hop_refused(gw, u->host, u->port))) {
+		snprintf(f->error, sizeof(f->error), "host '%s' port %d: %s", u->host, u->port, why);
+	} else if (!u->https && !f->grant.internal && !f->plain_http) {
 		snprintf(f->error, sizeof(f->error), "'%.300s': upstreams are fetched over https only", url);
 	} else {
-		snprintf(f->resolve, sizeof(f->resolve), "%s:%d:127.0.0.1", HOSTMATCH_INTERNAL, u.port);
+		snprintf(f->resolve, sizeof(f->resolve), "%s:%d:127.0.0.1", HOSTMATCH_INTERNAL, u->port);
 		return 0;
 	}
 	return -1;
@@ -138,7 +137,7 @@ static void setup(struct gw *gw, struct gw_fetch *f, CURL *c)
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);  /* each hop is checked here */
 	curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
-	curl_easy_setopt(c, CURLOPT_PROXY, "");  /* the address guard must see the real peer */
+	gw_proxy_setup(gw, c);  /* direct, or through the upstream proxy per hop (gw_proxy_route) */
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, TOTAL_TIMEOUT_MS);
@@ -176,11 +175,16 @@ static void setup(struct gw *gw, struct gw_fetch *f, CURL *c)
 /* Points the handle at url (checked) and hands it to the multi. */
 static int hop(struct gw *gw, struct gw_fetch *f, const char *url)
 {
-	if (check_hop(gw, f, url) < 0)
+	struct dlurl u;
+
+	if (check_hop(gw, f, url, &u) < 0)
 		return -1;
 	f->resolve_list = curl_slist_append(NULL, f->resolve);
 	curl_easy_setopt(f->curl, CURLOPT_RESOLVE, f->grant.internal ? f->resolve_list : NULL);
 	curl_easy_setopt(f->curl, CURLOPT_URL, url);
+	int route = gw_proxy_route(gw, f, u.host, u.port);
+	if (route != 0)  /* refused, or waiting for sbxrun's own lookup */
+		return route < 0 ? -1 : 0;
 	if (curl_multi_add_handle(gw->multi, f->curl) != CURLM_OK) {
 		snprintf(f->error, sizeof(f->error), "cannot start the transfer");
 		return -1;
@@ -281,6 +285,7 @@ void gw_fetch_free(struct gw_fetch *f)
 		close(f->spool);
 	curl_slist_free_all(f->hdrs);
 	curl_slist_free_all(f->resolve_list);
+	curl_slist_free_all(f->connect_to);
 	free(f->url);
 	free(f->body);
 	free(f);
@@ -312,6 +317,18 @@ static void map_body(struct gw_fetch *f)
 	f->mapped = true;
 }
 
+/* Ends a fetch, from the loop: its owner is told, a waiting one starts. */
+static void end_fetch(struct gw *gw, struct gw_fetch *f)
+{
+	f->ms = (int64_t)now_ms() - f->start_ms;
+	if (!f->error[0] && f->status == 200)
+		map_body(f);
+	validators(f);
+	unlink_fetch(gw, f);
+	f->done(gw, f);
+	start_queued(gw);
+}
+
 /* A hop ended: a redirect starts the next (checked) hop, else done. */
 static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 {
@@ -341,13 +358,16 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 	} else if (rc != CURLE_OK) {
 		snprintf(f->error, sizeof(f->error), "%s", curl_easy_strerror(rc));
 	}
-	f->ms = (int64_t)now_ms() - f->start_ms;
-	if (!f->error[0] && f->status == 200)
-		map_body(f);
-	validators(f);
-	unlink_fetch(gw, f);
-	f->done(gw, f);
-	start_queued(gw);
+	end_fetch(gw, f);
+}
+
+void gw_fetch_resume(struct gw *gw, struct gw_fetch *f)
+{
+	if (!f->error[0] && curl_multi_add_handle(gw->multi, f->curl) == CURLM_OK)
+		return;
+	if (!f->error[0])
+		snprintf(f->error, sizeof(f->error), "cannot start the transfer");
+	end_fetch(gw, f);
 }
 
 static void check_done(struct gw *gw)
@@ -462,4 +482,5 @@ void gw_fetch_fini(struct gw *gw)
 	gw->nqueued = 0;
 	if (gw->multi)
 		curl_multi_cleanup(steal_ptr(gw->multi));
+	gw_proxy_fini(gw);
 }

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "net/proxy_chain.h"
 
 /* packages egress: only the package tools are pointed at the proxy, so
  * other code keeps getting "Network is unreachable" (proxy_env = tools). */
@@ -129,18 +128,6 @@ int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, st
 	    (np->gateway_only && withhold_upstreams(np, &image, err) < 0))
 		return err_wrap(err, "profile '%s'", np->profile);
 	return 0;
-}
-
-int netplan_rules_hold(const struct sbx_netplan *np, const struct sbx_config *cfg, struct sbx_err *err)
-{
-	const char *key = cfg->pkg_allow.n ? "allow" : cfg->pkg_deny.n ? "deny"
-		: cfg->pkg_min_age_ms ? "min_age" : "offline";
-
-	if (!np->gateway_only || !proxy_chain_env())
-		return 0;
-	return err_set(err, 0, "profile '%s': [packages] %s cannot hold here: the proxy would go "
-		       "through the upstream proxy of sbxrun's environment (https_proxy, http_proxy), "
-		       "around the package gateway", cfg->profile, key);
 }
 
 void netplan_free(struct sbx_netplan *np)

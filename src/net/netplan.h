@@ -85,11 +85,6 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 /* Where a proxy serves the list: the image's package sources (sets, or
  * NULL) expand @apt, @pypi and @npm into np->hosts. */
 int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, struct sbx_err *err);
-/* Under package rules (gateway_only), whether they can hold: not when an
- * upstream proxy in sbxrun's environment would carry apt's plain HTTP
- * around the gateway (the proxy relays it then, and the gateway never goes
- * through one). Refused with the profile and the key, before any sandbox. */
-int netplan_rules_hold(const struct sbx_netplan *np, const struct sbx_config *cfg, struct sbx_err *err);
 void netplan_free(struct sbx_netplan *np);
 
 #endif

@@ -319,7 +319,8 @@ static void vet_and_connect(struct sbx_proxy *p, struct conn *c)
 	const char *why = NULL;
 	size_t kept = 0;
 
-	bool chained = p->chain.on && !c->grant.internal;
+	/* the host's loopback and what no_proxy names are reached directly */
+	bool chained = p->chain.on && !c->grant.internal && !proxy_chain_bypass(p->chain.no_proxy, c->host);
 
 	if (c->res.error && chained) {
 		chain_plan(p, c, NULL);
@@ -402,9 +403,9 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	}
 	r = hostmatch_check(&p->allow, c->host, c->req.port, &c->grant);
 	/* apt's plain HTTP to its hosts goes to the gateway, under package
-	 * rules (GATEWAY_ONLY) as without; the service does not chain through
-	 * an upstream proxy: then relayed */
-	if ((r == HOSTMATCH_OK || r == HOSTMATCH_GATEWAY_ONLY) && p->local.claims && !p->chain.on &&
+	 * rules (GATEWAY_ONLY) as without, and behind an upstream proxy too
+	 * (the gateway fetches through it: gateway/gw_proxy.c) */
+	if ((r == HOSTMATCH_OK || r == HOSTMATCH_GATEWAY_ONLY) && p->local.claims &&
 	    c->req.kind == HTTPREQ_ABSOLUTE && p->local.claims(p->local.ctx, c->host, c->req.port)) {
 		proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "package gateway");
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);

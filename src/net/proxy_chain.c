@@ -7,11 +7,13 @@
 #define _GNU_SOURCE
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/util.h"
 #include "net/proxy_chain.h"
@@ -185,7 +187,7 @@ static int resolve(struct proxy_chain *chain, const char *host, const char *port
 
 int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err)
 {
-	const char *name = NULL, *url = env_pick(&name);
+	const char *name = NULL, *url = env_pick(&name), *np = getenv("no_proxy");
 	struct proxy_chain_url u;
 
 	memset(chain, 0, sizeof(*chain));
@@ -195,6 +197,12 @@ int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err)
 		return -1;
 	if (u.userpass)
 		set_auth(chain, u.userpass);
+	chain->url = xstrdup(url);
+	snprintf(chain->host, sizeof(chain->host), "%s", u.host);
+	snprintf(chain->port, sizeof(chain->port), "%s", u.port);
+	if (!np || !*np)
+		np = getenv("NO_PROXY");
+	chain->no_proxy = np && *np ? xstrdup(np) : NULL;
 	int r = resolve(chain, u.host, u.port, err);
 	proxy_chain_url_free(&u);
 	if (r < 0) {
@@ -208,7 +216,96 @@ int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err)
 void proxy_chain_free(struct proxy_chain *chain)
 {
 	free(chain->auth_header);
+	if (chain->url)
+		explicit_bzero(chain->url, strlen(chain->url));
+	free(chain->url);
+	free(chain->no_proxy);
 	memset(chain, 0, sizeof(*chain));
+}
+
+/* An address or a range ADDR/BITS of no_proxy against an IP literal. */
+static bool addr_in(const char *entry, const char *canon)
+{
+	unsigned char want[16], have[16];
+	char addr[64];
+	const char *slash = strchr(entry, '/');
+	size_t n = slash ? (size_t)(slash - entry) : strlen(entry);
+	int fam = strchr(canon, ':') ? AF_INET6 : AF_INET, len = fam == AF_INET ? 32 : 128;
+	uint64_t bits = (uint64_t)len;
+	struct sbx_err e;
+
+	if (n && entry[0] == '[' && entry[n - 1] == ']')
+		entry++, n -= 2;
+	if (n >= sizeof(addr))
+		return false;
+	snprintf(addr, sizeof(addr), "%.*s", (int)n, entry);
+	if (inet_pton(fam, addr, want) != 1 || inet_pton(fam, canon, have) != 1 ||
+	    (slash && parse_count(slash + 1, 0, (uint64_t)len, &bits, &e) < 0))
+		return false;
+	for (int i = 0; i < (int)bits; i++)
+		if ((want[i / 8] ^ have[i / 8]) & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+/* One no_proxy entry, trimmed, against canon. */
+static bool entry_covers(const char *entry, size_t n, const char *canon, bool literal)
+{
+	char e[300];
+	size_t cl = strlen(canon), el;
+
+	if (n == 0 || n >= sizeof(e))
+		return false;
+	snprintf(e, sizeof(e), "%.*s", (int)n, entry);
+	if (literal)
+		return addr_in(e, canon);
+	char *colon = strrchr(e, ':');  /* a name's port: curl ignores it too */
+	if (colon)
+		*colon = '\0';
+	char *name = e + (str_has_prefix(e, "*.") ? 2 : e[0] == '.' ? 1 : 0);
+	el = strlen(name);
+	if (el && name[el - 1] == '.')
+		name[--el] = '\0';
+	if (el == 0 || el > cl)
+		return false;
+	return strcasecmp(canon + cl - el, name) == 0 && (cl == el || canon[cl - el - 1] == '.');
+}
+
+bool proxy_chain_bypass(const char *no_proxy, const char *canon)
+{
+	bool literal = strchr(canon, ':') || strspn(canon, "0123456789.") == strlen(canon);
+
+	if (!no_proxy)
+		return false;
+	for (const char *p = no_proxy; *p;) {
+		p += strspn(p, ", \t");
+		size_t n = strcspn(p, ", \t");
+		if (n == 1 && *p == '*')
+			return true;
+		if (entry_covers(p, n, canon, literal))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+bool proxy_chain_is_proxy(const struct proxy_chain *chain, const struct sockaddr *sa)
+{
+	for (size_t i = 0; i < chain->addrs.n; i++) {
+		const struct sockaddr *a = (const struct sockaddr *)&chain->addrs.addr[i];
+		if (a->sa_family != sa->sa_family)
+			continue;
+		if (sa->sa_family == AF_INET) {
+			const struct sockaddr_in *x = (const void *)a, *y = (const void *)sa;
+			if (x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr)
+				return true;
+		} else if (sa->sa_family == AF_INET6) {
+			const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)sa;
+			if (x->sin6_port == y->sin6_port && memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0)
+				return true;
+		}
+	}
+	return false;
 }
 
 int proxy_chain_request(const struct proxy_chain *chain, const char *target, char *buf, size_t size)

@@ -12,6 +12,10 @@ struct proxy_chain {
 	bool on;
 	struct resolver_result addrs;  /* ports set */
 	char *auth_header;             /* "Proxy-Authorization: ...\r\n" or NULL */
+	char *url;                     /* the variable's value (libcurl reads it as this
+					* file did: the gateway's fetches), credentials in it */
+	char host[256], port[8];       /* as proxy_chain_parse split it */
+	char *no_proxy;                /* no_proxy or NO_PROXY, or NULL */
 };
 
 /* The upstream proxy's URL the environment names (the first of the
@@ -34,6 +38,14 @@ void proxy_chain_url_free(struct proxy_chain_url *u);
  * and resolves it once, at start. Not set: chain->on is false. */
 int proxy_chain_from_env(struct proxy_chain *chain, struct sbx_err *err);
 void proxy_chain_free(struct proxy_chain *chain);
+/* Whether a connection to canon (a canonical host) goes around the upstream
+ * proxy, as no_proxy says (curl's reading): "*" for all; else entries
+ * separated by commas, each a name that covers itself and its subdomains
+ * (a leading "." or "*." and a trailing dot ignored, case ignored, any
+ * ":PORT" ignored), an IP address, or an IP range ADDR/BITS. */
+bool proxy_chain_bypass(const char *no_proxy, const char *canon);
+/* Whether sa is one of the upstream proxy's addresses (resolved at start). */
+bool proxy_chain_is_proxy(const struct proxy_chain *chain, const struct sockaddr *sa);
 /* The CONNECT request for target ("host:port") into buf; its length or -1. */
 int proxy_chain_request(const struct proxy_chain *chain, const char *target, char *buf, size_t size);
 /* Looks at the upstream proxy's answer: 1 when a 200 head is complete (its

@@ -227,7 +227,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	struct hostmatch_sets sets = { (const char *const *)plan->img.apt_hosts,
 				       plan->img.npm_registry, plan->img.pypi_index };
 	netplan_derive(cfg, NETPLAN_SANDBOX, &plan->net);
-	if (netplan_rules_hold(&plan->net, cfg, err) < 0 || netplan_expand(&plan->net, &sets, err) < 0)
+	if (netplan_expand(&plan->net, &sets, err) < 0)
 		return -1;
 	if (env_build(cfg, &plan->img, plan->home, &plan->net, &plan->envp, err) < 0)
 		return -1;

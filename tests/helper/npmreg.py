@@ -5,7 +5,8 @@ with an argument LOG, appends each request's path to that file, and to
 LOG.bytes "PATH BYTES" once a tarball's body is sent (the body's bytes:
 what the upstream moved).
 Packuments name tarballs at http://host.sbxrun.internal:PORT/ (how a
-sandbox's gateway reaches this host); packages:
+sandbox's gateway reaches this host), or below $NPMREG_URL; with
+$NPMREG_TLS=CERT:KEY it speaks HTTPS with that certificate; packages:
   good     a tarball that matches its integrity
   bad      a tarball whose bytes differ from its integrity
   trunc    a tarball cut short (Content-Length promises more)
@@ -128,7 +129,8 @@ def packument(name):
     doc = {"name": name, "dist-tags": {"latest": latest}, "versions": {},
            "time": {"created": iso(max(versions.values())), "modified": iso(min(versions.values()))}}
     for v, age in versions.items():
-        url = "http://host.sbxrun.internal:%d/%s/-/%s-%s.tgz" % (PORT, name, name.split("/")[-1], v)
+        base = os.environ.get("NPMREG_URL") or "http://host.sbxrun.internal:%d" % PORT
+        url = "%s/%s/-/%s-%s.tgz" % (base, name, name.split("/")[-1], v)
         if name == "other":
             url = "http://not-allowed.example.test/other/-/other-1.0.0.tgz"
         integrity = "sha512-" + base64.b64encode(hashlib.sha512(TARS[name, v]).digest()).decode()
@@ -248,6 +250,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
+if os.environ.get("NPMREG_TLS"):
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(*os.environ["NPMREG_TLS"].split(":", 1))
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
 PORT = server.server_address[1]
 print(PORT, flush=True)
 server.serve_forever()

@@ -533,13 +533,70 @@ good 1.0.0 miss" "$(gw_events "$TESTDIR/ev" | cut -d' ' -f1-3)" "the tarball's e
 	assert_eq "" "$(grep '^left-pad' "$TESTDIR/reg.log" || true)" "upstream requests for left-pad"
 	assert_contains "$(gw_refusals "$TESTDIR/ev")" "left-pad - 403 allow"
 	assert_contains "$(cat "$TESTDIR/sidecar.err")" "sbxrun: gateway: npm 'left-pad' is not on the allow list"
-	# through an upstream proxy apt's plain HTTP would be relayed around
-	# the gateway: the rules could not hold, so the sidecar does not start
-	https_proxy=http://127.0.0.1:9 run "$SBX" proxy --listen 127.0.0.1:0 --profile "$p" --image minimal
-	assert_bad_input "profile '$p': [packages] allow cannot hold here: the proxy would go through the upstream proxy"
-	# nor does a sandbox of that profile
-	https_proxy=http://127.0.0.1:9 run "$SBX" run --profile "$p" --image minimal -- true
-	assert_bad_input "profile '$p': [packages] allow cannot hold here: the proxy would go through the upstream proxy"
+}
+
+# Issue 34, point 9: behind a company's proxy (https_proxy in sbxrun's
+# environment: tests/helper/fwdproxy.py, the only way out, which tunnels
+# every CONNECT to the fixture registry, here speaking HTTPS as
+# 192.0.2.10, an address routed nowhere) the gateway fetches through it,
+# under package rules, which used to refuse to run there at all: sbxrun
+# still checks what it connects to (the upstream's address, here a
+# literal; a name it looks up itself, refused when it is loopback, never
+# asked of the proxy), the rules hold at the gateway, and the way around it
+# (CONNECT to the upstream through the sandbox's proxy) stays closed.
+test_gateway_fetches_through_the_upstream_proxy() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	local up=192.0.2.10 rport pport p
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-keyout "$TESTDIR/key.pem" -out "$TESTDIR/cert.pem" -subj "/CN=$up" \
+		-addext "subjectAltName=IP:$up" 2>/dev/null || fail "openssl could not make the fixture's certificate"
+	NPMREG_TLS="$TESTDIR/cert.pem:$TESTDIR/key.pem" NPMREG_URL="https://$up" \
+		python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/reg.log" > "$TESTDIR/.reg-port" &
+	local reg=$!
+	for _ in $(seq 100); do [ -s "$TESTDIR/.reg-port" ] && break; sleep 0.1; done
+	rport=$(head -1 "$TESTDIR/.reg-port")
+	python3 -u "$TOP/tests/helper/fwdproxy.py" "$TESTDIR/proxy.log" "127.0.0.1:$rport" > "$TESTDIR/.px-port" &
+	local px=$!
+	trap "kill $reg $px 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/upx$$.ini' '$HOME/.config/sbxrun/profiles/uplo$$.ini'" EXIT
+	for _ in $(seq 100); do [ -s "$TESTDIR/.px-port" ] && break; sleep 0.1; done
+	pport=$(head -1 "$TESTDIR/.px-port")
+	[ -n "$rport" ] && [ -n "$pport" ] || fail "the fixtures did not start"
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = packages\n[packages]\nnpm = https://%s/\nallow = npm:good\ntimeout = 5s\n' "$up" \
+		> "$HOME/.config/sbxrun/profiles/upx$$.ini"
+	run env https_proxy="http://corp:pa%40ss@127.0.0.1:$pport" no_proxy=localhost,127.0.0.1 \
+		SSL_CERT_FILE="$TESTDIR/cert.pem" "$SBX" run -p "upx$$" --image minimal -- sh -c '
+		get() { curl -sS -x "$npm_config_proxy" -o /tmp/body -w "$1 %{http_code}\n" "$2"; }
+		get packument http://packages.sbxrun.internal/npm/good; head -c 200 /tmp/body; echo
+		get tarball http://packages.sbxrun.internal/npm/good/-/good-1.0.0.tgz
+		get denied http://packages.sbxrun.internal/npm/left-pad
+		curl -s -o /dev/null -w "around %{http_connect}\n" -x "$npm_config_proxy" "https://$1/left-pad" || true' sh "$up"
+	assert_status 0 "a sandbox under rules behind the upstream proxy"
+	assert_contains "$out" "packument 200"
+	assert_contains "$out" '"tarball":"http://packages.sbxrun.internal/npm/good/-/good-1.0.0.tgz"'
+	assert_contains "$out" "tarball 200"
+	assert_contains "$out" "denied 403"
+	assert_contains "$out" "around 403"
+	assert_contains "$err" "sbxrun: egress: refused '$up' (kept to the package gateway by profile 'upx$$' package rules)"
+	# the gateway's two fetches went through the proxy, to the address it
+	# checked, with the credentials of the URL; left-pad never left
+	local asked
+	asked=$(wc -l < "$TESTDIR/proxy.log")
+	[ "$asked" -ge 2 ] || fail "$asked CONNECTs at the upstream proxy: $(cat "$TESTDIR/proxy.log")"
+	assert_eq "CONNECT $up:443 corp:pa@ss" "$(sort -u "$TESTDIR/proxy.log")" "the upstream proxy's log"
+	assert_contains "$(cat "$TESTDIR/reg.log")" "good/-/good-1.0.0.tgz" "the registry's log"
+	assert_not_contains "$(cat "$TESTDIR/reg.log")" "left-pad" "the registry's log"
+	# a name sbxrun looks up itself: localhost is loopback, refused before
+	# the upstream proxy is asked (it would reach its own loopback)
+	printf 'inherit = packages\n[packages]\nnpm = https://localhost:%s/\nallow = npm:good\ntimeout = 5s\n' "$rport" \
+		> "$HOME/.config/sbxrun/profiles/uplo$$.ini"
+	run env https_proxy="http://127.0.0.1:$pport" SSL_CERT_FILE="$TESTDIR/cert.pem" \
+		XDG_CACHE_HOME="$TESTDIR/cache-lo" "$SBX" run -p "uplo$$" \
+		--image minimal -- curl -sS -x http://127.0.0.1:3128 -o /dev/null -w "loop %{http_code}\n" \
+		http://packages.sbxrun.internal/npm/good
+	assert_contains "$out" "loop 502"
+	assert_contains "$err" "refused to connect: loopback address"
+	assert_eq "$asked" "$(wc -l < "$TESTDIR/proxy.log")" "CONNECTs at the upstream proxy after the loopback upstream"
 }
 
 # One peer's requests the gateway has taken count toward the sidecar's

@@ -3,6 +3,8 @@
  * percent-decoded credentials, IPv6 literals; and what is refused, with
  * the variable named and the credentials never in the message. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,9 +79,72 @@ static void test_refused(void)
 	bad("http://us%00er:s3cret@proxy:3128", "the user name or password is not valid");
 }
 
+/* no_proxy, as curl reads it: which upstreams the gateway (and the
+ * egress proxy) reach directly rather than through the upstream proxy. */
+static void test_no_proxy(void)
+{
+	static const struct { const char *list, *host; bool direct; } t[] = {
+		{ NULL, "registry.example.org", false }, { "", "registry.example.org", false },
+		{ "*", "registry.example.org", true }, { "*", "192.0.2.1", true },
+		{ "example.org", "example.org", true }, { "example.org", "registry.example.org", true },
+		{ ".example.org", "registry.example.org", true }, { "*.example.org", "a.b.example.org", true },
+		{ "Example.Org.", "registry.example.org", true }, { "example.org:443", "example.org", true },
+		{ "example.org", "badexample.org", false }, { "registry.example.org", "example.org", false },
+		{ "localhost, 127.0.0.1,.corp.example", "mirror.corp.example", true },
+		{ "localhost,127.0.0.1", "registry.example.org", false },
+		{ "127.0.0.1", "127.0.0.1", true }, { "127.0.0.1", "127.0.0.2", false },
+		{ "10.0.0.0/8", "10.20.30.40", true }, { "10.0.0.0/8", "11.0.0.1", false },
+		{ "192.0.2.0/25", "192.0.2.127", true }, { "192.0.2.0/25", "192.0.2.128", false },
+		{ "[2001:db8::1]", "2001:db8::1", true }, { "2001:db8::/32", "2001:db8:1::5", true },
+		{ "2001:db8::/32", "2001:db9::5", false }, { "10.0.0.0/33", "10.0.0.1", false },
+		{ "example.org", "192.0.2.1", false }, { "10.0.0.1", "10.0.0.1.example", false },
+		{ ",,", "example.org", false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		bool r = proxy_chain_bypass(t[i].list, t[i].host);
+		if (r != t[i].direct)
+			fprintf(stderr, "no_proxy '%s', host '%s': %d\n", t[i].list ? t[i].list : "(unset)", t[i].host, r);
+		CHECK(r == t[i].direct);
+	}
+}
+
+/* The gateway's sockets through the upstream proxy go to its addresses
+ * (resolved at start) alone; the URL is kept for libcurl as given. */
+static void test_chain_from_env(void)
+{
+	struct proxy_chain ch;
+	struct sbx_err err = { 0 };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(3128) };
+
+	setenv("https_proxy", "http://u:p%40ss@127.0.0.1:3128", 1);
+	setenv("no_proxy", "localhost,.corp.example", 1);
+	CHECK(proxy_chain_from_env(&ch, &err) == 0 && ch.on);
+	CHECK_STR(ch.url, "http://u:p%40ss@127.0.0.1:3128");
+	CHECK_STR(ch.host, "127.0.0.1");
+	CHECK_STR(ch.port, "3128");
+	CHECK_STR(ch.no_proxy, "localhost,.corp.example");
+	a.sin_addr.s_addr = htonl(0x7f000001);
+	CHECK(proxy_chain_is_proxy(&ch, (struct sockaddr *)&a));
+	a.sin_port = htons(3129);
+	CHECK(!proxy_chain_is_proxy(&ch, (struct sockaddr *)&a));
+	a.sin_port = htons(3128);
+	a.sin_addr.s_addr = htonl(0x7f000002);
+	CHECK(!proxy_chain_is_proxy(&ch, (struct sockaddr *)&a));
+	proxy_chain_free(&ch);
+	unsetenv("no_proxy");
+	setenv("NO_PROXY", "*", 1);
+	CHECK(proxy_chain_from_env(&ch, &err) == 0 && ch.on);
+	CHECK_STR(ch.no_proxy, "*");
+	proxy_chain_free(&ch);
+	unsetenv("NO_PROXY");
+	unsetenv("https_proxy");
+}
+
 int main(void)
 {
 	test_split();
 	test_refused();
+	test_no_proxy();
+	test_chain_from_env();
 	return unit_done("test_proxy_chain");
 }
