@@ -395,6 +395,8 @@ int pkgcache_prune(const char *root, const struct pkgcache_prune *p, struct pkgc
 
 static int trusted(const struct stat *st, const char *what, bool top, struct sbx_err *err)
 {
+	if (S_ISLNK(st->st_mode))
+		return err_set(err, 0, "'%s' is a symlink (never followed)", what);
 	if (!S_ISDIR(st->st_mode))
 		return err_set(err, 0, "'%s' is not a directory", what);
 	if (st->st_uid != 0)
@@ -403,6 +405,19 @@ static int trusted(const struct stat *st, const char *what, bool top, struct sbx
 		return err_set(err, 0, "'%s' is writable by others than root (mode %04o)", what,
 			       (unsigned)(st->st_mode & 07777));
 	return 0;
+}
+
+/* Why name below at did not open as a directory (open_dir). */
+static int not_opened(int at, const char *name, const char *what, struct sbx_err *err)
+{
+	struct stat st;
+	int e = errno;
+
+	if ((e == ENOTDIR || e == ELOOP) && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    trusted(&st, what, true, err) < 0)
+		return -1;
+	errno = e;
+	return err_sys(err, "'%s'", what);
 }
 
 /* One step down the walk: name below at, made first when mk (0755 past
@@ -416,8 +431,7 @@ static int walk_step(int at, const char *name, const char *path, bool mk, bool t
 		return err_sys(err, "mkdir '%s'", path);
 	int fd = open_dir(at, name);
 	if (fd < 0)
-		return errno == ELOOP || errno == ENOTDIR ? err_set(err, 0, "'%s' is a symlink or not a directory", path)
-							  : err_sys(err, "'%s'", path);
+		return not_opened(at, name, path, err);
 	if ((made && fchmod(fd, 0755) < 0) || fstat(fd, &st) < 0) {
 		err_sys(err, "'%s'", path);
 		close(fd);
@@ -506,8 +520,7 @@ int pkgcache_subdir(int dirfd, const char *name, bool mk, mode_t mode, bool syst
 		return err_sys(err, "mkdir '%s'", what);
 	int fd = open_dir(dirfd, name);
 	if (fd < 0)
-		return errno == ELOOP || errno == ENOTDIR ? err_set(err, 0, "'%s' is a symlink or not a directory", what)
-							  : err_sys(err, "'%s'", what);
+		return not_opened(dirfd, name, what, err);
 	if ((made && fchmod(fd, mode) < 0) || fstat(fd, &st) < 0) {
 		err_sys(err, "'%s'", what);
 		close(fd);
