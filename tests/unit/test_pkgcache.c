@@ -227,9 +227,11 @@ static void test_system_check(void)
 	CHECK(symlink(dir, link) == 0);
 	snprintf(below, sizeof(below), "%s/sub", link);
 	CHECK(pkgcache_system_open(link, false, &err) < 0);
-	CHECK_CONTAINS(err.msg, "is a symlink (never followed)");
+	if (geteuid() == 0)  /* (a user's own directory above is refused first) */
+		CHECK_CONTAINS(err.msg, "is a symlink (never followed)");
 	CHECK(pkgcache_system_open(below, true, &err) < 0);
-	CHECK_CONTAINS(err.msg, "is a symlink (never followed)");
+	if (geteuid() == 0)
+		CHECK_CONTAINS(err.msg, "is a symlink (never followed)");
 	snprintf(below, sizeof(below), "%s/sub", dir);
 	CHECK(access(below, F_OK) < 0);  /* nothing made through it */
 	CHECK(pkgcache_system_check("/tmp/../tmp", &err) < 0);
