@@ -441,6 +441,12 @@ test_two_upstreams_never_share_an_index() {
 	assert_status 0
 	assert_contains "$out" "good 200 module.exports = 42;"
 	assert_eq 1 "$(grep -c '^good$' "$TESTDIR/reg.log")" "good's packument asked of A"
+	# B down: a failure, never A's copy
+	kill "$regb"
+	wait "$regb" 2>/dev/null || true
+	run "$SBX" run -p "$pb" --image minimal -- sh -c "$get; get depoff"
+	assert_status 0
+	assert_contains "$out" "depoff 502"
 }
 
 test_gateway_rules_bad_values_and_profile_show() {
