@@ -420,24 +420,29 @@ static int not_opened(int at, const char *name, const char *what, struct sbx_err
 	return err_sys(err, "'%s'", what);
 }
 
-/* One step down the walk: name below at, made first when mk (0755 past
- * the umask: users read the system cache), checked. */
-static int walk_step(int at, const char *name, const char *path, bool mk, bool top, struct sbx_err *err)
+enum check { CHECK_NONE, CHECK_ROOTS, CHECK_ROOTS_ABOVE };
+
+/* name below at as a directory handle, made first (mode, set on the
+ * handle past the umask) when mk; CHECK_ROOTS: root's and nobody else's;
+ * CHECK_ROOTS_ABOVE: the same, or root's and sticky (a directory above a
+ * system cache, such as /tmp). */
+static int subdir(int at, const char *name, bool mk, mode_t mode, enum check check, const char *what,
+		  struct sbx_err *err)
 {
 	struct stat st;
-	bool made = mk && mkdirat(at, name, 0755) == 0;
+	bool made = mk && mkdirat(at, name, mode) == 0;
 
 	if (mk && !made && errno != EEXIST)
-		return err_sys(err, "mkdir '%s'", path);
+		return err_sys(err, "mkdir '%s'", what);
 	int fd = open_dir(at, name);
 	if (fd < 0)
-		return not_opened(at, name, path, err);
-	if ((made && fchmod(fd, 0755) < 0) || fstat(fd, &st) < 0) {
-		err_sys(err, "'%s'", path);
+		return not_opened(at, name, what, err);
+	if ((made && fchmod(fd, mode) < 0) || fstat(fd, &st) < 0) {
+		err_sys(err, "'%s'", what);
 		close(fd);
 		return -1;
 	}
-	if (trusted(&st, path, top, err) < 0) {
+	if (check != CHECK_NONE && trusted(&st, what, check == CHECK_ROOTS, err) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -472,7 +477,9 @@ int pkgcache_system_open(const char *dir, bool mk, struct sbx_err *err)
 		}
 		p += len;
 		n += (size_t)snprintf(path + n, sizeof(path) - n, "/%s", name);
-		int next = walk_step(fd, name, path, mk, p[strspn(p, "/")] == '\0', err);
+		/* 0755: users read the system cache */
+		enum check c = p[strspn(p, "/")] ? CHECK_ROOTS_ABOVE : CHECK_ROOTS;
+		int next = subdir(fd, name, mk, 0755, c, path, err);
 		close(fd);
 		if (next < 0)
 			return -1;
@@ -513,24 +520,7 @@ int pkgcache_system_writable(const char *dir, bool mk, struct sbx_err *err)
 int pkgcache_subdir(int dirfd, const char *name, bool mk, mode_t mode, bool system, const char *what,
 		    struct sbx_err *err)
 {
-	struct stat st;
-	bool made = mk && mkdirat(dirfd, name, mode) == 0;
-
-	if (mk && !made && errno != EEXIST)
-		return err_sys(err, "mkdir '%s'", what);
-	int fd = open_dir(dirfd, name);
-	if (fd < 0)
-		return not_opened(dirfd, name, what, err);
-	if ((made && fchmod(fd, mode) < 0) || fstat(fd, &st) < 0) {
-		err_sys(err, "'%s'", what);
-		close(fd);
-		return -1;
-	}
-	if (system && trusted(&st, what, true, err) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return subdir(dirfd, name, mk, mode, system ? CHECK_ROOTS : CHECK_NONE, what, err);
 }
 
 int pkgcache_system_check_at(int dirfd, const char *sub, struct sbx_err *err)
