@@ -151,8 +151,8 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 
 	/* for a 304 or upstream trouble: the stale copy read again */
 	if (r->stale && !(!f->error[0] && (f->status == 200 || f->status == 404)) &&
-	    gw_cache_index_get(gw->cache, "deb", r->key, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
-			       &age) != 1)
+	    gw_cache_index_get(gw->cache, "deb", upstream_of(r->key, up, sizeof(up)), r->key, &r->cached,
+			       &r->cached_len, r->etag, sizeof(r->etag), &age) != 1)
 		r->cached = NULL;
 	if (r->cached && !f->error[0] && f->status == 304) {
 		gw_cache_index_touch(gw->cache, "deb", upstream_of(r->key, up, sizeof(up)), r->key);

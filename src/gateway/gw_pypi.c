@@ -153,8 +153,8 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 
 	/* for a 304 or upstream trouble: the stale copy read again */
 	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
-	    gw_cache_index_get(gw->cache, "pypi", r->name, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
-			       &age) != 1)
+	    gw_cache_index_get(gw->cache, "pypi", gw->pypi_upstream, r->name, &r->cached, &r->cached_len, r->etag,
+			       sizeof(r->etag), &age) != 1)
 		r->cached = NULL;
 	if (!cl) {
 		/* gone: nothing to answer */
