@@ -276,13 +276,14 @@ int gw_cache_artifact(struct gw_cache *c, const struct sri *want, int *fd, off_t
 	       lookup(c->sub, false, want, fd, size);
 }
 
-/* Whether the metadata at path (below dirfd) is exactly expect. */
-static bool meta_is(int dirfd, bool sys, const char *path, const char *expect)
+/* Whether the metadata name (below its directory's handle dir) is exactly
+ * expect. */
+static bool meta_is(int dir, bool sys, const char *name, const char *expect)
 {
 	char buf[1024];
 	struct stat st;
 	ssize_t n = -1;
-	int f = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int f = dir < 0 ? -1 : openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	if (f < 0)
 		return false;
@@ -294,15 +295,16 @@ static bool meta_is(int dirfd, bool sys, const char *path, const char *expect)
 
 int gw_cache_deb_byhash(struct gw_cache *c, const struct sri *want, const char *dir, int *fd, off_t *size)
 {
-	char expect[1024], path[256];
+	char expect[1024], name[256];
 
 	/* what the metadata can hold whole (a longer one is never matched) */
 	if (strlen(dir) >= 255 || strchr(dir, '\t') || strchr(dir, '\n'))
 		return 0;
 	pkgcache_meta_format("deb", GW_DEB_BYHASH_NAME, "", dir, expect, sizeof(expect));
-	art_path(want, path, sizeof(path), ".meta");
-	return (c->sysfd >= 0 && meta_is(c->sysfd, true, path, expect) && lookup(c->sysfd, true, want, fd, size)) ||
-	       (meta_is(c->dirfd, false, path, expect) && lookup(c->dirfd, false, want, fd, size));
+	int sysdir = art_at(c->syssub, want, name, sizeof(name), ".meta");
+	int mydir = art_at(c->sub, want, name, sizeof(name), ".meta");
+	return (c->sysfd >= 0 && meta_is(sysdir, true, name, expect) && lookup(c->syssub, true, want, fd, size)) ||
+	       (meta_is(mydir, false, name, expect) && lookup(c->sub, false, want, fd, size));
 }
 
 int gw_cache_lock(struct gw_cache *c, const struct sri *want, int *fd)
