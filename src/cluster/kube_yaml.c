@@ -475,11 +475,11 @@ static int proxy_secret(struct kube *k, struct sbx_err *err)
 /* The package cache's emptyDir: [packages] cache_max and a margin, or no
  * limit when the cap is unlimited (a note says so). The gateway keeps the
  * cap by evicting the least recently used once a download is committed
- * (down to 90 % of it), so beside the capped artifacts the volume holds
- * the temporary files of downloads in flight (up to 48 at once), the
- * artifact whose commit crossed the cap, and the index documents, which
- * the cap does not count. The margin for them is a tenth of the cap, at
- * least 1Gi, rounded up to a MiB. Past sizeLimit the kubelet evicts the
+ * or an index document is written (down to 90 % of it), so beside what
+ * the cap counts (artifacts, index documents, Packages tables) the volume
+ * holds the temporary files of downloads in flight (up to 48 at once) and
+ * the file whose commit crossed the cap. The margin for them is a tenth of
+ * the cap, at least 1Gi, rounded up to a MiB. Past sizeLimit the kubelet evicts the
  * proxy's pod (its cache goes with it) rather than fill the node's disk. */
 uint64_t kube_cache_limit(uint64_t cache_max)
 {

@@ -70,6 +70,13 @@ static void when(int64_t t, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
+static bool is_index(const struct pkgcache_entry *e)
+{
+	return strcmp(e->algo, "index") == 0;
+}
+
+/* Artifacts and index documents alike; an index document's DIGEST column
+ * names its upstream (the start of its digest, and its base URL). */
 static int cache_ls(const char *root, struct sbx_err *err)
 {
 	_cleanup_free_ struct pkgcache_entry *v = NULL;
@@ -81,21 +88,27 @@ static int cache_ls(const char *root, struct sbx_err *err)
 		qsort(v, n, sizeof(*v), by_name);
 	printf("%-5s %-32s %-16s %8s  %-16s  %s\n", "ECO", "NAME", "VERSION", "SIZE", "LAST USE", "DIGEST");
 	for (size_t i = 0; i < n; i++) {
-		char size[32], used[32], name[256], version[160];
+		char size[32], used[32], name[256], version[160], from[300];
 		format_size_human(v[i].size, size, sizeof(size));
 		when(v[i].used, used, sizeof(used));
 		log_sanitize(name, sizeof(name), v[i].name);
 		log_sanitize(version, sizeof(version), v[i].version);
-		printf("%-5s %-32s %-16s %8s  %-16s  %s:%.16s\n", v[i].eco, name, version, size, used,
-		       v[i].algo, v[i].hex);
+		from[0] = '\0';
+		if (is_index(&v[i])) {
+			from[0] = ' ';
+			log_sanitize(from + 1, sizeof(from) - 1, v[i].file);
+		}
+		printf("%-5s %-32s %-16s %8s  %-16s  %s:%.16s%s\n", v[i].eco, name, version, size, used,
+		       v[i].algo, v[i].hex, from);
 	}
 	return 0;
 }
 
+/* Per ecosystem, its artifacts and its index documents; then all. */
 static int cache_du(const char *root, struct sbx_err *err)
 {
 	_cleanup_free_ struct pkgcache_entry *v = NULL;
-	uint64_t bytes = 0, files = 0;
+	uint64_t bytes[2] = { 0 }, files[2] = { 0 }, total = 0;
 	char size[32];
 	size_t n;
 
@@ -104,22 +117,25 @@ static int cache_du(const char *root, struct sbx_err *err)
 	if (n)
 		qsort(v, n, sizeof(*v), by_name);
 	for (size_t i = 0; i < n; i++) {
-		files++;
-		bytes += v[i].size;
+		files[is_index(&v[i])]++;
+		bytes[is_index(&v[i])] += v[i].size;
+		total += v[i].size;
 		if (i + 1 < n && strcmp(v[i].eco, v[i + 1].eco) == 0)
 			continue;
-		format_size_human(bytes, size, sizeof(size));
-		printf("%-5s %6" PRIu64 " artifacts %8s\n", v[i].eco, files, size);
-		files = bytes = 0;
+		for (int k = 0; k < 2; k++) {
+			if (!files[k])
+				continue;
+			format_size_human(bytes[k], size, sizeof(size));
+			printf("%-5s %6" PRIu64 " %-9s %8s\n", v[i].eco, files[k], k ? "indexes" : "artifacts", size);
+			files[k] = bytes[k] = 0;
+		}
 	}
-	for (size_t i = 0; i < n; i++)
-		bytes += v[i].size;
-	format_size_human(bytes, size, sizeof(size));
-	printf("%-5s %6zu artifacts %8s  %s\n", "total", n, size, root);
+	format_size_human(total, size, sizeof(size));
+	printf("%-5s %6zu %-9s %8s  %s\n", "total", n, "files", size, root);
 	return 0;
 }
 
-static int cache_prune(const struct cli_args *a, const struct sbx_config *cfg, const char *root,
+static int cache_prune(const struct cli_args *a, const struct sbx_config *cfg, const char *root, bool sys,
 		       struct sbx_err *err)
 {
 	struct pkgcache_prune p = { .all = a->v[SBX_K_CACHE_ALL] != NULL };
@@ -144,11 +160,13 @@ static int cache_prune(const struct cli_args *a, const struct sbx_config *cfg, c
 					       "[packages] cache_max is unlimited");
 		p.max = cfg->pkg_cache_max;
 	}
+	if (sys && pkgcache_system_writable(root, false, err) < 0)
+		return err_wrap(err, "cache prune --system: refused");
 	if (pkgcache_prune(root, &p, &f, err) < 0)
 		return -1;
 	format_size_human(f.bytes, size, sizeof(size));
 	format_size_human(f.left_bytes, left, sizeof(left));
-	printf("evicted %" PRIu64 " artifacts (%s); %" PRIu64 " left (%s)\n", f.files, size, f.left_files, left);
+	printf("evicted %" PRIu64 " files (%s); %" PRIu64 " left (%s)\n", f.files, size, f.left_files, left);
 	return 0;
 }
 
@@ -270,6 +288,15 @@ static char *fill_script(enum fill_kind k, const char *names)
 	}
 }
 
+static size_t count_artifacts(const struct pkgcache_entry *v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += !is_index(&v[i]);
+	return k;
+}
+
 static int fill(const struct cli_args *a, int argc, char **argv, const struct sbx_config *cfg,
 		const char *root, bool sys, struct sbx_err *err)
 {
@@ -288,8 +315,15 @@ static int fill(const struct cli_args *a, int argc, char **argv, const struct sb
 	const char *path = argv[a->rest];
 	if (!cfg->workspace)
 		return err_set(err, 0, "cache fill: the profile has no workspace to copy '%s' into", path);
-	if (read_small(path, &buf, err) < 0 || fill_kind(path, buf, &k, &names, err) < 0 || pkgcache_list(root, &before, &nb, err) < 0)
+	if (read_small(path, &buf, err) < 0 || fill_kind(path, buf, &k, &names, err) < 0)
 		return -1;
+	/* root's, all the way down, before root writes a byte there (the
+	 * gateway opens it again the same way) */
+	if (sys && pkgcache_system_writable(root, true, err) < 0)
+		return err_wrap(err, "cache fill --system: refused");
+	if (pkgcache_list(root, &before, &nb, err) < 0)
+		return -1;
+	nb = count_artifacts(before, nb);
 	if (sys)
 		gateway_fill_system(root);
 	script = fill_script(k, names);
@@ -313,6 +347,7 @@ static int fill(const struct cli_args *a, int argc, char **argv, const struct sb
 		return r < 0 ? -1 : r;
 	if (pkgcache_list(root, &after, &na, err) < 0)
 		return -1;
+	na = count_artifacts(after, na);
 	printf("cache fill: %zu artifacts in %s (%zu new)\n", na, root, na > nb ? na - nb : 0);
 	return 0;
 }
@@ -349,7 +384,7 @@ int cmd_cache(int argc, char **argv, struct sbx_err *err)
 		r = cache_du(root, err);
 		break;
 	case SBX_CMD_CACHE_PRUNE:
-		r = cache_prune(&a, &cfg, root, err);
+		r = cache_prune(&a, &cfg, root, sys, err);
 		break;
 	default:
 		r = fill(&a, argc - 1, argv + 1, &cfg, root, sys, err);

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "gateway/gateway.h"
+#include "gateway/gw_cache.h"
 #include "gateway/sri.h"
 #include "net/hostmatch.h"
 
@@ -252,13 +253,7 @@ void gw_cache_discard(struct gw_cache *c, const char *tmp);
 /* An anonymous file (no name: it goes with its last fd) in the cache's
  * file system, for a body too large to hold in memory. 0 or -1 (errno). */
 int gw_cache_scratch(struct gw_cache *c, int *fd);
-/* Index documents, kept briefly: by ecosystem and key. Returns 1 with
- * body, etag ("" if none) and age, 0 when none. */
-int gw_cache_index_get(struct gw_cache *c, const char *eco, const char *key, char **body,
-		       size_t *len, char *etag, size_t etag_size, int64_t *age_ms);
-void gw_cache_index_put(struct gw_cache *c, const char *eco, const char *key, const char *body,
-			size_t len, const char *etag);
-void gw_cache_index_touch(struct gw_cache *c, const char *eco, const char *key);
+/* Index documents: gw_cache.h. */
 /* The table of a Debian Packages index (debidx.h) by the SHA256 of the
  * Packages file: the system cache's, else the user's, mapped and checked:
  * 1 with *p and *len (munmap them), 0 when there is none, -1 when the one

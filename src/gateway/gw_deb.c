@@ -110,6 +110,14 @@ struct gw_deb {
 	struct deb_wait *waiting;  /* in the order asked */
 };
 
+/* The upstream of an index at key ("HOST[:PORT]/PATH"): its cache key's
+ * (gw_cache.h) base URL, "http://HOST[:PORT]/". */
+static const char *upstream_of(const char *key, char *buf, size_t size)
+{
+	snprintf(buf, size, "http://%.*s/", (int)strcspn(key, "/"), key);
+	return buf;
+}
+
 /* Takes in the table of one Packages index (the file as fetched, any
  * compression; src: its SHA256, or NULL to compute it): from the cache,
  * else built on the worker (gw_debidx.c), a newer copy of the same index
@@ -137,17 +145,17 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 {
 	struct deb_req *r = f->arg;
 	struct gw_client *cl = gw_client_find(gw, r->client);
-	char got[129];
+	char got[129], up[HOSTMATCH_MAX + 16];
 	const char *body = f->body ? f->body : "";
 	int64_t age;
 
 	/* for a 304 or upstream trouble: the stale copy read again */
 	if (r->stale && !(!f->error[0] && (f->status == 200 || f->status == 404)) &&
-	    gw_cache_index_get(gw->cache, "deb", r->key, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
-			       &age) != 1)
+	    gw_cache_index_get(gw->cache, "deb", upstream_of(r->key, up, sizeof(up)), r->key, &r->cached,
+			       &r->cached_len, r->etag, sizeof(r->etag), &age) != 1)
 		r->cached = NULL;
 	if (r->cached && !f->error[0] && f->status == 304) {
-		gw_cache_index_touch(gw->cache, "deb", r->key);
+		gw_cache_index_touch(gw->cache, "deb", upstream_of(r->key, up, sizeof(up)), r->key);
 		serve_index(gw, cl, r, r->cached, r->cached_len);
 	} else if (r->cached && (f->error[0] || (f->status != 200 && f->status != 404))) {
 		/* upstream trouble: the last copy is better (apt checks its signature and age) */
@@ -187,7 +195,8 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 			gw_reply(gw, cl, 200, "application/octet-stream", body, f->len);
 		}
 	} else {
-		gw_cache_index_put(gw->cache, "deb", r->key, body, f->len, f->resp_etag);
+		gw_cache_index_put(gw->cache, "deb", upstream_of(r->key, up, sizeof(up)), r->key, body, f->len,
+				   f->resp_etag);
 		serve_index(gw, cl, r, body, f->len);
 	}
 	gw_fetch_free(f);
@@ -362,8 +371,9 @@ static void index_request(struct gw *gw, struct gw_client *cl, struct deb_req *r
 	}
 	if (r->kind != DEB_BYHASH) {
 		int64_t age;
-		if (gw_cache_index_get(gw->cache, "deb", r->key, &r->cached, &r->cached_len, r->etag,
-				       sizeof(r->etag), &age) != 1)
+		char up[HOSTMATCH_MAX + 16];
+		if (gw_cache_index_get(gw->cache, "deb", upstream_of(r->key, up, sizeof(up)), r->key, &r->cached,
+				       &r->cached_len, r->etag, sizeof(r->etag), &age) != 1)
 			r->cached = NULL;
 		/* offline: as last fetched, however old; else unasked while fresh
 		 * (by-hash files and .debs never change: they are artifacts) */

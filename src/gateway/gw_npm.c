@@ -102,16 +102,17 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 
 	/* for a 304 or upstream trouble: the stale copy read again */
 	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
-	    gw_cache_index_get(gw->cache, "npm", r->key, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
-			       &age) != 1)
+	    gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len, r->etag,
+			       sizeof(r->etag), &age) != 1)
 		r->cached = NULL;
 	if (!cl) {
 		/* gone: nothing to answer */
 	} else if (f->error[0] == '\0' && f->status == 304 && r->cached) {
-		gw_cache_index_touch(gw->cache, "npm", r->key);
+		gw_cache_index_touch(gw->cache, "npm", gw->npm_upstream, r->key);
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
 	} else if (f->error[0] == '\0' && f->status == 200) {
-		gw_cache_index_put(gw->cache, "npm", r->key, f->body ? f->body : "", f->len, f->resp_etag);
+		gw_cache_index_put(gw->cache, "npm", gw->npm_upstream, r->key, f->body ? f->body : "", f->len,
+				   f->resp_etag);
 		serve_doc(gw, cl, r, f->body ? f->body : "", f->len);
 	} else if (f->error[0] == '\0' && f->status == 404) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "npm %s: no such package upstream", r->name);
@@ -144,10 +145,10 @@ static void get_doc_offline(struct gw *gw, struct gw_client *cl, struct npm_req 
 
 	/* the other form will do, but not under min_age: only the full one has dates */
 	snprintf(other, sizeof(other), "%s%s", r->full ? "" : "+", r->name);
-	if (gw_cache_index_get(gw->cache, "npm", r->key, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
-			       &age) == 1 ||
+	if (gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len, r->etag,
+			       sizeof(r->etag), &age) == 1 ||
 	    (!gw->conf.rules.min_age_s &&
-	     gw_cache_index_get(gw->cache, "npm", other, &r->cached, &r->cached_len, r->etag,
+	     gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, other, &r->cached, &r->cached_len, r->etag,
 				sizeof(r->etag), &age) == 1)) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
 	} else {
@@ -166,7 +167,7 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r)
 		get_doc_offline(gw, cl, r);
 		return;
 	}
-	if (gw_cache_index_get(gw->cache, "npm", r->key, &r->cached, &r->cached_len, r->etag,
+	if (gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len, r->etag,
 			       sizeof(r->etag), &age) == 1 && gw_index_fresh(gw, age)) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
 		req_free(r);

@@ -153,16 +153,17 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 
 	/* for a 304 or upstream trouble: the stale copy read again */
 	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
-	    gw_cache_index_get(gw->cache, "pypi", r->name, &r->cached, &r->cached_len, r->etag, sizeof(r->etag),
-			       &age) != 1)
+	    gw_cache_index_get(gw->cache, "pypi", gw->pypi_upstream, r->name, &r->cached, &r->cached_len, r->etag,
+			       sizeof(r->etag), &age) != 1)
 		r->cached = NULL;
 	if (!cl) {
 		/* gone: nothing to answer */
 	} else if (f->error[0] == '\0' && f->status == 304 && r->cached) {
-		gw_cache_index_touch(gw->cache, "pypi", r->name);
+		gw_cache_index_touch(gw->cache, "pypi", gw->pypi_upstream, r->name);
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
 	} else if (f->error[0] == '\0' && f->status == 200) {
-		gw_cache_index_put(gw->cache, "pypi", r->name, f->body ? f->body : "", f->len, f->resp_etag);
+		gw_cache_index_put(gw->cache, "pypi", gw->pypi_upstream, r->name, f->body ? f->body : "", f->len,
+				   f->resp_etag);
 		serve_doc(gw, cl, r, f->body ? f->body : "", f->len);
 	} else if (f->error[0] == '\0' && f->status == 404) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "pypi %s: no such project upstream", r->name);
@@ -182,8 +183,8 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r)
 {
 	int64_t age = 0;
 	struct gw_fetch *f;
-	int have = gw_cache_index_get(gw->cache, "pypi", r->name, &r->cached, &r->cached_len, r->etag,
-				      sizeof(r->etag), &age);
+	int have = gw_cache_index_get(gw->cache, "pypi", gw->pypi_upstream, r->name, &r->cached, &r->cached_len,
+				      r->etag, sizeof(r->etag), &age);
 	bool offline = gw->conf.rules.offline;
 
 	/* offline: the page as last fetched, however old (its files come

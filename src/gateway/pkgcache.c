@@ -1,10 +1,12 @@
 /* pkgcache.c - the package cache as a whole: its artifacts (ALGO/HEX) with
- * the metadata kept beside them (ALGO/HEX.meta), listed for `sbxrun cache`
- * and evicted least recently used first (the artifact's atime, set on
- * every hit) under the cache-wide lock ROOT/lock, so concurrent sbxrun
- * processes never evict at once (a digest's own lock file goes with it
- * when no download holds it); and the ownership checks a system cache
- * must pass before a user trusts it. */
+ * the metadata kept beside them (ALGO/HEX.meta) and its index documents
+ * (index/ECO/UP/KEY, UP their upstream's), listed for `sbxrun cache` and
+ * evicted least recently used first (the file's atime, set on every hit)
+ * under the cache-wide lock ROOT/lock, so concurrent sbxrun processes
+ * never evict at once (a digest's own lock file goes with it when no
+ * download holds it); and the ownership checks a system cache must pass
+ * before a user trusts it or root writes it. Every directory is opened
+ * with O_NOFOLLOW and every file named below a handle of its own. */
 #define _GNU_SOURCE
 #include "gateway/pkgcache.h"
 
@@ -97,18 +99,47 @@ struct scan {
 	struct pkgcache_entry *v;
 	size_t n, cap;
 	bool with_meta;
+	const char *eco, *up;  /* index documents: where the scan is */
+	char upstream[256];
 };
 
-/* A temporary file "HEX.tmp.PID.N" whose process is gone. */
-static bool stale_tmp(const char *name)
+static struct pkgcache_entry *push(struct scan *s, const struct stat *st)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	struct pkgcache_entry *e = &s->v[s->n++];
+	memset(e, 0, sizeof(*e));
+	e->size = (uint64_t)st->st_size;
+	e->used = (int64_t)st->st_atim.tv_sec;
+	e->used_nsec = st->st_atim.tv_nsec;
+	return e;
+}
+
+/* The process of a temporary file "NAME.tmp.PID.N", or 0. */
+static pid_t tmp_pid(const char *name)
 {
 	const char *t = strstr(name, ".tmp.");
 	char *end;
 
 	if (!t)
-		return false;
+		return 0;
 	long pid = strtol(t + 5, &end, 10);
-	return *end == '.' && pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	return *end == '.' && end[1] && strspn(end + 1, "0123456789") == strlen(end + 1) && pid > 0 &&
+			       pid <= INT_MAX ? (pid_t)pid : 0;
+}
+
+/* A temporary file whose process is gone. */
+static bool stale_tmp(const char *name)
+{
+	pid_t pid = tmp_pid(name);
+	return pid && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+static int open_dir(int dirfd, const char *name)
+{
+	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 }
 
 /* A digest's lock file, unless a download holds it. (One that opened it
@@ -152,19 +183,85 @@ static int scan_one(int dirfd, const char *name, void *arg)
 	}
 	if (!all_hex(name) || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 		return 0;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 64;
-		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
-	}
-	struct pkgcache_entry *e = &s->v[s->n++];
-	memset(e, 0, sizeof(*e));
+	struct pkgcache_entry *e = push(s, &st);
 	snprintf(e->algo, sizeof(e->algo), "%s", s->algo);
 	snprintf(e->hex, sizeof(e->hex), "%s", name);
-	e->size = (uint64_t)st.st_size;
-	e->used = (int64_t)st.st_atim.tv_sec;
-	e->used_nsec = st.st_atim.tv_nsec;
 	if (s->with_meta)
 		meta_read(dirfd, e);
+	return 0;
+}
+
+/* One index document of index/ECO/UP: what it is comes from its path. */
+static int scan_doc(int upfd, const char *name, void *arg)
+{
+	struct scan *s = arg;
+	struct stat st;
+
+	if (name[0] == '.' || tmp_pid(name)) {  /* .upstream, a document being written */
+		if (!s->with_meta && stale_tmp(name))
+			unlinkat(upfd, name, 0);
+		return 0;
+	}
+	if (strlen(name) >= sizeof(s->v->key) || fstatat(upfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	struct pkgcache_entry *e = push(s, &st);
+	snprintf(e->algo, sizeof(e->algo), "index");
+	snprintf(e->hex, sizeof(e->hex), "%s", s->up);
+	snprintf(e->key, sizeof(e->key), "%s", name);
+	clean_field(e->eco, sizeof(e->eco), s->eco);
+	bool full = strcmp(s->eco, "npm") == 0 && name[0] == '+';
+	clean_field(e->name, sizeof(e->name), name + full);
+	for (char *p = e->name; *p; p++)
+		if (*p == '%')
+			*p = '/';
+	snprintf(e->version, sizeof(e->version), "%s", full ? "(index, full)" : "(index)");
+	clean_field(e->file, sizeof(e->file), s->upstream);
+	return 0;
+}
+
+static bool up_name(const char *s)
+{
+	return strlen(s) == PKGCACHE_UP_HEX && strspn(s, "0123456789abcdef") == PKGCACHE_UP_HEX;
+}
+
+/* index/ECO/NAME: an upstream's directory, or a document of the layout
+ * before the upstream was in the key (never read: evicted at once). */
+static int scan_up(int ecofd, const char *name, void *arg)
+{
+	struct scan *s = arg;
+	struct sbx_err ignored;
+	struct stat st;
+	char *buf = NULL;
+
+	if (!up_name(name)) {
+		if (!s->with_meta && fstatat(ecofd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+			unlinkat(ecofd, name, 0);
+		return 0;
+	}
+	_cleanup_close_ int fd = open_dir(ecofd, name);
+	if (fd < 0)
+		return 0;
+	snprintf(s->upstream, sizeof(s->upstream), "?");
+	if (s->with_meta && read_file_beneath(fd, PKGCACHE_UPSTREAM_FILE, sizeof(s->upstream) - 1, &buf, NULL,
+					      &ignored) == 0)
+		snprintf(s->upstream, sizeof(s->upstream), "%.*s", (int)strcspn(buf, "\n"), buf);
+	free(buf);
+	s->up = name;
+	dir_each(fd, scan_doc, s, &ignored);
+	return 0;
+}
+
+static int scan_eco(int idxfd, const char *name, void *arg)
+{
+	struct scan *s = arg;
+	struct sbx_err ignored;
+	_cleanup_close_ int fd = open_dir(idxfd, name);
+
+	if (fd >= 0) {
+		s->eco = name;
+		dir_each(fd, scan_up, s, &ignored);
+	}
 	return 0;
 }
 
@@ -183,16 +280,17 @@ static int scan_all(int dirfd, bool with_meta, struct pkgcache_entry **out, size
 {
 	struct scan s = { .with_meta = with_meta };
 
-	for (size_t i = 0; i < ARRAY_SIZE(algos); i++) {
-		s.algofd = openat(dirfd, algos[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	for (size_t i = 0; i <= ARRAY_SIZE(algos); i++) {
+		const char *sub = i < ARRAY_SIZE(algos) ? algos[i] : "index";
+		s.algofd = open_dir(dirfd, sub);
 		if (s.algofd < 0) {
 			if (errno == ENOENT)
 				continue;
 			free(s.v);
-			return err_sys(err, "cache: %s", algos[i]);
+			return err_sys(err, "cache: %s", sub);
 		}
-		s.algo = algos[i];
-		int r = dir_each(s.algofd, scan_one, &s, err);
+		s.algo = sub;
+		int r = dir_each(s.algofd, i < ARRAY_SIZE(algos) ? scan_one : scan_eco, &s, err);
 		close(s.algofd);
 		if (r < 0) {
 			free(s.v);
@@ -217,16 +315,28 @@ int pkgcache_list(const char *root, struct pkgcache_entry **out, size_t *n, stru
 	return scan_all(fd, true, out, n, err);
 }
 
+/* Each file named below a handle of its directory (a client reading it
+ * keeps its open file). */
 static void evict_one(int dirfd, const struct pkgcache_entry *e)
 {
 	char path[160];
 
-	snprintf(path, sizeof(path), "%s/%s", e->algo, e->hex);
-	unlinkat(dirfd, path, 0);  /* a client reading it keeps its open file */
-	snprintf(path, sizeof(path), "%s/%s.meta", e->algo, e->hex);
-	unlinkat(dirfd, path, 0);
-	snprintf(path, sizeof(path), "%s/%s.lock", e->algo, e->hex);
-	drop_lock(dirfd, path);
+	if (strcmp(e->algo, "index") == 0) {
+		_cleanup_close_ int idx = open_dir(dirfd, "index");
+		_cleanup_close_ int eco = idx >= 0 ? open_dir(idx, e->eco) : -1;
+		_cleanup_close_ int up = eco >= 0 ? open_dir(eco, e->hex) : -1;
+		if (up >= 0)
+			unlinkat(up, e->key, 0);
+		return;
+	}
+	_cleanup_close_ int algo = open_dir(dirfd, e->algo);
+	if (algo < 0)
+		return;
+	unlinkat(algo, e->hex, 0);
+	snprintf(path, sizeof(path), "%s.meta", e->hex);
+	unlinkat(algo, path, 0);
+	snprintf(path, sizeof(path), "%s.lock", e->hex);
+	drop_lock(algo, path);
 }
 
 static bool must_go(const struct pkgcache_prune *p, const struct pkgcache_entry *e, uint64_t total,
@@ -285,6 +395,8 @@ int pkgcache_prune(const char *root, const struct pkgcache_prune *p, struct pkgc
 
 static int trusted(const struct stat *st, const char *what, bool top, struct sbx_err *err)
 {
+	if (S_ISLNK(st->st_mode))
+		return err_set(err, 0, "'%s' is a symlink (never followed)", what);
 	if (!S_ISDIR(st->st_mode))
 		return err_set(err, 0, "'%s' is not a directory", what);
 	if (st->st_uid != 0)
@@ -295,28 +407,120 @@ static int trusted(const struct stat *st, const char *what, bool top, struct sbx
 	return 0;
 }
 
-int pkgcache_system_check(const char *dir, struct sbx_err *err)
+/* Why name below at did not open as a directory (open_dir). */
+static int not_opened(int at, const char *name, const char *what, struct sbx_err *err)
 {
-	char path[PATH_MAX];
 	struct stat st;
+	int e = errno;
+
+	if ((e == ENOTDIR || e == ELOOP) && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    trusted(&st, what, true, err) < 0)
+		return -1;
+	errno = e;
+	return err_sys(err, "'%s'", what);
+}
+
+enum check { CHECK_NONE, CHECK_ROOTS, CHECK_ROOTS_ABOVE };
+
+/* name below at as a directory handle, made first (mode, set on the
+ * handle past the umask) when mk; CHECK_ROOTS: root's and nobody else's;
+ * CHECK_ROOTS_ABOVE: the same, or root's and sticky (a directory above a
+ * system cache, such as /tmp). */
+static int subdir(int at, const char *name, bool mk, mode_t mode, enum check check, const char *what,
+		  struct sbx_err *err)
+{
+	struct stat st;
+	bool made = mk && mkdirat(at, name, mode) == 0;
+
+	if (mk && !made && errno != EEXIST)
+		return err_sys(err, "mkdir '%s'", what);
+	int fd = open_dir(at, name);
+	if (fd < 0)
+		return not_opened(at, name, what, err);
+	if ((made && fchmod(fd, mode) < 0) || fstat(fd, &st) < 0) {
+		err_sys(err, "'%s'", what);
+		close(fd);
+		return -1;
+	}
+	if (check != CHECK_NONE && trusted(&st, what, check == CHECK_ROOTS, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int pkgcache_system_open(const char *dir, bool mk, struct sbx_err *err)
+{
+	char path[PATH_MAX], name[NAME_MAX + 1];
+	struct stat st;
+	size_t n = 0;
 
 	if (dir[0] != '/' || strlen(dir) >= sizeof(path))
 		return err_set(err, 0, "'%s' is not an absolute path", dir);
-	snprintf(path, sizeof(path), "%s", dir);
-	for (bool top = true;; top = false) {
-		if (lstat(path, &st) < 0)
-			return err_sys(err, "'%s'", path);
-		if (trusted(&st, path, top, err) < 0)
-			return -1;
-		char *slash = strrchr(path, '/');
-		if (slash == path) {
-			if (path[1] == '\0')
-				return 0;
-			path[1] = '\0';
-		} else {
-			*slash = '\0';
-		}
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err_sys(err, "'/'");
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
+	if (trusted(&st, "/", dir[strspn(dir, "/")] == '\0', err) < 0) {
+		close(fd);
+		return -1;
+	}
+	for (const char *p = dir + strspn(dir, "/"); *p; p += strspn(p, "/")) {
+		size_t len = strcspn(p, "/");
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : 0), p);
+		if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			close(fd);
+			return err_set(err, 0, "'%s': not a plain absolute path ('.', '..' or a name too long)", dir);
+		}
+		p += len;
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "/%s", name);
+		/* 0755: users read the system cache */
+		enum check c = p[strspn(p, "/")] ? CHECK_ROOTS_ABOVE : CHECK_ROOTS;
+		int next = subdir(fd, name, mk, 0755, c, path, err);
+		close(fd);
+		if (next < 0)
+			return -1;
+		fd = next;
+	}
+	return fd;
+}
+
+int pkgcache_system_check(const char *dir, struct sbx_err *err)
+{
+	int fd = pkgcache_system_open(dir, false, err);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int pkgcache_system_writable(const char *dir, bool mk, struct sbx_err *err)
+{
+	struct stat st;
+
+	if (!mk && lstat(dir, &st) < 0 && errno == ENOENT)
+		return 0;  /* nothing to evict */
+	_cleanup_close_ int fd = pkgcache_system_open(dir, mk, err);
+	if (fd < 0)
+		return -1;
+	for (size_t i = 0; i <= ARRAY_SIZE(algos); i++) {
+		const char *sub = i < ARRAY_SIZE(algos) ? algos[i] : "index";
+		if (fstatat(fd, sub, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			continue;
+		if (pkgcache_system_check_at(fd, sub, err) < 0)
+			return err_wrap(err, "'%s'", dir);
+	}
+	return 0;
+}
+
+int pkgcache_subdir(int dirfd, const char *name, bool mk, mode_t mode, bool system, const char *what,
+		    struct sbx_err *err)
+{
+	return subdir(dirfd, name, mk, mode, system ? CHECK_ROOTS : CHECK_NONE, what, err);
 }
 
 int pkgcache_system_check_at(int dirfd, const char *sub, struct sbx_err *err)

@@ -33,8 +33,11 @@ $NPMREG_TLS=CERT:KEY it speaks HTTPS with that certificate; packages:
            first of them was asked for, then each sent at once (more at
            once than the gateway fetches at once: the first are still
            running while the rest come in, and the rest cost no more wait)
+  big1..big4  packuments of some 40 KiB each (a long readme), for the cap
 Every packument has "time": 1.0.0 of the plain ones was published 100 days
-before the registry started.
+before the registry started. With NPMREG_FLAVOUR=X every tarball's
+index.js exports "X" instead of 42 (and so has another integrity): a
+second registry with the same names and other bytes.
 """
 import base64
 import hashlib
@@ -52,6 +55,8 @@ import time
 
 SET = ["set-a", "set-b", "set-c", "set-d"]
 DEPS = {"app": {d: "1.0.0" for d in SET}, "withdep": {"depoff": "^1.0.0"}}
+FLAVOUR = os.environ.get("NPMREG_FLAVOUR", "")
+INDEX_JS = ("module.exports = %s;\n" % (json.dumps(FLAVOUR) if FLAVOUR else "42")).encode()
 
 
 def tgz(name, version="1.0.0"):
@@ -61,7 +66,7 @@ def tgz(name, version="1.0.0"):
         if name in DEPS:
             meta["dependencies"] = DEPS[name]
         data = json.dumps(meta).encode()
-        files = [("package/package.json", data), ("package/index.js", b"module.exports = 42;\n")]
+        files = [("package/package.json", data), ("package/index.js", INDEX_JS)]
         blob = {"slow": 64, "pad": 40, "set": 32}.get(re.sub(r"-?[a-d0-9]$", "", name), 0)
         if blob:  # incompressible (for slow: half of it is a real part)
             files.append(("package/blob", random.Random(name).randbytes(blob << 10)))
@@ -74,7 +79,8 @@ def tgz(name, version="1.0.0"):
 
 
 PLAIN = ["good", "bad", "trunc", "slow", "other", "redir", "loop", "app", "withdep", "depoff", "evil-x",
-         "left-pad", "@anyone/dists"] + SET + ["pad%d" % i for i in range(1, 5)] + ["many-%d" % i for i in range(1, 81)]
+         "left-pad", "@anyone/dists"] + SET + ["pad%d" % i for i in range(1, 5)] + \
+        ["many-%d" % i for i in range(1, 81)] + ["big%d" % i for i in range(1, 5)]
 DAY = 86400
 NOW = time.time()
 # name -> {version: days before NOW it was published}, and its latest
@@ -138,6 +144,8 @@ def packument(name):
         if name in DEPS:
             doc["versions"][v]["dependencies"] = DEPS[name]
         doc["time"][v] = iso(age)
+    if name.startswith("big"):
+        doc["readme"] = random.Random(name).randbytes(20 << 10).hex()
     return json.dumps(doc).encode()
 
 

@@ -135,7 +135,8 @@ test_kill_mid_download_leaves_nothing_served() {
 	wait "$pid" 2>/dev/null || true
 	assert_eq "" "$(ls "$dir" | grep -v '\.lock$\|\.tmp\.' || true)" "complete files after the kill"
 	run "$SBX" cache ls
-	assert_not_contains "$out" "slow" "cache ls after the kill"
+	# (its packument is there, complete: an index document)
+	assert_not_contains "$(printf '%s\n' "$out" | grep -v ' (index) ')" "slow" "cache ls after the kill"
 	touch "$TESTDIR/reg.log.release"
 	# the next request downloads it again, whole, and serves what matches
 	run "$SBX" run -p "gwlab$$" --image minimal --events "$TESTDIR/ev" -- sh -c '
@@ -398,6 +399,54 @@ test_gateway_offline_serves_the_cache_alone() {
 	assert_contains "$(gw_refusals "$TESTDIR/ev2")" "aged 1.0.0 503 offline"
 	# the upstream saw nothing of the offline sandbox
 	assert_eq "$before" "$(wc -l < "$TESTDIR/reg.log")" "upstream requests: $(cat "$TESTDIR/reg.log")"
+}
+
+# Two profiles whose npm upstreams are two registries with the same names
+# and other bytes (issue 34, point 3): each profile gets its own
+# registry's packument and tarball, never the other's cached index, while
+# the other's is fresh and offline alike.
+test_two_upstreams_never_share_an_index() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local regb portb pb="gwlabb$$" pdir="$HOME/.config/sbxrun/profiles"
+	NPMREG_FLAVOUR=b python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/regb.log" > "$TESTDIR/.regb-port" &
+	regb=$!
+	trap "kill $REG $regb 2>/dev/null || true; rm -f '$pdir/gwlab$$.ini' '$pdir/$pb.ini' '$pdir/offb$$.ini'" EXIT
+	for _ in $(seq 100); do [ -s "$TESTDIR/.regb-port" ] && break; sleep 0.1; done
+	portb=$(head -1 "$TESTDIR/.regb-port")
+	[ -n "$portb" ] || fail "the second fixture registry did not start"
+	printf 'inherit = packages\n[packages]\nnpm = http://host.sbxrun.internal:%s/\ntimeout = 2s\n' "$portb" > "$pdir/$pb.ini"
+	printf 'inherit = %s\n[packages]\noffline = yes\n' "$pb" > "$pdir/offb$$.ini"
+	# each line: NAME STATUS and what the tarball's index.js exports
+	local get='get() { for p in "$@"; do
+		curl -sS -x "$npm_config_proxy" -o /tmp/p.tgz -w "$p %{http_code} " "http://packages.sbxrun.internal/npm/$p/-/$p-1.0.0.tgz"
+		tar -xzOf /tmp/p.tgz package/index.js 2>/dev/null || echo; done; }'
+	run "$SBX" run -p "gwlab$$" --image minimal -- sh -c "$get; get good depoff"
+	assert_status 0
+	assert_contains "$out" "good 200 module.exports = 42;"
+	assert_contains "$out" "depoff 200 module.exports = 42;"
+	# B while A's packument is fresh: B is asked, and B's tarball served
+	run "$SBX" run -p "$pb" --image minimal -- sh -c "$get; get good"
+	assert_status 0
+	assert_contains "$out" 'good 200 module.exports = "b";'
+	assert_eq 1 "$(grep -c '^good$' "$TESTDIR/regb.log" || true)" "good's packument asked of B"
+	assert_eq 1 "$(grep -c '^good/-/' "$TESTDIR/regb.log" || true)" "good's tarball asked of B"
+	# offline on B: B's own copy of good; A's depoff is not B's to serve
+	run "$SBX" run -p "offb$$" --image minimal -- sh -c "$get; get good depoff"
+	assert_status 0
+	assert_contains "$out" 'good 200 module.exports = "b";'
+	assert_contains "$out" "depoff 503"
+	# and A still gets A's, from its own fresh copy
+	run "$SBX" run -p "gwlab$$" --image minimal -- sh -c "$get; get good"
+	assert_status 0
+	assert_contains "$out" "good 200 module.exports = 42;"
+	assert_eq 1 "$(grep -c '^good$' "$TESTDIR/reg.log")" "good's packument asked of A"
+	# B down: a failure, never A's copy
+	kill "$regb"
+	wait "$regb" 2>/dev/null || true
+	run "$SBX" run -p "$pb" --image minimal -- sh -c "$get; get depoff"
+	assert_status 0
+	assert_contains "$out" "depoff 502"
 }
 
 test_gateway_rules_bad_values_and_profile_show() {

@@ -1,5 +1,5 @@
 # also-as-root
-# root-only: test_system_cache_root_filled_is_read_first
+# root-only: test_system_cache_root_filled_is_read_first test_system_cache_fill_refuses_what_root_does_not_own
 # tier net: test_fill_from_a_package_lock -- needs the node image (npm), which only the net tier imports; the upstream is the fixture registry
 # The package gateway's cache (issue 27): the size cap and its
 # least-recently-used eviction, `sbxrun cache ls|du|prune|fill`, 20
@@ -98,21 +98,29 @@ test_cache_ls_du_prune() {
 	assert_contains "$(printf '%s\n' "$out" | grep ' good ')" "npm   good                             1.0.0"
 	assert_contains "$(printf '%s\n' "$out" | grep ' pad1 ')" "40.4K"
 	assert_contains "$out" "sha512:"
+	# the packuments the tarballs were looked up in, with their upstream
+	assert_contains "$(printf '%s\n' "$out" | grep ' good ')" "npm   good                             (index)"
+	assert_contains "$out" "http://host.sbxrun.internal:$RPORT/"
 	run "$SBX" cache du
 	assert_status 0
 	assert_contains "$out" "npm        3 artifacts    80.9K"
-	assert_contains "$out" "total      3 artifacts    80.9K  $XDG_CACHE_HOME/sbxrun/packages"
-	# least recently used first: good and pad1 go, pad2 stays
+	assert_contains "$out" "npm        3 indexes "
+	assert_contains "$out" "total      6 files "
+	assert_contains "$out" "  $XDG_CACHE_HOME/sbxrun/packages"
+	# least recently used first: good and pad1 go with their packuments,
+	# pad2 stays with its own
 	run "$SBX" cache prune --max 50K
 	assert_status 0
-	assert_eq "evicted 2 artifacts (40.5K); 1 left (40.4K)" "$out"
+	assert_contains "$out" "evicted 4 files ("
+	assert_contains "$out" "2 left ("
 	run "$SBX" cache ls
 	assert_contains "$out" "pad2"
 	assert_not_contains "$out" "pad1"
 	run "$SBX" cache prune --older 1h
-	assert_eq "evicted 0 artifacts (0B); 1 left (40.4K)" "$out"
+	assert_contains "$out" "evicted 0 files (0B); 2 left ("
 	run "$SBX" cache prune --all
-	assert_eq "evicted 1 artifacts (40.4K); 0 left (0B)" "$out"
+	assert_contains "$out" "evicted 2 files ("
+	assert_contains "$out" "0 left (0B)"
 	assert_eq "" "$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha512" | grep -v '\.lock$' || true)" "files left"
 	[ ! -e "$XDG_CACHE_HOME/sbxrun/packages/index" ] || fail "index documents left after prune --all"
 	# bad input: one line naming the value, exit 125
@@ -178,10 +186,11 @@ test_twenty_sandboxes_make_one_fetch_per_artifact() {
 # serves the kept copy whole. With index_max_age = none every request asks.
 test_index_revalidated_with_if_modified_since() {
 	cache_fixture
-	local doc="$XDG_CACHE_HOME/sbxrun/packages/index/npm/+good" get_doc
+	local doc get_doc
 	get_doc='curl -sS -x "$npm_config_proxy" -w " %{http_code}\n" http://packages.sbxrun.internal/npm/good'
 	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$get_doc; $get_doc"
 	assert_status 0
+	doc=$(echo "$XDG_CACHE_HOME"/sbxrun/packages/index/npm/*/+good)
 	assert_contains "$out" '"name":"good"'
 	assert_eq 2 "$(printf '%s\n' "$out" | grep -c '} 200')" "answers"
 	assert_eq 1 "$(grep -c '^good$' "$TESTDIR/reg.log")" "packument requests upstream while fresh"
@@ -198,6 +207,44 @@ test_index_revalidated_with_if_modified_since() {
 	assert_status 0
 	assert_contains "$out" "} 200"
 	assert_eq 3 "$(grep -c '^good$' "$TESTDIR/reg.log")" "packument requests upstream (index_max_age = none)"
+}
+
+# Index documents count under cache_max as artifacts do (issue 34, point
+# 5: a sandbox whose own disk is small filled the host's cache with
+# packuments no cap counted): past the cap the least recently used go,
+# whatever they are; ls and du show them, prune evicts them.
+test_index_documents_under_the_cap() {
+	cache_fixture "cache_max = 100K"
+	local doc='doc() { for p in "$@"; do curl -sS -x "$npm_config_proxy" -o /dev/null -w "$p %{http_code}\n" "http://packages.sbxrun.internal/npm/$p"; done; }'
+	# big1..big3's packuments are 40K each: big1 is read again after big2
+	# (fresh: from the cache), so when big3 crosses the cap, big2 goes
+	run "$SBX" run -p "$PROF" --image minimal --disk 16M -- sh -c "$doc"'; doc big1 big2; sleep 0.05; doc big1; sleep 0.05; doc big3'
+	assert_status 0
+	assert_eq 4 "$(printf '%s\n' "$out" | grep -c ' 200$')" "answers: $out"
+	assert_eq 1 "$(grep -c '^big1$' "$TESTDIR/reg.log")" "big1 asked upstream"
+	run "$SBX" cache ls -p "$PROF"
+	assert_status 0
+	assert_contains "$(printf '%s\n' "$out" | grep ' big1 ')" "(index, full)"
+	assert_contains "$(printf '%s\n' "$out" | grep ' big3 ')" "http://host.sbxrun.internal:$RPORT/"
+	assert_contains "$out" "index:"
+	assert_not_contains "$out" "big2"
+	run "$SBX" cache du -p "$PROF"
+	assert_status 0
+	assert_contains "$out" "npm        2 indexes      80."
+	assert_contains "$out" "total      2 files        80."
+	# what was evicted is asked for again; the cap holds
+	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$doc"'; doc big2'
+	assert_contains "$out" "big2 200"
+	assert_eq 2 "$(grep -c '^big2$' "$TESTDIR/reg.log")" "big2 asked upstream"
+	run "$SBX" cache du -p "$PROF"
+	assert_contains "$out" "npm        2 indexes"
+	run "$SBX" cache prune --max 50K
+	assert_status 0
+	assert_contains "$out" "evicted 1 files (40."
+	assert_contains "$out" "1 left (40."
+	run "$SBX" cache prune --all
+	assert_contains "$out" "evicted 1 files (40."
+	[ ! -e "$XDG_CACHE_HOME/sbxrun/packages/index" ] || fail "index documents left after prune --all"
 }
 
 # A system cache anyone but root may write is never read: a warning, and
@@ -260,6 +307,43 @@ pad1 miss" "$(cache_events "$TESTDIR/ev")"
 	assert_status 0
 	assert_contains "$err" "sbxrun: warning: the system package cache '$TESTDIR/sys' is ignored: index: 'pypi' is writable by others than root (mode 0777)"
 	assert_eq "good miss" "$(cache_events "$TESTDIR/ev3")"
+}
+
+# Root fills, prunes and commits to the system cache only where it is
+# root's all the way down (issue 34, point 14): where the administrator's
+# cache lies in a sticky world-writable directory, a user who made it
+# first, or a symlink swapped in for one of its directories, steered
+# root's writes (a chmod through the symlink made a root-only directory
+# 0755). uid 65534 plays the user; the refusal names path and owner, and
+# nothing is written.
+test_system_cache_fill_refuses_what_root_does_not_own() {
+	cache_fixture "cache = $TESTDIR/sys"
+	printf '{"lockfileVersion": 3, "packages": {"": {"name": "x"}}}\n' > "$TESTDIR/package-lock.json"
+	mkdir -m 0755 "$TESTDIR/sys"
+	chown 65534:65534 "$TESTDIR/sys"
+	run "$SBX" cache fill --system -p "$PROF" --image minimal "$TESTDIR/package-lock.json"
+	assert_bad_input "cache fill --system: refused: '$TESTDIR/sys' belongs to uid 65534, not root"
+	assert_eq "" "$(ls -A "$TESTDIR/sys")" "written in the user's directory"
+	run "$SBX" cache prune --system --all -p "$PROF"
+	assert_bad_input "cache prune --system: refused: '$TESTDIR/sys' belongs to uid 65534, not root"
+	# root's directory, but its sha1 a symlink to a root-only directory
+	rmdir "$TESTDIR/sys"
+	mkdir -m 0755 "$TESTDIR/sys"
+	mkdir -m 0700 "$TESTDIR/secret"
+	ln -s "$TESTDIR/secret" "$TESTDIR/sys/sha1"
+	chown -h 65534:65534 "$TESTDIR/sys/sha1"
+	run "$SBX" cache fill --system -p "$PROF" --image minimal "$TESTDIR/package-lock.json"
+	assert_bad_input "cache fill --system: refused: '$TESTDIR/sys': 'sha1' is a symlink (never followed)"
+	assert_eq "700" "$(stat -c %a "$TESTDIR/secret")" "the symlink's target's mode"
+	run "$SBX" cache prune --system --all -p "$PROF"
+	assert_bad_input "cache prune --system: refused: '$TESTDIR/sys': 'sha1' is a symlink (never followed)"
+	# a directory of its own that another user owns: refused the same
+	rm "$TESTDIR/sys/sha1"
+	mkdir -m 0755 "$TESTDIR/sys/sha512"
+	chown 65534:65534 "$TESTDIR/sys/sha512"
+	run "$SBX" cache fill --system -p "$PROF" --image minimal "$TESTDIR/package-lock.json"
+	assert_bad_input "cache fill --system: refused: '$TESTDIR/sys': 'sha512' belongs to uid 65534, not root"
+	assert_eq "" "$(ls -A "$TESTDIR/sys/sha512")" "written in the user's directory"
 }
 
 # `sbxrun cache fill` from a package-lock.json: npm ci in a sandbox through

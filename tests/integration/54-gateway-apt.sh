@@ -131,7 +131,7 @@ data = open(table, "rb").read()
 assert data.count(bytes.fromhex(listed)) == 1
 open(table, "wb").write(data.replace(bytes.fromhex(listed), sent))
 PY
-	touch -d '-5 min' "$XDG_CACHE_HOME/sbxrun/packages/index/deb/"*Release
+	touch -d '-5 min' "$XDG_CACHE_HOME/sbxrun/packages/index/deb/"*/*Release
 	local before
 	before=$(wc -l < "$TESTDIR/srv.log")
 	# (what apt fetches, by curl: apt's own minutes are not the subject)
