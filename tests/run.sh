@@ -106,7 +106,7 @@ run_as() { # user file
 	if [ "$user" = root ]; then home=$T/home-root; else home=$T/home-$user; fi
 	local envs=(HOME="$home" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 		    LANG=C.UTF-8 SBX="$T/sbxrun" IMAGES="$T/images" TOP="$T" CI="${CI:-}" TMPDIR=/tmp
-		    SBX_TESTS="${SBX_TESTS:-}" SBX_TIER="$SBX_TIER")
+		    SBX_TESTS="${SBX_TESTS:-}" SBX_TIER="$SBX_TIER" SBX_TEST_USER="$TEST_USER")
 	if [ "$user" = root ] || [ "$(id -u)" != 0 ]; then
 		env -i "${envs[@]}" bash "$T/tests/run_file.sh" "$file" "$results"
 	else

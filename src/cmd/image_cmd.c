@@ -153,7 +153,7 @@ static void print_log_tail(const char *logpath)
 	}
 }
 
-static int image_build(const char *recipe, const char *name, struct sbx_err *err)
+static int image_build(const char *recipe, const char *name, bool system, struct sbx_err *err)
 {
 	const char *stock = paths_stock_dir();
 	_cleanup_free_ char *script = xasprintf("%s/rootfs/build.sh", stock);
@@ -181,7 +181,7 @@ static int image_build(const char *recipe, const char *name, struct sbx_err *err
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	}
 	_cleanup_free_ char *source = xasprintf("recipe %s from %s/rootfs", recipe, stock);
-	int r = err->msg[0] ? -1 : import_file(out, name ? name : recipe, source, err);
+	int r = err->msg[0] ? -1 : import_file(out, name ? name : recipe, source, system, err);
 	unlink(out);
 	if (logpath)
 		unlink(logpath);
@@ -220,10 +220,10 @@ int cmd_image(int argc, char **argv, struct sbx_err *err)
 			       verb->mask == SBX_CMD_IMAGE_IMPORT ? "FILE" : "NAME", verb->name);
 	switch (verb->mask) {
 	case SBX_CMD_IMAGE_BUILD:
-		r = image_build(op ? op : "minimal", a.v[SBX_K_NAME], err);
+		r = image_build(op ? op : "minimal", a.v[SBX_K_NAME], a.v[SBX_K_CACHE_SYSTEM] != NULL, err);
 		break;
 	case SBX_CMD_IMAGE_IMPORT:
-		r = import_file(op, a.v[SBX_K_NAME], NULL, err);
+		r = import_file(op, a.v[SBX_K_NAME], NULL, a.v[SBX_K_CACHE_SYSTEM] != NULL, err);
 		break;
 	case SBX_CMD_IMAGE_LS:
 		r = op ? err_set(err, 0, "image ls: unexpected argument '%s'", op) : image_ls(err);

@@ -118,30 +118,59 @@ static void parse(const char *out, char **npm, char **pypi, struct sbx_list *dro
 	*pypi = xstrdup(pbuf);
 }
 
-int discover_sources(const char *name, struct sbx_err *err)
+/* The image directory NAME names in the store s (the user's: as a sandbox
+ * finds it, holding its use-lock in img; the system's: by its name there). */
+static int image_dir(struct sbx_store *s, const char *name, struct sbx_image *img,
+		     struct sbx_err *err)
 {
-	struct sbx_image img;
+	char digest[SBX_DIGEST_HEX + 1];
+	int r;
+
+	if (!s->system)
+		return store_image_open(name, img, err) < 0 ? -1 : open(img->dir, O_PATH | O_DIRECTORY |
+									 O_CLOEXEC);
+	r = store_digest_of(s, name, digest, err);
+	if (r <= 0)
+		return r < 0 ? -1 : err_set(err, 0, "no image '%s' in %s", name, s->path);
+	return openat(s->fd, digest, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static bool sources_known(struct sbx_store *s, const char *name)
+{
+	struct sbx_image img = { .rootfs_fd = -1, .use_lock_fd = -1 };
+	struct sbx_meta m = { 0 };
+	struct sbx_err ignore = { 0 };
+	_cleanup_close_ int dir = image_dir(s, name, &img, &ignore);
+	bool known = dir >= 0 && store_meta_read(dir, &m, &ignore) == 0 &&
+		     ((m.npm_registry && m.npm_registry[0]) || (m.pypi_index && m.pypi_index[0]));
+
+	store_meta_free(&m);
+	store_image_close(&img);
+	return known;
+}
+
+int discover_sources(const char *name, bool system, struct sbx_err *err)
+{
+	struct sbx_image img = { .rootfs_fd = -1, .use_lock_fd = -1 };
 	struct sbx_meta m = { 0 };
 	struct sbx_store s;
-	const char *where;
+	int r = -1;
 
 	/* asked once per image: an unchanged re-import stays instant */
-	if (store_inspect(name, &m, &where, err) == 0) {
-		int known = (m.npm_registry && m.npm_registry[0]) || (m.pypi_index && m.pypi_index[0]);
-		store_meta_free(&m);
-		memset(&m, 0, sizeof(m));
-		if (known)
-			return 0;
-	}
+	if ((system ? store_open_system_locked(&s, err) : store_open_locked(&s, err)) < 0)
+		return -1;
+	bool known = sources_known(&s, name);
+	store_close(&s);
+	if (known)
+		return 0;
 	_cleanup_free_ char *out = ask_image(name), *npm = NULL, *pypi = NULL;
 	struct sbx_list dropped = { 0 };
 	parse(out, &npm, &pypi, &dropped);
 	if (!npm[0] && !pypi[0] && !dropped.n)
 		return 0;
-	if (store_open_locked(&s, err) < 0)
+	if ((system ? store_open_system_locked(&s, err) : store_open_locked(&s, err)) < 0)
 		return -1;
-	int r = store_image_open(name, &img, err);
-	_cleanup_close_ int dir = r < 0 ? -1 : open(img.dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int dir = image_dir(&s, name, &img, err);
 	if (dir >= 0 && store_meta_read(dir, &m, err) == 0) {
 		free(m.npm_registry);
 		free(m.pypi_index);
@@ -156,8 +185,7 @@ int discover_sources(const char *name, struct sbx_err *err)
 		store_meta_free(&m);
 	}
 	imgmeta_list_free(dropped.v);
-	if (r == 0 || dir >= 0)
-		store_image_close(&img);
+	store_image_close(&img);
 	store_close(&s);
 	return r;
 }

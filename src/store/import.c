@@ -15,6 +15,7 @@
 #include <linux/openat2.h>
 #include <locale.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -149,6 +150,39 @@ out:
 	return r;
 }
 
+/* Copies the file on fd (from its start) to dirfd/name, 0644. */
+static int copy_archive(int fd, int dirfd, const char *name, struct sbx_err *err)
+{
+	_cleanup_close_ int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					 O_CLOEXEC, 0644);
+	char buf[1 << 16];
+	off_t off = 0;
+	ssize_t n;
+
+	if (out < 0 || fchmod(out, 0644) < 0)
+		return err_sys(err, "create '%s'", name);
+	/* extents shared where the file system can, a plain copy elsewhere */
+	while ((n = copy_file_range(fd, &off, out, NULL, 1 << 30, 0)) > 0)
+		;
+	if (n < 0 && off == 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+				  errno == EOPNOTSUPP))
+		while ((n = pread(fd, buf, sizeof(buf), off)) > 0 && write_all(out, buf, (size_t)n) == 0)
+			off += n;
+	if (n < 0 || fsync(out) < 0)
+		return err_sys(err, "copy the imported file to '%s'", name);
+	return 0;
+}
+
+/* A system image: the archive users unpack their copies from; the rootfs
+ * that root's sandboxes use closed to others (its world-writable /tmp must
+ * not be a place every user can write to). */
+static int system_parts(int fd, int sfd, struct sbx_err *err)
+{
+	if (fchmodat(sfd, "rootfs", 0700, 0) < 0)
+		return err_sys(err, "chmod 'rootfs'");
+	return copy_archive(fd, sfd, STORE_SYSTEM_ARCHIVE, err);
+}
+
 static int import_new(const struct sbx_store *s, int fd, const char *file, const char *source,
 		      const char *name, const char *digest, struct sbx_err *err)
 {
@@ -163,6 +197,7 @@ static int import_new(const struct sbx_store *s, int fd, const char *file, const
 		return -1;
 	if (extract_forked(fd, sfd, &st, err) < 0 ||
 	    write_meta(sfd, file, source, name, digest, &st, err) < 0 ||
+	    (s->system && system_parts(fd, sfd, err) < 0) ||
 	    store_staging_commit(s, staging, digest, err) < 0) {
 		if (rm_rf_at(s->fd, staging, &ignore) < 0)
 			log_warn("could not remove '%s/%s': %s", s->path, staging, ignore.msg);
@@ -175,6 +210,24 @@ static int import_new(const struct sbx_store *s, int fd, const char *file, const
 	return 0;
 }
 
+/* A system image imported before the store kept its archive is made again. */
+static bool has_archive(const struct sbx_store *s, const char *digest)
+{
+	_cleanup_free_ char *path = xasprintf("%s/" STORE_SYSTEM_ARCHIVE, digest);
+	struct stat st;
+
+	if (fstatat(s->fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
+	_cleanup_close_ int dirfd = openat(s->fd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					   O_CLOEXEC);
+	struct sbx_err ignore = { 0 };
+	if (dirfd < 0 || flock(dirfd, LOCK_EX | LOCK_NB) < 0)
+		return true; /* in use: kept as it is */
+	log_verbose("image %.12s has no archive for users' copies: made again", digest);
+	(void)rm_rf_at(s->fd, digest, &ignore);
+	return false;
+}
+
 static int import_locked(const struct sbx_store *s, int fd, const char *file, const char *source,
 			 const char *name, struct sbx_err *err)
 {
@@ -184,7 +237,7 @@ static int import_locked(const struct sbx_store *s, int fd, const char *file, co
 	if (digest_cached(s->cache_fd, fd, digest, &hit, err) < 0)
 		return err_wrap(err, "digest of '%s'", file);
 	log_verbose("sha256 of '%s': %s (%s)", file, digest, hit ? "digest cache hit" : "computed");
-	if (store_has_digest(s, digest))
+	if (store_has_digest(s, digest) && (!s->system || has_archive(s, digest)))
 		log_verbose("image %.12s is already in the store", digest);
 	else if (import_new(s, fd, file, source, name, digest, err) < 0)
 		return err_wrap(err, "import '%s'", file);
@@ -215,7 +268,8 @@ static char *name_from_file(const char *file)
 	return n;
 }
 
-int import_file(const char *file, const char *name, const char *source, struct sbx_err *err)
+int import_file(const char *file, const char *name, const char *source, bool system,
+		struct sbx_err *err)
 {
 	_cleanup_free_ char *derived = NULL;
 	_cleanup_close_ int fd = -1;
@@ -233,11 +287,94 @@ int import_file(const char *file, const char *name, const char *source, struct s
 		return err_sys(err, "stat '%s'", file);
 	if (!S_ISREG(st.st_mode))
 		return err_set(err, 0, "'%s' is not a regular file", file);
-	if (store_open_locked(&s, err) < 0)
+	if ((system ? store_open_system_locked(&s, err) : store_open_locked(&s, err)) < 0)
 		return -1;
 	int r = import_locked(&s, fd, file, source, name, err);
 	store_close(&s);
-	if (r == 0 && discover_sources(name, err) < 0)
+	if (r == 0 && discover_sources(name, system, err) < 0)
 		log_warn("image '%s': could not ask its npm and pip for their sources: %s", name, err->msg);
+	return r;
+}
+
+/* The system store's part that a user's copy is made from: root's and
+ * writable by no one else, or not used at all. */
+static int check_root_owned(int fd, const char *path, struct sbx_err *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return err_sys(err, "stat '%s'", path);
+	if (st.st_uid != 0 || (st.st_mode & 022))
+		return err_set(err, 0, "'%s' is not root's alone (owner %u, mode %04o): the system "
+			       "store is not used", path, (unsigned)st.st_uid,
+			       (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+static int copy_new(const struct sbx_store *s, int sysdir, const char *sysdirpath,
+		    const char *digest, struct sbx_err *err)
+{
+	_cleanup_free_ char *staging = NULL, *apath = xasprintf("%s/" STORE_SYSTEM_ARCHIVE,
+								 sysdirpath);
+	_cleanup_close_ int sfd = -1, marker = -1, afd = openat(sysdir, STORE_SYSTEM_ARCHIVE,
+							       O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct sbx_import_stats st = { 0 };
+	struct sbx_meta m = { 0 };
+	struct sbx_err ignore = { 0 };
+	int r = -1;
+
+	if (afd < 0)
+		return err_sys(err, "open '%s' (root: import the image again with "
+			       "'sbxrun image import --system')", apath);
+	if (check_root_owned(afd, apath, err) < 0 || store_meta_read(sysdir, &m, err) < 0 ||
+	    store_staging_new(s, paths_sandbox_host_uid(), &staging, &sfd, err) < 0)
+		goto out;
+	marker = openat(sfd, STORE_SYSTEM_COPY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (marker < 0) {
+		err_sys(err, "create '%s'", STORE_SYSTEM_COPY);
+		goto fail;
+	}
+	if (extract_forked(afd, sfd, &st, err) < 0 || store_meta_write(sfd, &m, err) < 0 ||
+	    store_staging_commit(s, staging, digest, err) < 0)
+		goto fail;
+	r = 0;
+	goto out;
+fail:
+	if (rm_rf_at(s->fd, staging, &ignore) < 0)
+		log_warn("could not remove '%s/%s': %s", s->path, staging, ignore.msg);
+out:
+	store_meta_free(&m);
+	return r;
+}
+
+int import_system_copy(int sysfd, const char *syspath, const char *name, const char *digest,
+		       struct sbx_err *err)
+{
+	_cleanup_free_ char *dirpath = xasprintf("%s/%s", syspath, digest);
+	_cleanup_close_ int dir = openat(sysfd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC);
+	struct sbx_store s;
+	struct timespec t0, t1;
+	int r = 0;
+
+	if (dir < 0)
+		return err_sys(err, "image '%s': open '%s'", name, dirpath);
+	if (check_root_owned(sysfd, syspath, err) < 0 || check_root_owned(dir, dirpath, err) < 0)
+		return err_wrap(err, "image '%s'", name);
+	if (store_open_locked(&s, err) < 0)
+		return -1;
+	if (!store_has_digest(&s, digest)) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		log_info("image '%s' is the system store's: unpacking a copy of your own into %s "
+			 "(once)", name, s.path);
+		r = copy_new(&s, dir, dirpath, digest, err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (r == 0)
+			log_verbose("copy of image '%s' made in %.1f s", name,
+				    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		else
+			err_wrap(err, "image '%s': your copy of the system image", name);
+	}
+	store_close(&s);
 	return r;
 }

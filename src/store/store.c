@@ -21,6 +21,7 @@
 #include "base/util.h"
 #include "store/digest.h"
 #include "store/imgmeta.h"
+#include "store/import.h"
 
 #define STAGING_PREFIX ".staging-"
 #define TMP_PREFIX ".tmp-"
@@ -52,7 +53,9 @@ static int write_atomic(int dirfd, const char *name, const char *data, size_t le
 					O_CLOEXEC, 0644);
 	if (fd < 0)
 		return err_sys(err, "create '%s'", tmp);
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	/* 0644 whatever the umask: a system store's names and metadata are read
+	 * by every user (a user's store is private through its 0700 parent) */
+	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		err_sys(err, "write '%s'", tmp);
 		unlinkat(dirfd, tmp, 0);
 		return -1;
@@ -103,6 +106,14 @@ static void clean_stale(int dirfd)
 }
 
 static bool digest_named(const struct sbx_store *s, const char *digest);
+static bool system_names(const char *digest);
+
+static bool is_system_copy(int storefd, const char *digest)
+{
+	_cleanup_free_ char *marker = xasprintf("%s/" STORE_SYSTEM_COPY, digest);
+	struct stat st;
+	return fstatat(storefd, marker, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
 static int remove_digest(const struct sbx_store *s, const char *digest, struct sbx_err *err);
 
 /* Images no name points at any more (replaced by a newer import under the
@@ -116,6 +127,9 @@ static void gc_orphans(const struct sbx_store *s)
 		return;
 	for (struct dirent *e; (e = readdir(d));) {
 		if (!digest_valid(e->d_name) || digest_named(s, e->d_name))
+			continue;
+		/* a user's copy of a system image lives while the system store names it */
+		if (!s->system && is_system_copy(s->fd, e->d_name) && system_names(e->d_name))
 			continue;
 		_cleanup_close_ int fd = openat(s->fd, e->d_name, O_RDONLY | O_DIRECTORY |
 						O_NOFOLLOW | O_CLOEXEC);
@@ -158,11 +172,15 @@ static int store_setup(struct sbx_store *s, struct sbx_err *err)
 {
 	_cleanup_close_ int names = -1, digests = -1;
 
-	if (mkdir(s->path, 0700) < 0 && errno != EEXIST)
+	if (mkdir(s->path, s->system ? 0755 : 0700) < 0 && errno != EEXIST)
 		return err_sys(err, "mkdir '%s'", s->path);
 	s->fd = open(s->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->fd < 0)
 		return err_sys(err, "open '%s'", s->path);
+	/* every user lists the system store; only root changes it (a store
+	 * made by hand with XDG_DATA_HOME=/var/lib was root's and 0700) */
+	if (s->system && (fchown(s->fd, 0, 0) < 0 || fchmod(s->fd, 0755) < 0))
+		return err_sys(err, "chmod '%s'", s->path);
 	s->lock_fd = openat(s->fd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->lock_fd < 0)
 		return err_sys(err, "open '%s/.lock'", s->path);
@@ -176,6 +194,9 @@ static int store_setup(struct sbx_store *s, struct sbx_err *err)
 	}
 	if (mkdir_at(s->fd, "names", 0755, err) < 0 || mkdir_at(s->fd, "digests", 0700, err) < 0)
 		return -1;
+	if (s->system && (fchownat(s->fd, "names", 0, 0, AT_SYMLINK_NOFOLLOW) < 0 ||
+			  fchmodat(s->fd, "names", 0755, 0) < 0))
+		return err_sys(err, "chmod '%s/names'", s->path);
 	s->cache_fd = openat(s->fd, "digests", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->cache_fd < 0)
 		return err_sys(err, "open '%s/digests'", s->path);
@@ -194,6 +215,27 @@ int store_open_locked(struct sbx_store *s, struct sbx_err *err)
 	s->path = user_store_path(err);
 	if (!s->path)
 		return -1;
+	if (store_setup(s, err) < 0) {
+		store_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+int store_open_system_locked(struct sbx_store *s, struct sbx_err *err)
+{
+	_cleanup_free_ char *parent = xstrdup(SBX_SYSTEM_STORE);
+
+	*s = (struct sbx_store){ .fd = -1, .lock_fd = -1, .cache_fd = -1, .system = true };
+	if (geteuid() != 0)
+		return err_set(err, 0, "--system: only root changes the system store %s",
+			       SBX_SYSTEM_STORE);
+	*strrchr(parent, '/') = '\0';
+	if (mkdir(parent, 0755) < 0 && errno != EEXIST)
+		return err_sys(err, "mkdir '%s'", parent);
+	if (chown(parent, 0, 0) < 0 || chmod(parent, 0755) < 0)
+		return err_sys(err, "chmod '%s'", parent);
+	s->path = xstrdup(SBX_SYSTEM_STORE);
 	if (store_setup(s, err) < 0) {
 		store_close(s);
 		return -1;
@@ -248,8 +290,11 @@ int store_staging_commit(const struct sbx_store *s, const char *staging, const c
 			 struct sbx_err *err)
 {
 	/* Private while it fills; readable once complete, so that a system store
-	 * (a store made by root and opened up to all) serves every user. The
-	 * user's own store stays private through its 0700 parent. */
+	 * serves every user; there the image's directory is root's (its rootfs
+	 * stays the uid root's sandboxes map to). The user's own store stays
+	 * private through its 0700 parent. */
+	if (s->system && fchownat(s->fd, staging, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_sys(err, "chown '%s' in '%s'", staging, s->path);
 	if (fchmodat(s->fd, staging, 0755, 0) < 0)
 		return err_sys(err, "chmod '%s' in '%s'", staging, s->path);
 	if (renameat2(s->fd, staging, s->fd, digest, RENAME_NOREPLACE) < 0)
@@ -390,6 +435,12 @@ static int resolve_name(int fd, const char *name, char digest[SBX_DIGEST_HEX + 1
 	return 1;
 }
 
+int store_digest_of(const struct sbx_store *s, const char *name, char digest[SBX_DIGEST_HEX + 1],
+		    struct sbx_err *err)
+{
+	return resolve_name(s->fd, name, digest, err);
+}
+
 /* The stores to search, in order: user (may fail to exist), then system. */
 struct store_ref { char *path; const char *where; int fd; };
 
@@ -485,6 +536,16 @@ int store_image_open(const char *name, struct sbx_image *img, struct sbx_err *er
 	if (open_stores(refs, err) < 0)
 		return -1;
 	r = find_image(refs, name, &which, digest, err);
+	/* A system image's files are the uid root's sandboxes map to, which a
+	 * user's namespace cannot map: overlayfs refuses every copy-up and
+	 * every new file in its directories. A user runs a copy of their own. */
+	if (r == 0 && which == 1 && geteuid() != 0) {
+		r = import_system_copy(refs[1].fd, refs[1].path, name, digest, err);
+		close_stores(refs);
+		if (r < 0 || open_stores(refs, err) < 0)
+			return -1;
+		which = 0;
+	}
 	if (r == 0)
 		r = open_locked_image(&refs[which], name, digest, img, err);
 	close_stores(refs);
@@ -526,6 +587,17 @@ static bool digest_named(const struct sbx_store *s, const char *digest)
 	}
 	closedir(d);
 	return found;
+}
+
+/* Whether the system store still names digest (a user's copy of it is kept). */
+static bool system_names(const char *digest)
+{
+	struct sbx_store sys = { .fd = open(SBX_SYSTEM_STORE, O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
+	bool named = sys.fd >= 0 && digest_named(&sys, digest);
+
+	if (sys.fd >= 0)
+		close(sys.fd);
+	return named;
 }
 
 /* Moved aside first so an interrupted removal leaves a staging leftover

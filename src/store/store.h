@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "base/err.h"
+#include "store/digest.h"
 
 /* An image in use by a sandbox (store_image_open .. store_image_close). */
 struct sbx_image {
@@ -24,7 +25,9 @@ struct sbx_image {
 };
 
 /* Finds NAME in the user's store, then the system store, and takes a shared
- * use-lock so that `image rm` is refused until store_image_close. */
+ * use-lock so that `image rm` is refused until store_image_close. A user
+ * other than root gets a system image as a copy in their own store, made at
+ * its first use (import_system_copy). */
 int store_image_open(const char *name, struct sbx_image *img, struct sbx_err *err);
 void store_image_close(struct sbx_image *img);
 
@@ -49,8 +52,19 @@ struct sbx_store {
 	int fd;        /* the images directory */
 	int lock_fd;   /* exclusive flock on .lock */
 	int cache_fd;  /* digests/: the digest cache */
+	bool system;   /* the system store (root only; readable by all) */
 };
 int store_open_locked(struct sbx_store *s, struct sbx_err *err);
+/* The system store SBX_SYSTEM_STORE, for root: created root's and 0755 all
+ * the way down (an image's rootfs is the uid root's sandboxes map to). */
+int store_open_system_locked(struct sbx_store *s, struct sbx_err *err);
+
+/* In a system image's directory: the file it was imported from, which a user
+ * unpacks into a copy of their own (import_system_copy). */
+#define STORE_SYSTEM_ARCHIVE "archive"
+/* In a user's copy of a system image: kept, unnamed, while the system store
+ * names its digest. */
+#define STORE_SYSTEM_COPY "system-copy"
 void store_close(struct sbx_store *s);
 
 /* A path in the user's store for a recipe build's output (not under the
@@ -67,6 +81,9 @@ int store_staging_new(const struct sbx_store *s, unsigned owner_uid, char **name
 /* Moves a finished staging directory into place as the image DIGEST. */
 int store_staging_commit(const struct sbx_store *s, const char *staging, const char *digest,
 			 struct sbx_err *err);
+/* The digest NAME points at in s: 1 found, 0 not. */
+int store_digest_of(const struct sbx_store *s, const char *name, char digest[SBX_DIGEST_HEX + 1],
+		    struct sbx_err *err);
 /* Points NAME at DIGEST (names/NAME, written atomically). */
 int store_name_set(const struct sbx_store *s, const char *name, const char *digest,
 		   struct sbx_err *err);

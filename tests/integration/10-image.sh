@@ -1,6 +1,7 @@
 # also-as-root
 # serial: the system image store in /var/lib/sbxrun (SBX_JOBS=2: after the user pass)
-# root-only: test_system_store_searched_after_user_store
+# root-only: test_system_store_searched_after_user_store test_system_store_serves_an_unprivileged_user
+# root-only: test_system_store_copy_follows_a_reimport
 # tests/integration/10-image.sh - the image store: import of the real minimal
 # image, the digest cache, inspect/ls/rm, and crafted hostile tarballs that
 # must be refused whole with nothing left behind.
@@ -234,8 +235,8 @@ test_image_ls_copes_without_a_system_store() {
 	assert_status 0
 }
 
-# A lab fills the system store as root (XDG_DATA_HOME=/var/lib puts the store
-# at /var/lib/sbxrun/images); it is searched after the user's and read-only.
+# A lab fills the system store as root (image import --system puts it in
+# /var/lib/sbxrun/images); it is searched after the user's and read-only.
 test_system_store_searched_after_user_store() {
 	run "$SBX" image ls
 	assert_status 0
@@ -244,7 +245,7 @@ test_system_store_searched_after_user_store() {
 	craft setuid "$TESTDIR/sys.tar" "$TESTDIR"
 	echo "system $TESTDIR" > "$TESTDIR/unique"
 	tar -rf "$TESTDIR/sys.tar" -C "$TESTDIR" unique
-	XDG_DATA_HOME=/var/lib "$SBX" -q image import "$TESTDIR/sys.tar" --name labimg
+	"$SBX" -q image import --system "$TESTDIR/sys.tar" --name labimg
 	run "$SBX" image ls
 	assert_contains "$out" "labimg"
 	assert_contains "$(printf '%s\n' "$out" | grep labimg)" "system"
@@ -255,4 +256,97 @@ test_system_store_searched_after_user_store() {
 	assert_bad_input "system store"
 	assert_eq 755 "$(stat -c %a /var/lib/sbxrun/images/"$(cut -c1-64 /var/lib/sbxrun/images/names/labimg)")" \
 		"mode of a finished image directory"
+}
+
+# The test user, in a store of their own under $TESTDIR/u (not the one
+# the suite filled: that one holds minimal's digest already).
+as_user() {
+	runuser -u "$SBX_TEST_USER" -- env -i HOME="$TESTDIR/u" XDG_DATA_HOME="$TESTDIR/u/data" \
+		XDG_CACHE_HOME="$TESTDIR/u/cache" PATH="$PATH" LANG=C.UTF-8 \
+		sh -c 'cd "$HOME" && exec "$@"' _ "$@"
+}
+
+user_setup() {
+	[ -n "${SBX_TEST_USER:-}" ] && id "$SBX_TEST_USER" >/dev/null 2>&1 || skip "no test user"
+	[ ! -e /var/lib/sbxrun ] || skip "/var/lib/sbxrun exists already; not touching a real system store"
+	chmod 0711 "$TESTDIR"
+	mkdir "$TESTDIR/u"
+	chown "$SBX_TEST_USER" "$TESTDIR/u"
+}
+
+# Issue 35: a system image's files are the uid root's sandboxes map to,
+# which a user's namespace cannot map (overlayfs refused every copy-up and
+# new file: apt's write to /etc/apt/apt.conf.d failed). A user runs a copy
+# of their own, unpacked once from the archive the system store keeps.
+test_system_store_serves_an_unprivileged_user() {
+	user_setup
+	trap 'rm -rf /var/lib/sbxrun' EXIT
+	run "$SBX" image import --system "$IMAGES/minimal.tar.zst" --name labsys
+	assert_status 0
+	# root's all the way down but the rootfs root's sandboxes map, closed
+	local d s=/var/lib/sbxrun/images
+	d=$(cut -c1-64 "$s/names/labsys")
+	assert_eq "" "$(find /var/lib/sbxrun -path "$s/$d/rootfs" -prune -o ! -user root -print)" "not root's"
+	assert_eq "" "$(find /var/lib/sbxrun -path "$s/$d/rootfs" -prune -o ! -type l -perm /022 -print)" \
+		"writable by others"
+	assert_eq 700 "$(stat -c %a "$s/$d/rootfs")" "mode of the rootfs"
+	run as_user "$SBX" image ls
+	assert_status 0
+	assert_contains "$(printf '%s\n' "$out" | grep labsys)" "system"
+	run as_user "$SBX" image inspect labsys
+	assert_status 0
+	# the user's sandbox: writes anywhere land in its own layer; apt works
+	run as_user "$SBX" run --image labsys -p packages -- sh -c '
+		echo e > /etc/mine && echo u > /usr/mine && echo >> /etc/passwd && cat /etc/mine /usr/mine &&
+		apt-get -o Acquire::Languages=none update >/tmp/log 2>&1 &&
+		apt-get install -y --no-install-recommends sl >>/tmp/log 2>&1 || cat /tmp/log; ls /usr/games/sl'
+	assert_status 0
+	assert_contains "$err" "unpacking a copy of your own"
+	assert_eq "e
+u
+/usr/games/sl" "$out"
+	[ -f "$TESTDIR/u/data/sbxrun/images/$d/system-copy" ] || fail "no copy in the user's store"
+	assert_eq "$(id -u "$SBX_TEST_USER")" "$(stat -c %u "$TESTDIR/u/data/sbxrun/images/$d/rootfs/etc")" \
+		"owner of the copy"
+	[ ! -e "$s/$d/rootfs/etc/mine" ] || fail "the system image was written"
+	# the second run takes the copy as it is
+	run as_user "$SBX" run --image labsys -- cat /etc/hostname
+	assert_status 0
+	assert_not_contains "$err" "unpacking"
+	# the user can change nothing of the system store
+	run as_user "$SBX" image rm labsys
+	assert_bad_input "system store"
+	run as_user "$SBX" image import --system "$IMAGES/tiny.tar" --name labsys
+	assert_bad_input "only root"
+	run as_user sh -c "echo x > $s/names/labsys || echo x > $s/$d/archive || touch $s/$d/new || touch $s/new"
+	assert_ne 0 "$status" "a write into the system store"
+	assert_eq "$d" "$(cut -c1-64 "$s/names/labsys")" "the system store's name"
+}
+
+# Root imports another image under the name: the user's next use makes a new
+# copy and the old one goes; a system store that others may write is not used.
+test_system_store_copy_follows_a_reimport() {
+	user_setup
+	trap 'rm -rf /var/lib/sbxrun' EXIT
+	craft setuid "$TESTDIR/v1.tar" "$TESTDIR"
+	cp "$TESTDIR/v1.tar" "$TESTDIR/v2.tar"
+	echo "v2 $TESTDIR" > "$TESTDIR/unique"
+	tar -rf "$TESTDIR/v2.tar" -C "$TESTDIR" unique
+	"$SBX" -q image import --system "$TESTDIR/v1.tar" --name labgc
+	local d1 d2 u=$TESTDIR/u/data/sbxrun/images
+	d1=$(cut -c1-64 /var/lib/sbxrun/images/names/labgc)
+	run as_user "$SBX" image export labgc -o "$TESTDIR/u/e1.tar"
+	assert_status 0
+	[ -d "$u/$d1" ] || fail "no copy of v1"
+	"$SBX" -q image import --system "$TESTDIR/v2.tar" --name labgc
+	d2=$(cut -c1-64 /var/lib/sbxrun/images/names/labgc)
+	run as_user "$SBX" image export labgc -o "$TESTDIR/u/e2.tar"
+	assert_status 0
+	assert_contains "$(tar -tf "$TESTDIR/u/e2.tar")" "unique"
+	[ -d "$u/$d2" ] || fail "no copy of v2"
+	[ ! -e "$u/$d1" ] || fail "the copy of v1 was kept"
+	chmod o+w "/var/lib/sbxrun/images/$d2"
+	rm -rf "${u:?}/$d2"
+	run as_user "$SBX" image export labgc -o "$TESTDIR/u/e3.tar"
+	assert_bad_input "not root's alone"
 }
