@@ -8,7 +8,7 @@ struct sbx_err {
 	int errnum;      /* errno of the first failure, 0 if none applies */
 	int plain;       /* the message says it all: errnum is not printed */
 	char msg[1024];  /* what failed, with context added on the way up */
-	char hint[256];  /* at most one hint for known setup problems */
+	char hint[512];  /* at most one hint for known setup problems */
 };
 
 /* Sets the message and errno; always returns -1 so callers can `return`. */

@@ -22,6 +22,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "base/apparmor.h"
 #include "base/policy.h"
 #include "base/util.h"
 #include "cmd/cli.h"
@@ -93,7 +94,9 @@ static void check_userns_sysctls(int userns_ok)
 {
 	long clone = sysctl_long("/proc/sys/kernel/unprivileged_userns_clone");
 	long max = sysctl_long("/proc/sys/user/max_user_namespaces");
-	long aa = sysctl_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	_cleanup_close_ int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	long aa = rootfd < 0 ? -1 : aa_restrict_value(rootfd);
+	char fix[512];
 
 	if (clone < 0)
 		line("userns_clone", "ok: kernel.unprivileged_userns_clone not present (not restricted)");
@@ -112,8 +115,8 @@ static void check_userns_sysctls(int userns_ok)
 		     "AppArmor profile lets sbxrun make user namespaces", aa);
 	else if (aa > 0) {
 		line("apparmor_userns", "missing: kernel.apparmor_restrict_unprivileged_userns = %ld", aa);
-		hint("as root, from the source tree: make install-apparmor (installs and loads "
-		     "contrib/apparmor-sbxrun for the installed binary)");
+		if (aa_userns_hint_self(fix, sizeof(fix)))
+			hint(fix);
 	} else
 		line("apparmor_userns", "ok: %s", aa < 0 ? "no AppArmor user namespace restriction"
 							 : "kernel.apparmor_restrict_unprivileged_userns = 0");

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/apparmor.h"
 #include "base/inroot.h"
 #include "base/log.h"
 #include "base/syncmsg.h"
@@ -64,6 +65,16 @@ static int start_fuse(const struct sbx_plan *plan, struct sbx_sandbox *sb, int *
 	return r;
 }
 
+/* A uid_map write or a first mount refused: where AppArmor restricts user
+ * namespaces, the hint names its fix (base/apparmor.c). */
+static void userns_hint(struct sbx_err *err)
+{
+	char hint[sizeof(err->hint)];
+
+	if ((err->errnum == EPERM || err->errnum == EACCES) && aa_userns_hint_self(hint, sizeof(hint)))
+		err_hint(err, "%s", hint);
+}
+
 /* Host side, after clone: id maps, then wait for the child's fds. */
 static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
 {
@@ -72,8 +83,10 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 	int r;
 
 	log_trace("host: cloned");
-	if (userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0)
+	if (userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0) {
+		userns_hint(err);
 		return -1;
+	}
 	if (msg_send(sb->sync, &m, NULL, 0) < 0)
 		return err_sys(err, "start the sandbox");
 	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 &&
@@ -103,6 +116,8 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 		if (fuselayer_ended(&sb->fuse))
 			err_hint(err, "fuse-overlayfs, which serves the writable layer, ended early; "
 				 "'sbxrun -v' shows its messages");
+		else
+			userns_hint(err);
 		return -1;
 	}
 	if (m.type != SBX_MSG_READY)
