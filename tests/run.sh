@@ -49,6 +49,12 @@ if bash tools/check-doc-refs.sh; then echo "pass doc references" >> "$results"; 
 echo "== the Makefile on a bare machine: make demo builds after deps"
 if bash tests/makefile.sh; then echo "pass checks makefile bare machine" >> "$results"; else echo "fail checks makefile bare machine" >> "$results"; fi
 
+echo "== the AppArmor profile the .deb ships compiles (tests/apparmor.sh)"
+bash tests/apparmor.sh; rc=$?
+if [ "$rc" = 0 ]; then echo "pass checks apparmor profile" >> "$results"
+elif [ "$rc" = 77 ]; then echo "skip checks apparmor profile: no apparmor_parser (sh tests/deps.sh)" >> "$results"
+else echo "FAIL the AppArmor profile"; echo "fail checks apparmor profile" >> "$results"; fi
+
 echo "== man page and completions against the option table"
 for pair in man:man/sbxrun.1 bash:completions/sbxrun.bash zsh:completions/_sbxrun fish:completions/sbxrun.fish; do
 	kind=${pair%%:*} file=${pair#*:}

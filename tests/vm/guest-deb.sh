@@ -57,3 +57,22 @@ check "profile ls finds the stock profiles" bash -c 'out=$(as_user sbxrun profil
 check "man sbxrun renders" bash -c 'out=$(MANPAGER=cat MANWIDTH=80 man sbxrun) || exit 1; echo "$out" | head -6
 	echo "$out" | grep -q "^SYNOPSIS" && [ "$(echo "$out" | wc -l)" -gt 100 ]'
 check "bash loads the completion" bash -c '. /usr/share/bash-completion/completions/sbxrun && complete -p sbxrun'
+
+# The AppArmor profile (issue 35): installed for /usr/bin/sbxrun; loaded by
+# the postinst only where the kernel mediates user namespaces and the parser
+# is AppArmor 4 (not on Debian 12: AppArmor 3, nothing said); unloaded on
+# remove, gone on purge.
+aa4() { [ -e /sys/kernel/security/apparmor/features/namespaces/userns_create ] && [ -e /etc/apparmor.d/abi/4.0 ]; }
+aa_loaded() { grep -q '^sbxrun ' /sys/kernel/security/apparmor/profiles 2>/dev/null; }
+check "the AppArmor profile names /usr/bin/sbxrun" grep -q '^profile sbxrun /usr/bin/sbxrun flags=(unconfined)' /etc/apparmor.d/sbxrun
+if aa4; then
+	check "the AppArmor profile is loaded (AppArmor 4)" aa_loaded
+	check "run -- true with the profile loaded (as $user)" as_user sbxrun run -- true
+else
+	check "the AppArmor profile is not loaded (no AppArmor 4 here)" sh -c '! grep -q "^sbxrun " /sys/kernel/security/apparmor/profiles 2>/dev/null'
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	check "dpkg-reconfigure says nothing of AppArmor" sh -c 'out=$(dpkg-reconfigure -fnoninteractive sbxrun 2>&1); echo "$out"; ! echo "$out" | grep -qi apparmor'
+fi
+check "apt-get remove unloads the profile and keeps its file" sh -c 'apt-get remove -y -qq sbxrun >/dev/null &&
+	! grep -q "^sbxrun " /sys/kernel/security/apparmor/profiles 2>/dev/null && [ -f /etc/apparmor.d/sbxrun ]'
+check "apt-get purge removes the profile" sh -c 'apt-get purge -y -qq sbxrun >/dev/null && [ ! -e /etc/apparmor.d/sbxrun ]'
