@@ -55,7 +55,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-net unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net docs check-vm check-fresh
+.PHONY: all deps check check-net check-slow unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net docs check-vm check-fresh
 
 all: $(BIN)
 
@@ -108,6 +108,12 @@ check: deps
 check-net: deps
 	$(MAKE) all tests/helper/probe
 	SBX_TIER=net bash tests/run.sh
+
+# The tier `slow`: tests that take minutes of their own and stay out of make
+# check's (and CI's) time, such as building a Debian 13 image.
+check-slow: deps
+	$(MAKE) all tests/helper/probe
+	SBX_TIER=slow bash tests/run.sh
 
 # The tests that depend on the host's kernel and cgroups, in a Debian 12 VM
 # (its own 6.1 kernel, systemd, cgroup v2) under QEMU: tests/vm/README.md.

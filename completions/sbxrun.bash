@@ -53,6 +53,8 @@ _sbxrun() {
 		return ;;
 	*:--name|*:-n)
 		return ;;
+	*:--suite)
+		return ;;
 	image:--output|image:-o)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--mtime)
@@ -102,7 +104,7 @@ _sbxrun() {
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "build import ls rm inspect export" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in rm|inspect|export) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun image ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; import) [[ "$cur" != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;; esac
 		case "${COMP_WORDS[2]}" in
-		build) opts=" --help -h --verbose -v --trace  --quiet -q --name -n --system " ;;
+		build) opts=" --help -h --verbose -v --trace  --quiet -q --name -n --suite  --system " ;;
 		import) opts=" --help -h --verbose -v --trace  --quiet -q --name -n --system " ;;
 		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		rm) opts=" --help -h --verbose -v --trace  --quiet -q" ;;

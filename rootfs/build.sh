@@ -1,5 +1,6 @@
 #!/bin/sh
-# rootfs/build.sh RECIPE OUTPUT - builds a Debian bookworm rootfs tarball
+# rootfs/build.sh RECIPE OUTPUT [SUITE] - builds a Debian rootfs tarball of
+# SUITE (bookworm, Debian 12, by default; or trixie, Debian 13)
 # from Debian's own archive with mmdebstrap. As root directly; otherwise in
 # unshare mode where a subuid range exists, else in fakechroot mode (no
 # setuid helper at all). The archive is mmdebstrap's default (or the host's
@@ -7,6 +8,11 @@
 set -eu
 recipe=${1:?usage: build.sh minimal|full OUTPUT}
 out=${2:?usage: build.sh minimal|full OUTPUT}
+suite=${3:-bookworm}
+case $suite in
+bookworm | trixie) ;;
+*) echo "build.sh: suite '$suite': bookworm or trixie" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 list="$here/$recipe.packages"
 [ -f "$list" ] || { echo "build.sh: no recipe '$recipe' ($list)" >&2; exit 2; }
@@ -31,7 +37,7 @@ mmdebstrap --mode="$mode" --variant=minbase --format=tar \
 	--customize-hook='chroot "$1" python3 -m venv --system-site-packages /opt/venv' \
 	--customize-hook="echo 'PATH=\"$path\"' > \"\$1/etc/environment\"" \
 	--customize-hook='rm -rf "$1"/var/cache/apt/*.bin "$1"/var/lib/apt/lists/* "$1"/usr/share/doc/* "$1"/usr/share/man/*' \
-	bookworm - > "$tmp"
+	"$suite" - > "$tmp"
 case "$out" in
 *.zst) zstd -q -T0 -f "$tmp" -o "$out" ;;
 *.gz) gzip -c "$tmp" > "$out" ;;

@@ -24,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 TEST_USER=${SBX_TEST_USER:-sbxtest}
 export SBX_TIER=${SBX_TIER:-integration}
-case $SBX_TIER in integration | net) ;; *) echo "run.sh: SBX_TIER is integration or net, not '$SBX_TIER'" >&2; exit 2 ;; esac
+case $SBX_TIER in integration | net | slow) ;; *) echo "run.sh: SBX_TIER is integration, net or slow, not '$SBX_TIER'" >&2; exit 2 ;; esac
 start=$(date +%s)
 
 if [ "$SBX_TIER" = integration ]; then
@@ -100,7 +100,7 @@ fi
 fi
 
 echo "== test images"
-cp -R sbxrun profiles rootfs tests README.md man "$T/"
+cp -R sbxrun profiles rootfs contrib tests README.md man "$T/"
 [ -d docs ] && cp -R docs "$T/"
 [ -d completions ] && cp -R completions "$T/"
 chmod -R a+rX "$T"

@@ -95,8 +95,8 @@ static int image_inspect(const char *name, struct sbx_err *err)
 
 /* On a terminal the recipe's chatter goes to a log and a one-line progress
  * indicator stays; elsewhere (CI logs) the chatter passes through stderr. */
-static pid_t spawn_recipe(const char *script, const char *recipe, const char *out,
-			  const char *logpath, struct sbx_err *err)
+static pid_t spawn_recipe(const char *script, const char *recipe, const char *suite,
+			  const char *out, const char *logpath, struct sbx_err *err)
 {
 	pid_t pid = fork();
 
@@ -107,7 +107,7 @@ static pid_t spawn_recipe(const char *script, const char *recipe, const char *ou
 	int fd = logpath ? open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : 2;
 	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		_exit(127);
-	execl("/bin/sh", "sh", script, recipe, out, (char *)NULL);
+	execl("/bin/sh", "sh", script, recipe, out, suite, (char *)NULL);
 	_exit(127);
 }
 
@@ -153,7 +153,20 @@ static void print_log_tail(const char *logpath)
 	}
 }
 
-static int image_build(const char *recipe, const char *name, bool system, struct sbx_err *err)
+/* The suites the recipes are built and tested for (rootfs/build.sh). */
+static int check_suite(const char *suite, struct sbx_err *err)
+{
+	static const char *const known[] = { "bookworm", "trixie" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(suite, known[i]))
+			return 0;
+	return err_set(err, 0, "image build: --suite '%s': the recipes build bookworm (Debian 12) "
+		       "or trixie (Debian 13)", suite);
+}
+
+static int image_build(const char *recipe, const char *name, const char *suite, bool system,
+		       struct sbx_err *err)
 {
 	const char *stock = paths_stock_dir();
 	_cleanup_free_ char *script = xasprintf("%s/rootfs/build.sh", stock);
@@ -161,15 +174,25 @@ static int image_build(const char *recipe, const char *name, bool system, struct
 	_cleanup_free_ char *out = NULL, *logpath = NULL;
 	bool tty = isatty(STDERR_FILENO) && sbx_log_level >= SBX_LOG_NORMAL;
 
+	_cleanup_free_ char *derived = NULL;
+
 	if (store_name_check(recipe, err) < 0 || access(list, R_OK) < 0)
 		return err_set(err, 0, "no recipe '%s' (minimal or full, in '%s/rootfs')", recipe, stock);
-	if (store_name_check(name ? name : recipe, err) < 0)
+	if (!suite)
+		suite = "bookworm";
+	if (check_suite(suite, err) < 0)
+		return -1;
+	/* another suite does not replace the recipe's default image */
+	if (!name)
+		name = derived = strcmp(suite, "bookworm") ? xasprintf("%s-%s", recipe, suite)
+							   : xstrdup(recipe);
+	if (store_name_check(name, err) < 0)
 		return -1;
 	if (store_build_path(recipe, ".tar.zst", &out, err) < 0)
 		return -1;
 	if (tty)
 		logpath = xasprintf("%s.log", out);
-	pid_t pid = spawn_recipe(script, recipe, out, logpath, err);
+	pid_t pid = spawn_recipe(script, recipe, suite, out, logpath, err);
 	if (pid < 0)
 		return -1;
 	int status = wait_recipe(pid, recipe, tty);
@@ -180,8 +203,8 @@ static int image_build(const char *recipe, const char *name, bool system, struct
 			WIFEXITED(status) ? "exit status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	}
-	_cleanup_free_ char *source = xasprintf("recipe %s from %s/rootfs", recipe, stock);
-	int r = err->msg[0] ? -1 : import_file(out, name ? name : recipe, source, system, err);
+	_cleanup_free_ char *source = xasprintf("recipe %s (%s) from %s/rootfs", recipe, suite, stock);
+	int r = err->msg[0] ? -1 : import_file(out, name, source, system, err);
 	unlink(out);
 	if (logpath)
 		unlink(logpath);
@@ -220,7 +243,8 @@ int cmd_image(int argc, char **argv, struct sbx_err *err)
 			       verb->mask == SBX_CMD_IMAGE_IMPORT ? "FILE" : "NAME", verb->name);
 	switch (verb->mask) {
 	case SBX_CMD_IMAGE_BUILD:
-		r = image_build(op ? op : "minimal", a.v[SBX_K_NAME], a.v[SBX_K_CACHE_SYSTEM] != NULL, err);
+		r = image_build(op ? op : "minimal", a.v[SBX_K_NAME], a.v[SBX_K_SUITE],
+				a.v[SBX_K_CACHE_SYSTEM] != NULL, err);
 		break;
 	case SBX_CMD_IMAGE_IMPORT:
 		r = import_file(op, a.v[SBX_K_NAME], NULL, a.v[SBX_K_CACHE_SYSTEM] != NULL, err);
