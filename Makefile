@@ -55,7 +55,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-net check-slow unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net docs check-vm check-fresh
+.PHONY: all deps check check-net check-slow check-vm13 unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net docs check-vm check-fresh
 
 all: $(BIN)
 
@@ -122,6 +122,15 @@ check-vm: deps
 	sh tests/deps.sh vm
 	$(MAKE) all tests/helper/probe deb
 	bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
+
+# The same in a Debian 13 VM (its 6.12 kernel, systemd 257, AppArmor 4.1
+# enabled): the package of `make deb` (built here, on Debian 12) installed,
+# its AppArmor profile loaded, removed and purged; not part of CI
+# (tests/vm/README.md: what it runs and how long it takes).
+check-vm13: deps
+	sh tests/deps.sh vm
+	$(MAKE) all tests/helper/probe deb
+	SBX_VM_SUITE=trixie bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb) $(VM13_FILES)
 
 # The README's two commands as the first ones on a bare Debian 12 (a VM with
 # no build dependencies, networked through QEMU): a clean clone, make demo,

@@ -14,6 +14,9 @@
 # instead, with systemd but none of the build dependencies (no compiler, no
 # pkg-config, no -dev packages, no sbxtest user), only git and make added,
 # cached apart in CACHE/bare-KEY.
+# SBX_VM_SUITE=trixie (make check-vm13): the same VM of Debian 13 instead
+# (its 6.12 kernel, systemd 257, AppArmor 4.1 enabled with its profiles;
+# 64-bit time_t library names), cached apart in CACHE/img13-KEY.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$(id -u)" = 0 ]; then cache=/var/cache/sbxrun-vm; else cache=${XDG_CACHE_HOME:-$HOME/.cache}/sbxrun-vm; fi
@@ -21,6 +24,13 @@ case ${SBX_VM_VARIANT:-} in
 "") variant=img ;;
 bare) variant=bare ;;
 *) echo "vm: SBX_VM_VARIANT is unset or bare" >&2; exit 2 ;;
+esac
+suite=${SBX_VM_SUITE:-bookworm}
+case $suite in
+bookworm) ;;
+trixie) [ "$variant" = img ] || { echo "vm: SBX_VM_SUITE=trixie is for the test VM only" >&2; exit 2; }
+	variant=img13 ;;
+*) echo "vm: SBX_VM_SUITE is bookworm or trixie" >&2; exit 2 ;;
 esac
 key=$(cat "$here/build.sh" "$here"/guest/* | sha256sum | cut -c1-16)
 dir=$cache/$variant-$key
@@ -35,6 +45,9 @@ pkgs="linux-image-amd64 initramfs-tools systemd systemd-sysv dbus dbus-user-sess
 libseccomp2 libcap-ng0 libinih1 libjson-c5 libarchive13 libcurl4 libssl3 libsystemd0
 bash python3 iproute2 util-linux passwd procps psmisc curl ca-certificates tmux zstd xz-utils
 busybox-static coreutils findutils grep sed kmod fuse-overlayfs fuse3 fuse2fs"
+# Debian 13: the libraries' 64-bit time_t names, and AppArmor (its parser
+# and the profiles it loads at boot) as a default install has it
+[ "$suite" = trixie ] && pkgs=$(echo "$pkgs" | sed 's/libarchive13 /libarchive13t64 /; s/libcurl4 /libcurl4t64 /; s/libssl3 /libssl3t64 /')" apparmor"
 # The test user, lingering, so that its systemd manager runs at boot (the
 # hooks are the positional parameters).
 # shellcheck disable=SC2016 # $1 is the hook's argument, the new root
@@ -73,7 +86,7 @@ if ! mmdebstrap --variant=minbase --format=tar --include="$(echo $pkgs | tr ' ' 
 	--customize-hook='chroot "$1" systemctl mask getty.target apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer' \
 	--customize-hook='chroot "$1" systemctl set-default multi-user.target' \
 	--customize-hook='rm -rf "$1"/var/cache/apt/*.bin "$1"/var/lib/apt/lists/*' \
-	bookworm "$tmp/rootfs.tar" > "$log" 2>&1; then
+	"$suite" "$tmp/rootfs.tar" > "$log" 2>&1; then
 	tail -30 "$log" >&2
 	echo "vm: mmdebstrap failed (log: $log)" >&2
 	exit 1
