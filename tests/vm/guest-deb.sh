@@ -59,10 +59,10 @@ check "man sbxrun renders" bash -c 'out=$(MANPAGER=cat MANWIDTH=80 man sbxrun) |
 check "bash loads the completion" bash -c '. /usr/share/bash-completion/completions/sbxrun && complete -p sbxrun'
 
 # The AppArmor profile (issue 35): installed for /usr/bin/sbxrun; loaded by
-# the postinst only where the kernel mediates user namespaces and the parser
-# is AppArmor 4 (not on Debian 12: AppArmor 3, nothing said); unloaded on
-# remove, gone on purge.
-aa4() { [ -e /sys/kernel/security/apparmor/features/namespaces/userns_create ] && [ -e /etc/apparmor.d/abi/4.0 ]; }
+# the postinst where AppArmor is enabled and its parser is AppArmor 4 (Debian
+# 13; not Debian 12: AppArmor 3, nothing said); unloaded on remove, gone on
+# purge.
+aa4() { [ -d /sys/kernel/security/apparmor ] && [ -e /etc/apparmor.d/abi/4.0 ]; }
 aa_loaded() { grep -q '^sbxrun ' /sys/kernel/security/apparmor/profiles 2>/dev/null; }
 check "the AppArmor profile names /usr/bin/sbxrun" grep -q '^profile sbxrun /usr/bin/sbxrun flags=(unconfined)' /etc/apparmor.d/sbxrun
 if aa4; then
