@@ -12,8 +12,8 @@ if [ "$(id -u)" = 0 ]; then cache=/var/cache/sbxrun-tests; else cache=${XDG_CACH
 mkdir -p "$cache"
 # minimal, and for the net tier (make check-net) node: minimal with Debian's
 # npm, for the package gateway's real npm installs
-recipes=minimal
-[ "${SBX_TIER:-}" != net ] || recipes="minimal node"
+recipes="minimal node"
+
 for recipe in $recipes; do
 	key=$(cat "$top/rootfs/build.sh" "$top/rootfs/$recipe.packages" | sha256sum | cut -c1-16)
 	if [ ! -s "$cache/$recipe-$key.tar.zst" ]; then

@@ -168,7 +168,34 @@ static void route_host(struct gw *gw, struct gw_client *c, const char *host, con
 	gw_deb.request(gw, c, p);
 }
 
-static void take(void *ctx, int fd, const unsigned char *peer, const char *head, size_t len)
+/* Whether the connection stays open after the answer (HTTP/1.1, no
+ * "Connection: close", no body to the request); then what was read past
+ * the head is the next request's start, kept for the proxy. */
+static void keep_alive(struct gw_client *c, const char *head, size_t len)
+{
+	const char *end = memmem(head, len, "\r\n\r\n", 4), *eol = memmem(head, len, "\r\n", 2);
+
+	if (!end || eol - head < 9 || memcmp(eol - 9, " HTTP/1.1", 9) != 0)
+		return;
+	for (const char *h = eol + 2, *e; h < end + 2; h = e + 2) {
+		e = memmem(h, (size_t)(end + 2 - h), "\r\n", 2);
+		size_t n = (size_t)(e - h);
+		if ((n > 15 && strncasecmp(h, "content-length:", 15) == 0 && strspn(h + 15, " \t0") < n - 15) ||
+		    (n > 18 && strncasecmp(h, "transfer-encoding:", 18) == 0) ||
+		    (n > 11 && strncasecmp(h, "connection:", 11) == 0 && memmem(h, n, "lose", 4)))
+			return;
+	}
+	end += 4;
+	c->keep = true;
+	c->next_len = len - (size_t)(end - head);
+	if (c->next_len) {
+		c->next_req = xmalloc(c->next_len);
+		memcpy(c->next_req, end, c->next_len);
+	}
+}
+
+static void take(void *ctx, struct sbx_proxy *door, int fd, const unsigned char *peer, const char *head,
+		 size_t len)
 {
 	struct gw *gw = ctx;
 	struct gw_client *c = xcalloc(1, sizeof(*c));
@@ -180,6 +207,8 @@ static void take(void *ctx, int fd, const unsigned char *peer, const char *head,
 	c->id = ++gw->next_id;
 	c->fd = fd;
 	gw_client_sndbuf(fd);
+	c->gw = gw;
+	c->door = door;
 	memcpy(c->peer, peer, sizeof(c->peer));
 	c->body_fd = -1;
 	c->deadline = (int64_t)now_ms() + GW_CLIENT_TIMEOUT_MS;
@@ -189,6 +218,7 @@ static void take(void *ctx, int fd, const unsigned char *peer, const char *head,
 		gw_client_kill(c);
 		return;
 	}
+	keep_alive(c, head, len);
 	int st = parse_head(c, head, len, host, sizeof(host), path, sizeof(path));
 	if (st)
 		gw_fail(gw, c, st, NULL, NULL, NULL, "%s", st == 405 ? "only GET and HEAD" : "bad request");
@@ -203,7 +233,7 @@ static size_t clients_of(void *ctx, const unsigned char *peer)
 	size_t n = 0;
 
 	for (struct gw_client *c = gw->clients; c; c = c->next)
-		n += !c->dead && memcmp(c->peer, peer, sizeof(c->peer)) == 0;
+		n += !c->dead && (!peer || memcmp(c->peer, peer, sizeof(c->peer)) == 0);
 	return n;
 }
 

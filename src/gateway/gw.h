@@ -31,8 +31,13 @@ extern const struct gw_ecosystem gw_pypi;
 
 struct gw_client {
 	struct gw_client *next;
+	struct gw *gw;
 	uint64_t id;
 	int fd;
+	struct sbx_proxy *door;   /* that handed it over: it takes it back (keep) */
+	bool keep;          /* HTTP/1.1 keep-alive: back to the door once answered */
+	char *next_req;     /* what followed the request head (keep), or NULL */
+	size_t next_len;
 	unsigned char peer[PROXY_PEER_KEY]; /* who sent it (the proxy's per-peer cap) */
 	bool dead;
 	bool head_only;     /* HEAD: no body */
@@ -123,7 +128,8 @@ void gw_event_index(struct gw *gw, const char *eco, const char *index, uint64_t 
 		    int64_t ms, const char *damaged);
 void gw_event_artifact(struct gw *gw, const char *eco, const char *name, const char *version,
 		       uint64_t bytes, const char *cache, int64_t upstream_ms);
-/* Writes what is pending; once all is out, ends the connection. */
+/* Writes what is pending; once all is out, ends the connection, or
+ * gives it back to the proxy for its next request (keep-alive). */
 void gw_client_flush(struct gw_client *c);
 void gw_client_kill(struct gw_client *c);
 /* A client's connection gets a small send buffer (gw_client.c's SNDBUF). */

@@ -62,6 +62,7 @@ void gw_client_reap(struct gw *gw)
 		*pp = c->next;
 		gw->held -= c->held;
 		free(c->out);
+		free(c->next_req);
 		free(c);
 	}
 }
@@ -79,7 +80,17 @@ void gw_client_sndbuf(int fd)
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &n, sizeof(n));
 }
 
-/* Writes what is pending; when all is out, closes (one request a connection). */
+/* The answer is out: the connection goes back to the proxy's door, which
+ * reads and checks its next request as any other (HTTP/1.1 keep-alive). */
+static void hand_back(struct gw_client *c)
+{
+	epoll_ctl(c->gw->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	proxy_keep(c->door, steal_fd(c->fd), c->peer, c->next_req, c->next_len);
+	gw_client_kill(c);
+}
+
+/* Writes what is pending; when all is out, closes or hands the connection
+ * back (keep-alive). */
 void gw_client_flush(struct gw_client *c)
 {
 	while (c->out_off < c->out_len) {
@@ -107,7 +118,9 @@ void gw_client_flush(struct gw_client *c)
 		}
 		c->deadline = (int64_t)now_ms() + GW_CLIENT_TIMEOUT_MS;
 	}
-	if (c->out_len) {
+	if (c->out_len && c->keep && c->door) {
+		hand_back(c);
+	} else if (c->out_len) {
 		shutdown(c->fd, SHUT_WR);
 		gw_client_kill(c);
 	}
@@ -131,9 +144,13 @@ static const char *status_text(int status)
 static void set_head(struct gw_client *c, int status, const char *ctype, uint64_t len, const char *body,
 		     size_t blen)
 {
+	char conn[64] = "close";
+
+	if (c->keep && c->door)
+		snprintf(conn, sizeof(conn), "keep-alive\r\nKeep-Alive: timeout=%d", PROXY_KEEPALIVE_MS / 1000);
 	_cleanup_free_ char *head = xasprintf("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %llu\r\n"
-					      "Connection: close\r\nCache-Control: no-store\r\n\r\n",
-					      status, status_text(status), ctype, (unsigned long long)len);
+					      "Connection: %s\r\nCache-Control: no-store\r\n\r\n",
+					      status, status_text(status), ctype, (unsigned long long)len, conn);
 	size_t hl = strlen(head);
 
 	if (c->head_only)

@@ -33,6 +33,15 @@ int netns_loopback_up(struct sbx_err *err)
 	return 0;
 }
 
+/* Connections to the door wait in its backlog while the proxy is full
+ * (proxy.h, queue_when_full): npm 9 opens one for each of its hundreds of
+ * requests at once. A connection the backlog cannot take never gets its
+ * SYN answered and retries; one answered but left out when it filled is
+ * reset, so the backlog is as deep as the kernel allows (net.core.somaxconn
+ * of the sandbox's namespace, 4096 since Linux 5.4). It costs the host
+ * nothing the sandbox could not spend on its own loopback. */
+#define DOOR_BACKLOG 4096
+
 int netns_proxy_door(struct sbx_err *err)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(SBX_PROXY_PORT) };
@@ -41,7 +50,7 @@ int netns_proxy_door(struct sbx_err *err)
 
 	inet_pton(AF_INET, SBX_PROXY_ADDR, &a.sin_addr);
 	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 128) < 0)
+	    bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, DOOR_BACKLOG) < 0)
 		return err_sys(err, "the proxy's socket on %s:%d", SBX_PROXY_ADDR, SBX_PROXY_PORT);
 	return steal_fd(s);
 }

@@ -2,8 +2,10 @@
  * on its door, reads one request head, checks the host against the allow
  * list, resolves it off the loop, vets the addresses, connects upstream
  * without blocking and relays both ways with half-close. One request per
- * connection for plain HTTP ("Connection: close"), so every request is
- * checked. Nothing a sandbox sends may crash or stall the host side. */
+ * relayed connection for plain HTTP ("Connection: close"), so every request
+ * is checked; a connection the package gateway answered and keeps open
+ * comes back here for its next request (proxy_keep). Nothing a sandbox
+ * sends may crash or stall the host side. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -71,6 +73,7 @@ struct conn {
 	struct relay_dir up, down;
 	uint64_t bytes_up, bytes_down;
 	int64_t deadline;
+	bool kept;                    /* back from the local service, between requests */
 };
 
 struct sbx_proxy {
@@ -84,6 +87,8 @@ struct sbx_proxy {
 	size_t live;
 	uint64_t next_id;
 	unsigned max_conns, max_per_peer, head_timeout_ms;
+	bool queue;                   /* full: new connections wait in the backlog */
+	bool paused;                  /* not accepting: full (queue) */
 	char *auth;
 	struct proxy_local local;
 	struct sbx_proxy_counters count;
@@ -396,7 +401,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	    strcmp(c->host, p->local.host) == 0) {
 		/* the service reads and answers from here on */
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
-		p->local.take(p->local.ctx, steal_fd(c->cfd), c->peer, c->head, c->head_len);
+		p->local.take(p->local.ctx, p, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
 		conn_kill(p, c);
 		return;
@@ -409,7 +414,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	    c->req.kind == HTTPREQ_ABSOLUTE && p->local.claims(p->local.ctx, c->host, c->req.port)) {
 		proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "package gateway");
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
-		p->local.take(p->local.ctx, steal_fd(c->cfd), c->peer, c->head, c->head_len);
+		p->local.take(p->local.ctx, p, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
 		conn_kill(p, c);
 		return;
@@ -489,14 +494,24 @@ static bool idle(const struct conn *c)
 	return c->state == C_HEAD || c->state == C_DRAIN;
 }
 
+/* Whether c may be closed for another connection: idle, and, for a
+ * sandbox's own door (queue), one that has had its answer (kept open
+ * between requests, or lingering), never one whose first request is
+ * still on its way: npm 9 through a proxy opens a connection for each of
+ * hundreds of requests at once, and its heads come late. */
+static bool sheddable(const struct sbx_proxy *p, const struct conn *c)
+{
+	return idle(c) && (!p->queue || (c->kept && c->head_len == 0) || c->state == C_DRAIN);
+}
+
 /* Makes room for one more connection from peer (NULL: anyone): closes the
- * oldest idle one among those; false when all of them are busy. */
+ * oldest sheddable one among those; false when none is. */
 static bool shed_oldest(struct sbx_proxy *p, const unsigned char *peer)
 {
 	struct conn *old = NULL;
 
 	for (struct conn *c = p->conns; c; c = c->next)
-		if (idle(c) && (!peer || memcmp(c->peer, peer, sizeof(c->peer)) == 0) &&
+		if (sheddable(p, c) && (!peer || memcmp(c->peer, peer, sizeof(c->peer)) == 0) &&
 		    (!old || c->id < old->id))
 			old = c;
 	if (!old)
@@ -506,19 +521,62 @@ static bool shed_oldest(struct sbx_proxy *p, const unsigned char *peer)
 	return true;
 }
 
-/* Whether there is room for a connection from peer, shedding if need be.
- * The connections the local service took from it count too: they are
- * busy (never shed), and without them one peer could hold all of its. */
+/* Open now: the proxy's own and those the local service took from peer
+ * (NULL: from anyone), which are busy (never shed). */
+static size_t open_of(struct sbx_proxy *p, const unsigned char *peer)
+{
+	size_t n = p->local.host && p->local.clients_of ? p->local.clients_of(p->local.ctx, peer) : 0;
+
+	if (!peer)
+		return n + p->live;
+	for (struct conn *c = p->conns; c; c = c->next)
+		n += c->state != C_DEAD && memcmp(c->peer, peer, sizeof(c->peer)) == 0;
+	return n;
+}
+
+/* Whether there is room for a connection from peer (NULL: the cap in
+ * all alone), shedding if need be; without them one peer could hold all
+ * of the local service's. */
 static bool room_for(struct sbx_proxy *p, const unsigned char *peer)
 {
-	if (p->max_per_peer) {
-		size_t n = p->local.host && p->local.clients_of ? p->local.clients_of(p->local.ctx, peer) : 0;
-		for (struct conn *c = p->conns; c; c = c->next)
-			n += c->state != C_DEAD && memcmp(c->peer, peer, sizeof(c->peer)) == 0;
-		if (n >= p->max_per_peer && !shed_oldest(p, peer))
-			return false;
+	if (peer && p->max_per_peer && open_of(p, peer) >= p->max_per_peer && !shed_oldest(p, peer))
+		return false;
+	return open_of(p, NULL) < p->max_conns || shed_oldest(p, NULL);
+}
+
+/* A sandbox's door, full: the listening socket is left out of the loop
+ * (its backlog holds the next connections) until a connection ends. */
+static void accepting(struct sbx_proxy *p, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN : 0, .data.u64 = TAG_LISTEN };
+
+	if (p->paused == !on || epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->lfd, &ev) < 0)
+		return;
+	p->paused = !on;
+}
+
+static struct conn *conn_new(struct sbx_proxy *p, int fd, const unsigned char *peer, int64_t timeout_ms)
+{
+	struct conn *c = xcalloc(1, sizeof(*c));
+
+	c->id = ++p->next_id;
+	memcpy(c->peer, peer, sizeof(c->peer));
+	c->cfd = fd;
+	c->ufd = -1;
+	c->head = xmalloc(HTTPREQ_MAX_HEAD);
+	c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
+	c->deadline = now_ms() + timeout_ms;
+	if (ep_add(p, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn_tag(c, TAG_CLIENT)) < 0) {
+		close(fd);
+		free(c->head);
+		free(c);
+		return NULL;
 	}
-	return p->live < p->max_conns || shed_oldest(p, NULL);
+	c->next = p->conns;
+	p->conns = c;
+	p->nconns++;
+	p->live++;
+	return c;
 }
 
 static void accept_all(struct sbx_proxy *p)
@@ -527,6 +585,10 @@ static void accept_all(struct sbx_proxy *p)
 		struct sockaddr_storage ss = { 0 };
 		socklen_t sl = sizeof(ss);
 		unsigned char peer[PROXY_PEER_KEY];
+		if (p->queue && !room_for(p, NULL)) {
+			accepting(p, false);
+			return;
+		}
 		int fd = accept4(p->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;  /* EAGAIN, or a transient error: try on the next event */
@@ -536,26 +598,26 @@ static void accept_all(struct sbx_proxy *p)
 			close(fd);
 			continue;
 		}
-		struct conn *c = xcalloc(1, sizeof(*c));
-		c->id = ++p->next_id;
-		memcpy(c->peer, peer, sizeof(c->peer));
-		c->cfd = fd;
-		c->ufd = -1;
-		c->head = xmalloc(HTTPREQ_MAX_HEAD);
-		c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
-		c->deadline = now_ms() + p->head_timeout_ms;
-		if (ep_add(p, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn_tag(c, TAG_CLIENT)) < 0) {
-			close(fd);
-			free(c->head);
-			free(c);
-			continue;
-		}
-		c->next = p->conns;
-		p->conns = c;
-		p->nconns++;
-		p->live++;
-		read_head(p, c);
+		struct conn *c = conn_new(p, fd, peer, p->head_timeout_ms);
+		if (c)
+			read_head(p, c);
 	}
+}
+
+void proxy_keep(struct sbx_proxy *p, int fd, const unsigned char *peer, const char *next, size_t len)
+{
+	struct conn *c = len < HTTPREQ_MAX_HEAD ? conn_new(p, fd, peer, PROXY_KEEPALIVE_MS + 1000) : NULL;
+
+	if (!c) {
+		if (len >= HTTPREQ_MAX_HEAD)
+			close(fd);
+		return;
+	}
+	/* what came after the last request is the next one's start; the
+	 * socket is writable, so the loop reads the rest and parses it */
+	memcpy(c->head, next, len);
+	c->head_len = len;
+	c->kept = true;
 }
 
 static void resolved(struct sbx_proxy *p)
@@ -632,6 +694,12 @@ int proxy_dispatch(struct sbx_proxy *p)
 			conn_event(p, (struct conn *)(uintptr_t)(tag & ~3ULL), (int)(tag & 3), evs[i].events);
 	}
 	reap(p);
+	if (p->paused && open_of(p, NULL) < p->max_conns)
+		accepting(p, true);
+	else if (p->paused)
+		for (struct conn *c = p->conns; c && p->paused; c = c->next)
+			if (sheddable(p, c))
+				accepting(p, true);
 	return 0;
 }
 
@@ -667,6 +735,7 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	p->max_conns = conf->max_conns ? conf->max_conns : MAX_CONNS;
 	p->max_per_peer = conf->max_per_peer;
 	p->head_timeout_ms = conf->head_timeout_ms ? conf->head_timeout_ms : HEAD_TIMEOUT_MS;
+	p->queue = conf->queue_when_full;
 	p->auth = conf->auth ? xstrdup(conf->auth) : NULL;
 	p->local = conf->local;
 	/* splice has no MSG_NOSIGNAL: a sandbox hanging up mid-transfer would

@@ -14,6 +14,8 @@
  * IPv6 address's /64, a v4-mapped address as IPv4). */
 #define PROXY_PEER_KEY 17
 
+struct sbx_proxy;
+
 /* A service behind the proxy's door for one reserved host name (the package
  * gateway, src/gateway/): a plain-HTTP request for http://HOST/ is handed
  * over whole, before the allow list, and the service runs in the proxy's
@@ -25,13 +27,16 @@ struct proxy_local {
 	void (*dispatch)(void *ctx);
 	/* fd: the client's socket (non-blocking), its own now; peer: who it
 	 * is (PROXY_PEER_KEY bytes, for clients_of); head[0..len): what was
-	 * read, the complete request head first. */
-	void (*take)(void *ctx, int fd, const unsigned char *peer, const char *head, size_t len);
+	 * read, the complete request head first. Once answered, the service
+	 * closes fd or gives it back to door (proxy_keep). */
+	void (*take)(void *ctx, struct sbx_proxy *door, int fd, const unsigned char *peer, const char *head,
+		     size_t len);
 	/* NULL, or whether a plain-HTTP request for another host that passed
 	 * the allow list is the service's too (apt's, for the gateway) */
 	bool (*claims)(void *ctx, const char *host, int port);
-	/* NULL, or how many of the connections taken from peer are still
-	 * open: they count toward the proxy's max_per_peer */
+	/* NULL, or how many of the connections taken from peer (NULL: from
+	 * anyone) are still open: they count toward the proxy's max_per_peer
+	 * and max_conns */
 	size_t (*clients_of)(void *ctx, const unsigned char *peer);
 	void (*free)(void *ctx);
 };
@@ -44,8 +49,13 @@ struct sbx_proxy_conf {
 	const char *pypi_index;           /* URL or NULL */
 	int events_fd;                    /* -1, or where JSON-lines events go */
 	/* Holding the line against many connections (0: the default). */
-	unsigned max_conns;               /* open at once (128); past it the oldest
-					   * idle one is shed, else the new one refused */
+	unsigned max_conns;               /* open at once (128), the local service's
+					   * included; past it the oldest idle one is
+					   * shed, else the new one refused */
+	bool queue_when_full;             /* a sandbox's own door (its one client):
+					   * past max_conns, new connections wait in
+					   * the listen backlog, and only a connection
+					   * that has had its answer is shed */
 	unsigned max_per_peer;            /* per source address (an IPv6 /64); 0: no cap */
 	unsigned head_timeout_ms;         /* to send a complete request head (10 s) */
 	const char *auth;                 /* NULL, or the secret a Proxy-Authorization
@@ -67,7 +77,9 @@ struct sbx_proxy_counters {
 	uint64_t open;        /* connections open now */
 };
 
-struct sbx_proxy;
+/* How long a connection the local service kept open may wait for its next
+ * request (the service says so in Keep-Alive: timeout=). */
+#define PROXY_KEEPALIVE_MS 10000
 
 /* Sets SIGPIPE to SIG_IGN for the process (splice cannot suppress it):
  * reset it to SIG_DFL in any child before exec.
@@ -80,6 +92,10 @@ int proxy_pollfd(struct sbx_proxy *p);
 /* Handles every ready event without blocking. Returns 0; -1 only if the
  * proxy's own epoll fails (nothing from inside the sandbox makes it fail). */
 int proxy_dispatch(struct sbx_proxy *p);
+/* From the local service: fd, answered, stays open (HTTP/1.1 keep-alive);
+ * its next request is read and checked here as a new connection's is,
+ * next[0..len) the bytes of it already read. The proxy owns fd now. */
+void proxy_keep(struct sbx_proxy *p, int fd, const unsigned char *peer, const char *next, size_t len);
 void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out);
 void proxy_free(struct sbx_proxy *p);
 

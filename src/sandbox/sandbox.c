@@ -177,7 +177,7 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 {
 	struct sbx_proxy_conf conf = {
 		.profile_name = plan->profile, .hosts = &plan->net.hosts,
-		.events_fd = plan->events_fd,
+		.events_fd = plan->events_fd, .queue_when_full = true,
 	};
 	/* the image's sets, for the gateway's copy of the allow list (every
 	 * hop must pass it) and its apt hosts */

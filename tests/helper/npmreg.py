@@ -34,6 +34,12 @@ $NPMREG_TLS=CERT:KEY it speaks HTTPS with that certificate; packages:
            once than the gateway fetches at once: the first are still
            running while the rest come in, and the rest cost no more wait)
   big1..big4  packuments of some 40 KiB each (a long readme), for the cap
+  tree-0..tree-N-1  with NPMREG_TREE=N[:F]: a tree of N small packages,
+           tree-I depending on the F (default 12) from tree-F*I+1 (npm
+           install tree-0 brings all N), tarballs of 1-24 KiB (incompressible)
+A revalidation (If-Modified-Since the packuments' date, answered 304) is
+held NPMREG_SLOW_304 seconds first (default 0): an upstream slow to
+revalidate.
 Every packument has "time": 1.0.0 of the plain ones was published 100 days
 before the registry started. With NPMREG_FLAVOUR=X every tarball's
 index.js exports "X" instead of 42 (and so has another integrity): a
@@ -57,6 +63,12 @@ SET = ["set-a", "set-b", "set-c", "set-d"]
 DEPS = {"app": {d: "1.0.0" for d in SET}, "withdep": {"depoff": "^1.0.0"}}
 FLAVOUR = os.environ.get("NPMREG_FLAVOUR", "")
 INDEX_JS = ("module.exports = %s;\n" % (json.dumps(FLAVOUR) if FLAVOUR else "42")).encode()
+_n, _, _f = os.environ.get("NPMREG_TREE", "0").partition(":")
+TREE, FANOUT = ["tree-%d" % i for i in range(int(_n))], int(_f or 12)
+for _i in range(len(TREE)):
+    _kids = [TREE[k] for k in range(FANOUT * _i + 1, min(FANOUT * (_i + 1) + 1, len(TREE)))]
+    if _kids:
+        DEPS[TREE[_i]] = {k: "^1.0.0" for k in _kids}
 
 
 def tgz(name, version="1.0.0"):
@@ -68,6 +80,8 @@ def tgz(name, version="1.0.0"):
         data = json.dumps(meta).encode()
         files = [("package/package.json", data), ("package/index.js", INDEX_JS)]
         blob = {"slow": 64, "pad": 40, "set": 32}.get(re.sub(r"-?[a-d0-9]$", "", name), 0)
+        if name.startswith("tree-"):
+            blob = random.Random(name).randint(1, 24)
         if blob:  # incompressible (for slow: half of it is a real part)
             files.append(("package/blob", random.Random(name).randbytes(blob << 10)))
         for path, body in files:
@@ -80,7 +94,7 @@ def tgz(name, version="1.0.0"):
 
 PLAIN = ["good", "bad", "trunc", "slow", "other", "redir", "loop", "app", "withdep", "depoff", "evil-x",
          "left-pad", "@anyone/dists"] + SET + ["pad%d" % i for i in range(1, 5)] + \
-        ["many-%d" % i for i in range(1, 81)] + ["big%d" % i for i in range(1, 5)]
+        ["many-%d" % i for i in range(1, 81)] + ["big%d" % i for i in range(1, 5)] + TREE
 DAY = 86400
 NOW = time.time()
 # name -> {version: days before NOW it was published}, and its latest
@@ -207,6 +221,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             many_wait()
             self.send(200, packument(name))
         elif name in VERSIONS and self.headers.get("If-Modified-Since") == LASTMOD:
+            time.sleep(float(os.environ.get("NPMREG_SLOW_304", "0")))
             if LOG:
                 with open(LOG + ".304", "a") as f:
                     f.write(name + "\n")
