@@ -10,10 +10,9 @@ dir=$1
 mkdir -p "$dir"
 if [ "$(id -u)" = 0 ]; then cache=/var/cache/sbxrun-tests; else cache=${XDG_CACHE_HOME:-$HOME/.cache}/sbxrun-tests; fi
 mkdir -p "$cache"
-# minimal, and for the net tier (make check-net) node: minimal with Debian's
-# npm, for the package gateway's real npm installs
+# minimal, and node: minimal with Debian's npm (9.2), for the package
+# gateway's real npm installs from the fixture registry
 recipes="minimal node"
-
 for recipe in $recipes; do
 	key=$(cat "$top/rootfs/build.sh" "$top/rootfs/$recipe.packages" | sha256sum | cut -c1-16)
 	if [ ! -s "$cache/$recipe-$key.tar.zst" ]; then

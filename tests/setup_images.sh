@@ -4,5 +4,5 @@
 set -eu
 "$SBX" image import "$IMAGES/minimal.tar.zst" --name minimal
 "$SBX" image import "$IMAGES/tiny.tar" --name tiny
-# node (minimal with npm) only for the net tier (tests/images.sh)
+# node (minimal with Debian's npm; tests/images.sh)
 [ ! -s "$IMAGES/node.tar.zst" ] || "$SBX" image import "$IMAGES/node.tar.zst" --name node

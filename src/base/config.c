@@ -43,7 +43,7 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
 	{ SBX_K_PKG_TIMEOUT, "30s" },    { SBX_K_PKG_MIN_AGE, "none" },
 	{ SBX_K_PKG_OFFLINE, "no" },     { SBX_K_PKG_CACHE_MAX, "10G" },
-	{ SBX_K_PKG_INDEX_MAX_AGE, "2m" },
+	{ SBX_K_PKG_INDEX_MAX_AGE, "2m" }, { SBX_K_PKG_INDEX_MAX_STALE, "1d" },
 	{ SBX_K_PKG_CACHE, "/var/cache/sbxrun/packages" },
 };
 

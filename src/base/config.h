@@ -89,6 +89,7 @@ struct sbx_config {
 	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */
 	uint64_t pkg_min_age_ms;   /* versions younger are hidden; 0: none */
 	uint64_t pkg_index_max_age_ms;  /* an index served from the cache this long unasked; 0: never */
+	uint64_t pkg_index_max_stale_ms; /* then this much longer while revalidated behind; 0: never */
 	int pkg_offline;           /* enum sbx_onoff: only what the cache holds */
 	uint64_t pkg_cache_max;    /* the user's cache's cap in bytes; 0: unlimited */
 	char *pkg_cache;           /* the system cache's directory; "none": no system cache */

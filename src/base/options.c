@@ -96,6 +96,8 @@ const struct sbx_option sbx_options[] = {
   "serve only what the gateway's cache holds; never ask upstream" },
 { SBX_K_PKG_INDEX_MAX_AGE, NULL, 0, "packages", "index_max_age", SBX_ARG_DURATION, NULL, 0, 0, F(pkg_index_max_age_ms), "DURATION",
   "an index document (packument, PyPI page, apt's Release and Packages) is served from the cache this long before upstream is asked again (default 2m; none: ask every time)" },
+{ SBX_K_PKG_INDEX_MAX_STALE, NULL, 0, "packages", "index_max_stale", SBX_ARG_DURATION, NULL, 0, 0, F(pkg_index_max_stale_ms), "DURATION",
+  "past index_max_age, a packument or PyPI page this much older is still served at once while upstream is asked in the background (default 1d; none: wait for upstream)" },
 { SBX_K_PKG_CACHE_MAX, "cache-max", 0, "packages", "cache_max", SBX_ARG_SIZE, NULL, 0, PX, F(pkg_cache_max), "SIZE",
   "size cap of the user's package cache, index documents included; the least recently used go first (default 10G), or unlimited" },
 { SBX_K_PKG_CACHE, NULL, 0, "packages", "cache", SBX_ARG_STRING, NULL, 0, 0, F(pkg_cache), "DIR",

@@ -50,7 +50,7 @@ static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
 	{ SBX_K_PKG_MIN_AGE, CAP_FLOOR }, { SBX_K_PKG_OFFLINE, CAP_DOWN },
 	/* how long an index may be served unasked: what upstream pulled
 	 * (a malicious release) is gone from the gateway within it */
-	{ SBX_K_PKG_INDEX_MAX_AGE, CAP_CEIL },
+	{ SBX_K_PKG_INDEX_MAX_AGE, CAP_CEIL }, { SBX_K_PKG_INDEX_MAX_STALE, CAP_CEIL },
 };
 
 /* Every number of [limits] is a maximum; the rest as the table says. */
@@ -155,7 +155,7 @@ static int policy_entry(void *arg, const char *section, const char *key, const c
 	if (cap_kind_of(o) == CAP_NONE)
 		return entry_fail(rd, line, key, "not a ceiling (a policy caps [sandbox] seccomp, "
 				  "ptrace; [limits]; [network] egress, allow; [download]; "
-				  "[packages] allow, deny, min_age, offline, index_max_age; [mounts] bind)", err);
+				  "[packages] allow, deny, min_age, offline, index_max_age, index_max_stale; [mounts] bind)", err);
 	if (caps->origin[o->key] && !(o->flags & SBX_OPT_REPEAT)) {
 		snprintf(why, sizeof(why), "set twice (first on %s)", caps->origin[o->key]);
 		return entry_fail(rd, line, key, why, err);

@@ -58,6 +58,7 @@ void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *c
 		.pypi_upstream = *pypi,
 		.events_fd = -1, .timeout_ms = cfg->pkg_timeout_ms,
 		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
+		.index_max_stale_ms = (int64_t)cfg->pkg_index_max_stale_ms,
 		.rules = { .allow = &cfg->pkg_allow, .deny = &cfg->pkg_deny,
 			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON },
 		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,
@@ -387,6 +388,7 @@ void gateway_free(struct sbx_gateway *g)
 	for (struct gw_client *c = gw->clients; c; c = c->next)
 		gw_client_kill(c);
 	gw_fetch_fini(gw);
+	gw_reval_fini(gw);
 	gw_artifact_fini(gw);
 	for (size_t i = 0; i < ARRAY_SIZE(ecosystems); i++)
 		if (ecosystems[i]->free)

@@ -33,6 +33,8 @@ struct sbx_gateway_conf {
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	int64_t index_max_age_ms;          /* an index document is served from the cache this
 					    * long before upstream is asked (0: 2 minutes; < 0: ask each time) */
+	int64_t index_max_stale_ms;        /* past that, one this much older is still served
+					    * while upstream is asked behind (0: none) */
 	const char *cache_dir;             /* NULL: the user's (~/.cache/sbxrun/packages) */
 	const char *system_cache;          /* read first (root's); NULL or "none": none */
 	uint64_t cache_max;                /* the cache's cap in bytes; 0: none */

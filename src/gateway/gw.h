@@ -79,6 +79,8 @@ struct gw {
 	 * (@npm, @pypi), separated by spaces: hosts the deb route never
 	 * reaches (gw_deb.c) */
 	char *not_apt;
+	struct gw_reval *revals;   /* index documents revalidated in the background */
+	size_t nrevals;
 	char *profile;
 	uint64_t held;             /* bytes of the clients' spooled answers (gw_reply) */
 	char **told;               /* what gw_tell_once said already */
@@ -95,6 +97,16 @@ static inline bool gw_index_fresh(const struct gw *gw, int64_t age_ms)
 {
 	int64_t max = gw->conf.index_max_age_ms ? gw->conf.index_max_age_ms : GW_INDEX_MAX_AGE_MS;
 	return age_ms >= 0 && age_ms < max;
+}
+
+/* Whether one past that may still be served at once while upstream is
+ * asked in the background (RFC 5861's stale-while-revalidate): within
+ * [packages] index_max_stale past index_max_age. */
+static inline bool gw_index_stale_ok(const struct gw *gw, int64_t age_ms)
+{
+	int64_t max = gw->conf.index_max_age_ms ? gw->conf.index_max_age_ms : GW_INDEX_MAX_AGE_MS;
+	return max > 0 && gw->conf.index_max_stale_ms > 0 && age_ms >= 0 &&
+	       age_ms < max + gw->conf.index_max_stale_ms;
 }
 
 /* --- clients (gw_client.c) --- */
@@ -296,6 +308,25 @@ void gw_debidx_reap(struct gw *gw);
 void gw_debidx_free(struct gw *gw);
 /* gw_deb.c: the .debs that waited for tables are served (from the loop). */
 void gw_deb_wake(struct gw *gw);
+
+/* --- index documents revalidated in the background (gw_reval.c) --- */
+/* What the foreground fetch of an index would ask: eco, upstream and key
+ * as the cache has them, the URL, Accept, the cached copy's validators, the cap. */
+struct gw_reval_req {
+	const char *eco, *upstream, *key, *url, *accept, *etag;
+	uint64_t max;
+};
+/* Asks upstream for a stale index document, served meanwhile: a 304
+ * renews the cached copy, a 200 replaces it, a failure leaves it. One at
+ * a time per document, a bounded number in all (beyond: not asked now;
+ * the next request past index_max_age asks). An "index-revalidated" event
+ * tells each end. */
+void gw_revalidate(struct gw *gw, const struct gw_reval_req *r);
+/* That event, for a revalidation in the foreground too (status 0: no
+ * answer). */
+void gw_event_revalidated(struct gw *gw, const char *eco, const char *key, long status, int64_t ms,
+			  bool background);
+void gw_reval_fini(struct gw *gw);
 
 /* --- artifacts (gw_artifact.c): one upstream download per digest --- */
 struct gw_artifact_req {

@@ -100,6 +100,8 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 	struct gw_client *cl = gw_client_find(gw, r->client);
 	int64_t age;
 
+	if (r->stale)
+		gw_event_revalidated(gw, "npm", r->key, f->error[0] ? 0 : f->status, f->ms, false);
 	/* for a 304 or upstream trouble: the stale copy read again */
 	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
 	    gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len, r->etag,
@@ -167,9 +169,16 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r)
 		get_doc_offline(gw, cl, r);
 		return;
 	}
-	if (gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len, r->etag,
-			       sizeof(r->etag), &age) == 1 && gw_index_fresh(gw, age)) {
+	int have = gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len,
+				      r->etag, sizeof(r->etag), &age);
+	if (have == 1 && (gw_index_fresh(gw, age) || gw_index_stale_ok(gw, age))) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
+		if (!gw_index_fresh(gw, age)) {
+			_cleanup_free_ char *url = doc_url(gw->npm_upstream, r->name);
+			gw_revalidate(gw, &(struct gw_reval_req){ "npm", gw->npm_upstream, r->key, url,
+								  r->full ? "application/json" : CORGI, r->etag,
+								  PACKUMENT_MAX });
+		}
 		req_free(r);
 		return;
 	}

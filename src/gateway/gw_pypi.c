@@ -151,6 +151,8 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 	struct gw_client *cl = gw_client_find(gw, r->client);
 	int64_t age;
 
+	if (r->stale)
+		gw_event_revalidated(gw, "pypi", r->name, f->error[0] ? 0 : f->status, f->ms, false);
 	/* for a 304 or upstream trouble: the stale copy read again */
 	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
 	    gw_cache_index_get(gw->cache, "pypi", gw->pypi_upstream, r->name, &r->cached, &r->cached_len, r->etag,
@@ -189,8 +191,13 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r)
 
 	/* offline: the page as last fetched, however old (its files come
 	 * from the cache only: gw_artifact_get), or a refusal */
-	if (have == 1 && (offline || gw_index_fresh(gw, age))) {
+	if (have == 1 && (offline || gw_index_fresh(gw, age) || gw_index_stale_ok(gw, age))) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
+		if (!offline && !gw_index_fresh(gw, age)) {
+			_cleanup_free_ char *url = page_url(gw, r->name);
+			gw_revalidate(gw, &(struct gw_reval_req){ "pypi", gw->pypi_upstream, r->name, url, UPSTREAM_ACCEPT,
+								  r->etag, PAGE_MAX });
+		}
 		req_free(r);
 		return;
 	}

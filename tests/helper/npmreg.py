@@ -39,7 +39,8 @@ $NPMREG_TLS=CERT:KEY it speaks HTTPS with that certificate; packages:
            install tree-0 brings all N), tarballs of 1-24 KiB (incompressible)
 A revalidation (If-Modified-Since the packuments' date, answered 304) is
 held NPMREG_SLOW_304 seconds first (default 0): an upstream slow to
-revalidate.
+revalidate; with NPMREG_HOLD_304 set, until LOG.release304 exists (at
+most 60 s).
 Every packument has "time": 1.0.0 of the plain ones was published 100 days
 before the registry started. With NPMREG_FLAVOUR=X every tarball's
 index.js exports "X" instead of 42 (and so has another integrity): a
@@ -222,6 +223,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(200, packument(name))
         elif name in VERSIONS and self.headers.get("If-Modified-Since") == LASTMOD:
             time.sleep(float(os.environ.get("NPMREG_SLOW_304", "0")))
+            for _ in range(600 if os.environ.get("NPMREG_HOLD_304") and LOG else 0):
+                if os.path.exists(LOG + ".release304"):
+                    break
+                time.sleep(0.1)
             if LOG:
                 with open(LOG + ".304", "a") as f:
                     f.write(name + "\n")

@@ -1,6 +1,5 @@
 # also-as-root
 # tier net: test_npm_install_twice_through_the_gateway_second_from_the_cache -- reaches the npm registry (a real npm install, twice)
-# tier net: test_real_npm_under_the_rules -- Debian's npm (the node image, which only the net tier builds) against the fixture registry
 # The package gateway (issue 27): npm in a `packages` sandbox talks plain
 # HTTP to http://packages.sbxrun.internal/npm/, the host side fetches from
 # the image's registry (read at import: no registry host is written here),
@@ -531,6 +530,31 @@ test_real_npm_under_the_rules() {
 	assert_contains "$err" "sbxrun: gateway: npm 'aged': 1 version younger than [packages] min_age (7 days) hidden: 2.0.0 (published 2 days ago)"
 	assert_contains "$out" "403 Forbidden - GET http://packages.sbxrun.internal/npm/depoff - sbxrun package gateway: npm 'depoff' is not on the allow list"
 	assert_contains "$out" "403 Forbidden - GET http://packages.sbxrun.internal/npm/aged/-/aged-2.0.0.tgz - sbxrun package gateway: npm aged@2.0.0: published 2 days ago, [packages] min_age is 7 days"
+}
+
+# Issue 34, point 6: Debian 12's own npm (9.2) installs a tree of 600
+# packages through the gateway, cold then warm. Through a proxy npm 9 opens
+# a connection for each of its requests, all at once (http-proxy-agent 5
+# pools nothing; maxsockets does not reach it), and the door shed the
+# oldest whose request head had not come yet: npm's "ECONNRESET ... socket
+# hang up", retried after 10 s and up to 60 s, then the install failed.
+# Without npm's retries one reset fails it. About 30 s cold, 20 s warm.
+test_debian_npm_installs_hundreds_of_packages() {
+	gw_need_node
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	NPMREG_TREE=600 gw_fixture
+	local i
+	for i in 1 2; do
+		run timeout 150 "$SBX" run -p "gwlab$$" --image node --events "$TESTDIR/ev$i" -- sh -c '
+			cd /tmp && npm install --no-audit --no-fund --fetch-retries=0 tree-0 2>&1 | tail -4
+			echo "tree-* installed: $(ls node_modules | grep -c "^tree-")"'
+		assert_status 0 "install $i"
+		assert_contains "$out" "added 600 packages" "install $i"
+		assert_contains "$out" "tree-* installed: 600" "install $i"
+	done
+	# cold: every tarball fetched once; warm: every one from the cache
+	assert_eq 600 "$(gw_events "$TESTDIR/ev1" | grep -c ' miss ')" "cold install's events"
+	assert_eq 600 "$(gw_events "$TESTDIR/ev2" | grep -c ' hit ')" "warm install's events"
 }
 
 # `sbxrun proxy --listen` (a pod's sidecar) for a profile: starts it on a

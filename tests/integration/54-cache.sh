@@ -184,8 +184,9 @@ test_twenty_sandboxes_make_one_fetch_per_artifact() {
 # (two minutes unless said), then revalidated: the upstream's
 # Last-Modified is kept with it and sent back as If-Modified-Since; a 304
 # serves the kept copy whole. With index_max_age = none every request asks.
+# (index_max_stale = none: the revalidation in the foreground.)
 test_index_revalidated_with_if_modified_since() {
-	cache_fixture
+	cache_fixture 'index_max_stale = none'
 	local doc get_doc
 	get_doc='curl -sS -x "$npm_config_proxy" -w " %{http_code}\n" http://packages.sbxrun.internal/npm/good'
 	run "$SBX" run -p "$PROF" --image minimal -- sh -c "$get_doc; $get_doc"
@@ -245,6 +246,55 @@ test_index_documents_under_the_cap() {
 	run "$SBX" cache prune --all
 	assert_contains "$out" "evicted 1 files (40."
 	[ ! -e "$XDG_CACHE_HOME/sbxrun/packages/index" ] || fail "index documents left after prune --all"
+# Issue 34, point 7: past index_max_age an index is served from the cache
+# at once and revalidated in the background (stale-while-revalidate),
+# within index_max_stale; past that, in the foreground. Debian's npm
+# installs a tree of 40 packages three times; the fixture registry holds
+# every revalidation (a 304) until the test lets it go, so an install
+# that waited for one would not end. Ages are made with touch.
+test_stale_index_served_while_revalidated() {
+	NPMREG_TREE=40:6 NPMREG_HOLD_304=1 cache_fixture 'index_max_stale = 1h'
+	"$SBX" image inspect node >/dev/null 2>&1 || fail "the node test image is not imported (tests/images.sh)"
+	sed -i '/^timeout = /d' "$HOME/.config/sbxrun/profiles/$PROF.ini"  # the default 30 s of silence
+	local install='cd /tmp && npm install --no-audit --no-fund --fetch-retries=0 tree-0 2>&1 | tail -3; echo installed; sleep ${1:-0}'
+	run timeout 120 "$SBX" run -p "$PROF" --image node -- sh -c "$install"
+	assert_contains "$out" "added 40 packages" "cold install"
+	age_index() { find "$XDG_CACHE_HOME/sbxrun/packages/index" -type f -exec touch -d "$1" {} +; }
+	# 5 minutes old: past index_max_age (2m), within index_max_stale
+	age_index '-5 min'
+	timeout 40 "$SBX" run -p "$PROF" --image node --events "$TESTDIR/ev2" -- sh -c "$install" sh 5 \
+		> "$TESTDIR/out2" 2>&1 &
+	local pid=$! i
+	for i in $(seq 400); do grep -q '^installed' "$TESTDIR/out2" && break; sleep 0.1; done
+	touch "$TESTDIR/reg.log.release304"
+	wait "$pid" || fail "the install that should not wait for upstream: $(cat "$TESTDIR/out2")"
+	assert_contains "$(cat "$TESTDIR/out2")" "added 40 packages" "install past index_max_age"
+	assert_eq 40 "$(reval_events "$TESTDIR/ev2" | grep -c ' 304 background')" \
+		"revalidated in the background: $(reval_events "$TESTDIR/ev2")"
+	assert_eq 40 "$(grep -c '^tree-' "$TESTDIR/reg.log.304")" "revalidations upstream"
+	# 2 hours old: past index_max_stale, so npm waits for upstream
+	rm "$TESTDIR/reg.log.release304"
+	age_index '-2 hours'
+	timeout 60 "$SBX" run -p "$PROF" --image node --events "$TESTDIR/ev3" -- sh -c "$install" \
+		> "$TESTDIR/out3" 2>&1 &
+	pid=$!
+	sleep 4
+	grep -q '^installed' "$TESTDIR/out3" && fail "installed without waiting for upstream: $(cat "$TESTDIR/out3")"
+	touch "$TESTDIR/reg.log.release304"
+	wait "$pid" || fail "install past index_max_stale: $(cat "$TESTDIR/out3")"
+	assert_contains "$(cat "$TESTDIR/out3")" "added 40 packages" "install past index_max_stale"
+	assert_eq 40 "$(reval_events "$TESTDIR/ev3" | grep -c ' 304 foreground')" \
+		"revalidated in the foreground: $(reval_events "$TESTDIR/ev3")"
+}
+
+# "INDEX STATUS background|foreground" per index-revalidated event
+reval_events() {
+	python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") == "index-revalidated":
+        print(e["index"], e["status"], "background" if e["background"] else "foreground")' "$1"
 }
 
 # A system cache anyone but root may write is never read: a warning, and

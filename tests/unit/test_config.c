@@ -228,6 +228,13 @@ static void test_packages(void)
 	config_free(&cfg);
 	expect_bad("[packages]\nindex_max_age = 2 min\n", "t.ini:2: index_max_age: invalid duration '2 min'");
 	expect_bad("[packages]\nindex_max_age = 0\n", "t.ini:2: index_max_age: '0': zero is not a limit");
+	/* and stale while revalidated behind: a day unless said, none: never */
+	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_index_max_stale_ms == 86400000);
+	config_free(&cfg);
+	CHECK(load("[packages]\nindex_max_stale = none\n", &cfg) == NULL);
+	CHECK(cfg.pkg_index_max_stale_ms == 0);
+	config_free(&cfg);
 	/* the cache: a cap (10G unless said; 0 is no cap), the system cache's path */
 	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
 	CHECK(cfg.pkg_cache_max == 10ULL << 30 && strcmp(cfg.pkg_cache, "/var/cache/sbxrun/packages") == 0);
@@ -659,6 +666,13 @@ static void test_policy_packages(void)
 	config_free(&cfg);
 	expect_capped(fresh, 1, "[packages]\nindex_max_age = 10m\n",
 		      "asks for index_max_age = 10m (t.ini:2); /p1.ini caps [packages] index_max_age at 1m");
+	/* index_max_stale the same: a policy of none turns stale answers off */
+	const char *nostale[] = { "[packages]\nindex_max_stale = none\n" };
+	CHECK(capped(nostale, 1, "[sandbox]\nhostname = x\n", &cfg) == NULL);
+	CHECK(cfg.pkg_index_max_stale_ms == 0);
+	config_free(&cfg);
+	expect_capped(nostale, 1, "[packages]\nindex_max_stale = 1h\n",
+		      "asks for index_max_stale = 1h (t.ini:2); /p1.ini caps [packages] index_max_stale at none");
 	/* two files: what both allow */
 	CHECK(capped(two, 2, "[sandbox]\nhostname = x\n", &cfg) == NULL);
 	CHECK(cfg.pkg_allow.n == 1);
