@@ -246,6 +246,8 @@ test_index_documents_under_the_cap() {
 	run "$SBX" cache prune --all
 	assert_contains "$out" "evicted 1 files (40."
 	[ ! -e "$XDG_CACHE_HOME/sbxrun/packages/index" ] || fail "index documents left after prune --all"
+}
+
 # Issue 34, point 7: past index_max_age an index is served from the cache
 # at once and revalidated in the background (stale-while-revalidate),
 # within index_max_stale; past that, in the foreground. Debian's npm
