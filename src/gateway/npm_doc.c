@@ -277,6 +277,8 @@ static void fix_tags(json_object *o)
 	char **drop = NULL;
 	size_t n = 0;
 
+	if (!tags)  /* none, or not an object: json-c's foreach takes no NULL */
+		return;
 	json_object_object_foreach(tags, tag, val) {
 		const char *was = json_object_is_type(val, json_type_string) ? json_object_get_string(val) : "";
 		if (member(versions, was, json_type_object))
