@@ -236,7 +236,8 @@ static void hide_young(json_object *o, struct npm_serve *s)
 		drop = xrealloc(drop, (n + 1) * sizeof(*drop));
 		drop[n++] = xstrdup(ver);
 	}
-	qsort(drop, n, sizeof(*drop), version_order);
+	if (n)  /* qsort takes no NULL, even of nothing */
+		qsort(drop, n, sizeof(*drop), version_order);
 	s->hidden = n;
 	s->told[0] = '\0';
 	for (size_t i = 0; i < n && i < 3; i++) {
