@@ -1,6 +1,6 @@
 /* fuzz_debindex.c - libFuzzer harness for what the gateway reads of a Debian
  * archive (gateway/deb_index.c): a Packages index from upstream, plain or
- * compressed (deb_unpack), read into stanzas (deb_index_each), and the
+ * compressed (deb_unpack, into a memfd), read into stanzas (deb_index_each), and the
  * request paths apt sends (deb_path_norm, deb_classify, deb_index_root:
  * the input's first line). Release and InRelease are passed on unparsed
  * (apt checks their signatures), so the path handling is all of them
@@ -8,9 +8,13 @@
  * stable, no "..", no empty or "." segment, no leading '/') and a package
  * and version without '/' or control bytes; a path must normalise the same
  * twice, and its archive root must be a prefix of it. */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gateway/deb_index.h"
 
@@ -76,23 +80,40 @@ static void path(const char *line, size_t len)
 		abort();
 }
 
+/* What deb_unpack wrote to the file, read back whole. */
+static char *unpacked(int fd, size_t len)
+{
+	char *p = malloc(len + 1);
+	if (pread(fd, p, len, 0) != (ssize_t)len)
+		abort();
+	p[len] = '\0';
+	return p;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sbx_err err;
-	char *text = malloc(size + 1), *plain;
+	char *text = malloc(size + 1);
 	size_t plain_len;
 
 	memcpy(text, data, size);
 	text[size] = '\0';
 	parse(text, size);
 	path(text, strcspn(text, "\n"));
-	/* compressed: what it unpacks to (at most 1 MiB here) is parsed too */
-	if (size >= 2 && (uint8_t)text[0] != 'P' &&
-	    deb_unpack(data, size, 1 << 20, &plain, &plain_len, &err) == 0) {
-		if (plain_len >= (1 << 20) || plain[plain_len] != '\0')
+	/* compressed: what it unpacks to (less than 1 MiB here) is parsed too */
+	if (size >= 2 && (uint8_t)text[0] != 'P') {
+		int fd = memfd_create("unpacked", MFD_CLOEXEC);
+		if (fd < 0)
 			abort();
-		parse(plain, plain_len);
-		free(plain);
+		if (deb_unpack(data, size, 1 << 20, fd, &plain_len, &err) == 0) {
+			struct stat st;
+			if (plain_len >= (1 << 20) || fstat(fd, &st) < 0 || (size_t)st.st_size != plain_len)
+				abort();
+			char *plain = unpacked(fd, plain_len);
+			parse(plain, plain_len);
+			free(plain);
+		}
+		close(fd);
 	}
 	free(text);
 	return 0;
