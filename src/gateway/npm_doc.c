@@ -236,7 +236,8 @@ static void hide_young(json_object *o, struct npm_serve *s)
 		drop = xrealloc(drop, (n + 1) * sizeof(*drop));
 		drop[n++] = xstrdup(ver);
 	}
-	qsort(drop, n, sizeof(*drop), version_order);
+	if (n)  /* qsort takes no NULL, even of nothing */
+		qsort(drop, n, sizeof(*drop), version_order);
 	s->hidden = n;
 	s->told[0] = '\0';
 	for (size_t i = 0; i < n && i < 3; i++) {
@@ -277,6 +278,8 @@ static void fix_tags(json_object *o)
 	char **drop = NULL;
 	size_t n = 0;
 
+	if (!tags)  /* none, or not an object: json-c's foreach takes no NULL */
+		return;
 	json_object_object_foreach(tags, tag, val) {
 		const char *was = json_object_is_type(val, json_type_string) ? json_object_get_string(val) : "";
 		if (member(versions, was, json_type_object))

@@ -70,13 +70,15 @@ static int one_token(const char *tok, size_t len, struct sri *out)
 		size_t b64 = strcspn(tok + nl, "?");
 		if (b64 > len - nl)
 			b64 = len - nl;
-		/* base64 of n bytes, padded: 4 * ceil(n / 3) characters */
+		/* base64 of n bytes, padded: 4 * ceil(n / 3) characters, the
+		 * last (3 - n % 3) % 3 of them '=' and no other '=' */
+		size_t pad = (3 - want % 3) % 3;
 		if (b64 != 4 * ((want + 2) / 3))
 			return -1;
 		for (size_t k = 0; k < b64; k++) {
 			char ch = tok[nl + k];
-			if (!(ch >= 'A' && ch <= 'Z') && !(ch >= 'a' && ch <= 'z') && !(ch >= '0' && ch <= '9') &&
-			    ch != '+' && ch != '/' && !(ch == '=' && k >= b64 - 2))
+			if (k >= b64 - pad ? ch != '=' : !(ch >= 'A' && ch <= 'Z') && !(ch >= 'a' && ch <= 'z') &&
+			    !(ch >= '0' && ch <= '9') && ch != '+' && ch != '/')
 				return -1;
 		}
 		if (EVP_DecodeBlock(buf, (const unsigned char *)tok + nl, (int)b64) < (int)want)
