@@ -18,6 +18,7 @@
 #include "session/session_client.h"
 #include "store/export.h"
 #include "store/oci_export.h"
+#include "store/import.h"
 #include "store/store.h"
 
 static const char export_about[] =
@@ -82,7 +83,7 @@ static int export_session(const char *name, struct export_req *q, struct sbx_err
 static int export_image(const char *name, struct export_req *q, struct sbx_err *err)
 {
 	struct sbx_image img;
-	if (store_image_open(name, &img, err) < 0)
+	if (import_image_open(name, &img, err) < 0)
 		return -1;
 	if (!q->max_size)
 		copycap_image(img.size, q->ex.output, &q->cap);

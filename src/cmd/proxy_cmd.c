@@ -43,6 +43,7 @@
 #include "net/netplan.h"
 #include "net/proxy.h"
 #include "net/proxy_auth.h"
+#include "store/import.h"
 #include "store/store.h"
 
 static const char usage[] =
@@ -259,7 +260,7 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 	_cleanup_close_ int events = cfg->events_file ? hostfile_open_append(cfg->events_file, "--events", err) : -1;
 	if (cfg->events_file && events < 0)
 		return -1;
-	if (store_image_open(cfg->image, &img, err) < 0)
+	if (import_image_open(cfg->image, &img, err) < 0)
 		return -1;
 	/* before the resolver's and libcurl's threads, which inherit the mask:
 	 * SIGTERM must reach the signalfd, not a thread */

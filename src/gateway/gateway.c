@@ -263,7 +263,7 @@ static void dispatch(void *ctx)
 		} else if (tag == GW_TAG_DEBIDX) {
 			gw_deb_wake(gw);
 		} else if (tag == GW_TAG_RESOLVE) {
-			gw_proxy_wake(gw);
+			gw_fetch_wake(gw);
 		} else if (tag == TAG_CURL_TIMER) {
 			uint64_t ticks;
 			(void)!read(gw->curl_tfd, &ticks, sizeof(ticks));

@@ -203,9 +203,10 @@ void gw_fetch_free(struct gw_fetch *f);  /* after done, or to cancel */
 void gw_fetch_sock_event(struct gw *gw, int fd, uint32_t events);
 void gw_fetch_timer(struct gw *gw);
 void gw_fetch_fini(struct gw *gw);
-/* A hop that waited for a lookup goes on: its transfer starts, or it ends
- * with f->error (gw_proxy.c, from the loop). */
-void gw_fetch_resume(struct gw *gw, struct gw_fetch *f);
+/* From the loop, when GW_TAG_RESOLVE is readable: the hops that waited for
+ * a lookup go on (gw_proxy_ready), each transfer started or ended with its
+ * error. */
+void gw_fetch_wake(struct gw *gw);
 
 /* --- through the upstream proxy (gw_proxy.c) --- */
 #define GW_TAG_RESOLVE 4ULL  /* the epoll tag of the lookups' eventfd */
@@ -217,11 +218,12 @@ void gw_proxy_fini(struct gw *gw);
 void gw_proxy_setup(struct gw *gw, void *curl);
 /* Routes one checked hop to host:port: 0 when its transfer may start
  * (directly, or through the upstream proxy to an address sbxrun looked up
- * and vetted), 1 when it waits for that lookup (gw_fetch_resume follows),
+ * and vetted), 1 when it waits for that lookup (gw_fetch_wake goes on),
  * -1 with f->error. */
 int gw_proxy_route(struct gw *gw, struct gw_fetch *f, const char *host, int port);
-/* From the loop, when GW_TAG_RESOLVE is readable: lookups ended. */
-void gw_proxy_wake(struct gw *gw);
+/* The next hop whose lookup ended, routed to the address it vetted (or
+ * with f->error); NULL when none is left (gw_fetch_wake asks). */
+struct gw_fetch *gw_proxy_ready(struct gw *gw);
 /* Whether the socket libcurl opens for f may go to sa: NULL, or why not. */
 const char *gw_proxy_socket_refusal(const struct gw_fetch *f, const struct sockaddr *sa);
 

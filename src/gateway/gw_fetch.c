@@ -361,13 +361,17 @@ static void finished(struct gw *gw, struct gw_fetch *f, CURLcode rc)
 	end_fetch(gw, f);
 }
 
-void gw_fetch_resume(struct gw *gw, struct gw_fetch *f)
+void gw_fetch_wake(struct gw *gw)
 {
-	if (!f->error[0] && curl_multi_add_handle(gw->multi, f->curl) == CURLM_OK)
-		return;
-	if (!f->error[0])
-		snprintf(f->error, sizeof(f->error), "cannot start the transfer");
-	end_fetch(gw, f);
+	struct gw_fetch *f;
+
+	while ((f = gw_proxy_ready(gw))) {
+		if (!f->error[0] && curl_multi_add_handle(gw->multi, f->curl) == CURLM_OK)
+			continue;
+		if (!f->error[0])
+			snprintf(f->error, sizeof(f->error), "cannot start the transfer");
+		end_fetch(gw, f);
+	}
 }
 
 static void check_done(struct gw *gw)

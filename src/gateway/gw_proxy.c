@@ -165,13 +165,13 @@ int gw_proxy_route(struct gw *gw, struct gw_fetch *f, const char *host, int port
 		s6->sin6_family = AF_INET6;
 		res.n = 1;
 	} else if (resolver_lookup(up->resolver, host, (uint64_t)(uintptr_t)f, &res) == 0) {
-		f->lookup_pending = true;  /* gw_proxy_wake goes on */
+		f->lookup_pending = true;  /* gw_fetch_wake goes on */
 		return 1;
 	}
 	return tunnel(up, f, &res);
 }
 
-void gw_proxy_wake(struct gw *gw)
+struct gw_fetch *gw_proxy_ready(struct gw *gw)
 {
 	struct gw_proxy *up = gw->upproxy;
 	struct resolver_result res;
@@ -185,8 +185,9 @@ void gw_proxy_wake(struct gw *gw)
 			continue;  /* ended while it waited (the gateway closing) */
 		f->lookup_pending = false;
 		tunnel(up, f, &res);
-		gw_fetch_resume(gw, f);
+		return f;
 	}
+	return NULL;
 }
 
 const char *gw_proxy_socket_refusal(const struct gw_fetch *f, const struct sockaddr *sa)

@@ -27,6 +27,7 @@
 #include "sandbox/record.h"
 #include "sandbox/seccomp_cache.h"
 #include "sandbox/wsseed.h"
+#include "store/import.h"
 
 /* tmpfs gained the user xattrs that overlay's userxattr needs on its upper
  * layer in Linux 6.6; before that the writable layer must live on disk. */
@@ -203,7 +204,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->argv = plan->argv_copy = argv ? util_strvdup(argv) : NULL;
 	plan->events_fd = -1;
 	plan->run_lock = -1;
-	if (store_image_open(cfg->image, &plan->img, err) < 0)
+	if (import_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
 	log_trace("plan: image opened");
 	gateway_conf_init(&plan->gw, cfg, plan->img.npm_registry, plan->img.pypi_index, &plan->gw_pypi);

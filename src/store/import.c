@@ -378,3 +378,20 @@ int import_system_copy(int sysfd, const char *syspath, const char *name, const c
 	store_close(&s);
 	return r;
 }
+
+int import_image_open(const char *name, struct sbx_image *img, struct sbx_err *err)
+{
+	char digest[SBX_DIGEST_HEX + 1];
+	int where = store_image_where(name, digest, err);
+
+	if (where < 0)
+		return -1;
+	if (where == 1 && geteuid() != 0) {
+		_cleanup_close_ int sysfd = open(SBX_SYSTEM_STORE, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (sysfd < 0)
+			return err_sys(err, "image '%s': open '%s'", name, SBX_SYSTEM_STORE);
+		if (import_system_copy(sysfd, SBX_SYSTEM_STORE, name, digest, err) < 0)
+			return -1;
+	}
+	return store_image_open(name, img, err);
+}

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "store/store.h"
 #include "store/unpack.h"
 
 /* `sbxrun image import FILE [--name NAME] [--system]`: the whole import into
@@ -19,5 +20,9 @@ int import_file(const char *file, const char *name, const char *source, bool sys
  * marked, once: files of the user's own uid, which their namespace maps. */
 int import_system_copy(int sysfd, const char *syspath, const char *name, const char *digest,
 		       struct sbx_err *err);
+
+/* store_image_open for a sandbox's image: a user other than root whose
+ * NAME is the system store's gets their copy of it made first (once). */
+int import_image_open(const char *name, struct sbx_image *img, struct sbx_err *err);
 
 #endif

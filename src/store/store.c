@@ -21,7 +21,6 @@
 #include "base/util.h"
 #include "store/digest.h"
 #include "store/imgmeta.h"
-#include "store/import.h"
 
 #define STAGING_PREFIX ".staging-"
 #define TMP_PREFIX ".tmp-"
@@ -526,6 +525,18 @@ static int open_locked_image(const struct store_ref *ref, const char *name, cons
 	return 0;
 }
 
+int store_image_where(const char *name, char digest[SBX_DIGEST_HEX + 1], struct sbx_err *err)
+{
+	struct store_ref refs[2];
+	int which = 0;
+
+	if (open_stores(refs, err) < 0)
+		return -1;
+	int r = find_image(refs, name, &which, digest, err);
+	close_stores(refs);
+	return r < 0 ? -1 : which;
+}
+
 int store_image_open(const char *name, struct sbx_image *img, struct sbx_err *err)
 {
 	struct store_ref refs[2];
@@ -538,13 +549,14 @@ int store_image_open(const char *name, struct sbx_image *img, struct sbx_err *er
 	r = find_image(refs, name, &which, digest, err);
 	/* A system image's files are the uid root's sandboxes map to, which a
 	 * user's namespace cannot map: overlayfs refuses every copy-up and
-	 * every new file in its directories. A user runs a copy of their own. */
+	 * every new file in its directories. A user runs a copy of their own,
+	 * made before (import_image_open). */
 	if (r == 0 && which == 1 && geteuid() != 0) {
-		r = import_system_copy(refs[1].fd, refs[1].path, name, digest, err);
-		close_stores(refs);
-		if (r < 0 || open_stores(refs, err) < 0)
-			return -1;
-		which = 0;
+		if (refs[0].fd >= 0 && faccessat(refs[0].fd, digest, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			which = 0;
+		else
+			r = err_set(err, 0, "image '%s' is the system store's and you have no copy of it "
+				    "yet (it was replaced meanwhile?): run again", name);
 	}
 	if (r == 0)
 		r = open_locked_image(&refs[which], name, digest, img, err);

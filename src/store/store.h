@@ -26,9 +26,12 @@ struct sbx_image {
 
 /* Finds NAME in the user's store, then the system store, and takes a shared
  * use-lock so that `image rm` is refused until store_image_close. A user
- * other than root gets a system image as a copy in their own store, made at
- * its first use (import_system_copy). */
+ * other than root gets a system image as the copy in their own store that
+ * import_image_open made at its first use. */
 int store_image_open(const char *name, struct sbx_image *img, struct sbx_err *err);
+/* Which store NAME is found in first: 0 the user's, 1 the system's (its
+ * digest filled), -1 with err when none has it. */
+int store_image_where(const char *name, char digest[SBX_DIGEST_HEX + 1], struct sbx_err *err);
 void store_image_close(struct sbx_image *img);
 
 /* What meta.json holds. */
