@@ -1,6 +1,5 @@
 # also-as-root
 # root-only: test_system_cache_root_filled_is_read_first test_system_cache_fill_refuses_what_root_does_not_own
-# tier net: test_fill_from_a_package_lock -- needs the node image (npm), which only the net tier imports; the upstream is the fixture registry
 # The package gateway's cache (issue 27): the size cap and its
 # least-recently-used eviction, `sbxrun cache ls|du|prune|fill`, 20
 # sandboxes at once sharing one upstream download per artifact, and the
