@@ -38,8 +38,11 @@ done
 user=${SBX_TEST_USER:-sbxtest}
 uid=$(id -u "$user") || exit 2
 
-# A world-readable copy of what the tests need, as tests/run.sh makes.
-T=$(mktemp -d /tmp/sbxrun-vmcheck.XXXXXX)
+# A world-readable copy of what the tests need, as tests/run.sh makes. On
+# disk (/var/tmp): the test users' homes below it hold storage = disk's
+# writable layers, and Debian 13 mounts a tmpfs on /tmp, whose pages a
+# memory cgroup counts (a 600M write under memory 256M was killed there).
+T=$(mktemp -d /var/tmp/sbxrun-vmcheck.XXXXXX)
 chmod 0755 "$T"
 trap 'rm -rf "$T"' EXIT
 cp -R "$top/sbxrun" "$top/profiles" "$top/rootfs" "$top/tests" "$T/"
