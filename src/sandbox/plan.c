@@ -10,12 +10,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -158,6 +160,14 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 	if (mkdir(runs, 0700) < 0 && errno != EEXIST)
 		return err_sys(err, "create '%s'", runs);
 	sweep_runs(runs);
+	/* "on disk" is where the data directory lies: below a tmpfs (a home
+	 * under /tmp, which Debian 13 mounts as one) it is memory, and a memory
+	 * cgroup counts it. Said, not refused: it still works within memory. */
+	struct statfs sf;
+	if (statfs(runs, &sf) == 0 && sf.f_type == TMPFS_MAGIC)
+		log_warn("storage: '%s' is on a tmpfs: the writable layer is in memory, not on disk, "
+			 "and counts toward the memory limit (set XDG_DATA_HOME to a directory on "
+			 "disk)", runs);
 	plan->run_dir = xasprintf("%s/run-XXXXXX", runs);
 	if (!mkdtemp(plan->run_dir))
 		return err_sys(err, "create '%s'", plan->run_dir);

@@ -390,6 +390,27 @@ test_disk_storage_stops_one_file_at_the_quota() {
 	assert_eq 2048 "$out" "a smaller file_size stays"
 }
 
+test_disk_storage_below_a_tmpfs_is_said() {
+	# storage = disk where the data directory lies below a tmpfs (a home
+	# under /tmp, which Debian 13 mounts as one) is memory: sbxrun says so
+	local d
+	d=$(mktemp -d /dev/shm/sbxt.XXXXXX) || skip "cannot make a directory in /dev/shm"
+	[ "$(stat -f -c %T "$d")" = tmpfs ] || { rm -rf "$d"; skip "/dev/shm is not a tmpfs here"; }
+	printf '[sandbox]\nstorage = disk\n' > "$TESTDIR/d.ini"
+	run env XDG_DATA_HOME="$d" "$SBX" -q image import "$IMAGES/tiny.tar" --name tiny
+	assert_status 0
+	run env XDG_DATA_HOME="$d" "$SBX" run --image tiny -p "$TESTDIR/d.ini" -- echo ran
+	rm -rf "$d"
+	assert_status 0
+	assert_eq ran "$out" "the command still runs"
+	assert_contains "$err" "is on a tmpfs: the writable layer is in memory, not on disk"
+	if [ "$(stat -f -c %T "${XDG_DATA_HOME:-$HOME/.local/share}" 2>/dev/null)" != tmpfs ]; then
+		run "$SBX" run --image tiny -p "$TESTDIR/d.ini" -- true
+		assert_status 0
+		assert_not_contains "$err" "on a tmpfs"
+	fi
+}
+
 test_disk_storage_counts_inodes() {
 	# empty files take no blocks: each inode counts one 4 KiB block
 	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
