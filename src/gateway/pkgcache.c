@@ -99,6 +99,7 @@ struct scan {
 	struct pkgcache_entry *v;
 	size_t n, cap;
 	bool with_meta;
+	bool any_lock;         /* prune --all: an orphan lock of any age goes */
 	const char *eco, *up;  /* index documents: where the scan is */
 	char upstream[256];
 };
@@ -157,7 +158,7 @@ static void drop_lock(int dirfd, const char *path)
 }
 
 /* "HEX.lock" of an artifact that is not (or no longer) there. */
-static bool orphan_lock(int dirfd, const char *name)
+static bool orphan_lock(int dirfd, const char *name, bool any_age)
 {
 	size_t n = strlen(name);
 	char hex[160];
@@ -165,7 +166,16 @@ static bool orphan_lock(int dirfd, const char *name)
 	if (n <= 5 || n - 5 >= sizeof(hex) || strcmp(name + n - 5, ".lock") != 0)
 		return false;
 	snprintf(hex, sizeof(hex), "%.*s", (int)(n - 5), name);
-	return all_hex(hex) && faccessat(dirfd, hex, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+	if (!all_hex(hex) || faccessat(dirfd, hex, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+		return false;
+	/* A download's own lock has no artifact beside it yet: swept while a
+	 * second process had it open, unlocked, that process and a third would
+	 * both download (54-cache's twenty sandboxes, once the index documents'
+	 * writes made the trims frequent). A trim sweeps only a lock untouched
+	 * for ten minutes, longer than any download waits; prune --all any. */
+	struct stat st;
+	return any_age || (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			   time(NULL) - st.st_mtime > 600);
 }
 
 static int scan_one(int dirfd, const char *name, void *arg)
@@ -177,7 +187,7 @@ static int scan_one(int dirfd, const char *name, void *arg)
 		unlinkat(dirfd, name, 0);
 		return 0;
 	}
-	if (!s->with_meta && orphan_lock(dirfd, name)) {
+	if (!s->with_meta && orphan_lock(dirfd, name, s->any_lock)) {
 		drop_lock(dirfd, name);
 		return 0;
 	}
@@ -275,10 +285,10 @@ static int by_use(const void *a, const void *b)
 	return strcmp(x->hex, y->hex);
 }
 
-static int scan_all(int dirfd, bool with_meta, struct pkgcache_entry **out, size_t *n,
-		    struct sbx_err *err)
+static int scan_all(int dirfd, bool with_meta, bool any_lock, struct pkgcache_entry **out,
+		    size_t *n, struct sbx_err *err)
 {
-	struct scan s = { .with_meta = with_meta };
+	struct scan s = { .with_meta = with_meta, .any_lock = any_lock };
 
 	for (size_t i = 0; i <= ARRAY_SIZE(algos); i++) {
 		const char *sub = i < ARRAY_SIZE(algos) ? algos[i] : "index";
@@ -312,7 +322,7 @@ int pkgcache_list(const char *root, struct pkgcache_entry **out, size_t *n, stru
 	*n = 0;
 	if (fd < 0)
 		return errno == ENOENT ? 0 : err_sys(err, "cache '%s'", root);
-	return scan_all(fd, true, out, n, err);
+	return scan_all(fd, true, false, out, n, err);
 }
 
 /* Each file named below a handle of its directory (a client reading it
@@ -360,7 +370,7 @@ int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, bool wait, struct 
 	if (flock(lock, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0)
 		return errno == EWOULDBLOCK && !wait ? 0 : err_sys(err, "cache: its lock");
 	/* (the cache-wide lock file is never removed: a new one would not exclude) */
-	if (scan_all(dirfd, false, &v, &n, err) < 0)
+	if (scan_all(dirfd, false, p->all, &v, &n, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		total += v[i].size;
