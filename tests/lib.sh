@@ -74,9 +74,14 @@ assert_quota_stopped() { # output-with-stderr
 http_serve() { # [dir]
 	python3 -u "$TOP/tests/helper/httpd.py" "${1:-.}" > "$TESTDIR/.httpd-port" &
 	SRV=$!
-	for _ in $(seq 100); do [ -s "$TESTDIR/.httpd-port" ] && break; sleep 0.1; done
+	# a minute: python's start-up in CI's emulated VM, beside other work
+	for _ in $(seq 600); do
+		[ -s "$TESTDIR/.httpd-port" ] && break
+		kill -0 "$SRV" 2>/dev/null || break
+		sleep 0.1
+	done
 	PORT=$(head -1 "$TESTDIR/.httpd-port")
-	[ -n "$PORT" ] || fail "the test's HTTP server did not start"
+	[ -n "$PORT" ] || fail "the test's HTTP server did not start (tests/helper/httpd.py)"
 }
 
 # Waits until `sbxrun proxy --listen 127.0.0.1:0` (pid PID, its stderr in

@@ -49,7 +49,10 @@ for t in $(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '{p
 		echo "skip $tier $name: $(cat "$TESTDIR/.skip" 2>/dev/null)" >> "$results"
 		echo "skip $name: $(cat "$TESTDIR/.skip" 2>/dev/null)"
 	else
-		echo "fail $tier $name" >> "$results"; echo "FAIL $name (${secs} s)"; sed 's/^/    /' "$TESTDIR/.log" | tail -25
+		# the summary names why too (its tail is what a CI log keeps):
+		# the test's last line, on one line, cut at 400 bytes
+		why=$(tail -n 3 "$TESTDIR/.log" | tr '\n' ' ' | sed 's/  */ /g' | head -c 400)
+		echo "fail $tier $name: ${why:-(no output)}" >> "$results"; echo "FAIL $name (${secs} s)"; sed 's/^/    /' "$TESTDIR/.log" | tail -25
 	fi
 	chmod -R u+rwX "$TESTDIR" 2>/dev/null; rm -rf "$TESTDIR"
 done
