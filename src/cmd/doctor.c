@@ -508,7 +508,10 @@ int cmd_doctor(int argc, char **argv, struct sbx_err *err)
 		return err_set(err, 0, "doctor: unexpected argument '%s'", argv[rest]);
 	int kernel_ok = check_kernel();
 	int got = probe_sandbox();
-	check_userns_sysctls(got & P_USERNS);
+	/* under AppArmor's restriction unshare itself succeeds and the
+	 * capabilities are what is denied: a namespace counts as usable once
+	 * a mount in it worked */
+	check_userns_sysctls((got & P_USERNS) && (got & (P_TMPFS | P_OVL_DISK)));
 	int sandbox_ok = report_sandbox(got);
 	if (got & P_USERNS)
 		report_ucounts(got & P_UCOUNTS);

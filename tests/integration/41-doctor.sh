@@ -1,6 +1,6 @@
 # also-as-root
 # serial: the kernel log (SBX_JOBS=2: after the user pass)
-# root-only: test_doctor_leaves_the_kernel_log_alone
+# root-only: test_doctor_leaves_the_kernel_log_alone test_run_names_the_apparmor_fix_where_a_mount_is_refused
 # `sbxrun doctor` (issue 5) checked against what this machine really has.
 
 doc_line() { printf '%s\n' "$out" | grep -m1 "^$1 " || true; }
@@ -119,4 +119,77 @@ test_doctor_leaves_the_kernel_log_alone() {
 	assert_status 0
 	after=$(dmesg | grep -c overlayfs) || true
 	assert_eq "$before" "$after" "overlayfs lines in the kernel log: $(dmesg | grep overlayfs | tail -2)"
+}
+
+# Issue 35: where AppArmor restricts user namespaces (Ubuntu 23.10 and
+# later), `run` itself names the fix in its one error line, as doctor does.
+# No Debian kernel has the restriction, so the machine is laid out as one
+# that has it, in a mount namespace of the test's own (as root): the sysctl
+# reads 1 (a tmpfs with a copy of /proc/sys/kernel over it), /etc/apparmor.d
+# holds the profile the test writes, and a seccomp filter refuses every
+# mount with EPERM, as the unprivileged_userns profile does. What runs is
+# the real sbxrun and its real error path: the hint is read from those
+# files when the child's first mount fails.
+aa_machine() { # PROFILE-DIR RESTRICT CMD...
+	unshare -m --propagation private sh -c '
+		prof=$1 value=$2; shift 2
+		mkdir k && cp -r /proc/sys/kernel/. k/ 2>/dev/null
+		echo "$value" > k/apparmor_restrict_unprivileged_userns
+		mount --bind k /proc/sys/kernel && mount --bind "$prof" /etc/apparmor.d || exit 99
+		exec ./deny-mount "$@"' _ "$@"
+}
+
+test_run_names_the_apparmor_fix_where_a_mount_is_refused() {
+	[ -d /etc/apparmor.d ] || skip "no /etc/apparmor.d to lay a profile over (apt-get install apparmor: sh tests/deps.sh)"
+	cat > deny.c <<'C'
+#include <errno.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	static const char *const calls[] = { "mount", "fsopen", "fsmount", "fsconfig",
+					     "move_mount", "open_tree", "mount_setattr" };
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	for (unsigned i = 0; ctx && i < sizeof(calls) / sizeof(calls[0]); i++) {
+		int nr = seccomp_syscall_resolve_name(calls[i]);
+		if (nr != __NR_SCMP_ERROR && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) < 0)
+			return 98;
+	}
+	if (argc < 2 || !ctx || seccomp_load(ctx) < 0)
+		return 98;
+	execvp(argv[1], argv + 1);
+	perror(argv[1]);
+	return 127;
+}
+C
+	cc -o deny-mount deny.c -lseccomp || fail "cannot build the test's seccomp wrapper"
+	local exe; exe=$(readlink -f "$SBX")
+	mkdir pkg own none
+	printf 'abi <abi/4.0>,\ninclude <tunables/global>\nprofile sbxrun /usr/bin/sbxrun flags=(unconfined) {\n  userns,\n}\n' \
+		> pkg/sbxrun
+	sed "s|/usr/bin/sbxrun|$exe|" pkg/sbxrun > own/sbxrun
+	# the package's profile names another path than this binary's
+	run aa_machine "$TESTDIR/pkg" 1 "$SBX" run --net none -- true
+	assert_status 125
+	assert_eq 2 "$(printf '%s\n' "$err" | grep -c .)" "the error and its one hint line: $err"
+	assert_contains "$(printf '%s\n' "$err" | head -1)" "sbxrun: error: sandbox setup:"
+	assert_contains "$err" "AppArmor restricts user namespaces here and $exe is not at the path the profile"
+	assert_contains "$err" "(/usr/bin/sbxrun)"
+	assert_contains "$err" "'profile sbxrun-local $exe flags=(unconfined) { userns, }'"
+	assert_contains "$err" "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+	# a profile names this binary, and the restriction still bites: not loaded
+	run aa_machine "$TESTDIR/own" 1 "$SBX" run --net none -- true
+	assert_status 125
+	assert_contains "$err" "sbxrun's profile is not loaded: as root, apparmor_parser -r /etc/apparmor.d/sbxrun"
+	# no profile at all
+	run aa_machine "$TESTDIR/none" 1 "$SBX" run --net none -- true
+	assert_contains "$err" "no profile names $exe"
+	# doctor says the same of the same machine
+	run aa_machine "$TESTDIR/own" 1 "$SBX" doctor
+	assert_contains "$out$err" "apparmor_parser -r /etc/apparmor.d/sbxrun"
+	# the same refusal where AppArmor restricts nothing: no word of it
+	run aa_machine "$TESTDIR/own" 0 "$SBX" run --net none -- true
+	assert_status 125
+	assert_not_contains "$err" "AppArmor"
 }
