@@ -176,14 +176,19 @@ test_capabilities_gone() {
 # The setuid half needs root: only root can chown a copy to someone else.
 test_setuid_copy_gains_nothing() {
 	# A setuid copy owned by someone else: on the host it changes identity;
-	# inside, no_new_privs (and nosuid binds) must stop it.
+	# inside, no_new_privs (and nosuid binds) must stop it. The copy lies on
+	# a tmpfs of the test's own, mounted without nosuid: the test's /tmp may
+	# be a nosuid one (Debian 13's), where the control could not succeed.
 	chmod 0755 "$TESTDIR"
-	cp "$PROBE" "$TESTDIR/suid"
-	chown nobody "$TESTDIR/suid"
-	chmod 4755 "$TESTDIR/suid"
-	run "$TESTDIR/suid" setuid-gain
+	mkdir "$TESTDIR/s"
+	mount -t tmpfs -o mode=0755,size=16m sbxt-suid "$TESTDIR/s" || fail "mount a tmpfs for the setuid copy"
+	trap 'umount "$TESTDIR/s"' EXIT
+	cp "$PROBE" "$TESTDIR/s/suid"
+	chown nobody "$TESTDIR/s/suid"
+	chmod 4755 "$TESTDIR/s/suid"
+	run "$TESTDIR/s/suid" setuid-gain
 	assert_status 0 "control: setuid copy on the host"
-	run "$SBX" run --image tiny --bind "$TESTDIR:/mnt/t" -- /mnt/t/suid setuid-gain
+	run "$SBX" run --image tiny --bind "$TESTDIR/s:/mnt/t" -- /mnt/t/suid setuid-gain
 	assert_status 1 "setuid copy inside"
 }
 
