@@ -55,7 +55,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-net check-slow check-vm13 unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net docs check-vm check-fresh
+.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net docs check-vm check-fresh
 
 all: $(BIN)
 
@@ -125,12 +125,29 @@ check-vm: deps
 
 # The same in a Debian 13 VM (its 6.12 kernel, systemd 257, AppArmor 4.1
 # enabled): the package of `make deb` (built here, on Debian 12) installed,
-# its AppArmor profile loaded, removed and purged; not part of CI
+# its AppArmor profile loaded, removed and purged; whole, not part of CI
 # (tests/vm/README.md: what it runs and how long it takes).
 check-vm13: deps
 	sh tests/deps.sh vm
 	$(MAKE) all tests/helper/probe deb
 	SBX_VM_SUITE=trixie bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb) $(VM13_FILES)
+
+# CI's short pass of check-vm13: as a user under the user's systemd manager,
+# a run, a session, the memory, pids, cpu and disk limits, and the package
+# (install, profile loaded, remove, purge). `make vm13-image` builds the VM
+# alone (CI builds it beside check-vm).
+VM13_SMOKE_FILES = 20-run.sh 26-session.sh 40-limits.sh 45-cgroup2.sh
+VM13_SMOKE_TESTS = test_debian_and_python test_disk_quota_gives_enospc test_lifecycle_and_persistence \
+	test_memory_bomb_is_a_cgroup_oom_kill test_fork_bomb_is_held_by_pids_max test_cpus_half_is_held_by_cpu_max \
+	test_disk_storage_stops_one_file_at_the_quota
+vm13-image: deps
+	sh tests/deps.sh vm
+	SBX_VM_SUITE=trixie sh tests/vm/build.sh > /dev/null
+check-vm13-smoke: deps
+	sh tests/deps.sh vm
+	$(MAKE) all tests/helper/probe deb
+	SBX_VM_SUITE=trixie SBX_TESTS="$(VM13_SMOKE_TESTS)" bash tests/vm/check.sh --modes user-systemd \
+		--deb $$(ls $(DEB_OUT)/sbxrun_*.deb) $(VM13_SMOKE_FILES)
 
 # The README's two commands as the first ones on a bare Debian 12 (a VM with
 # no build dependencies, networked through QEMU): a clean clone, make demo,
