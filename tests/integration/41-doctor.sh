@@ -129,7 +129,12 @@ test_doctor_leaves_the_kernel_log_alone() {
 # holds the profile the test writes, and a seccomp filter refuses every
 # mount with EPERM, as the unprivileged_userns profile does. What runs is
 # the real sbxrun and its real error path: the hint is read from those
-# files when the child's first mount fails.
+# files when the child's first mount fails. What this cannot show: that
+# Ubuntu's kernel refuses at that very step (there the uid_map write or
+# the first mount, by the unprivileged_userns profile's denial of
+# capabilities), and that the package's loaded profile lifts it there;
+# tests/vm/guest-deb.sh loads that profile on Debian 13's AppArmor 4.1,
+# which parses and attaches it but restricts nothing to lift.
 aa_machine() { # PROFILE-DIR RESTRICT CMD...
 	unshare -m --propagation private sh -c '
 		prof=$1 value=$2; shift 2
