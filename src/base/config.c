@@ -43,6 +43,7 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
 	{ SBX_K_PKG_TIMEOUT, "30s" },    { SBX_K_PKG_MIN_AGE, "none" },
 	{ SBX_K_PKG_OFFLINE, "no" },     { SBX_K_PKG_CACHE_MAX, "10G" },
+	{ SBX_K_CHANGES_MAX, "4G" },
 	{ SBX_K_PKG_INDEX_MAX_AGE, "2m" }, { SBX_K_PKG_INDEX_MAX_STALE, "1d" },
 	{ SBX_K_PKG_CACHE, "/var/cache/sbxrun/packages" },
 };
@@ -564,6 +565,37 @@ static int check_upstream(const struct sbx_config *cfg, enum sbx_key key, const 
 	return err_set(err, 0, "%s: [packages] %s: '%s': %s", cfg->origin[key], name, url, why);
 }
 
+/* --project DIR is the workspace: nothing else may fill it or sit in it. */
+static int check_project(const struct sbx_config *cfg, struct sbx_err *err)
+{
+	if (!cfg->project) {
+		if (cfg->project_apply || cfg->project_discard)
+			return err_set(err, 0, "--%s needs --project DIR", cfg->project_apply ? "apply" : "discard");
+		return 0;
+	}
+	if (cfg->project_apply && cfg->project_discard)
+		return err_set(err, 0, "--apply and --discard: give one of them");
+	if (!cfg->workspace)
+		return err_set(err, 0, "--project '%s': the profile has no workspace to put it at", cfg->project);
+	if (cfg->copies.n || cfg->out_dir)
+		return err_set(err, 0, "--project '%s' with --%s: the project is the workspace, "
+			       "nothing else is copied into or out of it", cfg->project,
+			       cfg->copies.n ? "copy" : "out");
+	size_t wl = strlen(cfg->workspace);
+	for (size_t i = 0; i < cfg->binds.n; i++) {
+		struct sbx_bind b;
+		if (bind_parse(cfg->binds.v[i], &b, err) < 0)
+			return -1;
+		int bad = strncmp(b.dst, cfg->workspace, wl) == 0 && (b.dst[wl] == '/' || !b.dst[wl]);
+		bind_free(&b);
+		if (bad)
+			return err_set(err, 0, "--project '%s' with --bind '%s': nothing may be bound "
+				       "into the project's workspace '%s'", cfg->project, cfg->binds.v[i],
+				       cfg->workspace);
+	}
+	return 0;
+}
+
 int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 {
 	if (cfg->json_file && cfg->json_fd)
@@ -602,5 +634,5 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 		if (bad)
 			return err_set(err, 0, "bind '%s': cannot replace the workspace", cfg->binds.v[i]);
 	}
-	return 0;
+	return check_project(cfg, err);
 }

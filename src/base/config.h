@@ -69,6 +69,7 @@ struct sbx_config {
 	uint64_t open_files;
 	uint64_t idle_ms;
 	uint64_t lifetime_ms;
+	uint64_t changes_max;      /* the user's change sets' cap; 0: unlimited */
 	int enforce;
 	/* [network] */
 	int egress;
@@ -98,6 +99,9 @@ struct sbx_config {
 	/* command line only */
 	struct sbx_strlist copies; /* --copy PATH[:DEST], as given */
 	char *out_dir;             /* --out DIR */
+	char *project;             /* --project DIR, as given */
+	int project_apply;         /* --apply */
+	int project_discard;       /* --discard */
 	int tty;
 	int raw_tty;
 	char *json_file;

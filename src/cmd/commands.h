@@ -21,5 +21,10 @@ int cmd_proxy(int argc, char **argv, struct sbx_err *err);
 int cmd_doctor(int argc, char **argv, struct sbx_err *err);
 /* `sbxrun cache ls|du|prune|fill`: the package gateway's cache */
 int cmd_cache(int argc, char **argv, struct sbx_err *err);
+/* `sbxrun changes ls|show|diff|apply|discard|prune`: run --project's change sets */
+int cmd_changes(int argc, char **argv, struct sbx_err *err);
+struct apply_report;
+/* An apply's conflicts and what it left out, a line each on stderr. */
+void changes_report_print(const struct apply_report *rep);
 
 #endif

@@ -23,6 +23,7 @@ static const struct {
 	{ "proxy", cmd_proxy },
 	{ "doctor", cmd_doctor },
 	{ "cache", cmd_cache },
+	{ "changes", cmd_changes },
 };
 
 static int dispatch(int argc, char **argv, struct sbx_err *err)

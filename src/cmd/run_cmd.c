@@ -1,6 +1,7 @@
 /* run_cmd.c - `sbxrun run [options] [--] CMD [ARG...]`. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@
 #include "sandbox/record.h"
 #include "sandbox/sandbox.h"
 #include "session/session_client.h"
+#include "undo/apply.h"
+#include "undo/changeset.h"
+#include "undo/undostore.h"
 
 static const char usage[] =
 	"usage: sbxrun run [options] [--] CMD [ARG...]\n"
@@ -91,6 +95,75 @@ static int run_in_session(const struct sbx_config *cfg, char *const *argv, struc
 	return status;
 }
 
+/* --project: the change set is made before the sandbox (its upper and work
+ * on disk); the plan gets DIR and that layer. Refused when the user's
+ * change sets already fill [limits] changes_max. */
+static int project_begin(const struct sbx_config *cfg, struct sbx_plan *plan, struct changeset *cs,
+			 struct sbx_err *err)
+{
+	uint64_t used = 0;
+	char a[32], b[32];
+	_cleanup_close_ int dirfd = -1;
+
+	if (cfg->changes_max && undostore_usage(&used, err) == 0 && used >= cfg->changes_max) {
+		format_size_human(used, a, sizeof(a));
+		format_size_human(cfg->changes_max, b, sizeof(b));
+		err_set(err, 0, "--project: the kept change sets take %s, [limits] changes_max is %s", a, b);
+		err_hint(err, "apply or discard some ('sbxrun changes ls'), or 'sbxrun changes prune'");
+		return -1;
+	}
+	if (changeset_create(cfg->project, cfg->image, plan->host_uid, plan->host_gid, cs, &dirfd,
+			     err) < 0)
+		return -1;
+	plan->project.src = xstrdup(cs->project);
+	plan->project.layer = xstrdup(cs->dir);
+	plan->project.dev = cs->dev;
+	plan->project.ino = cs->ino;
+	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
+	plan->project.upper_fd = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return plan->project.upper_fd < 0 ? err_sys(err, "open '%s'", up) : 0;
+}
+
+/* After the command: what it changed is kept (one line says so), applied
+ * (--apply) or thrown away (--discard); nothing changed: nothing kept. */
+static int project_end(const struct sbx_config *cfg, struct sbx_plan *plan, struct changeset *cs,
+		       struct sbx_err *err)
+{
+	struct sbx_err e2;
+
+	if (changeset_capture(cs, err) < 0)
+		return err_wrap(err, "change set %s (kept as the run left it)", cs->id);
+	plan->project.id = cs->id;
+	plan->project.added = cs->added;
+	plan->project.changed = cs->changed;
+	plan->project.deleted = cs->deleted;
+	plan->project.fate = "kept";
+	if (cs->n == 0 || cfg->project_discard) {
+		plan->project.fate = cs->n ? "discarded" : "empty";
+		if (changeset_remove(cs, &e2) < 0)
+			log_warn("change set %s: %s", cs->id, e2.msg);
+		if (sbx_log_level > SBX_LOG_QUIET)
+			fprintf(stderr, cs->n ? "sbxrun: changes %s: discarded (--discard)\n"
+					      : "sbxrun: changes: none, the project is as it was\n", cs->id);
+		return 0;
+	}
+	if (sbx_log_level > SBX_LOG_QUIET)
+		fprintf(stderr, "sbxrun: changes %s: %zu added, %zu changed, %zu deleted (sbxrun changes show %s)\n",
+			cs->id, cs->added, cs->changed, cs->deleted, cs->id);
+	if (!cfg->project_apply)
+		return 0;
+	struct apply_report rep = { 0 };
+	int r = apply_changeset(cs, NULL, 0, false, &rep, err);
+	changes_report_print(&rep);
+	apply_report_free(&rep);
+	if (r < 0)
+		return err_wrap(err, "--apply: change set %s kept", cs->id);
+	plan->project.fate = "applied";
+	if (changeset_remove(cs, &e2) < 0)
+		log_warn("change set %s: %s", cs->id, e2.msg);
+	return 0;
+}
+
 /* A fresh sandbox: --copy and --out checked before it is made. */
 static int run_fresh(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err)
 {
@@ -99,7 +172,10 @@ static int run_fresh(const struct sbx_config *cfg, char *const *argv, struct sbx
 	struct ws_state st = { cfg, -1 };
 	sigset_t stop;
 
+	struct changeset cs = { 0 };
 	int r = sandbox_plan(cfg, argv, &plan, err);
+	if (r == 0 && cfg->project)
+		r = project_begin(cfg, &plan, &cs, err);
 	if (r == 0 && (cfg->copies.n || cfg->out_dir)) {
 		r = wscopy_check(cfg, cfg->disk, plan.ws_seed, err);
 		plan.ws_hook = ws_hook;
@@ -107,11 +183,14 @@ static int run_fresh(const struct sbx_config *cfg, char *const *argv, struct sbx
 	}
 	if (r == 0)
 		r = sandbox_run(&plan, &res, err);
+	int ran = r == 0;
 	if (r == 0) {
 		report(&res);
-		if (outcome_status(&res.out) != 0 && argv)
+		if (cs.id && project_end(cfg, &plan, &cs, err) < 0)
+			r = -1;
+		if (outcome_status(&res.out) != 0 && argv && !cs.id)
 			wscopy_hint(cfg, argv, plan.workdir, st.wsfd, plan.img.rootfs_fd);
-		if (record_write(cfg, &plan, &res, err) < 0)
+		if (r == 0 && record_write(cfg, &plan, &res, err) < 0)
 			r = -1;
 		stop_signals(&stop);
 		if (r == 0 && cfg->out_dir && wscopy_out(cfg, st.wsfd, NULL, &stop, err) < 0)
@@ -119,6 +198,11 @@ static int run_fresh(const struct sbx_config *cfg, char *const *argv, struct sbx
 	}
 	if (st.wsfd >= 0)
 		close(st.wsfd);
+	if (cs.id && !ran) {
+		struct sbx_err e2;
+		changeset_remove(&cs, &e2); /* the sandbox was never made: nothing ran */
+	}
+	changeset_free(&cs);
 	sandbox_plan_free(&plan);
 	log_trace("host: done");
 	return r < 0 ? -1 : outcome_status(&res.out);

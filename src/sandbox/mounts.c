@@ -556,6 +556,22 @@ static int seed_workspace(int rootfd, const char *workspace, const char *ws, str
 	return 0;
 }
 
+/* --project: an overlay at the workspace whose lower layer is DIR (the
+ * kernel's overlay never writes a lower layer) and whose upper and work are
+ * the change set's, on the host's disk, where they stay after the run. */
+static int setup_project(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
+			 struct sbx_err *err)
+{
+	char opts[256];
+
+	snprintf(opts, sizeof(opts),
+		 "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d/upper,"
+		 "workdir=/proc/self/fd/%d/work,userxattr",
+		 ms->project, ms->project_layer, ms->project_layer);
+	return mount_on(rootfd, plan->workspace, 1, "overlay", "overlay", MS_NOSUID | MS_NODEV,
+			opts, err);
+}
+
 static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
 			struct sbx_err *err)
 {
@@ -564,7 +580,10 @@ static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src 
 	if (setup_proc(rootfd, &empty, err) < 0 || setup_dev(rootfd, err) < 0 ||
 	    mask_dir(rootfd, "/sys", &empty, err) < 0)
 		return -1;
-	if (plan->workspace) {
+	if (plan->workspace && plan->project.src) {
+		if (setup_project(plan, ms, rootfd, err) < 0)
+			return err_wrap(err, "--project");
+	} else if (plan->workspace) {
 		const char *ws = plan->storage == SBX_STORAGE_DISK ? "disk/ws" : "ws";
 		if (plan->ws_seed && seed_workspace(rootfd, plan->workspace, ws, err) < 0)
 			return -1;
@@ -591,10 +610,27 @@ static int open_source(const char *path, struct sbx_err *err)
 	return fd >= 0 ? fd : err_sys(err, "open '%s'", path);
 }
 
+/* DIR as the host side found it (same device and inode), not what a
+ * rename put at its path since; the change set's directory without a
+ * symlink on the way. */
+static int open_project(const struct sbx_plan *plan, struct sbx_mount_src *ms, struct sbx_err *err)
+{
+	struct stat st;
+
+	ms->project = open(plan->project.src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ms->project < 0 || fstat(ms->project, &st) < 0)
+		return err_sys(err, "--project: open '%s'", plan->project.src);
+	if (st.st_dev != plan->project.dev || st.st_ino != plan->project.ino)
+		return err_set(err, 0, "--project: '%s' was replaced since sbxrun checked it",
+			       plan->project.src);
+	ms->project_layer = open(plan->project.layer, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return ms->project_layer < 0 ? err_sys(err, "--project: open '%s'", plan->project.layer) : 0;
+}
+
 int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 			struct sbx_err *err)
 {
-	ms->lower = ms->run_dir = ms->ca = -1;
+	ms->lower = ms->run_dir = ms->ca = ms->project = ms->project_layer = -1;
 	/* no malloc without binds: in the forked child it copies heap pages */
 	ms->binds = plan->nbinds ? xcalloc(plan->nbinds, sizeof(int)) : NULL;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -604,6 +640,8 @@ int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 	if (plan->run_dir && (ms->run_dir = open_source(plan->run_dir, err)) < 0)
 		return -1;
 	if (plan->net.ca_file && (ms->ca = open_source(plan->net.ca_file, err)) < 0)
+		return -1;
+	if (plan->project.src && open_project(plan, ms, err) < 0)
 		return -1;
 	for (size_t i = 0; i < plan->nbinds; i++)
 		if ((ms->binds[i] = open_source(plan->binds[i].src, err)) < 0) {

@@ -12,6 +12,8 @@ struct sbx_mount_src {
 	int lower;
 	int run_dir;
 	int ca;
+	int project;       /* --project: DIR, and the directory of its upper and work */
+	int project_layer;
 	int *binds;
 };
 

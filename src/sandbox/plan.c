@@ -214,6 +214,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->argv = plan->argv_copy = argv ? util_strvdup(argv) : NULL;
 	plan->events_fd = -1;
 	plan->run_lock = -1;
+	plan->project.upper_fd = -1;
 	if (import_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
 	log_trace("plan: image opened");
@@ -249,7 +250,11 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	log_trace("plan: limits chosen");
 	if (plan_binds(cfg, plan, err) < 0 || plan_storage(cfg, plan, err) < 0)
 		return -1;
-	if (cfg->workspace && wsseed_measure(plan->img.rootfs_fd, cfg->workspace, plan->img.name,
+	/* the project's layer is on disk whatever storage is: no write can
+	 * pass the quota between two walks of it */
+	if (cfg->project)
+		limits_cap_file_size(&plan->lim, cfg->disk);
+	if (cfg->workspace && !cfg->project && wsseed_measure(plan->img.rootfs_fd, cfg->workspace, plan->img.name,
 					     cfg->disk, &plan->ws_seed, err) < 0)
 		return -1;
 	/* one uid is mapped (the setuid-free default): chown reports success */
@@ -289,6 +294,10 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	free(plan->run_dir);
 	if (plan->run_lock >= 0)
 		close(plan->run_lock);
+	free(plan->project.src);
+	free(plan->project.layer);
+	if (plan->project.upper_fd >= 0)
+		close(plan->project.upper_fd);
 	free(plan->home);
 	free(plan->workdir);
 	free(plan->shell_argv[0]);

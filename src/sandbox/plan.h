@@ -67,6 +67,21 @@ struct sbx_plan {
 	 * command starts. Failing ends the sandbox: nothing ran. */
 	int (*ws_hook)(void *arg, int wsfd, struct sbx_err *err);
 	void *ws_hook_arg;
+	/* Set by run for --project (the layer above makes the change set):
+	 * the host directory, the lower layer of an overlay at the workspace,
+	 * opened by the child and checked to be the same inode; its upper and
+	 * work directories below layer (on disk, kept after the run). */
+	struct sbx_plan_project {
+		char *src;     /* absolute host path of DIR, or NULL */
+		char *layer;   /* host directory holding upper/ and work/ */
+		dev_t dev;
+		ino_t ino;
+		int upper_fd;  /* layer/upper, read by the disk quota's walk, or -1 */
+		/* after the run, for --json: the change set and what became of it */
+		const char *id;
+		const char *fate; /* "kept", "applied", "discarded", "empty" */
+		uint64_t added, changed, deleted;
+	} project;
 	struct sbx_netplan net; /* what the egress mode means here (net/netplan.h) */
 	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
 	int events_fd;       /* --events FILE, or -1 */

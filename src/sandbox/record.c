@@ -62,6 +62,16 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(eg, "bytes_up", json_object_new_int64((int64_t)res->egress_bytes_up));
 	json_object_object_add(eg, "bytes_down", json_object_new_int64((int64_t)res->egress_bytes_down));
 	json_object_object_add(o, "egress", eg);
+	if (plan->project.id) {
+		struct json_object *c = json_object_new_object();
+		json_object_object_add(c, "id", json_object_new_string(plan->project.id));
+		json_object_object_add(c, "project", json_object_new_string(plan->project.src));
+		json_object_object_add(c, "state", json_object_new_string(plan->project.fate));
+		json_object_object_add(c, "added", json_object_new_int64((int64_t)plan->project.added));
+		json_object_object_add(c, "changed", json_object_new_int64((int64_t)plan->project.changed));
+		json_object_object_add(c, "deleted", json_object_new_int64((int64_t)plan->project.deleted));
+		json_object_object_add(o, "changes", c);
+	}
 	return o;
 }
 

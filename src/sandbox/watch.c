@@ -23,7 +23,8 @@ void watch_start(struct sbx_watch *w, const struct sbx_plan *plan, uint64_t time
 	w->start = now_ms();
 	w->deadline = timeout_ms ? w->start + timeout_ms : 0;
 	w->out.limit = timeout_ms;
-	if (limits && plan->storage == SBX_STORAGE_DISK && plan->disk && plan->run_dir)
+	if (limits && plan->disk &&
+	    ((plan->storage == SBX_STORAGE_DISK && plan->run_dir) || plan->project.upper_fd >= 0))
 		w->disk_at = w->start + 50;
 	if (limits && limits_memory_accounted(&plan->lim) && plan->lim.memory)
 		w->mem_at = w->start + MEMACCT_FIRST_MS;
@@ -62,21 +63,36 @@ static enum sbx_end kill_for(struct sbx_watch *w, enum sbx_end why)
 	return why;
 }
 
+/* One layer's walk within what is left of the quota; 1 when over. */
+static int walk_layer(const struct sbx_plan *plan, int dirfd, uint64_t *used)
+{
+	struct sbx_diskuse du;
+
+	if (diskuse_check(dirfd, plan->host_uid, plan->host_gid, plan->disk - *used, &du)) {
+		if (du.errnum)
+			log_warn("disk quota: cannot %s: %s; the sandbox is ended", du.what, strerror(du.errnum));
+		return 1;
+	}
+	*used += du.bytes;
+	return 0;
+}
+
 /* storage = disk: sbxrun's own walk of the writable layer, again after 20
- * times what it cost, sooner the closer the quota is. */
+ * times what it cost, sooner the closer the quota is; with --project, the
+ * project's layer (on disk whatever storage is) within what is left. */
 static int over_quota(struct sbx_watch *w, uint64_t now)
 {
 	const struct sbx_plan *plan = w->plan;
-	struct sbx_diskuse du;
+	uint64_t used = 0;
 
-	if (diskuse_check(plan->run_lock, plan->host_uid, plan->host_gid, plan->disk, &du)) {
-		if (du.errnum)
-			log_warn("disk quota: cannot %s: %s; the sandbox is ended", du.what, strerror(du.errnum));
+	if ((plan->storage == SBX_STORAGE_DISK && plan->run_dir &&
+	     walk_layer(plan, plan->run_lock, &used)) ||
+	    (plan->project.upper_fd >= 0 && walk_layer(plan, plan->project.upper_fd, &used))) {
 		w->disk_at = 0;
 		return 1;
 	}
 	uint64_t t = now_ms();
-	w->disk_at = t + diskuse_next_ms(t - now, du.bytes, plan->disk);
+	w->disk_at = t + diskuse_next_ms(t - now, used, plan->disk);
 	return 0;
 }
 

@@ -1,0 +1,280 @@
+/* changes_cmd.c - `sbxrun changes ls|show|diff|apply|discard|prune`: the
+ * change sets `run --project DIR` keeps (src/undo/). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/policy.h"
+#include "base/profile.h"
+#include "base/util.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "undo/apply.h"
+#include "undo/changeset.h"
+#include "undo/diff.h"
+#include "undo/undostore.h"
+
+#define DIFF_MAX (64u << 20) /* a side of a text diff is read whole: at most this */
+
+void changes_report_print(const struct apply_report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		fprintf(stderr, "sbxrun: %s\n", rep->lines[i]);
+}
+
+static void age(int64_t start, char *buf, size_t size)
+{
+	int64_t now = (int64_t)time(NULL);
+	format_duration(now > start ? (uint64_t)(now - start) * 1000 : 0, buf, size);
+}
+
+static int changes_ls(struct sbx_err *err)
+{
+	_cleanup_strv_ char **ids = NULL;
+
+	if (changeset_list(&ids, err) < 0)
+		return -1;
+	printf("%-22s %-8s %7s %7s %7s %9s  %s\n", "ID", "AGE", "ADDED", "CHANGED", "DELETED", "SIZE", "PROJECT");
+	for (char **id = ids; *id; id++) {
+		struct changeset cs;
+		struct sbx_err e2;
+		char a[32], s[32];
+		if (changeset_load(*id, &cs, &e2) < 0) {
+			log_warn("%s", e2.msg);
+			changeset_free(&cs);
+			continue;
+		}
+		_cleanup_free_ char *proj = changeset_escape(cs.project);
+		age(cs.start_s, a, sizeof(a));
+		format_size_human(changeset_bytes(&cs), s, sizeof(s));
+		if (cs.captured)
+			printf("%-22s %-8s %7zu %7zu %7zu %9s  %s\n", cs.id, a, cs.added, cs.changed,
+			       cs.deleted, s, proj);
+		else
+			printf("%-22s %-8s %7s %7s %7s %9s  %s\n", cs.id, a, "-", "-", "-", s, proj);
+		changeset_free(&cs);
+	}
+	return 0;
+}
+
+static int changes_show(const struct changeset *cs)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+		_cleanup_free_ char *q = changeset_escape(e->path);
+		char kind[32], size[32] = "-";
+		snprintf(kind, sizeof(kind), "%s %s", changeset_kind_name(e->kind), changeset_type_name(e->type));
+		if (e->kind != CS_DELETED && e->type != CS_DIR)
+			snprintf(size, sizeof(size), "%" PRIu64, e->size);
+		printf("%-17s %12s  %s\n", kind, size, q);
+	}
+	return 0;
+}
+
+/* A side of a diff: the file at path below dirfd, read whole (text), or
+ * empty when absent; *bin when it is not text or too big. */
+static int read_side(int dirfd, const char *path, char **out, size_t *len, bool *bin)
+{
+	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct stat st;
+	*out = NULL;
+	*len = 0;
+	if (dirfd < 0)
+		return 0;
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if ((uint64_t)st.st_size > DIFF_MAX) {
+		*bin = true;
+		return 0;
+	}
+	char *buf = xmalloc((size_t)st.st_size + 1);
+	size_t n = 0;
+	for (ssize_t r; n < (size_t)st.st_size && (r = read(fd, buf + n, (size_t)st.st_size - n)) > 0;)
+		n += (size_t)r;
+	*out = buf;
+	*len = n;
+	*bin = *bin || !diff_is_text(buf, n);
+	return 0;
+}
+
+static bool wanted(const char *path, char *const *paths, size_t n)
+{
+	if (!n)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(paths[i]);
+		if (!strncmp(path, paths[i], l) && (!path[l] || path[l] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static int changes_diff(const struct changeset *cs, char *const *paths, size_t npaths,
+			struct sbx_err *err)
+{
+	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
+	_cleanup_close_ int upper = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int dir = open(cs->project, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (upper < 0)
+		return err_sys(err, "open '%s'", up);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+		if (!wanted(e->path, paths, npaths) || e->type == CS_DIR)
+			continue;
+		_cleanup_free_ char *q = changeset_escape(e->path);
+		if (e->type != CS_FILE) {
+			printf("%s %s: %s\n", changeset_kind_name(e->kind), changeset_type_name(e->type), q);
+			continue;
+		}
+		_cleanup_free_ char *a = NULL, *b = NULL;
+		size_t na = 0, nb = 0;
+		bool bin = false;
+		read_side(e->kind == CS_ADDED ? -1 : dir, e->path, &a, &na, &bin);
+		read_side(e->kind == CS_DELETED ? -1 : upper, e->path, &b, &nb, &bin);
+		_cleanup_free_ char *from = e->kind == CS_ADDED ? xstrdup("/dev/null") : xasprintf("a/%s", q);
+		_cleanup_free_ char *to = e->kind == CS_DELETED ? xstrdup("/dev/null") : xasprintf("b/%s", q);
+		if (bin)
+			printf("Binary files %s and %s differ\n", from, to);
+		else
+			diff_unified(a ? a : "", na, b ? b : "", nb, from, to, stdout);
+	}
+	return fflush(stdout) == 0 ? 0 : err_sys(err, "write the diff");
+}
+
+static int changes_apply(const struct changeset *cs, char *const *paths, size_t npaths,
+			 bool force_rest, struct sbx_err *err)
+{
+	struct apply_report rep = { 0 };
+	struct sbx_err e2;
+	int r = apply_changeset(cs, paths, npaths, force_rest, &rep, err);
+
+	changes_report_print(&rep);
+	if (r == 0) {
+		fprintf(stderr, "sbxrun: changes %s: %zu applied to %s%s\n", cs->id, rep.applied,
+			cs->project, rep.conflicts || rep.skipped ? " (the rest left out, above)" : "");
+		/* all of it applied: the set is done */
+		if (!npaths && !rep.conflicts && !rep.skipped && changeset_remove((struct changeset *)cs, &e2) < 0)
+			log_warn("change set %s: %s", cs->id, e2.msg);
+	}
+	apply_report_free(&rep);
+	return r;
+}
+
+/* [limits] changes_max of the profile (and the policy's ceiling). */
+static int changes_max(const char *profile, uint64_t *max, struct sbx_err *err)
+{
+	struct sbx_policy pol;
+	struct sbx_config cfg;
+
+	if (policy_load(&pol, err) < 0)
+		return -1;
+	config_init(&cfg);
+	int r = profile_load(&cfg, profile ? profile : "default", err) < 0 ||
+		policy_apply(&pol, &cfg, err) < 0 || config_check(&cfg, err) < 0 ? -1 : 0;
+	*max = cfg.changes_max;
+	policy_free(&pol);
+	config_free(&cfg);
+	return r;
+}
+
+static int changes_prune(const struct cli_args *a, struct sbx_err *err)
+{
+	_cleanup_strv_ char **ids = NULL;
+	uint64_t older = 0, max = 0, used = 0;
+	size_t n = 0;
+	bool all = a->v[SBX_K_CHANGES_ALL] != NULL;
+
+	if (a->v[SBX_K_CHANGES_OLDER] && parse_duration_ms(a->v[SBX_K_CHANGES_OLDER], &older, err) < 0)
+		return -1;
+	if (all && older)
+		return err_set(err, 0, "changes prune: --all or --older, not both");
+	if (!all && !older && (changes_max(a->v[SBX_K_PROFILE], &max, err) < 0 ||
+			       undostore_usage(&used, err) < 0))
+		return -1;
+	if (changeset_list(&ids, err) < 0)
+		return -1;
+	for (char **id = ids; *id; id++) {
+		struct changeset cs;
+		struct sbx_err e2;
+		if (changeset_load(*id, &cs, &e2) < 0 && !cs.dir) {
+			changeset_free(&cs);
+			continue;
+		}
+		int64_t ago = (int64_t)time(NULL) - cs.start_s;
+		bool go = all || (older && ago >= 0 && (uint64_t)ago * 1000 >= older) ||
+			  (!all && !older && max && used > max);
+		uint64_t bytes = go ? changeset_bytes(&cs) : 0;
+		if (go && changeset_remove(&cs, &e2) == 0) {
+			n++;
+			used = used > bytes ? used - bytes : 0;
+		} else if (go) {
+			log_warn("change set %s: %s", *id, e2.msg);
+		}
+		changeset_free(&cs);
+	}
+	printf("changes prune: %zu change set%s removed\n", n, n == 1 ? "" : "s");
+	return 0;
+}
+
+int cmd_changes(int argc, char **argv, struct sbx_err *err)
+{
+	const struct sbx_command *verb;
+	struct cli_args a;
+	struct changeset cs;
+	int r = cli_verb(argc, argv, "changes", NULL, &verb, err);
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	r = cli_parse(argc - 1, argv + 1, verb->mask, NULL, &a, err);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	int nops = argc - 1 - a.rest;
+	char *const *ops = argv + 1 + a.rest;
+	bool takes_id = verb->mask & (SBX_CMD_CHANGES_SHOW | SBX_CMD_CHANGES_DIFF |
+				      SBX_CMD_CHANGES_APPLY | SBX_CMD_CHANGES_DISCARD);
+	bool takes_paths = verb->mask & (SBX_CMD_CHANGES_DIFF | SBX_CMD_CHANGES_APPLY);
+	if (takes_id && nops < 1)
+		return err_set(err, 0, "changes %s: no change set id given (see 'sbxrun changes ls')", verb->name);
+	if (nops > (takes_id ? (takes_paths ? INT32_MAX : 1) : 0))
+		return err_set(err, 0, "changes %s: unexpected argument '%s'", verb->name, ops[takes_id ? 1 : 0]);
+	if (verb->mask == SBX_CMD_CHANGES_LS)
+		return changes_ls(err);
+	if (verb->mask == SBX_CMD_CHANGES_PRUNE)
+		return changes_prune(&a, err);
+	if (changeset_load(ops[0], &cs, err) < 0) {
+		changeset_free(&cs);
+		return -1;
+	}
+	if (!cs.captured && verb->mask != SBX_CMD_CHANGES_DISCARD) {
+		r = err_set(err, 0, "change set %s: its run has not ended, or ended before its changes "
+			    "were listed", cs.id);
+		changeset_free(&cs);
+		return r;
+	}
+	switch (verb->mask) {
+	case SBX_CMD_CHANGES_SHOW: r = changes_show(&cs); break;
+	case SBX_CMD_CHANGES_DIFF: r = changes_diff(&cs, ops + 1, (size_t)nops - 1, err); break;
+	case SBX_CMD_CHANGES_APPLY:
+		r = changes_apply(&cs, ops + 1, (size_t)nops - 1, a.v[SBX_K_FORCE_REST] != NULL, err);
+		break;
+	default:
+		r = changeset_remove(&cs, err);
+		if (r == 0)
+			fprintf(stderr, "sbxrun: changes %s: discarded\n", cs.id);
+	}
+	changeset_free(&cs);
+	return r;
+}

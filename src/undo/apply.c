@@ -1,0 +1,293 @@
+/* apply.c - a change set written into its project (apply.h). First every
+ * entry that touches a host file is checked against what the capture
+ * recorded (a conflict refuses the whole apply, or with force_rest leaves
+ * that entry out); then the entries, in path order (a directory before
+ * what is in it), each below a handle of its parent directory opened
+ * beneath DIR with no symlink on the way. A file is written to a
+ * temporary name in that directory and renamed over its own. */
+#define _GNU_SOURCE
+#include "undo/apply.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "store/digest.h"
+
+struct apply {
+	const struct changeset *cs;
+	int dir;   /* DIR */
+	int upper; /* the change set's upper */
+	struct apply_report *rep;
+	struct sbx_err *err;
+};
+
+/* "LABEL: WHY: 'PATH'", the path escaped. */
+static void say(struct apply_report *rep, const char *label, const char *why, const char *path)
+{
+	_cleanup_free_ char *q = changeset_escape(path);
+	rep->lines = xrealloc(rep->lines, (rep->n + 1) * sizeof(char *));
+	rep->lines[rep->n++] = xasprintf("%s: %s: '%s'", label, why, q);
+}
+
+void apply_report_free(struct apply_report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		free(rep->lines[i]);
+	free(rep->lines);
+	memset(rep, 0, sizeof(*rep));
+}
+
+static int beneath(int dirfd, const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+					   RESOLVE_NO_XDEV };
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/* The directory that holds path's last component, below root; *name is
+ * that component. */
+static int parent_of(int root, const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+
+	*name = slash ? slash + 1 : path;
+	if (!slash)
+		return fcntl(root, F_DUPFD_CLOEXEC, 3);
+	_cleanup_free_ char *dir = strndup(path, (size_t)(slash - path));
+	return beneath(root, dir, O_RDONLY | O_DIRECTORY);
+}
+
+static int selected(const struct cs_entry *e, char *const *paths, size_t npaths)
+{
+	if (!npaths)
+		return 1;
+	for (size_t i = 0; i < npaths; i++) {
+		size_t l = strlen(paths[i]);
+		while (l > 1 && paths[i][l - 1] == '/')
+			l--;
+		if (!strncmp(e->path, paths[i], l) && (e->path[l] == '/' || !e->path[l]))
+			return 1;
+		/* a new directory on the way to what was asked for */
+		size_t el = strlen(e->path);
+		if (e->type == CS_DIR && e->kind != CS_DELETED && el < l &&
+		    !strncmp(e->path, paths[i], el) && paths[i][el] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+/* Does the host still have at e->path what the run's end found there? */
+static const char *conflict(const struct apply *a, const struct cs_entry *e)
+{
+	const char *name;
+	struct stat st;
+	char hex[SBX_DIGEST_HEX + 1];
+	struct sbx_err ignored;
+	_cleanup_close_ int pfd = parent_of(a->dir, e->path, &name);
+
+	if (e->moved)
+		return "changed on the host while the run was going";
+	if (pfd < 0)
+		return e->kind == CS_ADDED ? NULL : "its directory is gone or is a symlink now";
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return e->kind == CS_ADDED ? NULL : "gone from the host since the run";
+	if (e->kind == CS_ADDED)
+		return e->type == CS_DIR && S_ISDIR(st.st_mode) ? NULL : "made on the host since the run";
+	if (strcmp(e->digest, "-") == 0)
+		return NULL;
+	_cleanup_close_ int fd = S_ISREG(st.st_mode)
+		? openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) : -1;
+	if (fd < 0 || digest_fd(fd, hex, &ignored) < 0 || strcmp(hex, e->digest) != 0)
+		return "changed on the host since the run";
+	return NULL;
+}
+
+/* Data only where the source has it: holes stay holes. */
+static int copy_sparse(int src, int dst, off_t size)
+{
+	char buf[65536];
+	off_t pos = 0;
+
+	while (pos < size) {
+		off_t data = lseek(src, pos, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;
+		off_t hole = data < 0 ? -1 : lseek(src, data, SEEK_HOLE);
+		if (data < 0 || hole < 0)
+			return -1;
+		for (pos = data; pos < hole;) {
+			ssize_t n = pread(src, buf, (size_t)(hole - pos < (off_t)sizeof(buf) ? hole - pos
+								: (off_t)sizeof(buf)), pos);
+			if (n <= 0 || pwrite(dst, buf, (size_t)n, pos) != n)
+				return -1;
+			pos += n;
+		}
+	}
+	return ftruncate(dst, size);
+}
+
+static void tmp_name(char *buf, size_t size)
+{
+	unsigned r = 0;
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		r = (unsigned)getpid();
+	snprintf(buf, size, ".sbxrun-apply-%08x", r);
+}
+
+/* The sandbox's file (a regular one, opened beneath upper) as a new file
+ * renamed over name: mode without setuid, setgid or sticky bits. */
+static int put_file(const struct apply *a, const struct cs_entry *e, int pfd, const char *name)
+{
+	char tmp[64];
+	struct stat st;
+	_cleanup_close_ int src = beneath(a->upper, e->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY);
+
+	if (src < 0 || fstat(src, &st) < 0)
+		return err_sys(a->err, "change set: open '%s'", e->path);
+	if (!S_ISREG(st.st_mode))
+		return err_set(a->err, 0, "change set: '%s' is no longer a regular file", e->path);
+	tmp_name(tmp, sizeof(tmp));
+	_cleanup_close_ int dst = openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (dst < 0)
+		return err_sys(a->err, "create a file beside '%s'", e->path);
+	if (copy_sparse(src, dst, st.st_size) < 0 || fchmod(dst, st.st_mode & 0777) < 0) {
+		int saved = errno;
+		unlinkat(pfd, tmp, 0);
+		errno = saved;
+		return err_sys(a->err, "write '%s'", e->path);
+	}
+	return 0 == renameat(pfd, tmp, pfd, name) ? 0
+		: (unlinkat(pfd, tmp, 0), err_sys(a->err, "rename over '%s'", e->path));
+}
+
+static int put_symlink(const struct apply *a, const struct cs_entry *e, int pfd, const char *name)
+{
+	char target[PATH_MAX + 1], tmp[64];
+	const char *uname;
+	_cleanup_close_ int upfd = parent_of(a->upper, e->path, &uname);
+	ssize_t n = upfd < 0 ? -1 : readlinkat(upfd, uname, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return err_sys(a->err, "change set: read the symlink '%s'", e->path);
+	target[n] = '\0';
+	tmp_name(tmp, sizeof(tmp));
+	if (symlinkat(target, pfd, tmp) < 0)
+		return err_sys(a->err, "make the symlink '%s'", e->path);
+	return 0 == renameat(pfd, tmp, pfd, name) ? 0
+		: (unlinkat(pfd, tmp, 0), err_sys(a->err, "rename over '%s'", e->path));
+}
+
+static int put_dir(const struct apply *a, const struct cs_entry *e, int pfd, const char *name)
+{
+	struct stat st, hs;
+	_cleanup_close_ int src = beneath(a->upper, e->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+
+	if (src < 0 || fstat(src, &st) < 0)
+		return err_sys(a->err, "change set: open '%s'", e->path);
+	if (fstatat(pfd, name, &hs, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(hs.st_mode) && e->kind == CS_ADDED)
+		return 0;
+	if (mkdirat(pfd, name, st.st_mode & 0777) < 0)
+		return err_sys(a->err, "make the directory '%s'", e->path);
+	return 0;
+}
+
+static int apply_one(const struct apply *a, const struct cs_entry *e)
+{
+	const char *name;
+	_cleanup_close_ int pfd = parent_of(a->dir, e->path, &name);
+
+	if (pfd < 0)
+		return err_sys(a->err, "open the directory of '%s' beneath the project", e->path);
+	/* what goes away first: a deletion, what a replacement replaces */
+	if (e->kind == CS_DELETED || e->kind == CS_REPLACED || (e->kind == CS_CHANGED && e->type == CS_DIR)) {
+		if (rm_rf_at(pfd, name, a->err) < 0)
+			return -1;
+		if (e->kind == CS_DELETED)
+			return 0;
+	}
+	switch (e->type) {
+	case CS_FILE: return put_file(a, e, pfd, name);
+	case CS_SYMLINK: return put_symlink(a, e, pfd, name);
+	case CS_DIR: return put_dir(a, e, pfd, name);
+	}
+	return 0;
+}
+
+/* Below something left out (a conflict, a special file) nothing applies. */
+static int under(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+	return !strncmp(path, dir, l) && path[l] == '/';
+}
+
+int apply_changeset(const struct changeset *cs, char *const *paths, size_t npaths, bool force_rest,
+		    struct apply_report *rep, struct sbx_err *err)
+{
+	struct stat st;
+	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
+	_cleanup_free_ char *skip = xcalloc(cs->n ? cs->n : 1, 1);
+	struct apply a = { cs, -1, -1, rep, err };
+	int r = -1;
+
+	if (!cs->captured)
+		return err_set(err, 0, "change set %s: its run has not ended", cs->id);
+	a.dir = open(cs->project, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (a.dir < 0 || fstat(a.dir, &st) < 0 || st.st_dev != cs->dev || st.st_ino != cs->ino) {
+		err_set(err, 0, "change set %s: '%s' is not the directory the run began with", cs->id,
+			cs->project);
+		goto out;
+	}
+	if ((a.upper = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		err_sys(err, "open '%s'", up);
+		goto out;
+	}
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+		const char *why = selected(e, paths, npaths) ? conflict(&a, e) : NULL;
+		skip[i] = !selected(e, paths, npaths);
+		if (why) {
+			skip[i] = 2;
+			rep->conflicts++;
+			say(rep, "conflict", why, e->path);
+		} else if (e->type == CS_OTHER && e->kind != CS_DELETED) {
+			skip[i] = 1;
+			rep->skipped++;
+			say(rep, "skipped", "a device, FIFO or socket is never applied", e->path);
+		}
+	}
+	if (rep->conflicts && !force_rest) {
+		err_set(err, 0, "change set %s: %zu conflict%s, nothing applied (--force-rest applies the rest)",
+			cs->id, rep->conflicts, rep->conflicts == 1 ? "" : "s");
+		goto out;
+	}
+	/* entries come in changeset order: a directory's whole tree after it */
+	const char *left_out = NULL;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (left_out && under(cs->e[i].path, left_out))
+			continue;
+		left_out = skip[i] ? cs->e[i].path : NULL;
+		if (skip[i])
+			continue;
+		if (apply_one(&a, &cs->e[i]) < 0)
+			goto out;
+		rep->applied++;
+	}
+	r = 0;
+out:
+	if (a.dir >= 0)
+		close(a.dir);
+	if (a.upper >= 0)
+		close(a.upper);
+	return r;
+}

@@ -1,0 +1,492 @@
+/* changeset.c - making, capturing, reading and removing change sets
+ * (changeset.h). The capture walks the upper directory the sandbox wrote
+ * (after it ended: no process of it is left) against DIR, each level of
+ * both through directory handles, never following a symlink. */
+#define _GNU_SOURCE
+#include "undo/changeset.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "sandbox/diskuse.h"
+#include "store/digest.h"
+#include "undo/undostore.h"
+
+#define MANIFEST_MAGIC "sbxrun-changes 1"
+#define MAX_ENTRIES 10000000
+
+char *changeset_escape(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = xmalloc(n * 4 + 1), *o = out;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\\')
+			o += sprintf(o, "\\\\");
+		else if (*p == '\n')
+			o += sprintf(o, "\\n");
+		else if (*p == '\t')
+			o += sprintf(o, "\\t");
+		else if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\x%02x", *p);
+		else
+			*o++ = (char)*p;
+	}
+	*o = '\0';
+	return out;
+}
+
+char *changeset_unescape(const char *s)
+{
+	char *out = xmalloc(strlen(s) + 1), *o = out;
+
+	for (const char *p = s; *p; p++) {
+		if (*p != '\\') {
+			*o++ = *p;
+			continue;
+		}
+		p++;
+		unsigned v;
+		if (*p == '\\')
+			*o++ = '\\';
+		else if (*p == 'n')
+			*o++ = '\n';
+		else if (*p == 't')
+			*o++ = '\t';
+		else if (*p == 'x' && sscanf(p + 1, "%2x", &v) == 1 && v && p[1] && p[2]) {
+			*o++ = (char)v;
+			p += 2;
+		} else {
+			free(out);
+			return NULL;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+const char *changeset_kind_name(char kind)
+{
+	switch (kind) {
+	case CS_ADDED: return "added";
+	case CS_CHANGED: return "changed";
+	case CS_DELETED: return "deleted";
+	case CS_REPLACED: return "replaced";
+	}
+	return "?";
+}
+
+const char *changeset_type_name(char type)
+{
+	switch (type) {
+	case CS_FILE: return "file";
+	case CS_DIR: return "dir";
+	case CS_SYMLINK: return "symlink";
+	}
+	return "special";
+}
+
+static char type_of(mode_t m)
+{
+	return S_ISREG(m) ? CS_FILE : S_ISDIR(m) ? CS_DIR : S_ISLNK(m) ? CS_SYMLINK : CS_OTHER;
+}
+
+static void new_id(char *id, size_t size)
+{
+	unsigned char r[3] = { 0 };
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (getrandom(r, sizeof(r), 0) != sizeof(r))
+		memset(r, 0, sizeof(r));
+	gmtime_r(&t, &tm);
+	snprintf(id, size, "%04d%02d%02d-%02d%02d%02d-%02x%02x%02x", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, r[0], r[1], r[2]);
+}
+
+static int write_manifest(const struct changeset *cs, struct sbx_err *err)
+{
+	_cleanup_free_ char *p = xasprintf("%s/manifest", cs->dir);
+	_cleanup_free_ char *proj = changeset_escape(cs->project);
+	_cleanup_free_ char *img = changeset_escape(cs->image ? cs->image : "");
+	_cleanup_free_ char *text = xasprintf(MANIFEST_MAGIC "\nproject %s\ndevice %" PRIu64
+					      "\ninode %" PRIu64 "\nstart %" PRId64 ".%09" PRId64
+					      "\nimage %s\n", proj, (uint64_t)cs->dev,
+					      (uint64_t)cs->ino, cs->start_s, cs->start_ns, img);
+	_cleanup_close_ int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0)
+		return err_sys(err, "write '%s'", p);
+	return 0;
+}
+
+static int make_layer(const struct changeset *cs, uid_t uid, gid_t gid, struct sbx_err *err)
+{
+	for (const char *const *d = (const char *const[]){ "upper", "work", NULL }; *d; d++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", cs->dir, *d);
+		if (mkdir(p, 0700) < 0 || (geteuid() == 0 && chown(p, uid, gid) < 0))
+			return err_sys(err, "create '%s'", p);
+	}
+	return 0;
+}
+
+int changeset_create(const char *project, const char *image, uid_t uid, gid_t gid,
+		     struct changeset *cs, int *dirfd, struct sbx_err *err)
+{
+	struct stat st;
+	struct timespec now;
+	char id[64];
+	_cleanup_free_ char *store = NULL;
+
+	memset(cs, 0, sizeof(*cs));
+	*dirfd = -1;
+	cs->project = realpath(project, NULL);
+	if (!cs->project)
+		return err_sys(err, "--project '%s'", project);
+	*dirfd = open(cs->project, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*dirfd < 0 || fstat(*dirfd, &st) < 0)
+		return err_sys(err, "--project '%s'", project);
+	if (undostore_changes_dir(&store, err) < 0)
+		return -1;
+	cs->dev = st.st_dev;
+	cs->ino = st.st_ino;
+	clock_gettime(CLOCK_REALTIME, &now);
+	cs->start_s = now.tv_sec;
+	cs->start_ns = now.tv_nsec;
+	cs->image = xstrdup(image ? image : "");
+	for (int tries = 0;; tries++) {
+		new_id(id, sizeof(id));
+		free(cs->dir);
+		cs->dir = xasprintf("%s/%s", store, id);
+		if (mkdir(cs->dir, 0700) == 0)
+			break;
+		if (errno != EEXIST || tries > 16)
+			return err_sys(err, "create '%s'", cs->dir);
+	}
+	cs->id = xstrdup(id);
+	/* a root caller's sandbox runs as another uid: the overlay looks
+	 * upper and work up with its credentials */
+	if ((geteuid() == 0 && chown(cs->dir, uid, gid) < 0) || make_layer(cs, uid, gid, err) < 0 || write_manifest(cs, err) < 0) {
+		struct sbx_err e2;
+		rm_rf_at(AT_FDCWD, cs->dir, &e2);
+		return -1;
+	}
+	return 0;
+}
+
+/* The capture's walk: one level of upper against the same level of DIR
+ * (lower: -1 when DIR has no directory there). */
+struct walk {
+	struct changeset *cs;
+	size_t cap;
+	struct sbx_err *err;
+};
+
+static struct cs_entry *add_entry(struct walk *w, char kind, char type, const char *path)
+{
+	struct changeset *cs = w->cs;
+
+	if (cs->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		cs->e = xrealloc(cs->e, w->cap * sizeof(*cs->e));
+	}
+	struct cs_entry *e = &cs->e[cs->n++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->type = type;
+	e->path = xstrdup(path);
+	strcpy(e->digest, "-");
+	if (kind == CS_ADDED)
+		cs->added++;
+	else if (kind == CS_DELETED)
+		cs->deleted++;
+	else
+		cs->changed++;
+	return e;
+}
+
+/* What the host had at name: its digest (a regular file), and whether it
+ * changed after the run began. */
+static int note_host(struct walk *w, struct cs_entry *e, int lower, const char *name,
+		     const struct stat *lst)
+{
+	const struct changeset *cs = w->cs;
+
+	e->moved = lst->st_ctim.tv_sec > cs->start_s ||
+		   (lst->st_ctim.tv_sec == cs->start_s && lst->st_ctim.tv_nsec > cs->start_ns);
+	if (!S_ISREG(lst->st_mode))
+		return 0;
+	_cleanup_close_ int fd = openat(lower, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(w->err, "read the project's '%s'", e->path);
+	return digest_fd(fd, e->digest, w->err);
+}
+
+static int walk_dir(struct walk *w, int upper, int lower, const char *rel);
+
+static int walk_one(struct walk *w, int upper, int lower, const char *name, const char *path)
+{
+	struct stat st, lst;
+	int has_lower = lower >= 0 && fstatat(lower, name, &lst, AT_SYMLINK_NOFOLLOW) == 0;
+	char opaque[2] = "";
+
+	if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_sys(w->err, "change set: stat '%s'", path);
+	if (w->cs->n >= MAX_ENTRIES)
+		return err_set(w->err, 0, "change set: more than %d changes", MAX_ENTRIES);
+	if (S_ISCHR(st.st_mode) && st.st_rdev == 0) { /* a whiteout */
+		if (!has_lower)
+			return 0;
+		return note_host(w, add_entry(w, CS_DELETED, type_of(lst.st_mode), path), lower, name, &lst);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (!has_lower) {
+			add_entry(w, CS_ADDED, type_of(st.st_mode), path)->size = (uint64_t)st.st_size;
+			return 0;
+		}
+		struct cs_entry *e = add_entry(w, type_of(st.st_mode) == type_of(lst.st_mode) ? CS_CHANGED
+				: CS_REPLACED, type_of(st.st_mode), path);
+		e->size = (uint64_t)st.st_size;
+		return note_host(w, e, lower, name, &lst);
+	}
+	_cleanup_close_ int sub = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0)
+		return err_sys(w->err, "change set: open '%s'", path);
+	fgetxattr(sub, "user.overlay.opaque", opaque, 1);
+	int merged = has_lower && S_ISDIR(lst.st_mode) && opaque[0] != 'y';
+	if (!merged) {
+		struct cs_entry *e = add_entry(w, has_lower ? CS_REPLACED : CS_ADDED, CS_DIR, path);
+		if (has_lower && note_host(w, e, lower, name, &lst) < 0)
+			return -1;
+		return walk_dir(w, sub, -1, path);
+	}
+	_cleanup_close_ int lsub = openat(lower, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (lsub < 0)
+		return err_sys(w->err, "read the project's '%s'", path);
+	return walk_dir(w, sub, lsub, path);
+}
+
+static int walk_dir(struct walk *w, int upper, int lower, const char *rel)
+{
+	DIR *d = fdopendir(fcntl(upper, F_DUPFD_CLOEXEC, 3));
+	struct dirent *de;
+	int r = 0;
+
+	if (!d)
+		return err_sys(w->err, "change set: read '%s'", rel[0] ? rel : ".");
+	while (r == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		_cleanup_free_ char *path = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+		r = walk_one(w, upper, lower, de->d_name, path);
+	}
+	closedir(d);
+	return r;
+}
+
+/* Path order with '/' below every other byte: a directory, then its whole
+ * tree, then its next sibling (apply leaves a tree out by its prefix). */
+static int by_path(const void *a, const void *b)
+{
+	const unsigned char *x = (const unsigned char *)((const struct cs_entry *)a)->path;
+	const unsigned char *y = (const unsigned char *)((const struct cs_entry *)b)->path;
+
+	for (; *x && *x == *y; x++, y++)
+		;
+	int cx = *x == '/' ? 1 : *x, cy = *y == '/' ? 1 : *y;
+	return cx - cy;
+}
+
+static int write_entries(const struct changeset *cs, struct sbx_err *err)
+{
+	_cleanup_free_ char *p = xasprintf("%s/entries", cs->dir);
+	_cleanup_free_ char *tmp = xasprintf("%s/entries.tmp", cs->dir);
+	FILE *f = fopen(tmp, "wxe");
+
+	if (!f)
+		return err_sys(err, "write '%s'", tmp);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+		_cleanup_free_ char *q = changeset_escape(e->path);
+		fprintf(f, "%c %c %" PRIu64 " %s %c %s\n", e->kind, e->type, e->size, e->digest,
+			e->moved ? 'm' : '-', q);
+	}
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0 || ferror(f)) {
+		fclose(f);
+		return err_sys(err, "write '%s'", tmp);
+	}
+	fclose(f);
+	return rename(tmp, p) < 0 ? err_sys(err, "rename '%s'", tmp) : 0;
+}
+
+int changeset_capture(struct changeset *cs, struct sbx_err *err)
+{
+	struct walk w = { cs, 0, err };
+	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
+	_cleanup_close_ int upper = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int lower = open(cs->project, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (upper < 0)
+		return err_sys(err, "open '%s'", up);
+	if (lower < 0 || fstat(lower, &st) < 0 || st.st_dev != cs->dev || st.st_ino != cs->ino)
+		return err_set(err, lower < 0 ? errno : 0, "--project '%s': not the directory the run began with",
+			       cs->project);
+	if (walk_dir(&w, upper, lower, "") < 0)
+		return -1;
+	if (cs->n)
+		qsort(cs->e, cs->n, sizeof(*cs->e), by_path);
+	if (write_entries(cs, err) < 0)
+		return -1;
+	cs->captured = 1;
+	return 0;
+}
+
+static int parse_manifest(struct changeset *cs, char *text, struct sbx_err *err)
+{
+	char *save = NULL;
+	int seen = 0;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		uint64_t v;
+		if (!strncmp(l, "project ", 8) && !cs->project)
+			cs->project = changeset_unescape(l + 8), seen |= cs->project ? 1 : 0;
+		else if (sscanf(l, "device %" SCNu64, &v) == 1)
+			cs->dev = (dev_t)v, seen |= 2;
+		else if (sscanf(l, "inode %" SCNu64, &v) == 1)
+			cs->ino = (ino_t)v, seen |= 4;
+		else if (sscanf(l, "start %" SCNd64 ".%" SCNd64, &cs->start_s, &cs->start_ns) == 2)
+			seen |= 8;
+		else if (!strncmp(l, "image ", 6) && !cs->image)
+			cs->image = changeset_unescape(l + 6);
+	}
+	if (seen != 15 || cs->project[0] != '/')
+		return err_set(err, 0, "change set %s: its manifest is damaged", cs->id);
+	return 0;
+}
+
+static int parse_entry(struct changeset *cs, size_t *cap, char *l, struct sbx_err *err)
+{
+	char kind, type, flag;
+	uint64_t size;
+	char digest[65];
+	int off = 0;
+
+	if (sscanf(l, "%c %c %" SCNu64 " %64s %c %n", &kind, &type, &size, digest, &flag, &off) != 5 ||
+	    !off || !strchr("ACDR", kind) || !strchr("fdlo", type))
+		return err_set(err, 0, "change set %s: entries are damaged", cs->id);
+	char *path = changeset_unescape(l + off);
+	if (!path || !path[0] || path[0] == '/')
+		return free(path), err_set(err, 0, "change set %s: entries are damaged", cs->id);
+	if (cs->n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		cs->e = xrealloc(cs->e, *cap * sizeof(*cs->e));
+	}
+	struct cs_entry *e = &cs->e[cs->n++];
+	*e = (struct cs_entry){ .kind = kind, .type = type, .size = size, .moved = flag == 'm',
+				.path = path };
+	snprintf(e->digest, sizeof(e->digest), "%s", digest);
+	if (kind == CS_ADDED)
+		cs->added++;
+	else if (kind == CS_DELETED)
+		cs->deleted++;
+	else
+		cs->changed++;
+	return 0;
+}
+
+int changeset_load(const char *id, struct changeset *cs, struct sbx_err *err)
+{
+	_cleanup_free_ char *store = NULL, *text = NULL, *list = NULL;
+	size_t len, cap = 0;
+
+	memset(cs, 0, sizeof(*cs));
+	if (!undostore_id_valid(id))
+		return err_set(err, 0, "changes: '%s' is not a change set id (see 'sbxrun changes ls')", id);
+	if (undostore_changes_dir(&store, err) < 0)
+		return -1;
+	cs->id = xstrdup(id);
+	cs->dir = xasprintf("%s/%s", store, id);
+	_cleanup_close_ int dfd = open(cs->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? err_set(err, 0, "changes: no change set '%s' (see 'sbxrun changes ls')", id)
+				       : err_sys(err, "open '%s'", cs->dir);
+	if (read_file_beneath(dfd, "manifest", 1 << 16, &text, &len, err) < 0 ||
+	    parse_manifest(cs, text, err) < 0)
+		return -1;
+	if (read_file_beneath(dfd, "entries", (size_t)1 << 31, &list, &len, err) < 0) {
+		if (err->errnum != ENOENT)
+			return -1;
+		return 0; /* the run has not ended (or did not end well) */
+	}
+	cs->captured = 1;
+	char *save = NULL;
+	for (char *l = strtok_r(list, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (parse_entry(cs, &cap, l, err) < 0)
+			return -1;
+	return 0;
+}
+
+int changeset_remove(struct changeset *cs, struct sbx_err *err)
+{
+	return rm_rf_at(AT_FDCWD, cs->dir, err);
+}
+
+void changeset_free(struct changeset *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		free(cs->e[i].path);
+	free(cs->e);
+	free(cs->id);
+	free(cs->dir);
+	free(cs->project);
+	free(cs->image);
+	memset(cs, 0, sizeof(*cs));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int changeset_list(char ***out, struct sbx_err *err)
+{
+	_cleanup_free_ char *store = NULL;
+	size_t n = 0;
+	char **v = xcalloc(1, sizeof(char *));
+
+	*out = v;
+	if (undostore_changes_dir(&store, err) < 0)
+		return -1;
+	DIR *d = opendir(store);
+	if (!d)
+		return err_sys(err, "read '%s'", store);
+	for (struct dirent *de; (de = readdir(d));) {
+		if (!undostore_id_valid(de->d_name))
+			continue;
+		v = xrealloc(v, (n + 2) * sizeof(char *));
+		v[n++] = xstrdup(de->d_name);
+		v[n] = NULL;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(char *), by_name); /* ids begin with their time */
+	*out = v;
+	return 0;
+}
+
+uint64_t changeset_bytes(const struct changeset *cs)
+{
+	uint64_t b = 0;
+	return diskuse_bytes_at(AT_FDCWD, cs->dir, &b) < 0 ? 0 : b;
+}
