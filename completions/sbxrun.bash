@@ -3,7 +3,7 @@ _sbxrun_list() { COMPREPLY=($(compgen -W "$(eval "$1")" -- "$cur")); }
 _sbxrun() {
 	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run shell session download cp image profile mcp proxy doctor cache -h --help -v --verbose --trace -q --quiet --version " -- "$cur"))
+		COMPREPLY=($(compgen -W "run shell session download cp image profile mcp proxy doctor cache changes -h --help -v --verbose --trace -q --quiet --version " -- "$cur"))
 		return
 	fi
 	case "${COMP_WORDS[1]}:$prev" in
@@ -37,6 +37,10 @@ _sbxrun() {
 		return ;;
 	*:--bind)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	*:--project)
+		return ;;
+	changes:--older)
+		return ;;
 	*:--copy)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--out)
@@ -65,7 +69,7 @@ _sbxrun() {
 		return ;;
 	*:--max)
 		return ;;
-	*:--older)
+	cache:--older)
 		return ;;
 	*:--listen)
 		return ;;
@@ -84,9 +88,9 @@ _sbxrun() {
 	esac
 	case "${COMP_WORDS[1]}" in
 	run)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --copy  --out  --tty -t --raw-tty  --json  --json-fd  --events  --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --apply  --discard  --copy  --out  --tty -t --raw-tty  --json  --json-fd  --events  --session " ;;
 	shell)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --copy  --out  --raw-tty  --json  --json-fd  --events  --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --apply  --discard  --copy  --out  --raw-tty  --json  --json-fd  --events  --session " ;;
 	session)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "start ls stop rm" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in stop|rm) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; esac
@@ -132,6 +136,16 @@ _sbxrun() {
 		du) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --system " ;;
 		prune) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --system  --max  --all  --older " ;;
 		fill) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --system " ;;
+		esac ;;
+	changes)
+		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls show diff apply discard prune" -- "$cur")); return; fi
+		case "${COMP_WORDS[2]}" in
+		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		show) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		diff) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		apply) opts=" --help -h --verbose -v --trace  --quiet -q --force-rest " ;;
+		discard) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		prune) opts=" --help -h --verbose -v --trace  --quiet -q --older  --all " ;;
 		esac ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -105,6 +105,12 @@ static int project_begin(const struct sbx_config *cfg, struct sbx_plan *plan, st
 	char a[32], b[32];
 	_cleanup_close_ int dirfd = -1;
 
+	/* root's sandbox runs as an unprivileged uid of its own (paths.h),
+	 * which could not write a file of root's through the overlay */
+	if (geteuid() == 0)
+		return err_set(err, EPERM, "--project '%s': not for a root caller (the sandbox's uid %u "
+			       "cannot write root's files); run sbxrun as the project's owner",
+			       cfg->project, (unsigned)plan->host_uid);
 	if (cfg->changes_max && undostore_usage(&used, err) == 0 && used >= cfg->changes_max) {
 		format_size_human(used, a, sizeof(a));
 		format_size_human(cfg->changes_max, b, sizeof(b));

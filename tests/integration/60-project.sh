@@ -1,0 +1,243 @@
+# run --project DIR (issue 36): DIR under an overlay at the workspace, never
+# written during the run; what the run changed kept as a change set, shown,
+# diffed, applied or discarded; the sandbox is the attacker, and apply is the
+# host-side write of what it chose.
+
+# What a tree looks like (the harness's files left out), to show that DIR
+# was not touched.
+listing() { (cd "$1" && find . -mindepth 1 -printf '%p %y %m %s %T@ %l\n' | sort); }
+# The change set id from run's stderr line.
+cs_id() { printf '%s\n' "$err" | sed -n 's/^sbxrun: changes \([0-9a-f-]*\): .*/\1/p' | head -n 1; }
+
+project() {
+	mkdir -p proj/sub
+	echo one > proj/a
+	echo bee > proj/b
+	echo keep > proj/c
+	echo f > proj/sub/f
+}
+
+test_run_leaves_the_host_untouched_and_keeps_the_changes() {
+	project
+	before=$(listing proj)
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		test "$(pwd)" = /workspace && cat a && echo two >> a && rm b && echo new > n &&
+		mkdir d && echo y > d/y && cat c'
+	assert_status 0
+	assert_eq "one
+keep" "$out"
+	assert_eq "$before" "$(listing proj)" "the project after the run"
+	id=$(cs_id)
+	[ -n "$id" ] || fail "no change set line: $err"
+	assert_contains "$err" "sbxrun: changes $id: 3 added, 1 changed, 1 deleted (sbxrun changes show $id)"
+	run "$SBX" changes show "$id"
+	assert_status 0
+	assert_eq "changed file                 8  a
+deleted file                 -  b
+added dir                    -  d
+added file                   2  d/y
+added file                   4  n" "$out"
+	run "$SBX" changes ls
+	assert_status 0
+	assert_contains "$out" "$id"
+	assert_contains "$out" "$(cd proj && pwd -P)"
+}
+
+test_nothing_changed_keeps_nothing() {
+	project
+	run "$SBX" run -i tiny --project proj -- cat a
+	assert_status 0
+	assert_contains "$err" "sbxrun: changes: none, the project is as it was"
+	run "$SBX" changes ls
+	assert_not_contains "$out" "$(cd proj && pwd -P)"
+}
+
+test_diff_apply_and_discard() {
+	project
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo two >> a && rm b && echo new > n && printf "\0\1" > bin'
+	id=$(cs_id)
+	run "$SBX" changes diff "$id"
+	assert_status 0
+	assert_contains "$out" "--- a/a
++++ b/a
+@@ -1,1 +1,2 @@
+ one
++two"
+	assert_contains "$out" "--- a/b
++++ /dev/null
+@@ -1,1 +0,0 @@
+-bee"
+	assert_contains "$out" "Binary files /dev/null and b/bin differ"
+	run "$SBX" changes diff "$id" n
+	assert_eq "--- /dev/null
++++ b/n
+@@ -0,0 +1,1 @@
++new" "$out"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq "one
+two" "$(cat proj/a)"
+	[ ! -e proj/b ] || fail "b not deleted"
+	assert_eq new "$(cat proj/n)"
+	run "$SBX" changes show "$id"
+	assert_bad_input "no change set '$id'"
+	# --discard and changes discard throw a set away, the project as it was
+	before=$(listing proj)
+	run "$SBX" run -i tiny --project proj --discard -- sh -c 'echo x > x'
+	assert_status 0
+	assert_contains "$err" "discarded (--discard)"
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo x > x'
+	id=$(cs_id)
+	run "$SBX" changes discard "$id"
+	assert_status 0
+	run "$SBX" changes ls
+	assert_not_contains "$out" "$id"
+	assert_eq "$before" "$(listing proj)" "the project after the discards"
+	# --apply at once, and --json records the change set
+	run "$SBX" run -i tiny --project proj --apply --json rec.json -- sh -c 'echo z > z'
+	assert_status 0
+	assert_eq z "$(cat proj/z)"
+	assert_contains "$(cat rec.json)" '"changes":{"id":"'
+	assert_contains "$(cat rec.json)" '"state":"applied","added":1,"changed":0,"deleted":0'
+}
+
+test_a_conflict_refuses_the_whole_apply() {
+	project
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo two >> a && echo new > n && echo bb > b'
+	id=$(cs_id)
+	echo host-edit >> proj/a
+	run "$SBX" changes apply "$id"
+	assert_status 125
+	assert_contains "$err" "conflict: changed on the host since the run: 'a'"
+	assert_contains "$err" "1 conflict, nothing applied"
+	[ ! -e proj/n ] || fail "n applied despite the conflict"
+	assert_eq bee "$(cat proj/b)"
+	run "$SBX" changes apply --force-rest "$id"
+	assert_status 0
+	assert_contains "$err" "conflict: changed on the host since the run: 'a'"
+	assert_eq "one
+host-edit" "$(cat proj/a)"
+	assert_eq new "$(cat proj/n)"
+	assert_eq bb "$(cat proj/b)"
+}
+
+test_a_host_change_during_the_run_is_a_conflict() {
+	project
+	(sleep 1; echo host >> proj/c) &
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo sandbox >> c; sleep 3'
+	wait
+	id=$(cs_id)
+	run "$SBX" changes apply "$id"
+	assert_status 125
+	assert_contains "$err" "conflict: changed on the host while the run was going: 'c'"
+	assert_eq "keep
+host" "$(cat proj/c)"
+}
+
+test_refusals() {
+	project
+	echo x > file
+	run "$SBX" run -i tiny --project nosuch -- true
+	assert_bad_input "--project 'nosuch'"
+	run "$SBX" run -i tiny --project file -- true
+	assert_bad_input "--project 'file': Not a directory"
+	run "$SBX" run -i tiny --project proj --copy file -- true
+	assert_bad_input "--project 'proj' with --copy"
+	run "$SBX" run -i tiny --project proj --out outdir -- true
+	assert_bad_input "--project 'proj' with --out"
+	run "$SBX" run -i tiny --project proj --bind "$PWD/file:/workspace/file" -- true
+	assert_bad_input "nothing may be bound into the project's workspace"
+	run "$SBX" run -i tiny --apply -- true
+	assert_bad_input "--apply needs --project DIR"
+	run "$SBX" changes show ../etc
+	assert_bad_input "is not a change set id"
+}
+
+test_symlink_planted_where_a_directory_was() {
+	project
+	mkdir outside
+	out=$(cd outside && pwd -P)
+	# the sandbox swaps a directory for a symlink out of the project
+	run "$SBX" run -i tiny --project proj -- sh -c "rm -rf sub && ln -s $out sub"
+	id=$(cs_id)
+	run "$SBX" changes show "$id"
+	assert_contains "$out" "replaced symlink"
+	# a second set writes below sub; the first, applied, made sub a symlink
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo evil > sub/f'
+	id2=$(cs_id)
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	[ -L proj/sub ] || fail "the symlink was not applied as a symlink"
+	run "$SBX" changes apply "$id2"
+	assert_status 125
+	assert_contains "$err" "conflict: its directory is gone or is a symlink now: 'sub/f'"
+	run "$SBX" changes apply --force-rest "$id2"
+	assert_eq "" "$(ls -A outside)" "the directory the symlink names"
+}
+
+test_hard_link_fifo_socket_and_setuid() {
+	project
+	echo secret > host-file
+	run "$SBX" run -i minimal --project proj -- sh -c '
+		ln a hl && echo more >> hl && mkfifo fifo &&
+		python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")" &&
+		echo s > suid && chmod 6755 suid && stat -c %a suid'
+	assert_status 0
+	assert_eq 6755 "$out"
+	id=$(cs_id)
+	run "$SBX" changes apply --force-rest "$id"
+	assert_status 0
+	assert_contains "$err" "skipped: a device, FIFO or socket is never applied: 'fifo'"
+	assert_contains "$err" "skipped: a device, FIFO or socket is never applied: 'sock'"
+	[ ! -e proj/fifo ] && [ ! -e proj/sock ] || fail "a FIFO or socket was applied"
+	assert_eq 755 "$(stat -c %a proj/suid)" "setuid and setgid stripped"
+	assert_eq "one
+more" "$(cat proj/hl)"
+	assert_eq "1 1" "$(stat -c %h proj/a) $(stat -c %h proj/hl)" "no hard links made"
+	assert_eq secret "$(cat host-file)"
+}
+
+test_sparse_terabyte_stays_sparse_and_the_quota_holds() {
+	project
+	run "$SBX" run -i tiny --disk unlimited --project proj -- sh -c 'truncate -s 1099511627776 big && echo x >> big'
+	assert_status 0
+	id=$(cs_id)
+	run "$SBX" changes show "$id"
+	assert_contains "$out" "added file        1099511627778  big"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq 1099511627778 "$(stat -c %s proj/big)"
+	[ "$(du -k proj/big | cut -f1)" -lt 1024 ] || fail "not sparse: $(du -k proj/big)"
+	# the project's writes count against the disk quota
+	# (one file stops at the quota, EFBIG; several pass it and end the sandbox)
+	run "$SBX" run -i tiny --disk 8M --project proj -- sh -c '
+		dd if=/dev/zero of=one bs=1M count=64 2>&1
+		for i in 1 2 3 4; do dd if=/dev/zero of=f$i bs=1M count=6 2>/dev/null; done; sleep 5; echo still'
+	assert_contains "$out" "File size limit exceeded"
+	assert_not_contains "$out" "still"
+	assert_contains "$err" "disk quota"
+}
+
+test_names_with_newlines() {
+	project
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo nl > "$(printf "x\ny")"'
+	id=$(cs_id)
+	run "$SBX" changes show "$id"
+	assert_contains "$out" 'added file                   3  x\ny'
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq nl "$(cat "proj/$(printf 'x\ny')")"
+}
+
+test_a_hundred_thousand_small_files() {
+	project
+	start=$(date +%s)
+	run "$SBX" run -i tiny --disk 2G --project proj -- sh -c 'mkdir many && cd many && seq 100000 | xargs touch'
+	assert_status 0
+	id=$(cs_id)
+	assert_contains "$err" "100001 added"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq 100000 "$(ls proj/many | wc -l)"
+	echo "    100,000 files: $(($(date +%s) - start)) s" >&2
+}
