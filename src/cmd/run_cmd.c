@@ -108,7 +108,7 @@ static int project_begin(const struct sbx_config *cfg, struct sbx_plan *plan, st
 	/* root's sandbox runs as an unprivileged uid of its own (paths.h),
 	 * which could not write a file of root's through the overlay */
 	if (geteuid() == 0)
-		return err_set(err, EPERM, "--project '%s': not for a root caller (the sandbox's uid %u "
+		return err_set(err, 0, "--project '%s': not for a root caller (the sandbox's uid %u "
 			       "cannot write root's files); run sbxrun as the project's owner",
 			       cfg->project, (unsigned)plan->host_uid);
 	if (cfg->changes_max && undostore_usage(&used, err) == 0 && used >= cfg->changes_max) {
