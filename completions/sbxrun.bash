@@ -145,7 +145,7 @@ _sbxrun() {
 		diff) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		apply) opts=" --help -h --verbose -v --trace  --quiet -q --force-rest " ;;
 		discard) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
-		prune) opts=" --help -h --verbose -v --trace  --quiet -q --older  --all " ;;
+		prune) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --older  --all " ;;
 		esac ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))

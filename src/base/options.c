@@ -20,7 +20,7 @@ static const char *const export_formats[] = { "tar", "oci", "docker", NULL };
 
 /* clang-format off */
 const struct sbx_option sbx_options[] = {
-{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD | SBX_CMD_MCP | PX | PE | SBX_CMD_CACHE, F(profile), "NAME",
+{ SBX_K_PROFILE,    "profile",  'p', NULL, NULL, SBX_ARG_NAME, NULL, 0, SBD | SBX_CMD_MCP | PX | PE | SBX_CMD_CACHE | SBX_CMD_CHANGES_PRUNE, F(profile), "NAME",
   "profile to apply (a name, or a path when it holds a '/')" },
 { SBX_K_INHERIT,    NULL, 0, "sandbox", "inherit", SBX_ARG_NAME, NULL, 0, 0, F(inherit), "NAME",
   "profile this one is layered on" },

@@ -244,3 +244,27 @@ test_a_hundred_thousand_small_files() {
 	assert_eq 100000 "$(ls proj/many | wc -l)"
 	echo "    100,000 files: $(($(date +%s) - start)) s" >&2
 }
+
+test_prune_and_the_per_user_cap() {
+	project
+	run "$SBX" changes prune --all
+	assert_status 0
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo x > x'
+	id=$(cs_id)
+	run "$SBX" changes prune --older 1h
+	assert_eq "changes prune: 0 change sets removed" "$out"
+	run "$SBX" changes prune --all
+	assert_eq "changes prune: 1 change set removed" "$out"
+	run "$SBX" changes show "$id"
+	assert_bad_input "no change set '$id'"
+	# past [limits] changes_max a --project run is refused, until pruned
+	printf '[limits]\nchanges_max = 4K\n' > capped.ini
+	run "$SBX" run -i tiny -p ./capped.ini --project proj -- sh -c 'head -c 65536 /dev/zero > big'
+	assert_status 0
+	run "$SBX" run -i tiny -p ./capped.ini --project proj -- true
+	assert_bad_input "--project: the kept change sets take"
+	run "$SBX" changes prune -p ./capped.ini
+	assert_eq "changes prune: 1 change set removed" "$out"
+	run "$SBX" run -i tiny -p ./capped.ini --project proj -- true
+	assert_status 0
+}
