@@ -95,6 +95,7 @@ void config_free(struct sbx_config *cfg)
 	}
 	for (size_t i = 0; i < SBX_K__COUNT; i++)
 		free(cfg->origin[i]);
+	config_strlist_free(&cfg->snap_layers);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -108,6 +108,10 @@ struct sbx_config {
 	uint64_t json_fd; /* 0: none (stdin is never a record target) */
 	char *events_file;
 	char *session;
+	char *from;          /* session start --from SNAP */
+	/* set by session start --from, not an option: the snapshot's layers on
+	 * the host, top first, which the image's rootfs goes under */
+	struct sbx_strlist snap_layers;
 	char *sha256;
 	char *listen;        /* sbxrun proxy */
 	char *auth_file;

@@ -36,7 +36,7 @@ struct sbx_msg {
 	char hint[256]; /* SBX_MSG_ERROR: the error's hint, so it reaches the user */
 };
 
-#define SBX_MSG_MAX_FDS 8
+#define SBX_MSG_MAX_FDS 10
 
 /* One datagram with fds attached (SCM_RIGHTS); received fds are CLOEXEC and
  * any beyond maxfds are closed. Return bytes, 0 at EOF, or -1. */

@@ -28,6 +28,7 @@
 #include "sandbox/caps.h"
 #include "sandbox/limits.h"
 #include "sandbox/pty.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/userns.h"
 
@@ -155,6 +156,9 @@ static int ready(struct contain *c, struct sbx_err *err)
 			n++;
 	if (keep_fds && (fds[n] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0)
 		n++;
+	/* the staging directory's fd leaves with them: nothing inside keeps it */
+	if (keep_fds && n == SBX_FD_STAGING && c->ms.staging >= 0)
+		fds[n++] = steal_fd(c->ms.staging);
 	int r = msg_send(c->fd, &m, fds, n);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);

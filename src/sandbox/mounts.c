@@ -165,7 +165,7 @@ static int setup_shm(const struct sbx_plan *plan, struct sbx_err *err)
 
 /* The staging tmpfs holds the writable layer, the workspace and /dev/shm, so
  * one size (the disk quota) bounds all they can hold. */
-static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src *ms,
+static int setup_staging(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 			 struct sbx_err *err)
 {
 	char opts[128];
@@ -180,6 +180,9 @@ static int setup_staging(const struct sbx_plan *plan, const struct sbx_mount_src
 		return err_sys(err, "mount the staging tmpfs on '%s'", STAGING);
 	if (chdir(STAGING) < 0)
 		return err_sys(err, "chdir '%s'", STAGING);
+	/* a session's snapshot reads the layer here (sandbox.h SBX_FD_STAGING) */
+	if ((plan->pid1_loop || plan->ws_hook) && (ms->staging = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return err_sys(err, "open the staging directory");
 	if (mkdir("lower", 0755) < 0 || mkdir("root", 0755) < 0 || mkdir("shm", 01777) < 0 ||
 	    chmod("shm", 01777) < 0)
 		return err_sys(err, "staging directories");
@@ -222,23 +225,38 @@ static int setup_fuse_root(int sync, struct sbx_err *err)
 	return r;
 }
 
+/* lowerdir: the snapshot's layers of a fork (top first), then the image,
+ * each by its fd's path, which shows as /proc/self/fd/N, never as a host
+ * path. */
+static int overlay_opts(const struct sbx_plan *plan, const struct sbx_mount_src *ms, char *opts,
+			size_t size, struct sbx_err *err)
+{
+	size_t n = (size_t)snprintf(opts, size, "lowerdir=");
+
+	for (size_t i = 0; i < plan->nsnaps && n < size; i++)
+		n += (size_t)snprintf(opts + n, size - n, "/proc/self/fd/%d:", ms->snaps[i]);
+	if (n < size)
+		n += (size_t)snprintf(opts + n, size - n, "/proc/self/fd/%d,%s,userxattr", ms->lower,
+				      plan->storage == SBX_STORAGE_DISK ? "upperdir=disk/upper,workdir=disk/work"
+									: "upperdir=layer/upper,workdir=layer/work");
+	return n < size ? 0 : err_set(err, E2BIG, "overlay options: too many layers");
+}
+
 static int setup_overlay(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int sync,
 			 struct sbx_err *err)
 {
-	char path[64], opts[160];
+	char path[64], opts[1024];
 
 	fdpath(path, sizeof(path), ms->lower);
 	/* fuse-overlayfs finds the image at /tmp/lower in its copy of this
-	 * mount namespace; the kernel's overlay takes the fd's path itself,
-	 * which shows as /proc/self/fd/N, never as a host path */
+	 * mount namespace */
 	if (plan->fuse_bin) {
 		if (mount(path, "lower", NULL, MS_BIND | MS_REC, NULL) < 0)
 			return err_sys(err, "bind the image");
 		return setup_fuse_root(sync, err);
 	}
-	snprintf(opts, sizeof(opts), "lowerdir=%s,%s,userxattr", path,
-		 plan->storage == SBX_STORAGE_DISK ? "upperdir=disk/upper,workdir=disk/work"
-						   : "upperdir=layer/upper,workdir=layer/work");
+	if (overlay_opts(plan, ms, opts, sizeof(opts), err) < 0)
+		return -1;
 	if (mount("overlay", "root", "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
 		err_sys(err, "mount the overlay root");
 		err_hint(err, "overlayfs in a user namespace needs Linux 5.11 (see 'sbxrun doctor')");
@@ -583,7 +601,7 @@ static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src 
 	if (plan->workspace && plan->project.src) {
 		if (setup_project(plan, ms, rootfd, err) < 0)
 			return err_wrap(err, "--project");
-	} else if (plan->workspace) {
+	} else if (plan->workspace && !plan->nsnaps) {
 		const char *ws = plan->storage == SBX_STORAGE_DISK ? "disk/ws" : "ws";
 		if (plan->ws_seed && seed_workspace(rootfd, plan->workspace, ws, err) < 0)
 			return -1;
@@ -630,13 +648,18 @@ static int open_project(const struct sbx_plan *plan, struct sbx_mount_src *ms, s
 int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 			struct sbx_err *err)
 {
-	ms->lower = ms->run_dir = ms->ca = ms->project = ms->project_layer = -1;
+	ms->lower = ms->run_dir = ms->ca = ms->project = ms->project_layer = ms->staging = -1;
 	/* no malloc without binds: in the forked child it copies heap pages */
 	ms->binds = plan->nbinds ? xcalloc(plan->nbinds, sizeof(int)) : NULL;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return err_sys(err, "make mounts private");
 	if ((ms->lower = open_source(plan->lower, err)) < 0)
 		return -1;
+	/* at most a handful (snapshot.h): a fork's start stays one open each */
+	ms->snaps = plan->nsnaps ? xcalloc(plan->nsnaps, sizeof(int)) : NULL;
+	for (size_t i = 0; i < plan->nsnaps; i++)
+		if ((ms->snaps[i] = open_source(plan->snaps[i], err)) < 0)
+			return err_wrap(err, "the snapshot's layer");
 	if (plan->run_dir && (ms->run_dir = open_source(plan->run_dir, err)) < 0)
 		return -1;
 	if (plan->net.ca_file && (ms->ca = open_source(plan->net.ca_file, err)) < 0)
@@ -665,7 +688,7 @@ int mounts_new_proc(struct sbx_err *err)
 	return rootfd < 0 ? err_sys(err, "open /") : setup_proc(rootfd, &empty, err);
 }
 
-int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int sync,
+int mounts_setup(const struct sbx_plan *plan, struct sbx_mount_src *ms, int sync,
 		 struct sbx_err *err)
 {
 	_cleanup_close_ int rootfd = -1;

@@ -10,7 +10,9 @@
  * own mount namespace (an fd from the parent's namespace cannot be bound). */
 struct sbx_mount_src {
 	int lower;
+	int *snaps;   /* plan->snaps, top first */
 	int run_dir;
+	int staging;  /* set by mounts_setup: O_PATH of the staging directory */
 	int ca;
 	int project;       /* --project: DIR, and the directory of its upper and work */
 	int project_layer;
@@ -23,7 +25,7 @@ int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 /* Child side, with the namespace's capabilities; ends inside the new root.
  * With plan->fuse_bin, the root is a FUSE mount whose fd (with the user and
  * mount namespace fds) goes to the host side over sync as SBX_MSG_FUSE. */
-int mounts_setup(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int sync,
+int mounts_setup(const struct sbx_plan *plan, struct sbx_mount_src *ms, int sync,
 		 struct sbx_err *err);
 /* A session command's init, pid 1 of its own pid namespace: a mount
  * namespace of its own with a /proc of that pid namespace, masked as the

@@ -97,6 +97,8 @@ static void plan_fuse(struct sbx_plan *plan)
 
 	if (geteuid() == 0)
 		snprintf(why, sizeof(why), "not for a root caller");
+	else if (plan->nsnaps)
+		snprintf(why, sizeof(why), "a fork's snapshot layers need the kernel's overlay");
 	else if ((plan->fuse_bin = fuselayer_probe(why, sizeof(why)))) {
 		log_verbose("storage: this kernel's tmpfs lacks user xattrs (Linux < 6.6): writable "
 			    "layer through fuse-overlayfs (%s) on tmpfs", plan->fuse_bin);
@@ -186,6 +188,21 @@ static int plan_storage(const struct sbx_config *cfg, struct sbx_plan *plan, str
 	return 0;
 }
 
+/* A snapshot's layer is not removed while a session runs on it
+ * (undo/snapshot.c asks for the lock exclusively). */
+static int plan_snap_locks(struct sbx_plan *plan, struct sbx_err *err)
+{
+	plan->snap_locks = plan->nsnaps ? xcalloc(plan->nsnaps, sizeof(int)) : NULL;
+	for (size_t i = 0; i < plan->nsnaps; i++)
+		plan->snap_locks[i] = -1;
+	for (size_t i = 0; i < plan->nsnaps; i++) {
+		plan->snap_locks[i] = open(plan->snaps[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (plan->snap_locks[i] < 0 || flock(plan->snap_locks[i], LOCK_SH | LOCK_NB) < 0)
+			return err_sys(err, "snapshot layer '%s'", plan->snaps[i]);
+	}
+	return 0;
+}
+
 /* `shell`: the image's bash if it has one, as a login shell. */
 static void plan_shell(struct sbx_plan *plan)
 {
@@ -220,6 +237,10 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	log_trace("plan: image opened");
 	gateway_conf_init(&plan->gw, cfg, plan->img.npm_registry, plan->img.pypi_index, &plan->gw_pypi);
 	plan->lower = xasprintf("%s/rootfs", plan->img.dir);
+	plan->snaps = cfg->snap_layers.v;
+	plan->nsnaps = cfg->snap_layers.n;
+	if (plan_snap_locks(plan, err) < 0)
+		return -1;
 	if (userns_lookup(plan->img.rootfs_fd, cfg->user ? cfg->user : "0", &plan->uid_in,
 			  &plan->gid_in, &plan->home, err) < 0)
 		return -1;
@@ -254,7 +275,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	 * pass the quota between two walks of it */
 	if (cfg->project)
 		limits_cap_file_size(&plan->lim, cfg->disk);
-	if (cfg->workspace && !cfg->project && wsseed_measure(plan->img.rootfs_fd, cfg->workspace, plan->img.name,
+	/* a fork's workspace is the snapshot's, in its layer */
+	if (cfg->workspace && !cfg->project && !plan->nsnaps && wsseed_measure(plan->img.rootfs_fd, cfg->workspace, plan->img.name,
 					     cfg->disk, &plan->ws_seed, err) < 0)
 		return -1;
 	/* one uid is mapped (the setuid-free default): chown reports success */
@@ -287,6 +309,10 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	}
 	free(plan->binds);
 	free(plan->lower);
+	for (size_t i = 0; plan->snap_locks && i < plan->nsnaps; i++)
+		if (plan->snap_locks[i] >= 0)
+			close(plan->snap_locks[i]);
+	free(plan->snap_locks);
 	free(plan->fuse_bin);
 	netplan_free(&plan->net);
 	if (plan->run_dir)

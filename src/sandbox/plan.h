@@ -48,6 +48,11 @@ struct sbx_plan {
 	char **argv_copy;    /* argv's strings, copied: pid 1 overwrites the caller's (init.c) */
 	char *shell_argv[3]; /* the login shell, when no command was given */
 	char *lower;         /* the image's rootfs directory on the host */
+	/* session start --from: the snapshot's layers, top first, above lower;
+	 * the workspace is then the overlay's own directory, not a bind */
+	char *const *snaps;
+	size_t nsnaps;
+	int *snap_locks;     /* a shared flock on each, held while it runs */
 	int storage;         /* effective enum sbx_storage */
 	char *run_dir;       /* storage = disk: host dir holding upper, work, ws */
 	char *fuse_bin;      /* fuse-overlayfs serves the root over the staging tmpfs, or NULL */

@@ -19,9 +19,12 @@ struct sbx_result {
 	uint64_t egress_allowed, egress_refused, egress_bytes_up, egress_bytes_down;
 };
 
-/* Host-side handles the child sent before it became non-dumpable. */
+/* Host-side handles the child sent before it became non-dumpable. STAGING
+ * is the staging directory that holds the writable layer (layer/upper, or
+ * disk/upper on disk) and the workspace (ws, disk/ws): after pivot_root no
+ * path inside reaches it, and a session's snapshot reads the layer there. */
 enum sbx_run_fd { SBX_FD_USER, SBX_FD_MNT, SBX_FD_NET, SBX_FD_PID, SBX_FD_IPC, SBX_FD_UTS,
-		  SBX_FD_CGROUP, SBX_FD_ROOT, SBX_FD__COUNT };
+		  SBX_FD_CGROUP, SBX_FD_ROOT, SBX_FD_STAGING, SBX_FD__COUNT };
 struct sbx_run_fds {
 	int fd[SBX_FD__COUNT]; /* enum sbx_run_fd */
 	size_t n;

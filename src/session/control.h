@@ -8,6 +8,8 @@
  *   {"op":"signal","signal":N}      forwards a signal to the running command
  *   {"op":"info"}                   {"name":..,"image":..,"profile":..,"pid":..,"started":..}
  *   {"op":"root"}                   {"workspace":"/w","image":..} with the root's O_PATH fd
+ *   {"op":"layer"}                  {"upper":"layer/upper","ws":"ws",..} with the staging
+ *                                   directory's and the root's O_PATH fds (a snapshot)
  *   {"op":"stop"}                   ends the session
  * Replies (session → client):
  *   {"event":"pty"}                 with the terminal's master fd (tty requests)

@@ -218,6 +218,35 @@ int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err
 	return 0;
 }
 
+int session_layer(const char *name, int fds[2], struct json_object **info, struct sbx_err *err)
+{
+	_cleanup_close_ int s = session_connect(name, err);
+	struct json_object *o, *reply = NULL, *v;
+	int got[4];
+	size_t n = 0;
+
+	if (s < 0)
+		return -1;
+	o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("layer"));
+	int r = control_send(s, o, NULL, 0);
+	json_object_put(o);
+	if (r < 0 || control_recv(s, &reply, got, &n, 4) != 0 || n != 2) {
+		for (size_t i = 0; i < n; i++)
+			close(got[i]);
+		r = reply && json_object_object_get_ex(reply, "error", &v)
+			? err_plain(err, EPROTO, "session '%s': %s", name, json_object_get_string(v))
+			: err_plain(err, EPROTO, "session '%s': no answer for its writable layer", name);
+		if (reply)
+			json_object_put(reply);
+		return r;
+	}
+	fds[0] = got[0];
+	fds[1] = got[1];
+	*info = reply;
+	return 0;
+}
+
 char *session_profile(const char *name)
 {
 	_cleanup_free_ char *dir = NULL;

@@ -4,12 +4,18 @@
 
 #include <stdint.h>
 
+#include <json-c/json.h>
+
 #include "base/config.h"
 
 int session_connect(const char *name, struct sbx_err *err);
 /* An O_PATH fd of a live session's root and its workspace path (owned by
  * the caller); resolve only below it. */
 int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err);
+/* For a snapshot: O_PATH fds of a live session's staging directory (its
+ * writable layer and workspace) and of its root, and what its supervisor
+ * says of them (control.h, "layer"); all owned by the caller. */
+int session_layer(const char *name, int fds[2], struct json_object **info, struct sbx_err *err);
 /* Runs argv (or a login shell when NULL) in cfg->session; returns the exit
  * status to use. Only per-command options may be given with --session. */
 /* The profile a session was started with (NULL if unknown). */

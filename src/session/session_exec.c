@@ -262,6 +262,39 @@ static void reply_root(const struct sbx_session *s, int client)
 	json_object_put(o);
 }
 
+/* For a snapshot (undo/snapshot.h): the staging directory (the writable
+ * layer and the workspace, reachable from no path inside) and the root,
+ * with what the snapshot records of the session. */
+static void reply_layer(const struct sbx_session *s, int client)
+{
+	const struct sbx_plan *p = &s->plan;
+	int disk = p->storage == SBX_STORAGE_DISK;
+	struct json_object *o = json_object_new_object(), *layers = json_object_new_array();
+	int fds[2] = { s->sb.fds.fd[SBX_FD_STAGING], s->sb.fds.fd[SBX_FD_ROOT] };
+
+	if (s->sb.fds.n != SBX_FD__COUNT) {
+		json_object_put(o);
+		json_object_put(layers);
+		reply_error(client, "the session's writable layer is not reachable", NULL);
+		return;
+	}
+	json_object_object_add(o, "upper", json_object_new_string(disk ? "disk/upper" : "layer/upper"));
+	/* a fork's workspace is in its overlay (mounts.c) */
+	json_object_object_add(o, "ws", json_object_new_string(p->nsnaps || !p->workspace ? "" : disk ? "disk/ws" : "ws"));
+	json_object_object_add(o, "workspace", json_object_new_string(p->workspace ? p->workspace : ""));
+	json_object_object_add(o, "image", json_object_new_string(s->cfg->image));
+	json_object_object_add(o, "image_digest", json_object_new_string(p->img.digest ? p->img.digest : ""));
+	json_object_object_add(o, "profile", json_object_new_string(s->cfg->profile ? s->cfg->profile : "default"));
+	json_object_object_add(o, "from", json_object_new_string(s->cfg->from ? s->cfg->from : ""));
+	json_object_object_add(o, "cgroup", json_object_new_string(p->lim.v2.path ? p->lim.v2.path : ""));
+	json_object_object_add(o, "supervisor", json_object_new_int(getpid()));
+	for (size_t i = 0; i < p->nsnaps; i++)
+		json_object_array_add(layers, json_object_new_string(p->snaps[i]));
+	json_object_object_add(o, "layers", layers);
+	control_send(client, o, fds, 2);
+	json_object_put(o);
+}
+
 static void handle_request(struct sbx_session *s, int client)
 {
 	struct json_object *req = NULL, *op;
@@ -280,6 +313,8 @@ static void handle_request(struct sbx_session *s, int client)
 		reply_error(client, "stopping", NULL);
 	} else if (strcmp(o, "root") == 0) {
 		reply_root(s, client);
+	} else if (strcmp(o, "layer") == 0) {
+		reply_layer(s, client);
 	} else if (strcmp(o, "exec") == 0) {
 		struct sbx_session_cmd *c = free_slot(s);
 		if (!c)
