@@ -53,6 +53,8 @@ _sbxrun() {
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--session)
 		_sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return ;;
+	*:--from)
+		return ;;
 	*:--sha256)
 		return ;;
 	*:--name|*:-n)
@@ -92,13 +94,17 @@ _sbxrun() {
 	shell)
 		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --apply  --discard  --copy  --out  --raw-tty  --json  --json-fd  --events  --session " ;;
 	session)
-		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "start ls stop rm" -- "$cur")); return; fi
+		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "start ls stop rm snapshot snapshots snapshot-rm restore" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in stop|rm) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; esac
 		case "${COMP_WORDS[2]}" in
-		start) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --events " ;;
+		start) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --events  --from " ;;
 		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		stop) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		rm) opts=" --help -h --verbose -v --trace  --quiet -q --force -f" ;;
+		snapshot) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		snapshots) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		snapshot-rm) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		restore) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		esac ;;
 	download)
 		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --session  --sha256 " ;;

@@ -26,6 +26,7 @@ enum sbx_key {
 	SBX_K_PKG_PYPI, SBX_K_PKG_INDEX_MAX_AGE, SBX_K_PKG_INDEX_MAX_STALE,
 	SBX_K_PROJECT, SBX_K_APPLY, SBX_K_DISCARD, SBX_K_CHANGES_MAX, SBX_K_FORCE_REST,
 	SBX_K_CHANGES_OLDER, SBX_K_CHANGES_ALL,
+	SBX_K_FROM,
 	SBX_K__COUNT
 };
 
@@ -81,8 +82,12 @@ enum sbx_cmdmask {
 	SBX_CMD_CHANGES_APPLY = 1 << 28,
 	SBX_CMD_CHANGES_DISCARD = 1 << 29,
 	SBX_CMD_CHANGES_PRUNE = 1 << 30,
-	SBX_CMD_ALL = (int)((1u << 31) - 1),
+	/* every snapshot verb of session (snapshot, snapshots, snapshot-rm,
+	 * restore): they take no options of their own, and their names tell
+	 * them apart (session_cmd.c) */
+	SBX_CMD_SESSION_SNAP = (int)(1u << 31),
 };
+#define SBX_CMD_ALL 0xffffffffu /* every command */
 #define SBX_CMD_SANDBOX (SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START)
 #define SBX_CMD_CACHE (SBX_CMD_CACHE_LS | SBX_CMD_CACHE_DU | SBX_CMD_CACHE_PRUNE | SBX_CMD_CACHE_FILL)
 

@@ -21,6 +21,7 @@
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/snapshot_cmd.h"
 #include "sandbox/pty.h"
 #include "sandbox/supervise.h"
 #include "sandbox/cgroup.h"
@@ -50,6 +51,8 @@ static int do_start(int argc, char **argv, struct sbx_err *err)
 		r = err_set(err, 0, "session start: give exactly one NAME");
 	if (r == 0 && check_name(argv[rest], err) < 0)
 		r = -1;
+	if (r == 0 && cfg.from)
+		r = snapshot_cmd_fork(&cfg, err);
 	if (r == 0)
 		r = session_start(&cfg, argv[rest], err);
 	if (r == 0)
@@ -230,6 +233,28 @@ static int do_rm(const char *name, int force, struct sbx_err *err)
 	return session_remove_dead(dir, err);
 }
 
+/* The snapshot verbs: operands counted and names checked here (125). */
+static int do_snapshots(const struct sbx_command *verb, int nops, char **ops, struct sbx_err *err)
+{
+	enum { TAKE, LIST, RM, RESTORE } m = !strcmp(verb->name, "snapshots") ? LIST
+		: !strcmp(verb->name, "snapshot-rm") ? RM : !strcmp(verb->name, "restore") ? RESTORE : TAKE;
+	int lo = m == LIST ? 0 : m == RESTORE ? 2 : 1;
+	int hi = m == TAKE ? 2 : lo;
+
+	if (nops < lo || nops > hi)
+		return err_set(err, 0, "session %s: expected %s (see 'sbxrun session %s --help')", verb->name,
+			       verb->operands[0] ? verb->operands : "no argument", verb->name);
+	if (m == LIST)
+		return snapshot_cmd_list(err) < 0 ? -1 : 0;
+	if (m == RM)
+		return snapshot_cmd_rm(ops[0], err) < 0 ? -1 : 0;
+	if (check_name(ops[0], err) < 0)
+		return -1;
+	if (m == RESTORE)
+		return snapshot_cmd_restore(ops[0], ops[1], usage, err) < 0 ? -1 : 0;
+	return snapshot_cmd_take(ops[0], nops == 2 ? ops[1] : NULL, err) < 0 ? -1 : 0;
+}
+
 int cmd_session(int argc, char **argv, struct sbx_err *err)
 {
 	const struct sbx_command *verb;
@@ -248,6 +273,8 @@ int cmd_session(int argc, char **argv, struct sbx_err *err)
 	if (verb->mask == SBX_CMD_SESSION_LS)
 		return nops ? err_set(err, 0, "session ls: unexpected argument '%s'", name)
 			    : do_ls(err) < 0 ? -1 : 0;
+	if (verb->mask == (unsigned)SBX_CMD_SESSION_SNAP)
+		return do_snapshots(verb, nops, argv + 1 + a.rest, err);
 	if (nops != 1)
 		return err_set(err, 0, "session %s: give exactly one NAME (see 'sbxrun session %s --help')",
 			       verb->name, verb->name);

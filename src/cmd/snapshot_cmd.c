@@ -1,0 +1,121 @@
+/* snapshot_cmd.c - `sbxrun session snapshot|snapshots|snapshot-rm|restore`
+ * and the fork of `session start --from` (undo/snapshot.h). */
+#define _GNU_SOURCE
+#include "cmd/snapshot_cmd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "cmd/cli.h"
+#include "session/session.h"
+#include "session/session_client.h"
+#include "undo/snapshot.h"
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		? json_object_get_string(v) : "";
+}
+
+int snapshot_cmd_take(const char *name, const char *snap_arg, struct sbx_err *err)
+{
+	_cleanup_free_ char *snap = snap_arg ? xstrdup(snap_arg) : NULL;
+	struct json_object *info = NULL, *v;
+	struct snapshot_info si;
+	int fds[2] = { -1, -1 };
+
+	if (snap ? snapshot_check_name(snap, err) < 0 : snapshot_default_name(name, &snap, err) < 0)
+		return -1;
+	if (session_layer(name, fds, &info, err) < 0)
+		return -1;
+	struct snapshot_source src = {
+		.session = name, .staging = fds[0], .upper = jstr(info, "upper"), .ws = jstr(info, "ws"),
+		.workspace = jstr(info, "workspace"), .image = jstr(info, "image"),
+		.image_digest = jstr(info, "image_digest"), .profile = jstr(info, "profile"),
+		.parent = jstr(info, "from"), .cgroup = jstr(info, "cgroup"),
+		.supervisor = json_object_object_get_ex(info, "supervisor", &v) ? json_object_get_int(v) : 0,
+	};
+	int r = snapshot_take(&src, snap, SNAPSHOT_CAP_DEFAULT, &si, err);
+	close(fds[0]);
+	close(fds[1]);
+	json_object_put(info);
+	if (r < 0)
+		return err_wrap(err, "session '%s'", name);
+	char size[32];
+	format_size_human(si.size, size, sizeof(size));
+	log_verbose("snapshot '%s': %s in %" PRIu64 " entries; the session was paused %" PRIu64 " ms (%s)",
+		    snap, size, si.files, si.paused_ms,
+		    si.paused_by_freezer ? "cgroup freezer" : "its processes stopped");
+	printf("%s\n", snap);
+	return 0;
+}
+
+int snapshot_cmd_fork(struct sbx_config *cfg, struct sbx_err *err)
+{
+	struct snapshot_info si;
+
+	if (snapshot_layers(cfg->from, &cfg->snap_layers, &si, err) < 0)
+		return err_wrap(err, "--from");
+	if (cfg->image && strcmp(cfg->image, si.image) && cfg->origin[SBX_K_IMAGE] &&
+	    !strcmp(cfg->origin[SBX_K_IMAGE], "command line"))
+		return err_set(err, 0, "--from '%s': the snapshot is of the image '%s', not '%s'", cfg->from,
+			       si.image, cfg->image);
+	free(cfg->image);
+	cfg->image = xstrdup(si.image);
+	return 0;
+}
+
+static void list_one(const struct snapshot_info *si, void *arg)
+{
+	char size[32], age[32];
+	(void)arg;
+	format_size_human(si->size, size, sizeof(size));
+	format_duration((uint64_t)(time(NULL) - si->created) * 1000, age, sizeof(age));
+	printf("%-20s %-16s %-12s %-10s %s\n", si->name, si->session, si->image, size, age);
+}
+
+int snapshot_cmd_list(struct sbx_err *err)
+{
+	printf("%-20s %-16s %-12s %-10s %s\n", "NAME", "SESSION", "IMAGE", "SIZE", "AGE");
+	return snapshot_list(list_one, NULL, err);
+}
+
+int snapshot_cmd_rm(const char *snap, struct sbx_err *err)
+{
+	return snapshot_remove(snap, err);
+}
+
+/* Honest rollback: the session's processes end, and it starts again from
+ * the snapshot with the profile it had, as `session start --from` would
+ * start it (docs/sessions.md). */
+int snapshot_cmd_restore(const char *name, const char *snap, const char *usage, struct sbx_err *err)
+{
+	_cleanup_free_ char *profile = session_profile(name), *dir = NULL;
+	struct snapshot_info si;
+	struct sbx_config cfg;
+	int rest;
+
+	if (snapshot_read(snap, &si, err) < 0)
+		return -1;
+	char *argv[] = { "start", "--profile", profile ? profile : si.profile, "--from", (char *)snap,
+			 (char *)name, NULL };
+	int r = cli_sandbox_config(6, argv, SBX_CMD_SESSION_START, usage, &cfg, &rest, err);
+	if (r == 0)
+		r = snapshot_cmd_fork(&cfg, err);
+	if (r == 0)
+		r = session_dir(name, &dir, err);
+	if (r == 0 && session_alive(dir))
+		r = session_stop(name, err);
+	if (r == 0)
+		r = session_start(&cfg, name, err);
+	config_free(&cfg);
+	return r < 0 ? -1 : 0;
+}

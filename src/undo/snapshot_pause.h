@@ -1,0 +1,27 @@
+/* snapshot_pause.h - a session's processes held still while a snapshot is
+ * copied (snapshot_pause.c). */
+#ifndef SBX_SNAPSHOT_PAUSE_H
+#define SBX_SNAPSHOT_PAUSE_H
+
+#include <sys/types.h>
+
+#include "base/err.h"
+
+#define SNAPPAUSE_MAX_PROCS 4096
+
+struct snappause {
+	int cgroup_fd;       /* the frozen cgroup's directory, or -1 */
+	int *pidfds;         /* the processes stopped with SIGSTOP */
+	size_t n;
+};
+
+/* Freezes the cgroup v2 directory cgroup (cgroup.freeze) when it is given
+ * and writable; else stops every descendant of supervisor (the session's
+ * init, its commands' inits and all they started: no process of the
+ * session's pid namespace is anything else), parents before their
+ * children, so that none forks past the walk. */
+int snappause_start(struct snappause *p, const char *cgroup, pid_t supervisor, struct sbx_err *err);
+/* Thaws or continues what snappause_start held; safe to call twice. */
+void snappause_end(struct snappause *p);
+
+#endif

@@ -1,0 +1,177 @@
+# also-as-root
+# Session snapshots, forks and restore (issue 36, parts 3 and 5).
+
+sessions=()
+start_session() { # name [options]
+	local name=$1; shift
+	"$SBX" session start "$@" "$name" >/dev/null || fail "session start $name failed"
+	sessions+=("$name")
+	trap 'for s in "${sessions[@]}"; do "$SBX" session stop "$s" >/dev/null 2>&1 || true; done' EXIT
+}
+
+test_a_fork_sees_the_snapshot_and_not_what_came_after() {
+	local n=s$$a f=s$$af
+	start_session "$n" --image tiny
+	run "$SBX" run --session "$n" -- sh -c 'echo one > /workspace/a; echo layer > /etc/one; rm /etc/os-release'
+	assert_status 0
+	run "$SBX" session snapshot "$n"
+	assert_status 0
+	assert_eq "$n-1" "$out" "the default snapshot name"
+	run "$SBX" run --session "$n" -- sh -c 'echo two > /workspace/b; echo later > /etc/two; echo changed > /workspace/a'
+	assert_status 0
+	start_session "$f" --from "$n-1"
+	run "$SBX" run --session "$f" -- sh -c 'cat /workspace/a /etc/one; ls /workspace /etc/two /etc/os-release 2>&1'
+	assert_contains "$out" "one
+layer"
+	assert_not_contains "$out" "changed"
+	assert_contains "$out" "/etc/two: No such file"
+	assert_contains "$out" "/etc/os-release: No such file" "a file deleted before the snapshot (its whiteout)"
+	assert_not_contains "$out" "b"$'\n'
+	# the fork writes on its own layer: neither the source nor the snapshot sees it
+	run "$SBX" run --session "$f" -- sh -c 'echo fork > /workspace/a; echo new > /etc/one; echo w > /workspace/w'
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'cat /workspace/a; ls /workspace'
+	assert_eq "changed
+a
+b" "$out"
+	run "$SBX" session snapshots
+	assert_contains "$out" "$n-1"
+	assert_contains "$out" "$n "
+	# a second snapshot takes the next number; a fork of a fork keeps both layers
+	run "$SBX" session snapshot "$f"
+	assert_eq "$f-1" "$out"
+	start_session "$f"x --from "$f-1"
+	run "$SBX" run --session "$f"x -- sh -c 'cat /workspace/a /etc/one /workspace/w; ls /etc/os-release 2>&1'
+	assert_eq "fork
+new
+w
+ls: /etc/os-release: No such file or directory" "$out"
+	run "$SBX" session snapshot-rm "$f-1"
+	assert_bad_input "in use"
+	"$SBX" session stop "$f"x >/dev/null
+	run "$SBX" session snapshot-rm "$n-1"
+	assert_bad_input "is below snapshot '$f-1'"
+	run "$SBX" session snapshot-rm "$f-1"
+	assert_status 0
+	run "$SBX" session snapshots
+	assert_not_contains "$out" "$f-1"
+}
+
+# A writer keeps going during the snapshot and the fork: what the snapshot
+# holds is one moment (the writer makes x/N, then y/N: in any one moment x
+# has as many files as y or one more, whichever directory the copy reads
+# first), and the writer goes on after it.
+test_a_fork_while_the_source_keeps_writing() {
+	local n=s$$b f=s$$bf
+	start_session "$n" --image tiny
+	"$SBX" run --session "$n" -- sh -c 'mkdir /workspace/x /workspace/y; i=0; while :; do i=$((i+1)); : > /workspace/x/$i; : > /workspace/y/$i; [ $((i % 8)) = 0 ] && usleep 1000; done' 2>/dev/null &
+	local writer=$!
+	sleep 1
+	local t0=$(date +%s%N)
+	run "$SBX" session snapshot "$n" moment
+	assert_status 0
+	local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	start_session "$f" --from moment
+	local before=$("$SBX" run --session "$n" -- sh -c 'ls /workspace/y | wc -l')
+	sleep 0.5
+	local after=$("$SBX" run --session "$n" -- sh -c 'ls /workspace/y | wc -l')
+	kill "$writer" 2>/dev/null || true
+	[ "$after" -gt "$before" ] || fail "the writer stopped after the snapshot ($before, then $after)"
+	# generous: the machine the suite runs on may be busy with disk writes
+	[ "$ms" -lt 30000 ] || fail "the snapshot took $ms ms"
+	run "$SBX" run --session "$f" -- sh -c 'echo $(ls /workspace/x | wc -l) $(ls /workspace/y | wc -l)'
+	assert_status 0
+	set -- $out
+	[ "$2" -gt 0 ] || fail "nothing written before the snapshot: $out"
+	[ "$1" -ge "$2" ] && [ "$1" -le $(( $2 + 1 )) ] || fail "the snapshot is not of one moment (files in x, in y): $out"
+}
+
+test_restore_rolls_back() {
+	local n=s$$c
+	start_session "$n" --image tiny
+	run "$SBX" run --session "$n" -- sh -c 'echo kept > /workspace/a; echo kept > /etc/k'
+	run "$SBX" session snapshot "$n" "$n-good"
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'rm /workspace/a /etc/k; echo bad > /workspace/b; sleep 300' &
+	sleep 1
+	run "$SBX" session restore "$n" "$n-good"
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'cat /workspace/a /etc/k; ls /workspace; ps | grep -c "sleep 30[0]" || true'
+	assert_eq "kept
+kept
+a
+0" "$out"
+	run "$SBX" session ls
+	assert_contains "$out" "$n"
+	run "$SBX" session restore "$n" no-such-snapshot
+	assert_bad_input "no snapshot 'no-such-snapshot'"
+}
+
+test_a_snapshot_of_a_1tb_sparse_file_stays_small() {
+	local n=s$$d f=s$$df
+	start_session "$n" --image tiny
+	run "$SBX" run --session "$n" -- sh -c 'truncate -s 1099511627776 /workspace/big && echo end >> /workspace/big && truncate -s 1099511627776 /root/big'
+	assert_status 0
+	run "$SBX" session snapshot "$n" sparse
+	assert_status 0
+	local kb=$(du -sk "${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/snapshots/sparse" | cut -f1)
+	[ "$kb" -lt 10240 ] || fail "the snapshot takes $kb KiB"
+	run "$SBX" session snapshots
+	assert_contains "$out" "sparse"
+	start_session "$f" --from sparse
+	run "$SBX" run --session "$f" -- sh -c 'wc -c < /root/big; wc -c < /workspace/big; tail -c 4 /workspace/big'
+	assert_eq "1099511627776
+1099511627780
+end" "$out"
+}
+
+test_bad_snapshot_names_are_refused() {
+	local n=s$$e
+	start_session "$n" --image tiny
+	for bad in 'a/b' '..' $'x\ny' '.hidden' ''; do
+		run "$SBX" session snapshot "$n" "$bad"
+		assert_bad_input "invalid snapshot name"
+		run "$SBX" session start --from "$bad" s$$e2
+		assert_status 125
+		run "$SBX" session snapshot-rm "$bad"
+		assert_status 125
+	done
+	run "$SBX" session snapshot "$n" $'x\ny'
+	assert_contains "$err" "'x?y'" "the newline shown as '?'"
+	run "$SBX" session snapshot "$n" ok1
+	assert_status 0
+	run "$SBX" session snapshot "$n" ok1
+	assert_bad_input "snapshot 'ok1' exists"
+	run "$SBX" session snapshot no-such-session
+	assert_status 125
+	[ ! -e "${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/snapshots/a" ] || fail "something was made for 'a/b'"
+}
+
+# The snapshots directory must be the caller's own: a symlink to another
+# directory (another user's) or one that others may write is never read.
+test_another_users_snapshot_directory_is_never_read() {
+	local n=s$$f
+	start_session "$n" --image tiny
+	run "$SBX" session snapshot "$n" mine
+	assert_status 0
+	local data="$TESTDIR/data" other="$TESTDIR/other"
+	mkdir -p "$data/sbxrun" "$other/planted/layer/etc"
+	echo planted > "$other/planted/layer/etc/planted"
+	printf '{"name":"planted","image":"tiny","profile":"default","parent":"","created":1,"size":1}\n' > "$other/planted/manifest.json"
+	ln -s "$other" "$data/sbxrun/snapshots"
+	XDG_DATA_HOME="$data" run "$SBX" session start --from planted s$$f2
+	assert_bad_input "snapshots"
+	XDG_DATA_HOME="$data" run "$SBX" session snapshots
+	assert_bad_input "snapshots"
+	rm "$data/sbxrun/snapshots"
+	mv "$other" "$data/sbxrun/snapshots"
+	chmod 0777 "$data/sbxrun/snapshots"
+	XDG_DATA_HOME="$data" run "$SBX" session start --from planted s$$f2
+	assert_bad_input "only you may write"
+	if [ "$AS_ROOT" = 1 ]; then
+		chmod 0700 "$data/sbxrun/snapshots"
+		chown nobody "$data/sbxrun/snapshots"
+		XDG_DATA_HOME="$data" run "$SBX" session start --from planted s$$f2
+		assert_bad_input "not a directory of yours"
+	fi
+}
