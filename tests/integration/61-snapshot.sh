@@ -119,7 +119,8 @@ test_a_snapshot_of_a_1tb_sparse_file_stays_small() {
 	run "$SBX" session snapshots
 	assert_contains "$out" "sparse"
 	start_session "$f" --from sparse
-	run "$SBX" run --session "$f" -- sh -c 'wc -c < /root/big; wc -c < /workspace/big; tail -c 4 /workspace/big'
+	# sizes from ls and the end by dd's seek: busybox's wc and tail would read a TB of zeros
+	run "$SBX" run --session "$f" -- sh -c 'ls -l /root/big /workspace/big | awk "{print \$5}"; dd if=/workspace/big bs=1 skip=1099511627776 count=4 2>/dev/null'
 	assert_eq "1099511627776
 1099511627780
 end" "$out"
