@@ -111,7 +111,7 @@ const struct sbx_option sbx_options[] = {
 { SBX_K_DISCARD,    "discard",  0,   NULL, NULL, SBX_ARG_NONE, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(project_discard), NULL,
   "with --project: throw the change set away when the command ends" },
 { SBX_K_CHANGES_MAX, NULL, 0, "limits", "changes_max", SBX_ARG_SIZE, NULL, 0, 0, F(changes_max), "SIZE",
-  "size cap of the user's kept change sets; a run past it is refused (default 4G), or unlimited" },
+  "size cap of the user's kept change sets and snapshots; a run or snapshot past it is refused (default 4G), or unlimited" },
 { SBX_K_FORCE_REST, "force-rest", 0, NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_CHANGES_APPLY, 0, NULL,
   "apply what does not conflict, and name each conflict left out" },
 { SBX_K_CHANGES_OLDER, "older", 0,   NULL, NULL, SBX_ARG_DURATION, NULL, L, SBX_CMD_CHANGES_PRUNE, 0, "DURATION",
@@ -200,10 +200,10 @@ const struct sbx_command sbx_commands[] = {
 { "session", "ls", SBX_CMD_SESSION_LS, "", "list sessions: image, profile, age, memory in use, state" },
 { "session", "stop", SBX_CMD_SESSION_STOP, "NAME", "stop a running session" },
 { "session", "rm", SBX_CMD_SESSION_RM, "[-f] NAME", "remove what a stopped session left (-f: a running one too)" },
-{ "session", "snapshot", SBX_CMD_SESSION_SNAP, "NAME [SNAP]", "keep the session's file system as the snapshot SNAP (default NAME-1, NAME-2, ...)" },
-{ "session", "snapshots", SBX_CMD_SESSION_SNAP, "", "list snapshots: name, session, image, size, age" },
-{ "session", "snapshot-rm", SBX_CMD_SESSION_SNAP, "SNAP", "remove a snapshot" },
-{ "session", "restore", SBX_CMD_SESSION_SNAP, "NAME SNAP", "roll the session NAME back to the snapshot SNAP (its processes end; it starts again from SNAP)" },
+{ "session", "snapshot", SBX_CMD_SESSION_SNAPSHOT, "NAME [SNAP]", "keep the session's file system as the snapshot SNAP (default NAME-1, NAME-2, ...)" },
+{ "session", "snapshots", SBX_CMD_SESSION_SNAPSHOTS, "", "list snapshots: name, session, image, size, age" },
+{ "session", "snapshot-rm", SBX_CMD_SESSION_SNAPSHOT_RM, "SNAP", "remove a snapshot" },
+{ "session", "restore", SBX_CMD_SESSION_RESTORE, "NAME SNAP", "roll the session NAME back to the snapshot SNAP (its processes end; it starts again from SNAP)" },
 { NULL, "download", SBX_CMD_DOWNLOAD, "[OPTIONS] URL DEST|SESSION:DEST", "fetch a URL on the host side into a session's workspace" },
 { NULL, "cp", SBX_CMD_CP, "[OPTIONS] SESSION:PATH HOSTPATH | HOSTPATH SESSION:PATH", "copy files between the host and a session (SESSION:PATH)" },
 { NULL, "image", 0, "COMMAND [OPTIONS] [ARG]", "build, import, list, inspect, export and remove rootfs images" },
@@ -237,7 +237,7 @@ const struct sbx_command sbx_commands[] = {
 
 const size_t sbx_commands_count = sizeof(sbx_commands) / sizeof(sbx_commands[0]);
 
-const struct sbx_command *options_command(unsigned mask)
+const struct sbx_command *options_command(sbx_cmds mask)
 {
 	for (size_t i = 0; i < sbx_commands_count; i++)
 		if (sbx_commands[i].mask == mask)

@@ -5,6 +5,7 @@
 #define SBX_OPTIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum sbx_key {
 	SBX_K_PROFILE, SBX_K_INHERIT, SBX_K_IMAGE, SBX_K_USER, SBX_K_HOSTNAME,
@@ -50,44 +51,44 @@ enum sbx_argkind {
 
 /* Subcommands an option belongs to, as a bit mask: one bit per command that
  * takes options of its own (a group such as `image` has none: its verbs do). */
-enum sbx_cmdmask {
-	SBX_CMD_RUN = 1 << 0,
-	SBX_CMD_SHELL = 1 << 1,
-	SBX_CMD_SESSION_START = 1 << 2,
-	SBX_CMD_DOWNLOAD = 1 << 3,
-	SBX_CMD_MCP = 1 << 4,
-	SBX_CMD_PROXY = 1 << 5,          /* sbxrun proxy */
-	SBX_CMD_PROFILE_EXPORT = 1 << 6, /* sbxrun profile export */
-	SBX_CMD_SESSION_LS = 1 << 7,
-	SBX_CMD_SESSION_STOP = 1 << 8,
-	SBX_CMD_SESSION_RM = 1 << 9,
-	SBX_CMD_IMAGE_BUILD = 1 << 10,
-	SBX_CMD_IMAGE_IMPORT = 1 << 11,
-	SBX_CMD_IMAGE_LS = 1 << 12,
-	SBX_CMD_IMAGE_RM = 1 << 13,
-	SBX_CMD_IMAGE_INSPECT = 1 << 14,
-	SBX_CMD_IMAGE_EXPORT = 1 << 15,
-	SBX_CMD_PROFILE_LS = 1 << 16,
-	SBX_CMD_PROFILE_SHOW = 1 << 17,
-	SBX_CMD_CP = 1 << 18,
-	SBX_CMD_DOCTOR = 1 << 19,
-	SBX_CMD_MAIN = 1 << 20,          /* sbxrun's own, before the command */
-	SBX_CMD_CACHE_LS = 1 << 21,
-	SBX_CMD_CACHE_DU = 1 << 22,
-	SBX_CMD_CACHE_PRUNE = 1 << 23,
-	SBX_CMD_CACHE_FILL = 1 << 24,
-	SBX_CMD_CHANGES_LS = 1 << 25,
-	SBX_CMD_CHANGES_SHOW = 1 << 26,
-	SBX_CMD_CHANGES_DIFF = 1 << 27,
-	SBX_CMD_CHANGES_APPLY = 1 << 28,
-	SBX_CMD_CHANGES_DISCARD = 1 << 29,
-	SBX_CMD_CHANGES_PRUNE = 1 << 30,
-	/* every snapshot verb of session (snapshot, snapshots, snapshot-rm,
-	 * restore): they take no options of their own, and their names tell
-	 * them apart (session_cmd.c) */
-	SBX_CMD_SESSION_SNAP = (int)(1u << 31),
-};
-#define SBX_CMD_ALL 0xffffffffu /* every command */
+typedef uint64_t sbx_cmds;
+#define SBX_CMD_RUN (UINT64_C(1) << 0)
+#define SBX_CMD_SHELL (UINT64_C(1) << 1)
+#define SBX_CMD_SESSION_START (UINT64_C(1) << 2)
+#define SBX_CMD_DOWNLOAD (UINT64_C(1) << 3)
+#define SBX_CMD_MCP (UINT64_C(1) << 4)
+#define SBX_CMD_PROXY (UINT64_C(1) << 5) /* sbxrun proxy */
+#define SBX_CMD_PROFILE_EXPORT (UINT64_C(1) << 6) /* sbxrun profile export */
+#define SBX_CMD_SESSION_LS (UINT64_C(1) << 7)
+#define SBX_CMD_SESSION_STOP (UINT64_C(1) << 8)
+#define SBX_CMD_SESSION_RM (UINT64_C(1) << 9)
+#define SBX_CMD_IMAGE_BUILD (UINT64_C(1) << 10)
+#define SBX_CMD_IMAGE_IMPORT (UINT64_C(1) << 11)
+#define SBX_CMD_IMAGE_LS (UINT64_C(1) << 12)
+#define SBX_CMD_IMAGE_RM (UINT64_C(1) << 13)
+#define SBX_CMD_IMAGE_INSPECT (UINT64_C(1) << 14)
+#define SBX_CMD_IMAGE_EXPORT (UINT64_C(1) << 15)
+#define SBX_CMD_PROFILE_LS (UINT64_C(1) << 16)
+#define SBX_CMD_PROFILE_SHOW (UINT64_C(1) << 17)
+#define SBX_CMD_CP (UINT64_C(1) << 18)
+#define SBX_CMD_DOCTOR (UINT64_C(1) << 19)
+#define SBX_CMD_MAIN (UINT64_C(1) << 20) /* sbxrun's own, before the command */
+#define SBX_CMD_CACHE_LS (UINT64_C(1) << 21)
+#define SBX_CMD_CACHE_DU (UINT64_C(1) << 22)
+#define SBX_CMD_CACHE_PRUNE (UINT64_C(1) << 23)
+#define SBX_CMD_CACHE_FILL (UINT64_C(1) << 24)
+#define SBX_CMD_CHANGES_LS (UINT64_C(1) << 25)
+#define SBX_CMD_CHANGES_SHOW (UINT64_C(1) << 26)
+#define SBX_CMD_CHANGES_DIFF (UINT64_C(1) << 27)
+#define SBX_CMD_CHANGES_APPLY (UINT64_C(1) << 28)
+#define SBX_CMD_CHANGES_DISCARD (UINT64_C(1) << 29)
+#define SBX_CMD_CHANGES_PRUNE (UINT64_C(1) << 30)
+#define SBX_CMD_SESSION_SNAPSHOT (UINT64_C(1) << 31)
+#define SBX_CMD_SESSION_SNAPSHOTS (UINT64_C(1) << 32)
+#define SBX_CMD_SESSION_SNAPSHOT_RM (UINT64_C(1) << 33)
+#define SBX_CMD_SESSION_RESTORE (UINT64_C(1) << 34)
+#define SBX_CMD_ALL (~UINT64_C(0)) /* every command */
+#define SBX_CMD_SESSION_SNAP (SBX_CMD_SESSION_SNAPSHOT | SBX_CMD_SESSION_SNAPSHOTS | SBX_CMD_SESSION_SNAPSHOT_RM | SBX_CMD_SESSION_RESTORE)
 #define SBX_CMD_SANDBOX (SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START)
 #define SBX_CMD_CACHE (SBX_CMD_CACHE_LS | SBX_CMD_CACHE_DU | SBX_CMD_CACHE_PRUNE | SBX_CMD_CACHE_FILL)
 
@@ -103,7 +104,7 @@ struct sbx_option {
 	enum sbx_argkind kind;
 	const char *const *choices; /* SBX_ARG_ENUM: NULL-terminated */
 	unsigned flags;
-	unsigned cmds;            /* enum sbx_cmdmask */
+	sbx_cmds cmds;            /* SBX_CMD_* bits */
 	size_t offset;            /* field in struct sbx_config */
 	const char *metavar;
 	const char *help;
@@ -119,7 +120,7 @@ extern const size_t sbx_options_count;
 struct sbx_command {
 	const char *group;    /* "image" for `image export`, NULL at the top */
 	const char *name;
-	unsigned mask;        /* enum sbx_cmdmask bit of its options, 0 for a group */
+	sbx_cmds mask;        /* SBX_CMD_* bit of its options, 0 for a group */
 	const char *operands; /* what follows the options, for the usage line */
 	const char *summary;  /* one line */
 };
@@ -128,7 +129,7 @@ extern const struct sbx_command sbx_commands[];
 extern const size_t sbx_commands_count;
 
 /* The command whose options are mask (one bit), or NULL. */
-const struct sbx_command *options_command(unsigned mask);
+const struct sbx_command *options_command(sbx_cmds mask);
 /* A top-level command (group NULL) or a group's verb, by name, or NULL. */
 const struct sbx_command *options_command_named(const char *group, const char *name);
 

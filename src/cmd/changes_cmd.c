@@ -173,8 +173,9 @@ static int changes_apply(const struct changeset *cs, char *const *paths, size_t 
 	return r;
 }
 
-/* [limits] changes_max of the profile (and the policy's ceiling). */
-static int changes_max(const char *profile, uint64_t *max, struct sbx_err *err)
+/* [limits] changes_max of the profile (and the policy's ceiling): the one
+ * cap over change sets and snapshots. */
+int changes_max(const char *profile, uint64_t *max, struct sbx_err *err)
 {
 	struct sbx_policy pol;
 	struct sbx_config cfg;

@@ -24,7 +24,7 @@ enum { OPT_TABLE_BASE = 1000 };
 		     SBX_CMD_IMAGE_RM | SBX_CMD_IMAGE_INSPECT | SBX_CMD_IMAGE_EXPORT | \
 		     SBX_CMD_PROFILE_LS | SBX_CMD_PROFILE_SHOW | SBX_CMD_DOCTOR)
 
-static void build_getopt(unsigned cmd, struct option *lo, char *so)
+static void build_getopt(sbx_cmds cmd, struct option *lo, char *so)
 {
 	size_t n = 0, s = 0;
 
@@ -47,7 +47,7 @@ static void build_getopt(unsigned cmd, struct option *lo, char *so)
 	so[s] = '\0';
 }
 
-static const struct sbx_option *by_short(int c, unsigned cmd)
+static const struct sbx_option *by_short(int c, sbx_cmds cmd)
 {
 	for (size_t i = 0; i < sbx_options_count; i++)
 		if (sbx_options[i].sname == c && (sbx_options[i].cmds & cmd))
@@ -56,7 +56,7 @@ static const struct sbx_option *by_short(int c, unsigned cmd)
 }
 
 /* "image export" for the command of mask cmd; "sbxrun" for the main one. */
-static void command_name(unsigned cmd, char *buf, size_t size)
+static void command_name(sbx_cmds cmd, char *buf, size_t size)
 {
 	const struct sbx_command *c = options_command(cmd);
 
@@ -79,7 +79,7 @@ static void option_line(FILE *f, const struct sbx_option *o)
 
 /* Options of cmd: its own (which not every command takes), then, with
  * global, the ones every command takes. */
-static void print_options(FILE *f, unsigned cmd, int global)
+static void print_options(FILE *f, sbx_cmds cmd, int global)
 {
 	for (int pass = 0; pass < 1 + global; pass++)
 		for (size_t i = 0; i < sbx_options_count; i++) {
@@ -90,7 +90,7 @@ static void print_options(FILE *f, unsigned cmd, int global)
 }
 
 /* Whether cmd has options that not every command takes. */
-static int own_options(unsigned cmd)
+static int own_options(sbx_cmds cmd)
 {
 	for (size_t i = 0; i < sbx_options_count; i++)
 		if (sbx_options[i].lname && (sbx_options[i].cmds & cmd) && sbx_options[i].cmds != SBX_CMD_ALL)
@@ -98,7 +98,7 @@ static int own_options(unsigned cmd)
 	return 0;
 }
 
-void cli_print_options(FILE *f, unsigned cmd)
+void cli_print_options(FILE *f, sbx_cmds cmd)
 {
 	fprintf(f, "\nOptions:\n");
 	print_options(f, cmd, 1);
@@ -206,7 +206,7 @@ static const char *bad_option(char **argv, char *buf, size_t size)
 
 struct pair { const struct sbx_option *opt; const char *value; };
 
-static int collect(int argc, char **argv, unsigned cmd, struct pair *pairs, size_t *npairs,
+static int collect(int argc, char **argv, sbx_cmds cmd, struct pair *pairs, size_t *npairs,
 		   int *rest, struct sbx_err *err)
 {
 	_cleanup_free_ struct option *lo = xcalloc(sbx_options_count + 1, sizeof(*lo));
@@ -251,7 +251,7 @@ static int check_choice(const struct sbx_option *o, const char *v, struct sbx_er
 	return err_set(err, 0, "--%s: invalid value '%s' (one of: %s)", o->lname, v, list);
 }
 
-int cli_parse(int argc, char **argv, unsigned cmd, const char *about, struct cli_args *a,
+int cli_parse(int argc, char **argv, sbx_cmds cmd, const char *about, struct cli_args *a,
 	      struct sbx_err *err)
 {
 	_cleanup_free_ struct pair *pairs = xcalloc((size_t)argc + 1, sizeof(*pairs));
@@ -295,7 +295,7 @@ int cli_verb(int argc, char **argv, const char *group, const char *about,
 	return 0;
 }
 
-int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
+int cli_sandbox_config(int argc, char **argv, sbx_cmds cmd, const char *usage,
 		       struct sbx_config *cfg, int *rest, struct sbx_err *err)
 {
 	_cleanup_free_ struct pair *pairs = xcalloc((size_t)argc + 1, sizeof(*pairs));
@@ -334,7 +334,7 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 	/* Packages egress with no list serves the image's sets (the proxy
 	 * alone, too); given here as defaults, so that a policy that does not
 	 * cover one of them drops it before anything runs (policy.c). */
-	const unsigned runs_proxy = SBX_CMD_PROXY | SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START |
+	const sbx_cmds runs_proxy = SBX_CMD_PROXY | SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START |
 				    SBX_CMD_MCP;
 	size_t nsets = (cmd & runs_proxy) && !in_session && cfg->allow.n == 0 &&
 		       (cmd == SBX_CMD_PROXY || cfg->egress == SBX_EGRESS_PACKAGES) ? SBX_SET__COUNT : 0;
@@ -354,7 +354,7 @@ int cli_sandbox_config(int argc, char **argv, unsigned cmd, const char *usage,
 	return config_check(cfg, err);
 }
 
-int cli_sandbox_config_as(int argc, char **argv, unsigned cmd, const char *usage,
+int cli_sandbox_config_as(int argc, char **argv, sbx_cmds cmd, const char *usage,
 			  const char *profile, struct sbx_config *cfg, int *rest,
 			  struct sbx_err *err)
 {

@@ -3,6 +3,8 @@
 #ifndef SBX_COMMANDS_H
 #define SBX_COMMANDS_H
 
+#include <stdint.h>
+
 #include "base/err.h"
 
 int cmd_run(int argc, char **argv, struct sbx_err *err);
@@ -23,6 +25,9 @@ int cmd_doctor(int argc, char **argv, struct sbx_err *err);
 int cmd_cache(int argc, char **argv, struct sbx_err *err);
 /* `sbxrun changes ls|show|diff|apply|discard|prune`: run --project's change sets */
 int cmd_changes(int argc, char **argv, struct sbx_err *err);
+/* [limits] changes_max of a profile (NULL: the default), under the policy:
+ * the one cap over the user's change sets and snapshots */
+int changes_max(const char *profile, uint64_t *max, struct sbx_err *err);
 struct apply_report;
 /* An apply's conflicts and what it left out, a line each on stderr. */
 void changes_report_print(const struct apply_report *rep);

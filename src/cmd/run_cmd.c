@@ -215,7 +215,7 @@ static int run_fresh(const struct sbx_config *cfg, char *const *argv, struct sbx
 }
 
 /* run and shell differ only in where the command comes from. */
-static int run_sandbox(int argc, char **argv, unsigned cmd, struct sbx_err *err)
+static int run_sandbox(int argc, char **argv, sbx_cmds cmd, struct sbx_err *err)
 {
 	struct sbx_config cfg;
 	int rest, r;

@@ -273,7 +273,7 @@ int cmd_session(int argc, char **argv, struct sbx_err *err)
 	if (verb->mask == SBX_CMD_SESSION_LS)
 		return nops ? err_set(err, 0, "session ls: unexpected argument '%s'", name)
 			    : do_ls(err) < 0 ? -1 : 0;
-	if (verb->mask == (unsigned)SBX_CMD_SESSION_SNAP)
+	if (verb->mask & SBX_CMD_SESSION_SNAP)
 		return do_snapshots(verb, nops, argv + 1 + a.rest, err);
 	if (nops != 1)
 		return err_set(err, 0, "session %s: give exactly one NAME (see 'sbxrun session %s --help')",

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "cmd/commands.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "session/session.h"
@@ -43,7 +44,17 @@ int snapshot_cmd_take(const char *name, const char *snap_arg, struct sbx_err *er
 		.parent = jstr(info, "from"), .cgroup = jstr(info, "cgroup"),
 		.supervisor = json_object_object_get_ex(info, "supervisor", &v) ? json_object_get_int(v) : 0,
 	};
-	int r = snapshot_take(&src, snap, SNAPSHOT_CAP_DEFAULT, &si, err);
+	/* the session's profile's changes_max, else the default profile's
+	 * (its file may have gone since the session started) */
+	uint64_t cap = 0;
+	struct sbx_err ignore = { 0 };
+	if ((!src.profile[0] || changes_max(src.profile, &cap, &ignore) < 0) && changes_max(NULL, &cap, err) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		json_object_put(info);
+		return -1;
+	}
+	int r = snapshot_take(&src, snap, cap ? cap : UINT64_MAX, &si, err);
 	close(fds[0]);
 	close(fds[1]);
 	json_object_put(info);

@@ -11,6 +11,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "sandbox/diskuse.h"
+#include "undo/snapshot.h"
 
 int undostore_changes_dir(char **out, struct sbx_err *err)
 {
@@ -37,6 +38,8 @@ int undostore_usage(uint64_t *out, struct sbx_err *err)
 		return -1;
 	if (diskuse_bytes_at(AT_FDCWD, dir, out) < 0)
 		return err_sys(err, "measure '%s'", dir);
+	/* one cap over what the user keeps: change sets and snapshots */
+	*out += snapshot_usage();
 	return 0;
 }
 

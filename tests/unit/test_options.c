@@ -98,9 +98,9 @@ static void test_help_lists_everything(void)
  * a sandbox command has no option that is not a field of its config. */
 static void test_table_shape(void)
 {
-	unsigned known = SBX_CMD_MAIN;
+	sbx_cmds known = SBX_CMD_MAIN;
 	for (size_t i = 0; i < sbx_commands_count; i++) {
-		unsigned m = sbx_commands[i].mask;
+		sbx_cmds m = sbx_commands[i].mask;
 		CHECK((m & (m - 1)) == 0);     /* one bit, or 0 for a group */
 		CHECK(!(known & m) || m == 0); /* never twice */
 		known |= m;
