@@ -13,6 +13,7 @@
 
 #include "base/log.h"
 #include "cmd/commands.h"
+#include "undo/undostore.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "session/session.h"
@@ -54,6 +55,10 @@ int snapshot_cmd_take(const char *name, const char *snap_arg, struct sbx_err *er
 		json_object_put(info);
 		return -1;
 	}
+	/* what the change sets take comes off the cap: one cap over both */
+	uint64_t all = 0, snaps = snapshot_usage();
+	if (cap && undostore_usage(&all, &ignore) == 0 && all > snaps)
+		cap = all - snaps >= cap ? 1 : cap - (all - snaps);
 	int r = snapshot_take(&src, snap, cap ? cap : UINT64_MAX, &si, err);
 	close(fds[0]);
 	close(fds[1]);

@@ -7,7 +7,6 @@
  * shared lock on its layer (sandbox/plan.c), which removal asks for. */
 #define _GNU_SOURCE
 #include "undo/snapshot.h"
-#include "undo/undostore.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -261,10 +260,7 @@ static int take_into(const struct snapshot_source *src, int tfd, const char *tmp
 {
 	_cleanup_close_ int dfd = openat(tfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int layer = -1;
-	uint64_t used = 0;
-	struct sbx_err ignore = { 0 };
-	if (undostore_usage(&used, &ignore) < 0) /* no changes dir: snapshots alone */
-		used = snapshot_usage();
+	uint64_t used = snapshot_usage();
 	struct snapcopy c = { .cap = used >= cap ? 1 : cap - used };
 
 	if (dfd < 0 || mkdirat(dfd, "layer", 0755) < 0 ||
@@ -274,9 +270,9 @@ static int take_into(const struct snapshot_source *src, int tfd, const char *tmp
 	snapcopy_free(&c);
 	if (r < 0) {
 		if (err->errnum == EDQUOT)
-			err_hint(err, "change sets and snapshots hold %.1f GiB of [limits] changes_max, %.1f GiB: "
-				 "remove some with 'sbxrun session snapshot-rm' or 'sbxrun changes prune'",
-				 (double)used / (1 << 30), (double)cap / (1 << 30));
+			err_hint(err, "snapshots hold %.1f GiB of the %.1f GiB that [limits] changes_max leaves "
+				 "beside the change sets: remove some with 'sbxrun session snapshot-rm' or "
+				 "'sbxrun changes prune'", (double)used / (1 << 30), (double)cap / (1 << 30));
 		return -1;
 	}
 	info->size = c.used;
