@@ -46,8 +46,8 @@ BUILD = build
 BIN = sbxrun
 endif
 
-# src/ by layer (HACKING.md): cmd -> mcp, cluster -> undo -> session -> sandbox -> gateway -> net, store -> base.
-LAYERS = cmd mcp cluster undo session sandbox gateway net store base
+# src/ by layer (HACKING.md): cmd -> mcp, cluster -> undo -> session -> sandbox -> gateway -> net, store, term -> base.
+LAYERS = cmd mcp cluster undo session sandbox gateway net store term base
 SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 HDRS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h))
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))

@@ -22,7 +22,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/snapshot_cmd.h"
-#include "sandbox/pty.h"
+#include "term/pty.h"
 #include "sandbox/supervise.h"
 #include "sandbox/cgroup.h"
 #include "session/control.h"

@@ -27,7 +27,7 @@
 #include "base/util.h"
 #include "sandbox/caps.h"
 #include "sandbox/limits.h"
-#include "sandbox/pty.h"
+#include "term/pty.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/userns.h"

@@ -24,7 +24,7 @@
 #include "base/syncmsg.h"
 #include "base/util.h"
 #include "sandbox/contain.h"
-#include "sandbox/pty.h"
+#include "term/pty.h"
 
 extern char **environ;
 

@@ -26,7 +26,7 @@
 #include "net/dnsstub.h"
 #include "net/proxy.h"
 #include "sandbox/child.h"
-#include "sandbox/pty.h"
+#include "term/pty.h"
 #include "sandbox/supervise.h"
 #include "sandbox/userns.h"
 

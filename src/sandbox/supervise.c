@@ -21,7 +21,7 @@
 #include "base/util.h"
 #include "net/dnsstub.h"
 #include "net/proxy.h"
-#include "sandbox/pty.h"
+#include "term/pty.h"
 #include "sandbox/watch.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };

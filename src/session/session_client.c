@@ -19,7 +19,7 @@
 #include "base/log.h"
 #include "base/outcome.h"
 #include "base/util.h"
-#include "sandbox/pty.h"
+#include "term/pty.h"
 #include "sandbox/record.h"
 #include "sandbox/supervise.h"
 #include "session/control.h"

@@ -1,12 +1,12 @@
 /* fuzz_termfilter.c - libFuzzer harness for the filter between the
- * sandbox's output and the caller's terminal (sandbox/termfilter.c): any
+ * sandbox's output and the caller's terminal (term/termfilter.c): any
  * bytes, cut anywhere, stay within the output bound the callers allocate,
  * and no clipboard or DCS sequence comes out. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sandbox/termfilter.h"
+#include "term/termfilter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
  * split across reads at any byte is judged the same. */
 #include <stdlib.h>
 
-#include "sandbox/termfilter.h"
+#include "term/termfilter.h"
 #include "unit.h"
 
 /* Filters s in pieces of `chunk` bytes (0: whole), then finishes. */

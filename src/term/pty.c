@@ -11,7 +11,7 @@
  * --raw-tty the caller's own, unfiltered. Where neither stdout nor stderr
  * is a terminal (pipes, files, CI) nothing changes: no pipe, no copy. */
 #define _GNU_SOURCE
-#include "sandbox/pty.h"
+#include "term/pty.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
 #include <termios.h>
 
 #include "base/err.h"
-#include "sandbox/termfilter.h"
+#include "term/termfilter.h"
 
 /* Sandbox side (init): opens /dev/ptmx and its peer, sets the size. */
 int pty_open(const struct winsize *ws, int *master, int *slave, struct sbx_err *err);

@@ -30,7 +30,7 @@
  * are turned off at the end if the output left them on (a command killed
  * by the timeout leaves what it set); so are the alternate screen and a
  * hidden cursor. */
-#include "sandbox/termfilter.h"
+#include "term/termfilter.h"
 
 #include <stdio.h>
 #include <string.h>
