@@ -190,7 +190,11 @@ static const struct argdef argdefs[] = {
 	{ "read_file", "path", A_STR, 1, O(path) },
 	{ "write_file", "path", A_STR, 1, O(path) },
 	{ "write_file", "content", A_STR, 1, O(content) },
+	{ "snapshot", "name", A_STR, 0, O(path) },
+	{ "restore", "snapshot", A_STR, 1, O(path) },
 };
+/* tools without arguments */
+static const char *const argless[] = { "list_snapshots" };
 
 static int bad(char *why, size_t size, const char *name, const char *what)
 {
@@ -277,6 +281,8 @@ int mcp_args_decode(const char *tool, struct json_object *args, struct mcp_args 
 	int known = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(argdefs); i++)
 		known |= !strcmp(argdefs[i].tool, tool);
+	for (size_t i = 0; i < ARRAY_SIZE(argless); i++)
+		known |= !strcmp(argless[i], tool);
 	if (!known)
 		return snprintf(why, size, "unknown tool '%s'", tool), -2;
 	if (args && !json_object_is_type(args, json_type_object))

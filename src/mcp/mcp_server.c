@@ -129,7 +129,8 @@ static void call_tool(struct mcp_server *srv, struct json_object *id, struct jso
 	const char *tool = json_object_get_string(name);
 	int r = mcp_args_decode(tool, args, &a, why, sizeof(why));
 	if (r == -2)
-		return mcp_tool_error(srv, id, "%s (the tools are exec, feed_chars, download, open_image, read_file, write_file)", why);
+		return mcp_tool_error(srv, id, "%s (the tools are exec, feed_chars, download, open_image, read_file, "
+				      "write_file, snapshot, list_snapshots, restore)", why);
 	if (r < 0) {
 		mcp_args_free(&a);
 		return mcp_send(srv, mcp_error(id, MCP_INVALID_PARAMS, why));
@@ -148,6 +149,12 @@ static void call_tool(struct mcp_server *srv, struct json_object *id, struct jso
 		mcp_open_image(srv, id, &a);
 	else if (!strcmp(tool, "read_file"))
 		mcp_read_file(srv, id, &a);
+	else if (!strcmp(tool, "snapshot"))
+		mcp_snapshot(srv, id, &a);
+	else if (!strcmp(tool, "restore"))
+		mcp_restore(srv, id, &a);
+	else if (!strcmp(tool, "list_snapshots"))
+		mcp_list_snapshots(srv, id);
 	else
 		mcp_write_file(srv, id, &a);
 	mcp_args_free(&a);
@@ -326,6 +333,7 @@ static void shutdown_all(struct mcp_server *srv)
 			mcp_term_close(&srv->terms[i]);
 	if (srv->owned && session_stop(srv->session, &err) < 0)
 		log_warn("mcp: %s", err.msg);
+	mcp_snapshots_end(srv);
 }
 
 int mcp_serve(struct sbx_config *cfg, mcp_download_fn download, struct sbx_err *err)

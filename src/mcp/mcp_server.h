@@ -14,6 +14,7 @@
 
 #define MCP_MAX_JOBS 32
 #define MCP_MAX_TERMS 16
+#define MCP_MAX_SNAPS 32
 #define MCP_MAX_POLL (2 + 3 * MCP_MAX_JOBS + 2 * MCP_MAX_TERMS)
 
 /* A named interactive process on its own terminal in the sandbox. */
@@ -64,6 +65,8 @@ struct mcp_server {
 	int quit;
 	struct mcp_job jobs[MCP_MAX_JOBS];
 	struct mcp_term terms[MCP_MAX_TERMS];
+	char *snaps[MCP_MAX_SNAPS]; /* the snapshots taken through this server */
+	size_t nsnaps;
 };
 
 /* mcp_server.c: serves stdin/stdout until the client goes away. */
@@ -80,6 +83,13 @@ int mcp_user_check(const struct sbx_config *cfg, const char *user, char *why, si
 long long mcp_oom_kills(const struct mcp_server *srv);
 /* The session control request for a (tty: terminal) command. */
 struct json_object *mcp_exec_request(const struct mcp_args *a, int64_t timeout_ms, int tty);
+
+/* mcp_snap.c: the snapshot tools, and the snapshots of a session of the
+ * server's own removed after it */
+void mcp_snapshot(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+void mcp_restore(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+void mcp_list_snapshots(struct mcp_server *srv, struct json_object *id);
+void mcp_snapshots_end(struct mcp_server *srv);
 
 /* mcp_term.c */
 void mcp_term_exec(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);

@@ -77,7 +77,28 @@ static const char tools_json[] =
 "followed.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],"
-"\"additionalProperties\":false}}"
+"\"additionalProperties\":false}},"
+
+"{\"name\":\"snapshot\",\"title\":\"Keep the sandbox's files\","
+"\"description\":\"Take a snapshot of the sandbox's file system (every file it wrote, installed packages, the "
+"workspace) so that you can try something and go back with restore. Running processes and memory are not kept. "
+"The sandbox pauses for the moment of the copy. Returns the snapshot's name; name is optional (letters, digits, "
+"'.', '_', '-').\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"name\":{\"type\":\"string\",\"description\":\"the snapshot's name (default: one is made up)\"}"
+"},\"additionalProperties\":false}},"
+
+"{\"name\":\"list_snapshots\",\"title\":\"List the snapshots\","
+"\"description\":\"The names of the snapshots taken in this conversation, oldest first.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}},"
+
+"{\"name\":\"restore\",\"title\":\"Roll the sandbox back to a snapshot\","
+"\"description\":\"Put the sandbox's files back as they were when the snapshot was taken. Every process in the "
+"sandbox is ended (interactive ones too); files written since are gone. Only snapshots taken in this conversation "
+"can be restored.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"snapshot\":{\"type\":\"string\",\"description\":\"a name that snapshot returned\"}"
+"},\"required\":[\"snapshot\"],\"additionalProperties\":false}}"
 "]";
 
 struct json_object *mcp_tools_list(void)

@@ -275,3 +275,43 @@ PY
 	case "$out" in "took "[0-9]" s"*) ;; *) fail "a 2 s speed floor took too long: $out" ;; esac
 	no_mcp_left "a stalled download"
 }
+
+# Issue 36: an agent keeps its sandbox's files, changes them and rolls back;
+# it restores only what it took itself, and a server's own session takes
+# its snapshots with it when it ends.
+test_snapshot_tools_roll_back() {
+	"$SBX" -q session snapshots > before.txt 2>&1 || true
+	python3 - "$SBX" "keep$$" <<'PY' > out.txt 2>&1
+import json, subprocess, sys
+sbx, name = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([sbx, "mcp", "-p", "default", "--image", "tiny"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+n = 0
+def call(tool, a):
+    global n
+    n += 1
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": a}}) + "\n").encode())
+    p.stdin.flush()
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == n: return m["result"]
+text = lambda r: "".join(c["text"] for c in r["content"] if c["type"] == "text")
+sh = lambda s: call("exec", {"cmd": ["sh", "-c", s]})["structuredContent"]
+assert sh("echo one > /workspace/f; echo gone > /etc/gone")["exit_code"] == 0
+r = call("snapshot", {"name": name}); assert not r.get("isError") and name in text(r), r
+assert sh("echo two > /workspace/f; rm /etc/gone; echo new > /etc/new")["exit_code"] == 0
+r = call("restore", {"snapshot": name}); assert not r.get("isError"), r
+o = sh("cat /workspace/f /etc/gone; ls /etc/new 2>&1")
+assert o["stdout"].startswith("one\ngone\n") and "No such file" in o["stdout"], o
+r = call("list_snapshots", {}); assert r["structuredContent"]["snapshots"] == [name], r
+r = call("restore", {"snapshot": "someone-elses"}); assert r.get("isError") and "no snapshot" in text(r), r
+r = call("snapshot", {"name": "../x"}); assert r.get("isError"), r
+listed = subprocess.run([sbx, "session", "snapshots"], capture_output=True, text=True).stdout
+assert name in listed, listed
+p.stdin.close(); p.wait(60)
+print("done")
+PY
+	[ "$(tail -1 out.txt)" = done ] || fail "the snapshot tools: $(cat out.txt)"
+	run "$SBX" session snapshots
+	assert_not_contains "$out" "keep$$" "a snapshot left after the server's own session ended"
+	no_mcp_left "the snapshot tools"
+}

@@ -135,6 +135,18 @@ check(text(r) === "it's \"quoted\" $HOME\n", "read_file reads it back", r);
 r = await client.callTool({ name: "read_file", arguments: { path: "pw" } });
 check(r.isError, "read_file does not follow a symlink", r);
 
+// snapshot, change, restore (issue 36)
+r = await client.callTool({ name: "snapshot", arguments: {} });
+check(!r.isError && text(r).includes("taken"), "snapshot", r);
+const snap = text(r).match(/snapshot '([^']+)'/)[1];
+r = await client.callTool({ name: "write_file", arguments: { path: "q.txt", content: "changed\n" } });
+r = await client.callTool({ name: "restore", arguments: { snapshot: snap } });
+check(!r.isError, "restore", r);
+r = await client.callTool({ name: "read_file", arguments: { path: "q.txt" } });
+check(text(r) === "it's \"quoted\" $HOME\n", "restore brings the file back", r);
+r = await client.callTool({ name: "list_snapshots", arguments: {} });
+check(!r.isError && r.structuredContent.snapshots.includes(snap), "list_snapshots", r);
+
 // bad input
 try {
 	await exec({ cmd: 5 });

@@ -1,0 +1,139 @@
+/* mcp_snap.c - the snapshot tools: an agent keeps its sandbox's file system
+ * (snapshot), lists what it kept (list_snapshots) and rolls the sandbox back
+ * to one (restore). Each runs sbxrun's own `session snapshot` and `session
+ * restore` (undo/, through the command) in a child, as the user would. An
+ * agent sees and restores only the snapshots this server took: the user's
+ * other snapshots, of other sessions, may hold what this sandbox must not
+ * read. The server waits for the child (a snapshot pauses the session for
+ * the copy anyway); its output is bounded. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "mcp/mcp_job.h"
+#include "mcp/mcp_server.h"
+
+#define SNAP_OUT_CAP 8192
+
+/* Runs /proc/self/exe with argv; its stdout and stderr together, at most
+ * SNAP_OUT_CAP bytes, in *out. Returns its exit status, -1 if not run. */
+static int run_self(const char *const *argv, char **out)
+{
+	int p[2];
+	size_t len = 0;
+	char *buf = xmalloc(SNAP_OUT_CAP + 1);
+
+	*out = buf;
+	buf[0] = '\0';
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+			_exit(127);
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (ssize_t n; pid > 0 && (n = read(p[0], buf + len, SNAP_OUT_CAP - len)) != 0;) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		len += (size_t)n;
+		if (len == SNAP_OUT_CAP) { /* the rest is drained, not kept */
+			char sink[4096];
+			while (read(p[0], sink, sizeof(sink)) > 0)
+				;
+			break;
+		}
+	}
+	close(p[0]);
+	buf[len] = '\0';
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int taken_here(const struct mcp_server *srv, const char *name)
+{
+	for (size_t i = 0; i < srv->nsnaps; i++)
+		if (!strcmp(srv->snaps[i], name))
+			return 1;
+	return 0;
+}
+
+void mcp_snapshot(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a)
+{
+	_cleanup_free_ char *out = NULL;
+
+	if (srv->nsnaps >= MCP_MAX_SNAPS)
+		return mcp_tool_error(srv, id, "snapshot: this conversation has taken %d snapshots, "
+				      "the most it may keep", MCP_MAX_SNAPS);
+	const char *argv[] = { "sbxrun", "-q", "session", "snapshot", srv->session, a->path, NULL };
+	int st = run_self(argv, &out);
+	if (st == 0) /* it prints the snapshot's name */
+		out[strcspn(out, "\n")] = '\0';
+	if (st != 0 || !out[0])
+		return mcp_tool_error(srv, id, "snapshot: %s", out[0] ? out : "sbxrun could not take it");
+	srv->snaps[srv->nsnaps++] = xstrdup(out);
+	_cleanup_free_ char *text = xasprintf("snapshot '%s' taken: the sandbox's files as they are now "
+					      "(running processes are not kept); restore it with the "
+					      "restore tool", out);
+	mcp_reply(srv, id, mcp_tool_text(text, 0, NULL));
+}
+
+void mcp_restore(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a)
+{
+	_cleanup_free_ char *out = NULL;
+
+	if (!taken_here(srv, a->path))
+		return mcp_tool_error(srv, id, "restore: no snapshot '%s' was taken in this conversation "
+				      "(list_snapshots names them)", a->path);
+	const char *argv[] = { "sbxrun", "-q", "session", "restore", srv->session, a->path, NULL };
+	if (run_self(argv, &out) != 0)
+		return mcp_tool_error(srv, id, "restore: %s", out[0] ? out : "sbxrun could not restore it");
+	_cleanup_free_ char *text = xasprintf("the sandbox's files are back to snapshot '%s'; every "
+					      "process in it was ended (interactive ones too)", a->path);
+	mcp_reply(srv, id, mcp_tool_text(text, 0, NULL));
+}
+
+void mcp_list_snapshots(struct mcp_server *srv, struct json_object *id)
+{
+	struct json_object *list = json_object_new_array(), *st = json_object_new_object();
+	char *text = xstrdup(srv->nsnaps ? "" : "no snapshots taken in this conversation");
+
+	for (size_t i = 0; i < srv->nsnaps; i++) {
+		char *t = xasprintf("%s%s%s", text, i ? "\n" : "", srv->snaps[i]);
+		free(text);
+		text = t;
+		json_object_array_add(list, json_object_new_string(srv->snaps[i]));
+	}
+	json_object_object_add(st, "snapshots", list);
+	mcp_reply(srv, id, mcp_tool_text(text, 0, st));
+	free(text);
+}
+
+void mcp_snapshots_end(struct mcp_server *srv)
+{
+	/* a session of the server's own is gone: its snapshots go too, the
+	 * newest first (an older one may lie under it) */
+	for (size_t i = srv->nsnaps; i-- > 0;) {
+		_cleanup_free_ char *out = NULL;
+		const char *argv[] = { "sbxrun", "-q", "session", "snapshot-rm", srv->snaps[i], NULL };
+		if (srv->owned && run_self(argv, &out) != 0)
+			log_warn("mcp: snapshot '%s' is kept: %s", srv->snaps[i], out);
+		free(srv->snaps[i]);
+	}
+	srv->nsnaps = 0;
+}
