@@ -271,16 +271,23 @@ static void reply_layer(const struct sbx_session *s, int client)
 	int disk = p->storage == SBX_STORAGE_DISK;
 	struct json_object *o = json_object_new_object(), *layers = json_object_new_array();
 	int fds[2] = { s->sb.fds.fd[SBX_FD_STAGING], s->sb.fds.fd[SBX_FD_ROOT] };
+	/* storage = disk: the layer is the host's run directory, which the
+	 * staging directory only had bound (a bind that went with the old
+	 * root's detach, so it is not below the staging fd) */
+	_cleanup_close_ int rundir = disk && p->run_dir
+		? open(p->run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 
-	if (s->sb.fds.n != SBX_FD__COUNT) {
+	if (disk)
+		fds[0] = rundir;
+	if (s->sb.fds.n != SBX_FD__COUNT || fds[0] < 0) {
 		json_object_put(o);
 		json_object_put(layers);
 		reply_error(client, "the session's writable layer is not reachable", NULL);
 		return;
 	}
-	json_object_object_add(o, "upper", json_object_new_string(disk ? "disk/upper" : "layer/upper"));
+	json_object_object_add(o, "upper", json_object_new_string(disk ? "upper" : "layer/upper"));
 	/* a fork's workspace is in its overlay (mounts.c) */
-	json_object_object_add(o, "ws", json_object_new_string(p->nsnaps || !p->workspace ? "" : disk ? "disk/ws" : "ws"));
+	json_object_object_add(o, "ws", json_object_new_string(p->nsnaps || !p->workspace ? "" : "ws"));
 	json_object_object_add(o, "workspace", json_object_new_string(p->workspace ? p->workspace : ""));
 	json_object_object_add(o, "image", json_object_new_string(s->cfg->image));
 	json_object_object_add(o, "image_digest", json_object_new_string(p->img.digest ? p->img.digest : ""));

@@ -176,3 +176,26 @@ test_another_users_snapshot_directory_is_never_read() {
 		assert_bad_input "not a directory of yours"
 	fi
 }
+
+# storage = disk keeps the writable layer in a run directory on the host
+# (bound into the staging directory, a bind the old root's detach took
+# with it): the snapshot reads it there. Failed through `sbxrun mcp` as
+# root, whose agent profile made the session's layer a disk one.
+test_a_snapshot_of_a_disk_storage_session() {
+	local n=s$$d f=s$$df
+	printf 'inherit = default\n[sandbox]\nstorage = disk\n' > disk.ini
+	start_session "$n" --image tiny -p "$TESTDIR/disk.ini"
+	run "$SBX" run --session "$n" -- sh -c 'echo kept > /workspace/a; echo layer > /etc/one; rm /etc/os-release'
+	assert_status 0
+	run "$SBX" session snapshot "$n"
+	assert_status 0 "snapshot of a storage = disk session: $err"
+	run "$SBX" run --session "$n" -- sh -c 'echo later > /workspace/a'
+	start_session "$f" --from "$n-1"
+	run "$SBX" run --session "$f" -- sh -c 'cat /workspace/a /etc/one; ls /etc/os-release 2>&1'
+	assert_eq "kept
+layer
+ls: /etc/os-release: No such file or directory" "$out"
+	"$SBX" session stop "$f" >/dev/null
+	run "$SBX" session snapshot-rm "$n-1"
+	assert_status 0
+}
