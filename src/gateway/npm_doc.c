@@ -281,10 +281,12 @@ static void fix_tags(json_object *o)
 	if (!tags)  /* none, or not an object: json-c's foreach takes no NULL */
 		return;
 	json_object_object_foreach(tags, tag, val) {
-		const char *was = json_object_is_type(val, json_type_string) ? json_object_get_string(val) : "";
-		if (member(versions, was, json_type_object))
+		/* a tag that is no string names no version: dropped (its "" would
+		 * have matched a version named "", which upstream may send) */
+		const char *was = json_object_is_type(val, json_type_string) ? json_object_get_string(val) : NULL;
+		if (was && member(versions, was, json_type_object))
 			continue;
-		const char *now = tag_target(versions, was);
+		const char *now = was ? tag_target(versions, was) : NULL;
 		if (now) {
 			json_object_object_add(tags, tag, json_object_new_string(now));
 		} else {
