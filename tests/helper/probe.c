@@ -15,6 +15,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <linux/filter.h>
 #include <linux/io_uring.h>
 #include <linux/keyctl.h>
 #include <linux/perf_event.h>
@@ -735,6 +740,36 @@ static int p_alloc(char **a)
 	return P_OK;
 }
 
+/* Not a probe: runs CMD with every mount call refused with EPERM (a seccomp
+ * filter written out by hand, x86_64's numbers), as AppArmor's
+ * unprivileged_userns profile refuses them: 41-doctor lays out a machine
+ * that restricts user namespaces with it. */
+static int p_deny_mount(char **a)
+{
+#define DENY(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+		 BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		DENY(165 /* mount */), DENY(428 /* open_tree */), DENY(429 /* move_mount */),
+		DENY(430 /* fsopen */), DENY(431 /* fsconfig */), DENY(432 /* fsmount */),
+		DENY(442 /* mount_setattr */),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+#undef DENY
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
+		perror("probe deny-mount: seccomp");
+		return P_USAGE;
+	}
+	execvp(a[0], a);
+	perror(a[0]);
+	return 127;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(char **args);
@@ -768,6 +803,7 @@ static const struct {
 	{ "fd", p_fd, 1, "N" }, { "env", p_env, 1, "VAR" },
 	{ "inotify-fill", p_inotify_fill, 0, "[SECONDS]" }, { "inotify", p_inotify, 0, "" },
 	{ "alloc", p_alloc, 1, "MIB [SECONDS [shared]]" },
+	{ "deny-mount", p_deny_mount, 1, "CMD [ARG...]" },
 };
 
 static int usage(void)

@@ -126,7 +126,7 @@ test_doctor_leaves_the_kernel_log_alone() {
 # No Debian kernel has the restriction, so the machine is laid out as one
 # that has it, in a mount namespace of the test's own (as root): the sysctl
 # reads 1 (a tmpfs with a copy of /proc/sys/kernel over it), /etc/apparmor.d
-# holds the profile the test writes, and a seccomp filter refuses every
+# holds the profile the test writes, and a seccomp filter (probe deny-mount) refuses every
 # mount with EPERM, as the unprivileged_userns profile does. What runs is
 # the real sbxrun and its real error path: the hint is read from those
 # files when the child's first mount fails. What this cannot show: that
@@ -135,8 +135,9 @@ test_doctor_leaves_the_kernel_log_alone() {
 # capabilities), and that the package's loaded profile lifts it there;
 # tests/vm/guest-deb.sh loads that profile on Debian 13's AppArmor 4.1,
 # which parses and attaches it but restricts nothing to lift.
+PROBE=${TOP:-$(pwd)}/tests/helper/probe
 aa_machine() { # PROFILE-DIR RESTRICT CMD...
-	unshare -m --propagation private sh -c '
+	PROBE=$PROBE unshare -m --propagation private sh -c '
 		prof=$1 value=$2; shift 2
 		d=$(mktemp -d "$PWD/aa.XXXXXX") || exit 99
 		mkdir "$d/k" && cp -r /proc/sys/kernel/. "$d/k/" 2>/dev/null
@@ -149,33 +150,10 @@ aa_machine() { # PROFILE-DIR RESTRICT CMD...
 				mkdir /etc/apparmor.d || exit 99
 		fi
 		mount --bind "$d/k" /proc/sys/kernel && mount --bind "$prof" /etc/apparmor.d || exit 99
-		exec ./deny-mount "$@"' _ "$@"
+		exec "$PROBE" deny-mount "$@"' _ "$@"
 }
 
 test_run_names_the_apparmor_fix_where_a_mount_is_refused() {
-	cat > deny.c <<'C'
-#include <errno.h>
-#include <seccomp.h>
-#include <stdio.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	static const char *const calls[] = { "mount", "fsopen", "fsmount", "fsconfig",
-					     "move_mount", "open_tree", "mount_setattr" };
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	for (unsigned i = 0; ctx && i < sizeof(calls) / sizeof(calls[0]); i++) {
-		int nr = seccomp_syscall_resolve_name(calls[i]);
-		if (nr != __NR_SCMP_ERROR && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) < 0)
-			return 98;
-	}
-	if (argc < 2 || !ctx || seccomp_load(ctx) < 0)
-		return 98;
-	execvp(argv[1], argv + 1);
-	perror(argv[1]);
-	return 127;
-}
-C
-	cc -o deny-mount deny.c -lseccomp || fail "cannot build the test's seccomp wrapper"
 	local exe; exe=$(readlink -f "$SBX")
 	mkdir pkg own none
 	printf 'abi <abi/4.0>,\ninclude <tunables/global>\nprofile sbxrun /usr/bin/sbxrun flags=(unconfined) {\n  userns,\n}\n' \
