@@ -192,27 +192,45 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 	return outcome_status(&out);
 }
 
-int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err)
+/* Asks the session name for op, whose answer carries want fds (into fds)
+ * and a JSON object (*reply, owned by the caller); what names the answer
+ * in the error. */
+static int ask_fds(const char *name, const char *op, int *fds, size_t want, struct json_object **reply,
+		   const char *what, struct sbx_err *err)
 {
 	_cleanup_close_ int s = session_connect(name, err);
-	struct json_object *o, *reply = NULL, *v;
-	int fds[4];
+	struct json_object *o, *v;
+	int got[4];
 	size_t n = 0;
 
+	*reply = NULL;
 	if (s < 0)
 		return -1;
 	o = json_object_new_object();
-	json_object_object_add(o, "op", json_object_new_string("root"));
+	json_object_object_add(o, "op", json_object_new_string(op));
 	int r = control_send(s, o, NULL, 0);
 	json_object_put(o);
-	if (r < 0 || control_recv(s, &reply, fds, &n, 4) != 0 || n != 1) {
+	if (r < 0 || control_recv(s, reply, got, &n, 4) != 0 || n != want) {
 		for (size_t i = 0; i < n; i++)
-			close(fds[i]);
-		if (reply)
-			json_object_put(reply);
-		return err_plain(err, EPROTO, "session '%s': no answer for its root", name);
+			close(got[i]);
+		r = *reply && json_object_object_get_ex(*reply, "error", &v)
+			? err_plain(err, EPROTO, "session '%s': %s", name, json_object_get_string(v))
+			: err_plain(err, EPROTO, "session '%s': no answer for its %s", name, what);
+		if (*reply)
+			json_object_put(*reply);
+		*reply = NULL;
+		return r;
 	}
-	*rootfd = fds[0];
+	memcpy(fds, got, want * sizeof(*fds));
+	return 0;
+}
+
+int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err)
+{
+	struct json_object *reply, *v;
+
+	if (ask_fds(name, "root", rootfd, 1, &reply, "root", err) < 0)
+		return -1;
 	*workspace = xstrdup(json_object_object_get_ex(reply, "workspace", &v) ? json_object_get_string(v) : "");
 	json_object_put(reply);
 	return 0;
@@ -220,31 +238,7 @@ int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err
 
 int session_layer(const char *name, int fds[2], struct json_object **info, struct sbx_err *err)
 {
-	_cleanup_close_ int s = session_connect(name, err);
-	struct json_object *o, *reply = NULL, *v;
-	int got[4];
-	size_t n = 0;
-
-	if (s < 0)
-		return -1;
-	o = json_object_new_object();
-	json_object_object_add(o, "op", json_object_new_string("layer"));
-	int r = control_send(s, o, NULL, 0);
-	json_object_put(o);
-	if (r < 0 || control_recv(s, &reply, got, &n, 4) != 0 || n != 2) {
-		for (size_t i = 0; i < n; i++)
-			close(got[i]);
-		r = reply && json_object_object_get_ex(reply, "error", &v)
-			? err_plain(err, EPROTO, "session '%s': %s", name, json_object_get_string(v))
-			: err_plain(err, EPROTO, "session '%s': no answer for its writable layer", name);
-		if (reply)
-			json_object_put(reply);
-		return r;
-	}
-	fds[0] = got[0];
-	fds[1] = got[1];
-	*info = reply;
-	return 0;
+	return ask_fds(name, "layer", fds, 2, info, "writable layer", err);
 }
 
 char *session_profile(const char *name)

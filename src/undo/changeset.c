@@ -193,26 +193,32 @@ struct walk {
 	struct sbx_err *err;
 };
 
-static struct cs_entry *add_entry(struct walk *w, char kind, char type, const char *path)
+/* A new entry of kind at the end of cs (cap: its room), zeroed and counted:
+ * the walk at the end of a run and the reading of a kept set share it. */
+static struct cs_entry *push_entry(struct changeset *cs, size_t *cap, char kind)
 {
-	struct changeset *cs = w->cs;
-
-	if (cs->n == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 64;
-		cs->e = xrealloc(cs->e, w->cap * sizeof(*cs->e));
+	if (cs->n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		cs->e = xrealloc(cs->e, *cap * sizeof(*cs->e));
 	}
 	struct cs_entry *e = &cs->e[cs->n++];
-	memset(e, 0, sizeof(*e));
-	e->kind = kind;
-	e->type = type;
-	e->path = xstrdup(path);
-	strcpy(e->digest, "-");
+	*e = (struct cs_entry){ .kind = kind };
 	if (kind == CS_ADDED)
 		cs->added++;
 	else if (kind == CS_DELETED)
 		cs->deleted++;
 	else
 		cs->changed++;
+	return e;
+}
+
+static struct cs_entry *add_entry(struct walk *w, char kind, char type, const char *path)
+{
+	struct cs_entry *e = push_entry(w->cs, &w->cap, kind);
+
+	e->type = type;
+	e->path = xstrdup(path);
+	strcpy(e->digest, "-");
 	return e;
 }
 
@@ -389,20 +395,12 @@ static int parse_entry(struct changeset *cs, size_t *cap, char *l, struct sbx_er
 	char *path = changeset_unescape(l + off);
 	if (!path || !path[0] || path[0] == '/')
 		return free(path), err_set(err, 0, "change set %s: entries are damaged", cs->id);
-	if (cs->n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		cs->e = xrealloc(cs->e, *cap * sizeof(*cs->e));
-	}
-	struct cs_entry *e = &cs->e[cs->n++];
-	*e = (struct cs_entry){ .kind = kind, .type = type, .size = size, .moved = flag == 'm',
-				.path = path };
+	struct cs_entry *e = push_entry(cs, cap, kind);
+	e->type = type;
+	e->size = size;
+	e->moved = flag == 'm';
+	e->path = path;
 	snprintf(e->digest, sizeof(e->digest), "%s", digest);
-	if (kind == CS_ADDED)
-		cs->added++;
-	else if (kind == CS_DELETED)
-		cs->deleted++;
-	else
-		cs->changed++;
 	return 0;
 }
 
