@@ -97,7 +97,7 @@ _sbxrun() {
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "start ls stop rm snapshot snapshots snapshot-rm restore" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in stop|rm) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; esac
 		case "${COMP_WORDS[2]}" in
-		start) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --events  --from " ;;
+		start) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --events  --from " ;;
 		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		stop) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		rm) opts=" --help -h --verbose -v --trace  --quiet -q --force -f" ;;
@@ -130,7 +130,7 @@ _sbxrun() {
 		export) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --format  --kind  --image-ref  --output -o" ;;
 		esac ;;
 	mcp)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --project  --session " ;;
 	proxy)
 		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --allow  --cache-max  --events  --listen  --auth-file  --header-timeout " ;;
 	doctor)

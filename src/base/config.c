@@ -96,6 +96,9 @@ void config_free(struct sbx_config *cfg)
 	for (size_t i = 0; i < SBX_K__COUNT; i++)
 		free(cfg->origin[i]);
 	config_strlist_free(&cfg->snap_layers);
+	free(cfg->project_set.id);
+	free(cfg->project_set.path);
+	free(cfg->project_set.layer);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -112,6 +112,14 @@ struct sbx_config {
 	/* set by session start --from, not an option: the snapshot's layers on
 	 * the host, top first, which the image's rootfs goes under */
 	struct sbx_strlist snap_layers;
+	/* set by run and session start for --project, not options: the change
+	 * set the sandbox writes over DIR (undo/project.h) */
+	struct sbx_project_set {
+		char *id;
+		char *path;    /* DIR, absolute */
+		char *layer;   /* the change set's directory: upper/ and work/ */
+		uint64_t dev, ino; /* DIR's, checked again when the sandbox opens it */
+	} project_set;
 	char *sha256;
 	char *listen;        /* sbxrun proxy */
 	char *auth_file;

@@ -104,7 +104,7 @@ const struct sbx_option sbx_options[] = {
   "the system package cache root fills and users read first (default /var/cache/sbxrun/packages), or none" },
 { SBX_K_BIND,       "bind",     0,   "mounts", "bind", SBX_ARG_BIND, NULL, R, SB, F(binds), "SRC:DST[:rw]",
   "bind a host path (read-only unless :rw)" },
-{ SBX_K_PROJECT,    "project",  0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(project), "DIR",
+{ SBX_K_PROJECT,    "project",  0,   NULL, NULL, SBX_ARG_STRING, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START | SBX_CMD_MCP, F(project), "DIR",
   "host DIR at the workspace, writable, under an overlay: DIR is never written; what changed is kept as a change set" },
 { SBX_K_APPLY,      "apply",    0,   NULL, NULL, SBX_ARG_NONE, NULL, 0, SBX_CMD_RUN | SBX_CMD_SHELL, F(project_apply), NULL,
   "with --project: apply the change set to DIR at once when the command ends" },

@@ -21,10 +21,9 @@
 #include "cmd/commands.h"
 #include "undo/apply.h"
 #include "undo/changeset.h"
-#include "undo/diff.h"
+#include "undo/csdiff.h"
+#include "undo/project.h"
 #include "undo/undostore.h"
-
-#define DIFF_MAX (64u << 20) /* a side of a text diff is read whole: at most this */
 
 void changes_report_print(const struct apply_report *rep)
 {
@@ -35,7 +34,10 @@ void changes_report_print(const struct apply_report *rep)
 static void age(int64_t start, char *buf, size_t size)
 {
 	int64_t now = (int64_t)time(NULL);
-	format_duration(now > start ? (uint64_t)(now - start) * 1000 : 0, buf, size);
+	if (now <= start)
+		snprintf(buf, size, "0s");
+	else
+		format_duration((uint64_t)(now - start) * 1000, buf, size);
 }
 
 static int changes_ls(struct sbx_err *err)
@@ -49,7 +51,7 @@ static int changes_ls(struct sbx_err *err)
 		struct changeset cs;
 		struct sbx_err e2;
 		char a[32], s[32];
-		if (changeset_load(*id, &cs, &e2) < 0) {
+		if (project_load(*id, &cs, &e2) < 0) {
 			log_warn("%s", e2.msg);
 			changeset_free(&cs);
 			continue;
@@ -57,11 +59,10 @@ static int changes_ls(struct sbx_err *err)
 		_cleanup_free_ char *proj = changeset_escape(cs.project);
 		age(cs.start_s, a, sizeof(a));
 		format_size_human(changeset_bytes(&cs), s, sizeof(s));
-		if (cs.captured)
-			printf("%-22s %-8s %7zu %7zu %7zu %9s  %s\n", cs.id, a, cs.added, cs.changed,
-			       cs.deleted, s, proj);
-		else
-			printf("%-22s %-8s %7s %7s %7s %9s  %s\n", cs.id, a, "-", "-", "-", s, proj);
+		_cleanup_free_ char *live = !cs.live ? xstrdup("")
+			: cs.session ? xasprintf(" (live: session %s)", cs.session) : xstrdup(" (live: its run goes on)");
+		printf("%-22s %-8s %7zu %7zu %7zu %9s  %s%s\n", cs.id, a, cs.added, cs.changed, cs.deleted, s,
+		       proj, live);
 		changeset_free(&cs);
 	}
 	return 0;
@@ -79,79 +80,6 @@ static int changes_show(const struct changeset *cs)
 		printf("%-17s %12s  %s\n", kind, size, q);
 	}
 	return 0;
-}
-
-/* A side of a diff: the file at path below dirfd, read whole (text), or
- * empty when absent; *bin when it is not text or too big. */
-static int read_side(int dirfd, const char *path, char **out, size_t *len, bool *bin)
-{
-	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	struct stat st;
-	*out = NULL;
-	*len = 0;
-	if (dirfd < 0)
-		return 0;
-	_cleanup_close_ int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if ((uint64_t)st.st_size > DIFF_MAX) {
-		*bin = true;
-		return 0;
-	}
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	size_t n = 0;
-	for (ssize_t r; n < (size_t)st.st_size && (r = read(fd, buf + n, (size_t)st.st_size - n)) > 0;)
-		n += (size_t)r;
-	*out = buf;
-	*len = n;
-	*bin = *bin || !diff_is_text(buf, n);
-	return 0;
-}
-
-static bool wanted(const char *path, char *const *paths, size_t n)
-{
-	if (!n)
-		return true;
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(paths[i]);
-		if (!strncmp(path, paths[i], l) && (!path[l] || path[l] == '/'))
-			return true;
-	}
-	return false;
-}
-
-static int changes_diff(const struct changeset *cs, char *const *paths, size_t npaths,
-			struct sbx_err *err)
-{
-	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
-	_cleanup_close_ int upper = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_close_ int dir = open(cs->project, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (upper < 0)
-		return err_sys(err, "open '%s'", up);
-	for (size_t i = 0; i < cs->n; i++) {
-		const struct cs_entry *e = &cs->e[i];
-		if (!wanted(e->path, paths, npaths) || e->type == CS_DIR)
-			continue;
-		_cleanup_free_ char *q = changeset_escape(e->path);
-		if (e->type != CS_FILE) {
-			printf("%s %s: %s\n", changeset_kind_name(e->kind), changeset_type_name(e->type), q);
-			continue;
-		}
-		_cleanup_free_ char *a = NULL, *b = NULL;
-		size_t na = 0, nb = 0;
-		bool bin = false;
-		read_side(e->kind == CS_ADDED ? -1 : dir, e->path, &a, &na, &bin);
-		read_side(e->kind == CS_DELETED ? -1 : upper, e->path, &b, &nb, &bin);
-		_cleanup_free_ char *from = e->kind == CS_ADDED ? xstrdup("/dev/null") : xasprintf("a/%s", q);
-		_cleanup_free_ char *to = e->kind == CS_DELETED ? xstrdup("/dev/null") : xasprintf("b/%s", q);
-		if (bin)
-			printf("Binary files %s and %s differ\n", from, to);
-		else
-			diff_unified(a ? a : "", na, b ? b : "", nb, from, to, stdout);
-	}
-	return fflush(stdout) == 0 ? 0 : err_sys(err, "write the diff");
 }
 
 static int changes_apply(const struct changeset *cs, char *const *paths, size_t npaths,
@@ -210,7 +138,8 @@ static int changes_prune(const struct cli_args *a, struct sbx_err *err)
 	for (char **id = ids; *id; id++) {
 		struct changeset cs;
 		struct sbx_err e2;
-		if (changeset_load(*id, &cs, &e2) < 0 && !cs.dir) {
+		/* one a sandbox still writes is never pruned */
+		if ((project_load(*id, &cs, &e2) < 0 && !cs.dir) || cs.live) {
 			changeset_free(&cs);
 			continue;
 		}
@@ -255,19 +184,23 @@ int cmd_changes(int argc, char **argv, struct sbx_err *err)
 		return changes_ls(err);
 	if (verb->mask == SBX_CMD_CHANGES_PRUNE)
 		return changes_prune(&a, err);
-	if (changeset_load(ops[0], &cs, err) < 0) {
+	if (project_load(ops[0], &cs, err) < 0 && (!cs.dir || verb->mask != SBX_CMD_CHANGES_DISCARD)) {
 		changeset_free(&cs);
 		return -1;
 	}
-	if (!cs.captured && verb->mask != SBX_CMD_CHANGES_DISCARD) {
-		r = err_set(err, 0, "change set %s: its run has not ended, or ended before its changes "
-			    "were listed", cs.id);
+	if (cs.live && (verb->mask & (SBX_CMD_CHANGES_APPLY | SBX_CMD_CHANGES_DISCARD))) {
+		r = cs.session ? err_set(err, 0, "change set %s: the session '%s' still writes it; stop it first "
+					 "('sbxrun session stop %s')", cs.id, cs.session, cs.session)
+			       : err_set(err, 0, "change set %s: its run has not ended", cs.id);
 		changeset_free(&cs);
 		return r;
 	}
+	if (cs.live)
+		log_info("change set %s: %s still writes it; this is what it holds now", cs.id,
+			 cs.session ? cs.session : "its run");
 	switch (verb->mask) {
 	case SBX_CMD_CHANGES_SHOW: r = changes_show(&cs); break;
-	case SBX_CMD_CHANGES_DIFF: r = changes_diff(&cs, ops + 1, (size_t)nops - 1, err); break;
+	case SBX_CMD_CHANGES_DIFF: r = changeset_diff(&cs, ops + 1, (size_t)nops - 1, stdout, err); break;
 	case SBX_CMD_CHANGES_APPLY:
 		r = changes_apply(&cs, ops + 1, (size_t)nops - 1, a.v[SBX_K_FORCE_REST] != NULL, err);
 		break;

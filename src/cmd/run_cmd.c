@@ -19,7 +19,7 @@
 #include "session/session_client.h"
 #include "undo/apply.h"
 #include "undo/changeset.h"
-#include "undo/undostore.h"
+#include "undo/project.h"
 
 static const char usage[] =
 	"usage: sbxrun run [options] [--] CMD [ARG...]\n"
@@ -95,41 +95,6 @@ static int run_in_session(const struct sbx_config *cfg, char *const *argv, struc
 	return status;
 }
 
-/* --project: the change set is made before the sandbox (its upper and work
- * on disk); the plan gets DIR and that layer. Refused when the user's
- * change sets already fill [limits] changes_max. */
-static int project_begin(const struct sbx_config *cfg, struct sbx_plan *plan, struct changeset *cs,
-			 struct sbx_err *err)
-{
-	uint64_t used = 0;
-	char a[32], b[32];
-	_cleanup_close_ int dirfd = -1;
-
-	/* root's sandbox runs as an unprivileged uid of its own (paths.h),
-	 * which could not write a file of root's through the overlay */
-	if (geteuid() == 0)
-		return err_set(err, 0, "--project '%s': not for a root caller (the sandbox's uid %u "
-			       "cannot write root's files); run sbxrun as the project's owner",
-			       cfg->project, (unsigned)plan->host_uid);
-	if (cfg->changes_max && undostore_usage(&used, err) == 0 && used >= cfg->changes_max) {
-		format_size_human(used, a, sizeof(a));
-		format_size_human(cfg->changes_max, b, sizeof(b));
-		err_set(err, 0, "--project: the kept change sets take %s, [limits] changes_max is %s", a, b);
-		err_hint(err, "apply or discard some ('sbxrun changes ls'), or 'sbxrun changes prune'");
-		return -1;
-	}
-	if (changeset_create(cfg->project, cfg->image, plan->host_uid, plan->host_gid, cs, &dirfd,
-			     err) < 0)
-		return -1;
-	plan->project.src = xstrdup(cs->project);
-	plan->project.layer = xstrdup(cs->dir);
-	plan->project.dev = cs->dev;
-	plan->project.ino = cs->ino;
-	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
-	plan->project.upper_fd = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return plan->project.upper_fd < 0 ? err_sys(err, "open '%s'", up) : 0;
-}
-
 /* After the command: what it changed is kept (one line says so), applied
  * (--apply) or thrown away (--discard); nothing changed: nothing kept. */
 static int project_end(const struct sbx_config *cfg, struct sbx_plan *plan, struct changeset *cs,
@@ -171,7 +136,7 @@ static int project_end(const struct sbx_config *cfg, struct sbx_plan *plan, stru
 }
 
 /* A fresh sandbox: --copy and --out checked before it is made. */
-static int run_fresh(const struct sbx_config *cfg, char *const *argv, struct sbx_err *err)
+static int run_fresh(struct sbx_config *cfg, char *const *argv, struct sbx_err *err)
 {
 	struct sbx_plan plan;
 	struct sbx_result res;
@@ -179,9 +144,12 @@ static int run_fresh(const struct sbx_config *cfg, char *const *argv, struct sbx
 	sigset_t stop;
 
 	struct changeset cs = { 0 };
+	/* --project: the change set first, its layer in cfg for the plan */
+	if (cfg->project && project_prepare(cfg, NULL, &cs, err) < 0) {
+		changeset_free(&cs);
+		return -1;
+	}
 	int r = sandbox_plan(cfg, argv, &plan, err);
-	if (r == 0 && cfg->project)
-		r = project_begin(cfg, &plan, &cs, err);
 	if (r == 0 && (cfg->copies.n || cfg->out_dir)) {
 		r = wscopy_check(cfg, cfg->disk, plan.ws_seed, err);
 		plan.ws_hook = ws_hook;

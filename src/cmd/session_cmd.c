@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "cmd/cli.h"
@@ -28,6 +29,7 @@
 #include "session/control.h"
 #include "session/session.h"
 #include "session/session_client.h"
+#include "undo/project.h"
 
 static const char usage[] =
 	"A session is a sandbox that outlives one command: 'run --session NAME' and\n"
@@ -54,7 +56,7 @@ static int do_start(int argc, char **argv, struct sbx_err *err)
 	if (r == 0 && cfg.from)
 		r = snapshot_cmd_fork(&cfg, err);
 	if (r == 0)
-		r = session_start(&cfg, argv[rest], err);
+		r = cfg.project ? project_session_start(&cfg, argv[rest], err) : session_start(&cfg, argv[rest], err);
 	if (r == 0)
 		printf("%s\n", argv[rest]);
 	config_free(&cfg);
@@ -167,9 +169,35 @@ static int do_ls(struct sbx_err *err)
 	return 0;
 }
 
+/* A session on a project (--project): once it has ended, its change set
+ * is captured and said in one line, as a run's is. */
+static void report_changes(const char *id)
+{
+	struct changeset cs;
+	struct sbx_err e2;
+
+	if (project_load(id, &cs, &e2) < 0) {
+		log_warn("%s", e2.msg);
+	} else if (cs.n == 0 && !cs.live) {
+		if (changeset_remove(&cs, &e2) < 0)
+			log_warn("change set %s: %s", cs.id, e2.msg);
+		else if (sbx_log_level > SBX_LOG_QUIET)
+			fprintf(stderr, "sbxrun: changes: none, the project is as it was\n");
+	} else if (sbx_log_level > SBX_LOG_QUIET)
+		fprintf(stderr, "sbxrun: changes %s: %zu added, %zu changed, %zu deleted (sbxrun changes show %s)\n",
+			cs.id, cs.added, cs.changed, cs.deleted, cs.id);
+	changeset_free(&cs);
+}
+
 static int do_stop(const char *name, struct sbx_err *err)
 {
-	return session_stop(name, err);
+	_cleanup_free_ char *changes = session_info_string(name, "changes");
+
+	if (session_stop(name, err) < 0)
+		return -1;
+	if (changes)
+		report_changes(changes);
+	return 0;
 }
 
 /* The supervisor's pid, from info.json; 0 if unknown. */
@@ -226,8 +254,11 @@ static int do_rm(const char *name, int force, struct sbx_err *err)
 	if (session_alive(dir) && !force)
 		return err_plain(err, EBUSY, "session '%s' is running (stop it with 'sbxrun session stop %s', "
 				 "or stop and remove it with 'sbxrun session rm -f %s')", name, name, name);
+	_cleanup_free_ char *changes = session_info_string(name, "changes");
 	if (session_alive(dir) && stop_and_wait(name, dir, err) < 0)
 		return -1;
+	if (changes)
+		report_changes(changes);
 	if (access(dir, F_OK) < 0)
 		return 0; /* the supervisor took its directory with it */
 	return session_remove_dead(dir, err);

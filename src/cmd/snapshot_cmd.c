@@ -18,6 +18,8 @@
 #include "cmd/cli.h"
 #include "session/session.h"
 #include "session/session_client.h"
+#include "undo/changeset.h"
+#include "undo/project.h"
 #include "undo/snapshot.h"
 
 static const char *jstr(struct json_object *o, const char *key)
@@ -42,7 +44,7 @@ int snapshot_cmd_take(const char *name, const char *snap_arg, struct sbx_err *er
 		.session = name, .staging = fds[0], .upper = jstr(info, "upper"), .ws = jstr(info, "ws"),
 		.workspace = jstr(info, "workspace"), .image = jstr(info, "image"),
 		.image_digest = jstr(info, "image_digest"), .profile = jstr(info, "profile"),
-		.parent = jstr(info, "from"), .cgroup = jstr(info, "cgroup"),
+		.parent = jstr(info, "from"), .cgroup = jstr(info, "cgroup"), .changes = jstr(info, "changes"),
 		.supervisor = json_object_object_get_ex(info, "supervisor", &v) ? json_object_get_int(v) : 0,
 	};
 	/* the session's profile's changes_max, else the default profile's
@@ -86,6 +88,10 @@ int snapshot_cmd_fork(struct sbx_config *cfg, struct sbx_err *err)
 			       si.image, cfg->image);
 	free(cfg->image);
 	cfg->image = xstrdup(si.image);
+	/* a project session's snapshot: the fork works on the same DIR, from
+	 * the snapshot's copy of its writes (undo/project.c) */
+	if (si.project[0] && !cfg->project)
+		cfg->project = xstrdup(si.project);
 	return 0;
 }
 
@@ -128,10 +134,19 @@ int snapshot_cmd_restore(const char *name, const char *snap, const char *usage, 
 		r = snapshot_cmd_fork(&cfg, err);
 	if (r == 0)
 		r = session_dir(name, &dir, err);
+	_cleanup_free_ char *changes = r == 0 ? session_info_string(name, "changes") : NULL;
 	if (r == 0 && session_alive(dir))
 		r = session_stop(name, err);
+	/* a project session's change set goes back with it: what the
+	 * snapshot kept of it is copied into the new one */
+	struct changeset cs = { 0 };
+	struct sbx_err e2;
+	if (r == 0 && changes && changeset_load(changes, &cs, &e2) == 0 && changeset_remove(&cs, &e2) < 0)
+		log_warn("change set %s: %s", changes, e2.msg);
+	if (changes)
+		changeset_free(&cs);
 	if (r == 0)
-		r = session_start(&cfg, name, err);
+		r = cfg.project ? project_session_start(&cfg, name, err) : session_start(&cfg, name, err);
 	config_free(&cfg);
 	return r < 0 ? -1 : 0;
 }

@@ -192,9 +192,10 @@ static const struct argdef argdefs[] = {
 	{ "write_file", "content", A_STR, 1, O(content) },
 	{ "snapshot", "name", A_STR, 0, O(path) },
 	{ "restore", "snapshot", A_STR, 1, O(path) },
+	{ "diff_changes", "paths", A_STRV, 0, O(cmd) },
 };
 /* tools without arguments */
-static const char *const argless[] = { "list_snapshots" };
+static const char *const argless[] = { "list_snapshots", "list_changes" };
 
 static int bad(char *why, size_t size, const char *name, const char *what)
 {

@@ -25,6 +25,7 @@
 #include "mcp/mcp_tools.h"
 #include "session/session.h"
 #include "session/session_client.h"
+#include "undo/project.h"
 
 static int session_running(const char *name)
 {
@@ -77,7 +78,11 @@ static int session_ensure(struct mcp_server *srv, struct sbx_err *err)
 		if (!srv->session)
 			srv->session = xasprintf("mcp-%d", (int)getpid());
 		log_info("mcp: starting session '%s'", srv->session);
-		if (session_start(srv->cfg, srv->session, err) < 0)
+		/* --project: a new change set for each start of it */
+		free(srv->cfg->project_set.id), free(srv->cfg->project_set.path), free(srv->cfg->project_set.layer);
+		memset(&srv->cfg->project_set, 0, sizeof(srv->cfg->project_set));
+		if ((srv->cfg->project ? project_session_start(srv->cfg, srv->session, err)
+				       : session_start(srv->cfg, srv->session, err)) < 0)
 			return -1;
 		srv->owned = 1;
 		start_watchdog(srv);
@@ -130,7 +135,7 @@ static void call_tool(struct mcp_server *srv, struct json_object *id, struct jso
 	int r = mcp_args_decode(tool, args, &a, why, sizeof(why));
 	if (r == -2)
 		return mcp_tool_error(srv, id, "%s (the tools are exec, feed_chars, download, open_image, read_file, "
-				      "write_file, snapshot, list_snapshots, restore)", why);
+				      "write_file, snapshot, list_snapshots, restore, list_changes, diff_changes)", why);
 	if (r < 0) {
 		mcp_args_free(&a);
 		return mcp_send(srv, mcp_error(id, MCP_INVALID_PARAMS, why));
@@ -155,6 +160,10 @@ static void call_tool(struct mcp_server *srv, struct json_object *id, struct jso
 		mcp_restore(srv, id, &a);
 	else if (!strcmp(tool, "list_snapshots"))
 		mcp_list_snapshots(srv, id);
+	else if (!strcmp(tool, "list_changes"))
+		mcp_list_changes(srv, id);
+	else if (!strcmp(tool, "diff_changes"))
+		mcp_diff_changes(srv, id, &a);
 	else
 		mcp_write_file(srv, id, &a);
 	mcp_args_free(&a);

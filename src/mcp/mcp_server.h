@@ -91,6 +91,10 @@ void mcp_restore(struct mcp_server *srv, struct json_object *id, const struct mc
 void mcp_list_snapshots(struct mcp_server *srv, struct json_object *id);
 void mcp_snapshots_end(struct mcp_server *srv);
 
+/* mcp_changes.c: the project tools (sbxrun mcp --project DIR) */
+void mcp_list_changes(struct mcp_server *srv, struct json_object *id);
+void mcp_diff_changes(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+
 /* mcp_term.c */
 void mcp_term_exec(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_term_feed(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);

@@ -98,7 +98,22 @@ static const char tools_json[] =
 "can be restored.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"snapshot\":{\"type\":\"string\",\"description\":\"a name that snapshot returned\"}"
-"},\"required\":[\"snapshot\"],\"additionalProperties\":false}}"
+"},\"required\":[\"snapshot\"],\"additionalProperties\":false}},"
+
+"{\"name\":\"list_changes\",\"title\":\"List what changed in the project\","
+"\"description\":\"When the user started this server on a project (a checkout of theirs, at the workspace), "
+"list the files added, changed and deleted there so far (at most 1000 named; the counts cover all). The user's "
+"copy is never written: the user reviews these changes and applies or discards them. Errors when the sandbox "
+"works on no project.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}},"
+
+"{\"name\":\"diff_changes\",\"title\":\"Diff what changed in the project\","
+"\"description\":\"A unified diff of the project's changes against the user's copy (a line for a binary file), "
+"for the given paths (relative to the workspace; a directory covers what is below it) or all. Cut at 256 KiB "
+"with a note.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"description\":\"files or directories to diff (default: all)\"}"
+"},\"additionalProperties\":false}}"
 "]";
 
 struct json_object *mcp_tools_list(void)

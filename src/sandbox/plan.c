@@ -203,6 +203,29 @@ static int plan_snap_locks(struct sbx_plan *plan, struct sbx_err *err)
 	return 0;
 }
 
+/* --project: the change set the layer above made (config.h, project_set)
+ * becomes the workspace's overlay; its upper is watched by the quota. */
+static int plan_project(const struct sbx_config *cfg, struct sbx_plan *plan, struct sbx_err *err)
+{
+	const struct sbx_project_set *ps = &cfg->project_set;
+
+	if (!ps->layer)
+		return err_set(err, 0, "--project '%s': no change set was made for it", cfg->project);
+	limits_cap_file_size(&plan->lim, cfg->disk);
+	plan->project.src = xstrdup(ps->path);
+	plan->project.layer = xstrdup(ps->layer);
+	plan->project.dev = (dev_t)ps->dev;
+	plan->project.ino = (ino_t)ps->ino;
+	/* held while the sandbox lives: `sbxrun changes` sees the set in use
+	 * (undo/project.h) and never captures it under the sandbox */
+	plan->project.lock_fd = open(ps->layer, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (plan->project.lock_fd < 0 || flock(plan->project.lock_fd, LOCK_SH) < 0)
+		return err_sys(err, "lock '%s'", ps->layer);
+	_cleanup_free_ char *up = xasprintf("%s/upper", ps->layer);
+	plan->project.upper_fd = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return plan->project.upper_fd < 0 ? err_sys(err, "open '%s'", up) : 0;
+}
+
 /* `shell`: the image's bash if it has one, as a login shell. */
 static void plan_shell(struct sbx_plan *plan)
 {
@@ -231,7 +254,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->argv = plan->argv_copy = argv ? util_strvdup(argv) : NULL;
 	plan->events_fd = -1;
 	plan->run_lock = -1;
-	plan->project.upper_fd = -1;
+	plan->project.upper_fd = plan->project.lock_fd = -1;
 	if (import_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
 	log_trace("plan: image opened");
@@ -273,8 +296,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		return -1;
 	/* the project's layer is on disk whatever storage is: no write can
 	 * pass the quota between two walks of it */
-	if (cfg->project)
-		limits_cap_file_size(&plan->lim, cfg->disk);
+	if (cfg->project && plan_project(cfg, plan, err) < 0)
+		return -1;
 	/* a fork's workspace is the snapshot's, in its layer */
 	if (cfg->workspace && !cfg->project && !plan->nsnaps && wsseed_measure(plan->img.rootfs_fd, cfg->workspace, plan->img.name,
 					     cfg->disk, &plan->ws_seed, err) < 0)
@@ -324,6 +347,8 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	free(plan->project.layer);
 	if (plan->project.upper_fd >= 0)
 		close(plan->project.upper_fd);
+	if (plan->project.lock_fd >= 0)
+		close(plan->project.lock_fd);
 	free(plan->home);
 	free(plan->workdir);
 	free(plan->shell_argv[0]);

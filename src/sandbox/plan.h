@@ -82,6 +82,7 @@ struct sbx_plan {
 		dev_t dev;
 		ino_t ino;
 		int upper_fd;  /* layer/upper, read by the disk quota's walk, or -1 */
+		int lock_fd;   /* layer, share-locked while the sandbox may write it, or -1 */
 		/* after the run, for --json: the change set and what became of it */
 		const char *id;
 		const char *fate; /* "kept", "applied", "discarded", "empty" */

@@ -104,6 +104,9 @@ static int write_info(const struct sbx_session *s, const char *dir, const char *
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&s->plan.lim)));
 	if (limits_memory_file(&s->plan.lim, memfile, sizeof(memfile)) == 0)
 		json_object_object_add(o, "memory_file", json_object_new_string(memfile));
+	/* --project: its change set (`session stop` reports it) */
+	if (cfg->project_set.id)
+		json_object_object_add(o, "changes", json_object_new_string(cfg->project_set.id));
 	/* storage = disk: what `session rm` removes if the supervisor dies */
 	if (s->plan.run_dir)
 		json_object_object_add(o, "run_dir", json_object_new_string(s->plan.run_dir));

@@ -241,7 +241,7 @@ int session_layer(const char *name, int fds[2], struct json_object **info, struc
 	return ask_fds(name, "layer", fds, 2, info, "writable layer", err);
 }
 
-char *session_profile(const char *name)
+char *session_info_string(const char *name, const char *key)
 {
 	_cleanup_free_ char *dir = NULL;
 	struct sbx_err err;
@@ -252,11 +252,16 @@ char *session_profile(const char *name)
 		return NULL;
 	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
 	o = json_object_from_file(info);
-	if (o && json_object_object_get_ex(o, "profile", &v) && json_object_is_type(v, json_type_string))
+	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
 		p = xstrdup(json_object_get_string(v));
 	if (o)
 		json_object_put(o);
 	return p;
+}
+
+char *session_profile(const char *name)
+{
+	return session_info_string(name, "profile");
 }
 
 int session_sizes(const char *name, uint64_t *disk, uint64_t *image_size)

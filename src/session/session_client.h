@@ -20,6 +20,9 @@ int session_layer(const char *name, int fds[2], struct json_object **info, struc
  * status to use. Only per-command options may be given with --session. */
 /* The profile a session was started with (NULL if unknown). */
 char *session_profile(const char *name);
+/* A string its supervisor recorded in info.json ("changes": its --project
+ * change set), or NULL. */
+char *session_info_string(const char *name, const char *key);
 /* The session's disk quota (0: none) and its image's size, from what its
  * supervisor recorded; -1 when not recorded. */
 int session_sizes(const char *name, uint64_t *disk, uint64_t *image_size);

@@ -287,7 +287,9 @@ static void reply_layer(const struct sbx_session *s, int client)
 	}
 	json_object_object_add(o, "upper", json_object_new_string(disk ? "upper" : "layer/upper"));
 	/* a fork's workspace is in its overlay (mounts.c) */
-	json_object_object_add(o, "ws", json_object_new_string(p->nsnaps || !p->workspace ? "" : "ws"));
+	json_object_object_add(o, "ws", json_object_new_string(p->nsnaps || !p->workspace || p->project.src ? "" : "ws"));
+	/* --project: the workspace is the project's overlay, its writes in the change set */
+	json_object_object_add(o, "changes", json_object_new_string(s->cfg->project_set.id ? s->cfg->project_set.id : ""));
 	json_object_object_add(o, "workspace", json_object_new_string(p->workspace ? p->workspace : ""));
 	json_object_object_add(o, "image", json_object_new_string(s->cfg->image));
 	json_object_object_add(o, "image_digest", json_object_new_string(p->img.digest ? p->img.digest : ""));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -120,10 +121,11 @@ static int write_manifest(const struct changeset *cs, struct sbx_err *err)
 	_cleanup_free_ char *p = xasprintf("%s/manifest", cs->dir);
 	_cleanup_free_ char *proj = changeset_escape(cs->project);
 	_cleanup_free_ char *img = changeset_escape(cs->image ? cs->image : "");
+	_cleanup_free_ char *ses = cs->session ? xasprintf("session %s\n", cs->session) : xstrdup("");
 	_cleanup_free_ char *text = xasprintf(MANIFEST_MAGIC "\nproject %s\ndevice %" PRIu64
 					      "\ninode %" PRIu64 "\nstart %" PRId64 ".%09" PRId64
-					      "\nimage %s\n", proj, (uint64_t)cs->dev,
-					      (uint64_t)cs->ino, cs->start_s, cs->start_ns, img);
+					      "\nimage %s\n%s", proj, (uint64_t)cs->dev,
+					      (uint64_t)cs->ino, cs->start_s, cs->start_ns, img, ses);
 	_cleanup_close_ int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (fd < 0 || write_all(fd, text, strlen(text)) < 0)
@@ -141,8 +143,9 @@ static int make_layer(const struct changeset *cs, uid_t uid, gid_t gid, struct s
 	return 0;
 }
 
-int changeset_create(const char *project, const char *image, uid_t uid, gid_t gid,
-		     struct changeset *cs, int *dirfd, struct sbx_err *err)
+int changeset_create(const char *project, const char *image, const char *session,
+		     const struct timespec *start, uid_t uid, gid_t gid, struct changeset *cs, int *dirfd,
+		     struct sbx_err *err)
 {
 	struct stat st;
 	struct timespec now;
@@ -162,9 +165,12 @@ int changeset_create(const char *project, const char *image, uid_t uid, gid_t gi
 	cs->dev = st.st_dev;
 	cs->ino = st.st_ino;
 	clock_gettime(CLOCK_REALTIME, &now);
+	if (start)
+		now = *start;
 	cs->start_s = now.tv_sec;
 	cs->start_ns = now.tv_nsec;
 	cs->image = xstrdup(image ? image : "");
+	cs->session = session ? xstrdup(session) : NULL;
 	for (int tries = 0;; tries++) {
 		new_id(id, sizeof(id));
 		free(cs->dir);
@@ -175,6 +181,14 @@ int changeset_create(const char *project, const char *image, uid_t uid, gid_t gi
 			return err_sys(err, "create '%s'", cs->dir);
 	}
 	cs->id = xstrdup(id);
+	cs->lock_fd = open(cs->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cs->locked = cs->lock_fd >= 0;
+	if (!cs->locked || flock(cs->lock_fd, LOCK_SH) < 0) {
+		struct sbx_err e2;
+		err_sys(err, "lock '%s'", cs->dir);
+		rm_rf_at(AT_FDCWD, cs->dir, &e2);
+		return -1;
+	}
 	/* a root caller's sandbox runs as another uid: the overlay looks
 	 * upper and work up with its credentials */
 	if ((geteuid() == 0 && chown(cs->dir, uid, gid) < 0) || make_layer(cs, uid, gid, err) < 0 || write_manifest(cs, err) < 0) {
@@ -336,7 +350,7 @@ static int write_entries(const struct changeset *cs, struct sbx_err *err)
 	return rename(tmp, p) < 0 ? err_sys(err, "rename '%s'", tmp) : 0;
 }
 
-int changeset_capture(struct changeset *cs, struct sbx_err *err)
+int changeset_scan(struct changeset *cs, struct sbx_err *err)
 {
 	struct walk w = { cs, 0, err };
 	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
@@ -353,7 +367,12 @@ int changeset_capture(struct changeset *cs, struct sbx_err *err)
 		return -1;
 	if (cs->n)
 		qsort(cs->e, cs->n, sizeof(*cs->e), by_path);
-	if (write_entries(cs, err) < 0)
+	return 0;
+}
+
+int changeset_capture(struct changeset *cs, struct sbx_err *err)
+{
+	if (changeset_scan(cs, err) < 0 || write_entries(cs, err) < 0)
 		return -1;
 	cs->captured = 1;
 	return 0;
@@ -376,6 +395,8 @@ static int parse_manifest(struct changeset *cs, char *text, struct sbx_err *err)
 			seen |= 8;
 		else if (!strncmp(l, "image ", 6) && !cs->image)
 			cs->image = changeset_unescape(l + 6);
+		else if (!strncmp(l, "session ", 8) && !cs->session)
+			cs->session = xstrdup(l + 8);
 	}
 	if (seen != 15 || cs->project[0] != '/')
 		return err_set(err, 0, "change set %s: its manifest is damaged", cs->id);
@@ -450,6 +471,9 @@ void changeset_free(struct changeset *cs)
 	free(cs->dir);
 	free(cs->project);
 	free(cs->image);
+	free(cs->session);
+	if (cs->locked)
+		close(cs->lock_fd);
 	memset(cs, 0, sizeof(*cs));
 }
 

@@ -5,7 +5,8 @@
  *                          sandbox wrote upper; whiteouts and opaque
  *                          directories as the kernel's overlay makes them
  *                          with userxattr)
- * changes/ID/manifest      project, device, inode, start, image (text)
+ * changes/ID/manifest      project, device, inode, start, image, and the
+ *                          session's name for a session's (text)
  * changes/ID/entries       one line per change, written when the run ends:
  *                          KIND TYPE SIZE DIGEST FLAG PATH, PATH escaped
  *                          (changeset_escape) and last */
@@ -14,6 +15,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "base/err.h"
 
@@ -37,19 +39,28 @@ struct changeset {
 	ino_t ino;
 	int64_t start_s, start_ns;
 	char *image;
+	char *session;   /* the session it belongs to, or NULL (a run's) */
 	struct cs_entry *e;
 	size_t n;
 	size_t added, changed, deleted;
 	int captured;    /* entries was written */
+	int live;        /* a sandbox still writes it: entries are as of now (project.h) */
+	int lock_fd;     /* with locked: the shared lock changeset_create takes */
+	int locked;
 };
 
 /* Makes a new change set for DIR (which must be a directory: the error
  * names it): id, directory, upper and work (0700, owned by uid:gid), the
- * manifest. *dirfd is DIR opened as a directory. */
-int changeset_create(const char *project, const char *image, uid_t uid, gid_t gid,
-		     struct changeset *cs, int *dirfd, struct sbx_err *err);
-/* After the run: walks upper against DIR, records each change with the
- * host file's digest, writes entries. */
+ * manifest (session: the session's name or NULL; start: when the sandbox
+ * began writing it, NULL for now; a fork's is its snapshot's). *dirfd is DIR opened
+ * as a directory. A shared lock on the set's directory is held from its
+ * making until changeset_free: in use, never captured under a sandbox. */
+int changeset_create(const char *project, const char *image, const char *session,
+		     const struct timespec *start, uid_t uid, gid_t gid, struct changeset *cs, int *dirfd,
+		     struct sbx_err *err);
+/* Walks upper against DIR and records each change with the host file's
+ * digest, sorted by path; capture also writes entries (after the run). */
+int changeset_scan(struct changeset *cs, struct sbx_err *err);
 int changeset_capture(struct changeset *cs, struct sbx_err *err);
 /* Reads change set id (manifest and entries). */
 int changeset_load(const char *id, struct changeset *cs, struct sbx_err *err);

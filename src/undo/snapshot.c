@@ -22,6 +22,7 @@
 
 #include "base/paths.h"
 #include "base/util.h"
+#include "undo/changeset.h"
 #include "undo/snapshot_copy.h"
 #include "undo/snapshot_pause.h"
 
@@ -76,6 +77,11 @@ static int manifest_write(int dfd, const struct snapshot_info *in, const char *d
 	json_object_object_add(o, "created", json_object_new_int64(in->created));
 	json_object_object_add(o, "size", json_object_new_int64((int64_t)in->size));
 	json_object_object_add(o, "files", json_object_new_int64((int64_t)in->files));
+	if (in->project[0]) {
+		json_object_object_add(o, "project", json_object_new_string(in->project));
+		json_object_object_add(o, "project_start_s", json_object_new_int64(in->project_start_s));
+		json_object_object_add(o, "project_start_ns", json_object_new_int64(in->project_start_ns));
+	}
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 	_cleanup_close_ int fd = openat(dfd, "manifest.json", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int r = fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s) && write(fd, "\n", 1) == 1 ? 0 : -1;
@@ -117,7 +123,14 @@ static int manifest_read(int dirfd, const char *snap, struct snapshot_info *info
 		info->size = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(o, "files", &v))
 		info->files = (uint64_t)json_object_get_int64(v);
+	copy_str(info->project, sizeof(info->project), o, "project");
+	if (json_object_object_get_ex(o, "project_start_s", &v))
+		info->project_start_s = json_object_get_int64(v);
+	if (json_object_object_get_ex(o, "project_start_ns", &v))
+		info->project_start_ns = json_object_get_int64(v);
 	json_object_put(o);
+	if (info->project[0] && info->project[0] != '/')
+		return err_set(err, EINVAL, "snapshot '%s': its manifest names no absolute project", snap);
 	return 0;
 }
 
@@ -227,8 +240,9 @@ static int workspace_dir(int layer, const char *workspace, struct sbx_err *err)
 	return fd >= 0 ? fd : err_sys(err, "snapshot: the workspace '%s' in the layer", workspace);
 }
 
-/* The copy itself, the session paused around it. */
-static int capture(const struct snapshot_source *src, int layer, struct snapcopy *c,
+/* The copy itself, the session paused around it. proj: the --project
+ * change set's upper and its copy's directory, or -1. */
+static int capture(const struct snapshot_source *src, int layer, const int proj[2], struct snapcopy *c,
 		   struct snapshot_info *info, struct sbx_err *err)
 {
 	_cleanup_close_ int upper = openat(src->staging, src->upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -250,8 +264,39 @@ static int capture(const struct snapshot_source *src, int layer, struct snapcopy
 		snprintf(c->path, sizeof(c->path), "%s", src->workspace);
 		r = wd < 0 || snapcopy_tree(c, ws, wd, err) < 0 || snapcopy_opaque(wd, err) < 0 ? -1 : 0;
 	}
+	if (r == 0 && proj[0] >= 0) {
+		snprintf(c->path, sizeof(c->path), "%s", info->project);
+		r = snapcopy_tree(c, proj[0], proj[1], err);
+	}
 	snappause_end(&p);
 	info->paused_ms = now_ms() - t0;
+	return r;
+}
+
+/* A project session's: its change set's upper (proj[0]) and the
+ * snapshot's project/ (proj[1]); DIR and the set's start into info. */
+static int open_project(const struct snapshot_source *src, int dfd, int proj[2], struct snapshot_info *info,
+			struct sbx_err *err)
+{
+	struct changeset cs;
+
+	proj[0] = proj[1] = -1;
+	if (!src->changes || !*src->changes)
+		return 0;
+	int r = changeset_load(src->changes, &cs, err);
+	if (r == 0) {
+		snprintf(info->project, sizeof(info->project), "%s", cs.project);
+		info->project_start_s = cs.start_s;
+		info->project_start_ns = cs.start_ns;
+		_cleanup_free_ char *up = xasprintf("%s/upper", cs.dir);
+		proj[0] = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (proj[0] < 0)
+			r = err_sys(err, "snapshot: open '%s'", up);
+	}
+	changeset_free(&cs);
+	if (r == 0 && (mkdirat(dfd, "project", 0700) < 0 ||
+		       (proj[1] = openat(dfd, "project", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0))
+		r = err_sys(err, "snapshot: create its project directory");
 	return r;
 }
 
@@ -262,11 +307,17 @@ static int take_into(const struct snapshot_source *src, int tfd, const char *tmp
 	_cleanup_close_ int layer = -1;
 	uint64_t used = snapshot_usage();
 	struct snapcopy c = { .cap = used >= cap ? 1 : cap - used };
+	int proj[2] = { -1, -1 };
 
 	if (dfd < 0 || mkdirat(dfd, "layer", 0755) < 0 ||
 	    (layer = openat(dfd, "layer", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return err_sys(err, "snapshot: create its layer in '%s/%s'", top, tmp);
-	int r = capture(src, layer, &c, info, err);
+	int r = open_project(src, dfd, proj, info, err);
+	if (r == 0)
+		r = capture(src, layer, proj, &c, info, err);
+	for (int i = 0; i < 2; i++)
+		if (proj[i] >= 0)
+			close(proj[i]);
 	snapcopy_free(&c);
 	if (r < 0) {
 		if (err->errnum == EDQUOT)
@@ -280,6 +331,21 @@ static int take_into(const struct snapshot_source *src, int tfd, const char *tmp
 	info->created = (int64_t)time(NULL);
 	_cleanup_free_ char *dir = xasprintf("%s/%s", top, tmp);
 	return manifest_write(dfd, info, dir, err);
+}
+
+int snapshot_project_copy(const char *snap, int dst, uint64_t cap, struct sbx_err *err)
+{
+	_cleanup_close_ int fd = snap_open(snap, NULL, err);
+	if (fd < 0)
+		return -1;
+	_cleanup_close_ int src = openat(fd, "project", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (src < 0)
+		return err_sys(err, "snapshot '%s': its project directory", snap);
+	struct snapcopy c = { .cap = cap };
+	snprintf(c.path, sizeof(c.path), "%s/project", snap);
+	int r = snapcopy_tree(&c, src, dst, err);
+	snapcopy_free(&c);
+	return r;
 }
 
 int snapshot_take(const struct snapshot_source *src, const char *snap, uint64_t cap,

@@ -28,6 +28,7 @@ struct snapshot_source {
 	const char *workspace;  /* the workspace's path inside, or "" */
 	const char *image, *image_digest, *profile;
 	const char *parent;     /* the snapshot the session was forked from, or "" */
+	const char *changes;    /* its --project change set's id, or "": its writes over DIR are kept too */
 	const char *cgroup;     /* its own cgroup v2 directory, or "": then its processes are stopped */
 	pid_t supervisor;       /* whose descendants those processes are */
 };
@@ -39,6 +40,10 @@ struct snapshot_info {
 	char profile[256];
 	char parent[128];
 	int64_t created;
+	/* a session on a project: DIR, and when its change set began (a fork's
+	 * change set begins then too, for apply's conflict check) */
+	char project[4096];
+	int64_t project_start_s, project_start_ns;
 	uint64_t size;
 	uint64_t files;
 	int paused_by_freezer;  /* 1: cgroup freezer, 0: SIGSTOP of its processes */
@@ -66,6 +71,9 @@ int snapshot_list(void (*fn)(const struct snapshot_info *info, void *arg), void 
 int snapshot_remove(const char *snap, struct sbx_err *err);
 /* Bytes all the user's snapshots hold (their manifests' sizes). */
 uint64_t snapshot_usage(void);
+/* A project session's snapshot: its copy of the change set's writes
+ * (snapshots/SNAP/project) copied into the directory dst, within cap. */
+int snapshot_project_copy(const char *snap, int dst, uint64_t cap, struct sbx_err *err);
 /* The layer directory of snap (for image export). */
 int snapshot_layer_dir(const char *snap, char **out, struct sbx_err *err);
 

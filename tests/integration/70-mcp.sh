@@ -315,3 +315,55 @@ PY
 	assert_not_contains "$out" "keep$$" "a snapshot left after the server's own session ended"
 	no_mcp_left "the snapshot tools"
 }
+
+# Issue 36: on a project (`sbxrun mcp --project DIR`), an agent lists and
+# diffs what it changed there; the user's copy is never written, and the
+# change set is the user's to apply when the server has ended.
+test_project_tools_list_and_diff() {
+	mkdir -p proj
+	echo one > proj/a
+	echo bee > proj/b
+	python3 - "$SBX" <<'PY' > out.txt 2>&1
+import json, subprocess, sys
+sbx = sys.argv[1]
+p = subprocess.Popen([sbx, "mcp", "-p", "default", "--image", "tiny", "--project", "proj"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+n = 0
+def call(tool, a):
+    global n
+    n += 1
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": a}}) + "\n").encode())
+    p.stdin.flush()
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == n: return m.get("result", m)
+text = lambda r: "".join(c["text"] for c in r["content"] if c["type"] == "text")
+r = call("list_changes", {}); assert not r.get("isError") and r["structuredContent"]["entries"] == [], r
+o = call("exec", {"cmd": ["sh", "-c", "echo two >> a; rm b; printf 'x\\0y' > bin; cat a"]})["structuredContent"]
+assert o["exit_code"] == 0 and o["stdout"] == "one\ntwo\n", o
+assert open("proj/a").read() == "one\n", "the user's copy was written"
+r = call("list_changes", {}); s = r["structuredContent"]
+assert (s["added"], s["changed"], s["deleted"]) == (1, 1, 1), r
+assert [(e["kind"], e["path"]) for e in s["entries"]] == [("changed", "a"), ("deleted", "b"), ("added", "bin")], r
+r = call("diff_changes", {"paths": ["a"]})
+assert not r.get("isError") and text(r) == "--- a/a\n+++ b/a\n@@ -1,1 +1,2 @@\n one\n+two\n", r
+r = call("diff_changes", {}); t = text(r)
+assert "-bee" in t and "Binary files /dev/null and b/bin differ" in t, r
+r = call("diff_changes", {"paths": "a"}); assert r.get("isError") or "error" in r, r
+print(s["id"])
+p.stdin.close(); p.wait(60)
+print("done")
+PY
+	[ "$(tail -1 out.txt)" = done ] || fail "the project tools: $(cat out.txt)"
+	id=$(tail -2 out.txt | head -1)
+	assert_eq "one" "$(cat proj/a)" "the project after the server ended"
+	run "$SBX" changes show "$id"
+	assert_status 0
+	assert_contains "$out" "changed file"
+	run "$SBX" changes discard "$id"
+	assert_status 0
+	# a server on no project says so
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_changes","arguments":{}}}' > in.txt
+	raw in.txt -p default --image tiny
+	assert_contains "$out" "works on no project"
+	no_mcp_left "the project tools"
+}

@@ -1,0 +1,176 @@
+# `session start --project DIR` (issue 36): a session works on the user's
+# checkout under an overlay; its change set is live while the session runs
+# (listed and diffed, never applied), kept when it stops; a snapshot keeps
+# the project's writes, and a fork and a restore bring them back.
+
+listing() { (cd "$1" && find . -mindepth 1 -printf '%p %y %m %s %T@ %l\n' | sort); }
+sessions=()
+start_session() { # name [options]
+	local name=$1; shift
+	"$SBX" session start "$@" "$name" >/dev/null || fail "session start $name failed"
+	sessions+=("$name")
+	trap 'for s in "${sessions[@]}"; do "$SBX" session stop "$s" >/dev/null 2>&1 || true; done' EXIT
+}
+project() {
+	mkdir -p proj
+	echo one > proj/a
+	echo bee > proj/b
+}
+# The id of the one change set of proj that `changes ls` lists as live.
+live_id() { "$SBX" changes ls | awk -v s="(live: session $1)" 'index($0, s) { print $1 }'; }
+
+test_a_session_on_a_project_is_live_until_it_stops() {
+	local n=ps$$
+	project
+	before=$(listing proj)
+	start_session "$n" --image tiny --project proj
+	run "$SBX" run --session "$n" -- sh -c 'test "$(pwd)" = /workspace && echo two >> a && rm b && echo new > n'
+	assert_status 0
+	run "$SBX" run --session "$n" -- cat a
+	assert_eq "one
+two" "$out" "a second command sees the first's writes"
+	assert_eq "$before" "$(listing proj)" "the project while the session runs"
+	id=$(live_id "$n")
+	[ -n "$id" ] || fail "no live change set listed: $("$SBX" changes ls)"
+	run "$SBX" changes show "$id"
+	assert_status 0
+	assert_eq "changed file                 8  a
+deleted file                 -  b
+added file                   4  n" "$out"
+	assert_contains "$err" "$n still writes it"
+	run "$SBX" changes diff "$id" a
+	assert_eq "--- a/a
++++ b/a
+@@ -1,1 +1,2 @@
+ one
++two" "$out"
+	# a live set is never applied, discarded or pruned under the session
+	run "$SBX" changes apply "$id"
+	assert_bad_input "the session '$n' still writes it; stop it first"
+	run "$SBX" changes discard "$id"
+	assert_bad_input "still writes it"
+	run "$SBX" changes prune --all
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'echo three >> a && cat a'
+	assert_eq "one
+two
+three" "$out" "the session after a prune"
+	assert_eq "$before" "$(listing proj)" "the project after the refusals"
+	# stopping it keeps the set and says so, as a run does
+	run "$SBX" session stop "$n"
+	assert_status 0
+	assert_contains "$err" "sbxrun: changes $id: 1 added, 1 changed, 1 deleted (sbxrun changes show $id)"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq "one
+two
+three" "$(cat proj/a)"
+	[ ! -e proj/b ] && [ "$(cat proj/n)" = new ] || fail "apply: $(ls proj)"
+}
+
+test_a_session_that_changed_nothing_keeps_nothing() {
+	local n=pe$$
+	project
+	start_session "$n" --image tiny --project proj
+	run "$SBX" run --session "$n" -- cat a
+	assert_status 0
+	run "$SBX" session stop "$n"
+	assert_contains "$err" "sbxrun: changes: none, the project is as it was"
+	run "$SBX" changes ls
+	assert_not_contains "$out" "$(cd proj && pwd -P)"
+}
+
+# The supervisor killed: no one holds the set, and the first command that
+# asks for it captures it for good.
+test_a_killed_sessions_set_is_captured_when_asked() {
+	local n=pk$$
+	project
+	start_session "$n" --image tiny --project proj
+	run "$SBX" run --session "$n" -- sh -c 'echo x > x'
+	id=$(live_id "$n")
+	[ -n "$id" ] || fail "no live change set"
+	# the supervisor (and the sandbox's init, its child) has the starter's command line
+	pkill -KILL -u "$(id -u)" -f "session start --image tiny --project proj $n\$" ||
+		fail "no supervisor of $n found"
+	for _ in $(seq 50); do "$SBX" changes ls | grep -q "live: session $n" || break; sleep 0.2; done
+	run "$SBX" changes ls
+	assert_contains "$out" "$id"
+	assert_not_contains "$out" "live: session $n"
+	run "$SBX" changes show "$id"
+	assert_eq "added file                   2  x" "$out"
+	"$SBX" session rm -f "$n" >/dev/null 2>&1 || true
+}
+
+test_a_snapshot_keeps_the_projects_writes_for_a_fork_and_a_restore() {
+	local n=pn$$ f=pf$$
+	project
+	before=$(listing proj)
+	start_session "$n" --image tiny --project proj
+	run "$SBX" run --session "$n" -- sh -c 'echo snap >> a && rm b && echo layer > /etc/mine'
+	assert_status 0
+	run "$SBX" session snapshot "$n" "$n-s"
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'echo later >> a && echo late > late'
+	# the fork: the same project, from the snapshot's writes, not what came after
+	start_session "$f" --from "$n-s"
+	run "$SBX" run --session "$f" -- sh -c 'cat a /etc/mine; ls'
+	assert_eq "one
+snap
+layer
+a" "$out"
+	# the source keeps writing: the fork does not see it, nor the source the fork's
+	run "$SBX" run --session "$n" -- sh -c 'echo source >> a'
+	run "$SBX" run --session "$f" -- sh -c 'echo fork >> a; cat a'
+	assert_eq "one
+snap
+fork" "$out"
+	run "$SBX" run --session "$n" -- cat a
+	assert_eq "one
+snap
+later
+source" "$out"
+	# the restore: back to the snapshot, its later writes gone, one change set
+	run "$SBX" session restore "$n" "$n-s"
+	assert_status 0
+	run "$SBX" run --session "$n" -- sh -c 'cat a; ls'
+	assert_eq "one
+snap
+a" "$out"
+	assert_eq "$before" "$(listing proj)" "the project after the fork and the restore"
+	run "$SBX" changes ls
+	assert_eq 2 "$(printf '%s\n' "$out" | grep -c "$(cd proj && pwd -P)")" "change sets of the source and the fork: $out"
+	"$SBX" session stop "$f" >/dev/null 2>&1
+	"$SBX" session stop "$n" >/dev/null 2>&1
+	run "$SBX" session snapshot-rm "$n-s"
+	assert_status 0
+	run "$SBX" changes prune --all
+	assert_eq "changes prune: 2 change sets removed" "$out"
+}
+
+test_refusals() {
+	local n=pr$$
+	project
+	mkdir other
+	run "$SBX" session start --image tiny --project nosuch "$n"
+	assert_bad_input "--project 'nosuch'"
+	run "$SBX" session ls
+	assert_not_contains "$out" "$n"
+	run "$SBX" changes ls
+	assert_not_contains "$out" "nosuch"
+	start_session "$n" --image tiny
+	run "$SBX" session snapshot "$n" "$n-plain"
+	assert_status 0
+	run "$SBX" session start --from "$n-plain" --project proj "$n-x"
+	assert_bad_input "the snapshot is of a session on no project"
+	start_session "$n-p" --image tiny --project proj
+	run "$SBX" session snapshot "$n-p" "$n-proj"
+	assert_status 0
+	run "$SBX" session start --from "$n-proj" --project other "$n-y"
+	assert_bad_input "the snapshot is of the project '$(cd proj && pwd -P)'"
+	"$SBX" session stop "$n-p" >/dev/null 2>&1
+	"$SBX" session stop "$n" >/dev/null 2>&1
+	"$SBX" session snapshot-rm "$n-plain" >/dev/null
+	"$SBX" session snapshot-rm "$n-proj" >/dev/null
+	run "$SBX" run --session "$n" --project proj -- true
+	assert_bad_input "--project"
+}
