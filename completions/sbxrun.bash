@@ -119,7 +119,7 @@ _sbxrun() {
 		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		rm) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		inspect) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
-		export) opts=" --help -h --verbose -v --trace  --quiet -q --output -o --workspace  --mtime  --format  --max-size " ;;
+		export) opts=" --help -h --verbose -v --trace  --quiet -q --output -o --workspace  --snapshot  --mtime  --format  --max-size " ;;
 		esac ;;
 	profile)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls show export" -- "$cur")); return; fi

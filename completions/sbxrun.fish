@@ -87,6 +87,7 @@ complete -c sbxrun -n '__fish_seen_subcommand_from image; and __fish_seen_subcom
 complete -c sbxrun -n '__fish_seen_subcommand_from session; and __fish_seen_subcommand_from rm' -l force -s f -d 'stop the session first if it is running'
 complete -c sbxrun -n '__fish_seen_subcommand_from image; and __fish_seen_subcommand_from export' -l output -s o -r -F -d 'the file to write (.tar, .tar.gz, .tar.xz or .tar.zst; temporary name, then renamed); required'
 complete -c sbxrun -n '__fish_seen_subcommand_from image; and __fish_seen_subcommand_from export' -l workspace -d 'only a running session'\''s workspace (--format tar)'
+complete -c sbxrun -n '__fish_seen_subcommand_from image; and __fish_seen_subcommand_from export' -l snapshot -d 'the operand is a session snapshot: its whole file system (image, layers, workspace) as an image'
 complete -c sbxrun -n '__fish_seen_subcommand_from image; and __fish_seen_subcommand_from export' -l mtime -r -d 'every entry'\''s modification time, for reproducible output'
 complete -c sbxrun -n '__fish_seen_subcommand_from image; and __fish_seen_subcommand_from export' -l format -r -a 'tar oci docker' -d 'tar, oci (an OCI image layout) or docker (a docker-archive); podman load and skopeo take both'
 complete -c sbxrun -n '__fish_seen_subcommand_from cp' -l max-size -r -d 'write at most SIZE bytes of file data, sparse files staying sparse (default: a session'\''s disk quota plus its image, or twice an image'\''s size)'

@@ -1,5 +1,6 @@
-/* export_cmd.c - `sbxrun image export SESSION|IMAGE -o FILE`: finds the tree
- * (a live session's root, or an image's rootfs) and hands it to the store's
+/* export_cmd.c - `sbxrun image export SESSION|IMAGE|--snapshot SNAP -o FILE`:
+ * finds the tree (a live session's root, a snapshot's through a session
+ * forked from it, or an image's rootfs) and hands it to the store's
  * tarball writer (store/export.c) or its OCI/docker-archive writer
  * (store/oci_export.c). */
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/copycap.h"
+#include "cmd/snapshot_cmd.h"
 #include "session/session.h"
 #include "session/session_client.h"
 #include "store/export.h"
@@ -94,6 +96,20 @@ static int export_image(const char *name, struct export_req *q, struct sbx_err *
 	return r;
 }
 
+/* A snapshot's whole file system, as a session forked from it sees it:
+ * the image under the snapshot's layers, a project snapshot's workspace
+ * the project with its writes (cmd/snapshot_cmd.c). */
+static int export_snapshot(const char *snap, struct export_req *q, struct sbx_err *err)
+{
+	_cleanup_free_ char *session = NULL;
+
+	if (snapshot_cmd_export_start(snap, &session, err) < 0)
+		return err_wrap(err, "image export --snapshot '%s'", snap);
+	int r = export_session(session, q, err);
+	snapshot_cmd_export_end(session);
+	return r;
+}
+
 /* The options, from the table (cli_parse checked --format's value). */
 static int export_options(const struct cli_args *a, struct export_req *q, struct sbx_err *err)
 {
@@ -132,6 +148,8 @@ int cmd_image_export(int argc, char **argv, struct sbx_err *err)
 		return -1;
 	const char *name = argv[a.rest];
 	_cleanup_free_ char *dir = NULL;
+	if (a.v[SBX_K_EXPORT_SNAPSHOT])
+		return export_snapshot(name, &q, err) < 0 ? -1 : 0;
 	if (session_dir(name, &dir, err) < 0)
 		return -1;
 	if (session_alive(dir))

@@ -150,3 +150,47 @@ int snapshot_cmd_restore(const char *name, const char *snap, const char *usage, 
 	config_free(&cfg);
 	return r < 0 ? -1 : 0;
 }
+
+int snapshot_cmd_export_start(const char *snap, char **name, struct sbx_err *err)
+{
+	struct snapshot_info si;
+	struct sbx_config cfg;
+	struct sbx_err ignore;
+	int rest;
+
+	*name = NULL;
+	if (snapshot_read(snap, &si, err) < 0)
+		return -1;
+	_cleanup_free_ char *n = xasprintf("export-%d", (int)getpid());
+	/* the snapshot's profile if it is still there, else the default one */
+	char *argv[] = { "start", "--profile", si.profile[0] ? si.profile : "default", "--net", "none",
+			 "--from", (char *)snap, n, NULL };
+	int r = cli_sandbox_config(8, argv, SBX_CMD_SESSION_START, NULL, &cfg, &rest, &ignore);
+	if (r != 0) {
+		config_free(&cfg);
+		argv[2] = "default";
+		r = cli_sandbox_config(8, argv, SBX_CMD_SESSION_START, NULL, &cfg, &rest, err);
+	}
+	if (r == 0)
+		r = snapshot_cmd_fork(&cfg, err);
+	if (r == 0)
+		r = cfg.project ? project_session_start(&cfg, n, err) : session_start(&cfg, n, err);
+	config_free(&cfg);
+	if (r != 0)
+		return -1;
+	*name = xstrdup(n);
+	return 0;
+}
+
+void snapshot_cmd_export_end(const char *name)
+{
+	_cleanup_free_ char *changes = session_info_string(name, "changes");
+	struct changeset cs = { 0 };
+	struct sbx_err e2;
+
+	if (session_stop(name, &e2) < 0)
+		log_warn("%s", e2.msg);
+	if (changes && changeset_load(changes, &cs, &e2) == 0 && changeset_remove(&cs, &e2) < 0)
+		log_warn("change set %s: %s", changes, e2.msg);
+	changeset_free(&cs);
+}

@@ -12,6 +12,11 @@ int snapshot_cmd_take(const char *name, const char *snap, struct sbx_err *err);
 int snapshot_cmd_fork(struct sbx_config *cfg, struct sbx_err *err);
 int snapshot_cmd_list(struct sbx_err *err);
 int snapshot_cmd_rm(const char *snap, struct sbx_err *err);
+/* `image export --snapshot SNAP`: a session of its own, forked from SNAP
+ * (no network), named *name; snapshot_cmd_export_end stops it and drops
+ * the change set a project snapshot's fork made. */
+int snapshot_cmd_export_start(const char *snap, char **name, struct sbx_err *err);
+void snapshot_cmd_export_end(const char *name);
 int snapshot_cmd_restore(const char *name, const char *snap, const char *usage, struct sbx_err *err);
 
 #endif

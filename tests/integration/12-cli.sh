@@ -16,7 +16,7 @@ test_help_of_every_command() {
 		[ -z "$err" ] || fail "sbxrun $c --help wrote to stderr: $err"
 	done
 	run "$SBX" image --help
-	assert_contains "$out" "  export [OPTIONS] SESSION|IMAGE -o FILE"
+	assert_contains "$out" "  export [OPTIONS] SESSION|IMAGE|--snapshot SNAP -o FILE"
 	assert_contains "$out" "--workspace"
 	run "$SBX" image export --help
 	assert_contains "$out" "--format FORMAT"

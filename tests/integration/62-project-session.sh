@@ -174,3 +174,45 @@ test_refusals() {
 	run "$SBX" run --session "$n" --project proj -- true
 	assert_bad_input "--project"
 }
+
+# `image export --snapshot SNAP`: the snapshot's whole file system as an
+# image, through a session forked from it (gone after); a project snapshot's
+# workspace is the project with its writes.
+test_export_a_snapshot() {
+	local n=px$$ p=pxp$$
+	project
+	start_session "$n" --image tiny
+	run "$SBX" run --session "$n" -- sh -c 'echo mine > /etc/mine; echo w > /workspace/w; rm /etc/os-release'
+	run "$SBX" session snapshot "$n" "$n-s"
+	assert_status 0
+	run "$SBX" image export --snapshot "$n-s" -o plain.tar
+	assert_status 0
+	list=$(tar -tf plain.tar)
+	assert_contains "$list" "etc/mine"
+	assert_contains "$list" "workspace/w"
+	assert_not_contains "$list" "etc/os-release" "a file deleted before the snapshot"
+	[ "$(tar -xOf plain.tar ./etc/mine 2>/dev/null || tar -xOf plain.tar etc/mine)" = mine ] || fail "etc/mine in the export"
+	start_session "$p" --image tiny --project proj
+	run "$SBX" run --session "$p" -- sh -c 'echo two >> a; rm b; echo n > n'
+	run "$SBX" session snapshot "$p" "$p-s"
+	assert_status 0
+	run "$SBX" image export --snapshot "$p-s" -o proj.tar
+	assert_status 0
+	list=$(tar -tf proj.tar)
+	assert_contains "$list" "workspace/n"
+	assert_not_contains "$list" "workspace/b"
+	[ "$(tar -xOf proj.tar ./workspace/a 2>/dev/null || tar -xOf proj.tar workspace/a)" = "one
+two" ] || fail "workspace/a in the export: $(tar -xOf proj.tar ./workspace/a 2>&1)"
+	run "$SBX" session ls
+	assert_not_contains "$out" "export-" "the export's own session is left"
+	run "$SBX" changes ls
+	assert_eq 2 "$(printf '%s\n' "$out" | wc -l)" "the export's change set is left: $out"
+	run "$SBX" image export --snapshot nosuch -o x.tar
+	assert_bad_input "no snapshot 'nosuch'"
+	[ ! -e x.tar ] || fail "a file was left for a bad snapshot"
+	"$SBX" session stop "$n" >/dev/null 2>&1
+	"$SBX" session stop "$p" >/dev/null 2>&1
+	"$SBX" session snapshot-rm "$n-s" >/dev/null
+	"$SBX" session snapshot-rm "$p-s" >/dev/null
+	"$SBX" changes prune --all >/dev/null
+}

@@ -90,7 +90,7 @@ static void test_help_lists_everything(void)
 	CHECK_CONTAINS(top, "--trace");
 	free(top);
 	char *img = capture(1, help_of, (void *)options_command_named(NULL, "image"));
-	CHECK_CONTAINS(img, "\n  export [OPTIONS] SESSION|IMAGE -o FILE");
+	CHECK_CONTAINS(img, "\n  export [OPTIONS] SESSION|IMAGE|--snapshot SNAP -o FILE");
 	free(img);
 }
 
