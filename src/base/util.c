@@ -296,7 +296,7 @@ int read_file_beneath(int dirfd, const char *path, size_t max, char **out, size_
 	_cleanup_close_ int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t n = 0;
+	size_t n = 0, cap;
 
 	if (fd < 0)
 		return err_sys(err, "open '%s'", path);
@@ -304,9 +304,16 @@ int read_file_beneath(int dirfd, const char *path, size_t max, char **out, size_
 		return err_sys(err, "stat '%s'", path);
 	if (!S_ISREG(st.st_mode))
 		return err_plain(err, EINVAL, "'%s' is not a regular file", path);
-	buf = xmalloc(max + 1);
+	/* the file's size, not max (a change set's entries may be 2G): a
+	 * machine of 2G refuses that much at once; grown if the file grows */
+	cap = (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : max;
+	buf = xmalloc(cap + 1);
 	for (;;) {
-		ssize_t r = read(fd, buf + n, max - n);
+		if (n == cap && cap < max) {
+			cap = cap > max / 2 ? max : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)

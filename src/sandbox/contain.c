@@ -52,13 +52,22 @@ static int close_fds(struct contain *c, struct sbx_err *err)
 	return 0;
 }
 
+/* The first GO may hand over a root caller's --project DIR, idmapped
+ * (idmap.h); open_sources takes it. */
 static int wait_go(struct contain *c, struct sbx_err *err)
 {
 	struct sbx_msg m;
+	int fds[SBX_MSG_MAX_FDS];
+	size_t n = 0;
 
 	(void)err;
-	if (msg_recv(c->fd, &m, NULL, NULL) != 0 || m.type != SBX_MSG_GO)
+	if (msg_recv(c->fd, &m, fds, &n) != 0 || m.type != SBX_MSG_GO)
 		_exit(125); /* the host side is gone */
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 && c->go_fd < 0)
+			c->go_fd = fds[i];
+		else
+			close(fds[i]);
 	log_trace("child: go");
 	return 0;
 }
@@ -79,7 +88,7 @@ static int own_ucounts(struct contain *c, struct sbx_err *err)
  * root's directories as their owner. */
 static int open_sources(struct contain *c, struct sbx_err *err)
 {
-	return mounts_open_sources(c->plan, &c->ms, err);
+	return mounts_open_sources(c->plan, steal_fd(c->go_fd), &c->ms, err);
 }
 
 static int identity(struct contain *c, struct sbx_err *err)

@@ -29,6 +29,8 @@ struct contain {
 	size_t nsignals;
 	int code;           /* after a failure: the exit status (125; exec's 126, 127) */
 	struct sbx_mount_src ms; /* the child: host sources, opened before its identity */
+	int go_fd;          /* the child: an fd the host side sent with GO (a root
+			     * caller's --project DIR, idmapped), or -1 */
 	struct nethelper net;    /* the child: the network namespace's helper */
 };
 

@@ -574,20 +574,45 @@ static int seed_workspace(int rootfd, const char *workspace, const char *ws, str
 	return 0;
 }
 
+/* A root caller's DIR comes idmapped (idmap.h), as a detached mount: the
+ * overlay takes a lower layer only from a mount of its own namespace, so
+ * it is attached in the staging area first, and detached again once the
+ * overlay holds its own clone of it. */
+#define PROJECT_LOWER "project"
+
+static int attach_project(const struct sbx_mount_src *ms, char *lower, size_t size,
+			  struct sbx_err *err)
+{
+	if (!ms->project_idmapped) {
+		fdpath(lower, size, ms->project);
+		return 0;
+	}
+	if (mkdir(PROJECT_LOWER, 0700) < 0 ||
+	    syscall(SYS_move_mount, ms->project, "", AT_FDCWD, PROJECT_LOWER, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return err_sys(err, "attach the project's idmapped mount");
+	snprintf(lower, size, "%s/%s", STAGING, PROJECT_LOWER); /* mount_on enters the target */
+	return 0;
+}
+
 /* --project: an overlay at the workspace whose lower layer is DIR (the
  * kernel's overlay never writes a lower layer) and whose upper and work are
  * the change set's, on the host's disk, where they stay after the run. */
 static int setup_project(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
 			 struct sbx_err *err)
 {
-	char opts[256];
+	char opts[256], lower[64];
 
+	if (attach_project(ms, lower, sizeof(lower), err) < 0)
+		return -1;
 	snprintf(opts, sizeof(opts),
-		 "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d/upper,"
-		 "workdir=/proc/self/fd/%d/work,userxattr",
-		 ms->project, ms->project_layer, ms->project_layer);
-	return mount_on(rootfd, plan->workspace, 1, "overlay", "overlay", MS_NOSUID | MS_NODEV,
-			opts, err);
+		 "lowerdir=%s,upperdir=/proc/self/fd/%d/upper,workdir=/proc/self/fd/%d/work,userxattr",
+		 lower, ms->project_layer, ms->project_layer);
+	if (mount_on(rootfd, plan->workspace, 1, "overlay", "overlay", MS_NOSUID | MS_NODEV,
+		     opts, err) < 0)
+		return -1;
+	if (ms->project_idmapped && umount2(PROJECT_LOWER, MNT_DETACH) < 0)
+		return err_sys(err, "detach the project's idmapped mount");
+	return 0;
 }
 
 static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
@@ -629,13 +654,16 @@ static int open_source(const char *path, struct sbx_err *err)
 }
 
 /* DIR as the host side found it (same device and inode), not what a
- * rename put at its path since; the change set's directory without a
- * symlink on the way. */
-static int open_project(const struct sbx_plan *plan, struct sbx_mount_src *ms, struct sbx_err *err)
+ * rename put at its path since, or as the host side handed it over
+ * (idmapped, checked there); the change set's directory without a symlink
+ * on the way. */
+static int open_project(const struct sbx_plan *plan, int idmapped, struct sbx_mount_src *ms,
+			struct sbx_err *err)
 {
 	struct stat st;
 
-	ms->project = open(plan->project.src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ms->project_idmapped = idmapped >= 0;
+	ms->project = idmapped >= 0 ? idmapped : open(plan->project.src, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ms->project < 0 || fstat(ms->project, &st) < 0)
 		return err_sys(err, "--project: open '%s'", plan->project.src);
 	if (st.st_dev != plan->project.dev || st.st_ino != plan->project.ino)
@@ -645,10 +673,11 @@ static int open_project(const struct sbx_plan *plan, struct sbx_mount_src *ms, s
 	return ms->project_layer < 0 ? err_sys(err, "--project: open '%s'", plan->project.layer) : 0;
 }
 
-int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
+int mounts_open_sources(const struct sbx_plan *plan, int project_fd, struct sbx_mount_src *ms,
 			struct sbx_err *err)
 {
 	ms->lower = ms->run_dir = ms->ca = ms->project = ms->project_layer = ms->staging = -1;
+	ms->project_idmapped = 0;
 	/* no malloc without binds: in the forked child it copies heap pages */
 	ms->binds = plan->nbinds ? xcalloc(plan->nbinds, sizeof(int)) : NULL;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -664,7 +693,7 @@ int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
 		return -1;
 	if (plan->net.ca_file && (ms->ca = open_source(plan->net.ca_file, err)) < 0)
 		return -1;
-	if (plan->project.src && open_project(plan, ms, err) < 0)
+	if (plan->project.src && open_project(plan, project_fd, ms, err) < 0)
 		return -1;
 	for (size_t i = 0; i < plan->nbinds; i++)
 		if ((ms->binds[i] = open_source(plan->binds[i].src, err)) < 0) {

@@ -16,11 +16,14 @@ struct sbx_mount_src {
 	int ca;
 	int project;       /* --project: DIR, and the directory of its upper and work */
 	int project_layer;
+	int project_idmapped; /* project is a root caller's DIR, a detached idmapped mount */
 	int *binds;
 };
 
-/* Child side, first: makes mounts private, opens the host paths to mount. */
-int mounts_open_sources(const struct sbx_plan *plan, struct sbx_mount_src *ms,
+/* Child side, first: makes mounts private, opens the host paths to mount.
+ * project_fd: DIR as the host side handed it over with GO (a root caller's,
+ * idmapped: idmap.h), taken over; -1: DIR is opened here. */
+int mounts_open_sources(const struct sbx_plan *plan, int project_fd, struct sbx_mount_src *ms,
 			struct sbx_err *err);
 /* Child side, with the namespace's capabilities; ends inside the new root.
  * With plan->fuse_bin, the root is a FUSE mount whose fd (with the user and

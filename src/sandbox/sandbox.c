@@ -26,6 +26,7 @@
 #include "net/dnsstub.h"
 #include "net/proxy.h"
 #include "sandbox/child.h"
+#include "sandbox/idmap.h"
 #include "term/pty.h"
 #include "sandbox/supervise.h"
 #include "sandbox/userns.h"
@@ -75,8 +76,10 @@ static void userns_hint(struct sbx_err *err)
 		err_hint(err, "%s", hint);
 }
 
-/* Host side, after clone: id maps, then wait for the child's fds. */
-static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
+/* Host side, after clone: id maps, GO (with a root caller's --project DIR,
+ * idmapped, when there is one), then wait for the child's fds. */
+static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int project_fd,
+		       struct sbx_err *err)
 {
 	struct sbx_msg m = { .type = SBX_MSG_GO };
 	size_t n = 0;
@@ -87,7 +90,7 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 		userns_hint(err);
 		return -1;
 	}
-	if (msg_send(sb->sync, &m, NULL, 0) < 0)
+	if (msg_send(sb->sync, &m, project_fd >= 0 ? &project_fd : NULL, project_fd >= 0) < 0)
 		return err_sys(err, "start the sandbox");
 	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 &&
 	       (m.type == SBX_MSG_PROXY || m.type == SBX_MSG_DNS || m.type == SBX_MSG_FUSE)) {
@@ -128,9 +131,13 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
 {
 	int sv[2];
+	_cleanup_close_ int project_fd = -1;
 
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->sync = sb->proxy_fd = sb->dns_fd = sb->fuse.pidfd = -1;
+	/* root's sandbox is another uid: DIR's owner is shown as that one */
+	if (plan->project.src && geteuid() == 0 && (project_fd = idmap_project(plan, err)) < 0)
+		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, "socketpair");
 	sb->pid = clone_sandbox(&sb->pidfd, err);
@@ -147,7 +154,7 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 	sb->sync = sv[0];
 	if (!plan->pid1_loop)
 		limits_kill_as_group(&plan->lim);
-	if (limits_attach(&plan->lim, sb->pid, err) < 0 || start_child(plan, sb, err) < 0) {
+	if (limits_attach(&plan->lim, sb->pid, err) < 0 || start_child(plan, sb, project_fd, err) < 0) {
 		supervise_kill(sb->pid, sb->pidfd);
 		sandbox_release(sb);
 		return -1;

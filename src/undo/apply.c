@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/fsuid.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,6 +31,16 @@ struct apply {
 	int upper; /* the change set's upper */
 	struct apply_report *rep;
 	struct sbx_err *err;
+	uid_t uid; /* root applying to a project of another's: DIR's owner and */
+	gid_t gid; /* group, as whom it writes; uid 0 otherwise */
+};
+
+/* What an entry writes, read from the change set before anything is
+ * written, as the caller (the change set is the caller's own). */
+struct source {
+	int fd;                      /* a file's or a directory's */
+	struct stat st;
+	char target[PATH_MAX + 1];   /* a symlink's */
 };
 
 /* "LABEL: WHY: 'PATH'", the path escaped. */
@@ -147,21 +159,16 @@ static void tmp_name(char *buf, size_t size)
 
 /* The sandbox's file (a regular one, opened beneath upper) as a new file
  * renamed over name: mode without setuid, setgid or sticky bits. */
-static int put_file(const struct apply *a, const struct cs_entry *e, int pfd, const char *name)
+static int put_file(const struct apply *a, const struct cs_entry *e, const struct source *src,
+		    int pfd, const char *name)
 {
 	char tmp[64];
-	struct stat st;
-	_cleanup_close_ int src = beneath(a->upper, e->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY);
 
-	if (src < 0 || fstat(src, &st) < 0)
-		return err_sys(a->err, "change set: open '%s'", e->path);
-	if (!S_ISREG(st.st_mode))
-		return err_set(a->err, 0, "change set: '%s' is no longer a regular file", e->path);
 	tmp_name(tmp, sizeof(tmp));
 	_cleanup_close_ int dst = openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (dst < 0)
 		return err_sys(a->err, "create a file beside '%s'", e->path);
-	if (copy_sparse(src, dst, st.st_size) < 0 || fchmod(dst, st.st_mode & 0777) < 0) {
+	if (copy_sparse(src->fd, dst, src->st.st_size) < 0 || fchmod(dst, src->st.st_mode & 0777) < 0) {
 		int saved = errno;
 		unlinkat(pfd, tmp, 0);
 		errno = saved;
@@ -171,38 +178,72 @@ static int put_file(const struct apply *a, const struct cs_entry *e, int pfd, co
 		: (unlinkat(pfd, tmp, 0), err_sys(a->err, "rename over '%s'", e->path));
 }
 
-static int put_symlink(const struct apply *a, const struct cs_entry *e, int pfd, const char *name)
+static int put_symlink(const struct apply *a, const struct cs_entry *e, const struct source *src,
+		       int pfd, const char *name)
 {
-	char target[PATH_MAX + 1], tmp[64];
-	const char *uname;
-	_cleanup_close_ int upfd = parent_of(a->upper, e->path, &uname);
-	ssize_t n = upfd < 0 ? -1 : readlinkat(upfd, uname, target, sizeof(target) - 1);
+	char tmp[64];
 
-	if (n < 0)
-		return err_sys(a->err, "change set: read the symlink '%s'", e->path);
-	target[n] = '\0';
 	tmp_name(tmp, sizeof(tmp));
-	if (symlinkat(target, pfd, tmp) < 0)
+	if (symlinkat(src->target, pfd, tmp) < 0)
 		return err_sys(a->err, "make the symlink '%s'", e->path);
 	return 0 == renameat(pfd, tmp, pfd, name) ? 0
 		: (unlinkat(pfd, tmp, 0), err_sys(a->err, "rename over '%s'", e->path));
 }
 
-static int put_dir(const struct apply *a, const struct cs_entry *e, int pfd, const char *name)
+static int put_dir(const struct apply *a, const struct cs_entry *e, const struct source *src,
+		   int pfd, const char *name)
 {
-	struct stat st, hs;
-	_cleanup_close_ int src = beneath(a->upper, e->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	struct stat hs;
 
-	if (src < 0 || fstat(src, &st) < 0)
-		return err_sys(a->err, "change set: open '%s'", e->path);
 	if (fstatat(pfd, name, &hs, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(hs.st_mode) && e->kind == CS_ADDED)
 		return 0;
-	if (mkdirat(pfd, name, st.st_mode & 0777) < 0)
+	if (mkdirat(pfd, name, src->st.st_mode & 0777) < 0)
 		return err_sys(a->err, "make the directory '%s'", e->path);
 	return 0;
 }
 
-static int apply_one(const struct apply *a, const struct cs_entry *e)
+static int read_source(const struct apply *a, const struct cs_entry *e, struct source *src)
+{
+	const char *uname;
+
+	if (e->kind == CS_DELETED)
+		return 0;
+	if (e->type == CS_SYMLINK) {
+		_cleanup_close_ int upfd = parent_of(a->upper, e->path, &uname);
+		ssize_t n = upfd < 0 ? -1 : readlinkat(upfd, uname, src->target, sizeof(src->target) - 1);
+		if (n < 0)
+			return err_sys(a->err, "change set: read the symlink '%s'", e->path);
+		src->target[n] = '\0';
+		return 0;
+	}
+	if (e->type != CS_FILE && e->type != CS_DIR)
+		return 0;
+	src->fd = beneath(a->upper, e->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
+			  (e->type == CS_DIR ? O_DIRECTORY : 0));
+	if (src->fd < 0 || fstat(src->fd, &src->st) < 0)
+		return err_sys(a->err, "change set: open '%s'", e->path);
+	if (e->type == CS_FILE && !S_ISREG(src->st.st_mode))
+		return err_set(a->err, 0, "change set: '%s' is no longer a regular file", e->path);
+	return 0;
+}
+
+/* Root applying to a project of another's writes as DIR's owner and group
+ * (with no other group: apply_changeset clears them), so it never writes
+ * where the owner could not, and what it makes is the owner's. */
+static int as_owner(const struct apply *a, int enter)
+{
+	if (!a->uid)
+		return 0;
+	uid_t uid = enter ? a->uid : 0;
+	gid_t gid = enter ? a->gid : 0;
+
+	setfsgid(gid);
+	setfsuid(uid);
+	/* each returns the id before the call: -1 changes nothing */
+	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid ? 0 : -1;
+}
+
+static int write_entry(const struct apply *a, const struct cs_entry *e, const struct source *src)
 {
 	const char *name;
 	_cleanup_close_ int pfd = parent_of(a->dir, e->path, &name);
@@ -217,11 +258,28 @@ static int apply_one(const struct apply *a, const struct cs_entry *e)
 			return 0;
 	}
 	switch (e->type) {
-	case CS_FILE: return put_file(a, e, pfd, name);
-	case CS_SYMLINK: return put_symlink(a, e, pfd, name);
-	case CS_DIR: return put_dir(a, e, pfd, name);
+	case CS_FILE: return put_file(a, e, src, pfd, name);
+	case CS_SYMLINK: return put_symlink(a, e, src, pfd, name);
+	case CS_DIR: return put_dir(a, e, src, pfd, name);
 	}
 	return 0;
+}
+
+static int apply_one(const struct apply *a, const struct cs_entry *e)
+{
+	struct source src = { .fd = -1 };
+	int r = read_source(a, e, &src);
+
+	if (r == 0 && as_owner(a, 1) < 0) {
+		as_owner(a, 0);
+		r = err_set(a->err, EPERM, "write as the project's owner (uid %u)", (unsigned)a->uid);
+	} else if (r == 0) {
+		r = write_entry(a, e, &src);
+		as_owner(a, 0);
+	}
+	if (src.fd >= 0)
+		close(src.fd);
+	return r;
 }
 
 /* Below something left out (a conflict, a special file) nothing applies. */
@@ -231,13 +289,68 @@ static int under(const char *path, const char *dir)
 	return !strncmp(path, dir, l) && path[l] == '/';
 }
 
+/* Each selected entry checked against the host (rep: its conflicts and
+ * what is never applied); skip[i] set for what is left out. */
+static void check_entries(const struct apply *a, char *const *paths, size_t npaths, char *skip)
+{
+	for (size_t i = 0; i < a->cs->n; i++) {
+		const struct cs_entry *e = &a->cs->e[i];
+		const char *why = selected(e, paths, npaths) ? conflict(a, e) : NULL;
+		skip[i] = !selected(e, paths, npaths);
+		if (why) {
+			skip[i] = 2;
+			a->rep->conflicts++;
+			say(a->rep, "conflict", why, e->path);
+		} else if (e->type == CS_OTHER && e->kind != CS_DELETED) {
+			skip[i] = 1;
+			a->rep->skipped++;
+			say(a->rep, "skipped", "a device, FIFO or socket is never applied", e->path);
+		}
+	}
+}
+
+/* The entries in changeset order (a directory's whole tree after it). */
+static int write_entries(const struct apply *a, const char *skip)
+{
+	const char *left_out = NULL;
+
+	for (size_t i = 0; i < a->cs->n; i++) {
+		if (left_out && under(a->cs->e[i].path, left_out))
+			continue;
+		left_out = skip[i] ? a->cs->e[i].path : NULL;
+		if (skip[i])
+			continue;
+		if (apply_one(a, &a->cs->e[i]) < 0)
+			return -1;
+		a->rep->applied++;
+	}
+	return 0;
+}
+
+/* As another's owner, root has no supplementary group while it writes
+ * (root's own, group 0 among them, would let it write where the owner
+ * could not); they are given back after. */
+static int owner_writes(const struct apply *a, const char *skip)
+{
+	if (!a->uid)
+		return write_entries(a, skip);
+	int n = getgroups(0, NULL);
+	_cleanup_free_ gid_t *groups = xcalloc(n > 0 ? (size_t)n : 1, sizeof(gid_t));
+	if (n < 0 || getgroups(n, groups) != n || setgroups(0, NULL) < 0)
+		return err_sys(a->err, "drop root's groups to write as the project's owner");
+	int r = write_entries(a, skip);
+	if (setgroups((size_t)n, groups) < 0 && r == 0)
+		r = err_sys(a->err, "restore root's groups");
+	return r;
+}
+
 int apply_changeset(const struct changeset *cs, char *const *paths, size_t npaths, bool force_rest,
 		    struct apply_report *rep, struct sbx_err *err)
 {
 	struct stat st;
 	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
 	_cleanup_free_ char *skip = xcalloc(cs->n ? cs->n : 1, 1);
-	struct apply a = { cs, -1, -1, rep, err };
+	struct apply a = { cs, -1, -1, rep, err, 0, 0 };
 	int r = -1;
 
 	if (!cs->captured)
@@ -248,42 +361,21 @@ int apply_changeset(const struct changeset *cs, char *const *paths, size_t npath
 			cs->project);
 		goto out;
 	}
+	if (geteuid() == 0 && st.st_uid != 0) {
+		a.uid = st.st_uid;
+		a.gid = st.st_gid;
+	}
 	if ((a.upper = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		err_sys(err, "open '%s'", up);
 		goto out;
 	}
-	for (size_t i = 0; i < cs->n; i++) {
-		const struct cs_entry *e = &cs->e[i];
-		const char *why = selected(e, paths, npaths) ? conflict(&a, e) : NULL;
-		skip[i] = !selected(e, paths, npaths);
-		if (why) {
-			skip[i] = 2;
-			rep->conflicts++;
-			say(rep, "conflict", why, e->path);
-		} else if (e->type == CS_OTHER && e->kind != CS_DELETED) {
-			skip[i] = 1;
-			rep->skipped++;
-			say(rep, "skipped", "a device, FIFO or socket is never applied", e->path);
-		}
-	}
+	check_entries(&a, paths, npaths, skip);
 	if (rep->conflicts && !force_rest) {
 		err_set(err, 0, "change set %s: %zu conflict%s, nothing applied (--force-rest applies the rest)",
 			cs->id, rep->conflicts, rep->conflicts == 1 ? "" : "s");
 		goto out;
 	}
-	/* entries come in changeset order: a directory's whole tree after it */
-	const char *left_out = NULL;
-	for (size_t i = 0; i < cs->n; i++) {
-		if (left_out && under(cs->e[i].path, left_out))
-			continue;
-		left_out = skip[i] ? cs->e[i].path : NULL;
-		if (skip[i])
-			continue;
-		if (apply_one(&a, &cs->e[i]) < 0)
-			goto out;
-		rep->applied++;
-	}
-	r = 0;
+	r = owner_writes(&a, skip);
 out:
 	if (a.dir >= 0)
 		close(a.dir);

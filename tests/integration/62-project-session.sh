@@ -1,3 +1,4 @@
+# also-as-root
 # `session start --project DIR` (issue 36): a session works on the user's
 # checkout under an overlay; its change set is live while the session runs
 # (listed and diffed, never applied), kept when it stops; a snapshot keeps
