@@ -55,7 +55,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net docs check-vm check-fresh
+.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net bench-undo docs check-vm check-fresh
 
 all: $(BIN)
 
@@ -182,6 +182,12 @@ bench-ab: all
 bench-net: all
 	sh tests/deps.sh bench
 	bash bench/netstart.sh $(BASE)
+
+# Issue 36's undo and branch goals: run --project on a 1 GB checkout, changes
+# diff and apply of 10,000 files, session snapshot and fork (bench/undo.sh).
+bench-undo: all
+	sh tests/deps.sh bench
+	bash bench/undo.sh
 
 # A Debian package (debian/, debhelper) in build/deb/: source and binary
 # packages, built by dpkg-buildpackage in a copy of the checkout's files (git

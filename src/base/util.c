@@ -430,6 +430,12 @@ static int rm_entry(int dirfd, const char *name, void *arg)
 	const struct rm_ctx *c = arg;
 	struct stat st;
 
+	/* most entries are files: unlinked without a stat first (a directory
+	 * answers EISDIR) */
+	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return err_sys(c->err, "unlink '%s'", name);
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : err_sys(c->err, "stat '%s'", name);
 	if (!S_ISDIR(st.st_mode)) {

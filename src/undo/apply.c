@@ -4,7 +4,9 @@
  * that entry out); then the entries, in path order (a directory before
  * what is in it), each below a handle of its parent directory opened
  * beneath DIR with no symlink on the way. A file is written to a
- * temporary name in that directory and renamed over its own. */
+ * temporary name in that directory and renamed over its own; when the whole
+ * set applies (and is removed after), a file the caller owns is moved out
+ * of the set instead, and exchanged with the host's (move_file). */
 #define _GNU_SOURCE
 #include "undo/apply.h"
 
@@ -20,10 +22,19 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "base/util.h"
 #include "store/digest.h"
+
+/* The directory of the last path opened, kept for its siblings (entries
+ * come in path order, so siblings come together). */
+struct parent {
+	char *path;
+	int fd;
+	struct stat st;
+};
 
 struct apply {
 	const struct changeset *cs;
@@ -33,6 +44,10 @@ struct apply {
 	struct sbx_err *err;
 	uid_t uid; /* root applying to a project of another's: DIR's owner and */
 	gid_t gid; /* group, as whom it writes; uid 0 otherwise */
+	bool move; /* the whole set applies, to be removed: files may move out */
+	uid_t cuid; /* the caller's, which a copy gets */
+	gid_t cgid;
+	struct parent dirp, upperp;
 };
 
 /* What an entry writes, read from the change set before anything is
@@ -80,6 +95,34 @@ static int parent_of(int root, const char *path, const char **name)
 	return beneath(root, dir, O_RDONLY | O_DIRECTORY);
 }
 
+static void parent_drop(struct parent *p)
+{
+	free(p->path);
+	if (p->fd >= 0)
+		close(p->fd);
+	*p = (struct parent){ .fd = -1 };
+}
+
+/* parent_of, the handle kept for the next path in the same directory (not
+ * to be closed by the caller). */
+static int parent_cached(struct parent *p, int root, const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+
+	if (p->path && strlen(p->path) == len && !strncmp(p->path, path, len)) {
+		*name = slash ? slash + 1 : path;
+		return p->fd;
+	}
+	parent_drop(p);
+	int fd = parent_of(root, path, name);
+	if (fd >= 0 && fstat(fd, &p->st) == 0)
+		p->path = strndup(path, len), p->fd = fd;
+	else if (fd >= 0)
+		close(fd), fd = -1;
+	return fd;
+}
+
 static int selected(const struct cs_entry *e, char *const *paths, size_t npaths)
 {
 	if (!npaths)
@@ -100,13 +143,13 @@ static int selected(const struct cs_entry *e, char *const *paths, size_t npaths)
 }
 
 /* Does the host still have at e->path what the run's end found there? */
-static const char *conflict(const struct apply *a, const struct cs_entry *e)
+static const char *conflict(struct apply *a, const struct cs_entry *e)
 {
 	const char *name;
 	struct stat st;
 	char hex[SBX_DIGEST_HEX + 1];
 	struct sbx_err ignored;
-	_cleanup_close_ int pfd = parent_of(a->dir, e->path, &name);
+	int pfd = parent_cached(&a->dirp, a->dir, e->path, &name);
 
 	if (e->moved)
 		return "changed on the host while the run was going";
@@ -157,12 +200,57 @@ static void tmp_name(char *buf, size_t size)
 	snprintf(buf, size, ".sbxrun-apply-%08x", r);
 }
 
+/* Only the overlay's own attributes on the sandbox's file (they are
+ * removed): a copy keeps none, nor may a moved file. */
+static bool bare(int fd)
+{
+	char list[4096];
+	ssize_t n = flistxattr(fd, list, sizeof(list));
+
+	if (n < 0)
+		return errno == ENOTSUP;
+	for (char *k = list; k < list + n; k += strlen(k) + 1)
+		if (strncmp(k, "user.overlay.", 13) != 0 || fremovexattr(fd, k) < 0)
+			return false;
+	return true;
+}
+
+/* The sandbox's file moved to name, as a copy would have made it: the
+ * caller's, one link, the group a new file there gets, no attribute, the
+ * mode without setuid, setgid or sticky bits. The host's file, if any, is
+ * exchanged into the set (removed with it): a reader sees the old file or
+ * the new one, and ext4 starts no write-back for a rename over a file.
+ * 1: not moved (another file system, another owner...), copy it. */
+static int move_file(struct apply *a, const struct cs_entry *e, int src, const struct stat *st, int pfd,
+		     const char *name)
+{
+	const struct stat *ps = &a->dirp.st; /* pfd's */
+	const char *uname = strrchr(e->path, '/') ? strrchr(e->path, '/') + 1 : e->path;
+	int upfd = a->upperp.fd; /* src's directory (put_file) */
+
+	if (!a->move || a->uid || st->st_nlink != 1 || st->st_uid != a->cuid || st->st_dev != ps->st_dev ||
+	    st->st_gid != (ps->st_mode & S_ISGID ? ps->st_gid : a->cgid) || !bare(src))
+		return 1;
+	if (fchmod(src, st->st_mode & 0777) < 0)
+		return err_sys(a->err, "change set: mode of '%s'", e->path);
+	unsigned flags = e->kind == CS_CHANGED ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+	if (renameat2(upfd, uname, pfd, name, flags) == 0)
+		return 0;
+	if (errno == EXDEV || errno == EACCES || errno == EPERM || errno == EINVAL)
+		return 1;
+	return err_sys(a->err, "move '%s' into the project", e->path);
+}
+
 /* The sandbox's file (a regular one, opened beneath upper) as a new file
  * renamed over name: mode without setuid, setgid or sticky bits. */
-static int put_file(const struct apply *a, const struct cs_entry *e, const struct source *src,
+static int put_file(struct apply *a, const struct cs_entry *e, const struct source *src,
 		    int pfd, const char *name)
 {
 	char tmp[64];
+	int r = move_file(a, e, src->fd, &src->st, pfd, name);
+
+	if (r <= 0)
+		return r;
 
 	tmp_name(tmp, sizeof(tmp));
 	_cleanup_close_ int dst = openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -202,7 +290,7 @@ static int put_dir(const struct apply *a, const struct cs_entry *e, const struct
 	return 0;
 }
 
-static int read_source(const struct apply *a, const struct cs_entry *e, struct source *src)
+static int read_source(struct apply *a, const struct cs_entry *e, struct source *src)
 {
 	const char *uname;
 
@@ -218,8 +306,12 @@ static int read_source(const struct apply *a, const struct cs_entry *e, struct s
 	}
 	if (e->type != CS_FILE && e->type != CS_DIR)
 		return 0;
-	src->fd = beneath(a->upper, e->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
-			  (e->type == CS_DIR ? O_DIRECTORY : 0));
+	if (e->type == CS_FILE) { /* beside its siblings: their directory's handle (move_file's too) */
+		int upfd = parent_cached(&a->upperp, a->upper, e->path, &uname);
+		src->fd = upfd < 0 ? -1 : openat(upfd, uname, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	} else {
+		src->fd = beneath(a->upper, e->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_DIRECTORY);
+	}
 	if (src->fd < 0 || fstat(src->fd, &src->st) < 0)
 		return err_sys(a->err, "change set: open '%s'", e->path);
 	if (e->type == CS_FILE && !S_ISREG(src->st.st_mode))
@@ -243,13 +335,10 @@ static int as_owner(const struct apply *a, int enter)
 	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid ? 0 : -1;
 }
 
-static int write_entry(const struct apply *a, const struct cs_entry *e, const struct source *src)
+/* What makes or removes a directory, a symlink or a replaced file. */
+static int apply_tree(struct apply *a, const struct cs_entry *e, const struct source *src, int pfd,
+		      const char *name)
 {
-	const char *name;
-	_cleanup_close_ int pfd = parent_of(a->dir, e->path, &name);
-
-	if (pfd < 0)
-		return err_sys(a->err, "open the directory of '%s' beneath the project", e->path);
 	/* what goes away first: a deletion, what a replacement replaces */
 	if (e->kind == CS_DELETED || e->kind == CS_REPLACED || (e->kind == CS_CHANGED && e->type == CS_DIR)) {
 		if (rm_rf_at(pfd, name, a->err) < 0)
@@ -265,7 +354,27 @@ static int write_entry(const struct apply *a, const struct cs_entry *e, const st
 	return 0;
 }
 
-static int apply_one(const struct apply *a, const struct cs_entry *e)
+static int write_entry(struct apply *a, const struct cs_entry *e, const struct source *src)
+{
+	const char *name;
+	/* a file written beside its siblings keeps their directory's handle;
+	 * anything that makes or removes a directory drops it */
+	bool plain = e->type == CS_FILE && (e->kind == CS_CHANGED || e->kind == CS_ADDED);
+	if (!plain)
+		parent_drop(&a->dirp);
+	int pfd = parent_cached(&a->dirp, a->dir, e->path, &name);
+
+	if (pfd < 0)
+		return err_sys(a->err, "open the directory of '%s' beneath the project", e->path);
+	if (!plain) {
+		int r = apply_tree(a, e, src, pfd, name);
+		parent_drop(&a->dirp);
+		return r;
+	}
+	return put_file(a, e, src, pfd, name);
+}
+
+static int apply_one(struct apply *a, const struct cs_entry *e)
 {
 	struct source src = { .fd = -1 };
 	int r = read_source(a, e, &src);
@@ -291,7 +400,7 @@ static int under(const char *path, const char *dir)
 
 /* Each selected entry checked against the host (rep: its conflicts and
  * what is never applied); skip[i] set for what is left out. */
-static void check_entries(const struct apply *a, char *const *paths, size_t npaths, char *skip)
+static void check_entries(struct apply *a, char *const *paths, size_t npaths, char *skip)
 {
 	for (size_t i = 0; i < a->cs->n; i++) {
 		const struct cs_entry *e = &a->cs->e[i];
@@ -310,7 +419,7 @@ static void check_entries(const struct apply *a, char *const *paths, size_t npat
 }
 
 /* The entries in changeset order (a directory's whole tree after it). */
-static int write_entries(const struct apply *a, const char *skip)
+static int write_entries(struct apply *a, const char *skip)
 {
 	const char *left_out = NULL;
 
@@ -330,7 +439,7 @@ static int write_entries(const struct apply *a, const char *skip)
 /* As another's owner, root has no supplementary group while it writes
  * (root's own, group 0 among them, would let it write where the owner
  * could not); they are given back after. */
-static int owner_writes(const struct apply *a, const char *skip)
+static int owner_writes(struct apply *a, const char *skip)
 {
 	if (!a->uid)
 		return write_entries(a, skip);
@@ -350,7 +459,8 @@ int apply_changeset(const struct changeset *cs, char *const *paths, size_t npath
 	struct stat st;
 	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
 	_cleanup_free_ char *skip = xcalloc(cs->n ? cs->n : 1, 1);
-	struct apply a = { cs, -1, -1, rep, err, 0, 0 };
+	struct apply a = { .cs = cs, .dir = -1, .upper = -1, .dirp = { .fd = -1 }, .upperp = { .fd = -1 },
+			   .rep = rep, .err = err };
 	int r = -1;
 
 	if (!cs->captured)
@@ -375,8 +485,14 @@ int apply_changeset(const struct changeset *cs, char *const *paths, size_t npath
 			cs->id, rep->conflicts, rep->conflicts == 1 ? "" : "s");
 		goto out;
 	}
+	parent_drop(&a.dirp);
+	/* the set goes once it is all applied: its files may move out */
+	a.move = !npaths && !rep->conflicts && !rep->skipped;
+	a.cuid = geteuid(), a.cgid = getegid();
 	r = owner_writes(&a, skip);
 out:
+	parent_drop(&a.dirp);
+	parent_drop(&a.upperp);
 	if (a.dir >= 0)
 		close(a.dir);
 	if (a.upper >= 0)

@@ -1,7 +1,8 @@
 /* apply.h - a change set written into its project: the one host-side write
  * of what a sandbox chose. Every write goes through directory handles below
  * DIR (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
- * files whole by a temporary file and rename, symlinks as symlinks, no
+ * files whole by a temporary file and rename (or, when the whole set
+ * applies, moved out of it and exchanged), symlinks as symlinks, no
  * device, FIFO or socket, no setuid or setgid bit, holes kept. */
 #ifndef SBX_APPLY_H
 #define SBX_APPLY_H

@@ -240,34 +240,59 @@ static int workspace_dir(int layer, const char *workspace, struct sbx_err *err)
 	return fd >= 0 ? fd : err_sys(err, "snapshot: the workspace '%s' in the layer", workspace);
 }
 
-/* The copy itself, the session paused around it. proj: the --project
- * change set's upper and its copy's directory, or -1. */
+/* The layer, the workspace into layer and, in a project session, the
+ * change set's upper (proj[0]) into proj[1] (c->resync: brought up to
+ * date). */
+static int copy_layers(int upper, int ws, const int proj[2], const struct snapshot_source *src, int layer,
+		       const struct snapshot_info *info, struct snapcopy *c, struct sbx_err *err)
+{
+	c->path[0] = '\0';
+	c->keep = ws >= 0 ? src->workspace : NULL;
+	if (snapcopy_tree(c, upper, layer, err) < 0)
+		return -1;
+	c->keep = NULL;
+	if (ws >= 0) {
+		_cleanup_close_ int wd = workspace_dir(layer, src->workspace, err);
+		snprintf(c->path, sizeof(c->path), "%s", src->workspace);
+		if (wd < 0 || snapcopy_tree(c, ws, wd, err) < 0 || snapcopy_opaque(wd, err) < 0)
+			return -1;
+	}
+	if (proj[0] < 0)
+		return 0;
+	snprintf(c->path, sizeof(c->path), "%s", info->project);
+	return snapcopy_tree(c, proj[0], proj[1], err);
+}
+
+/* The copy itself: a first one while the session runs, then, the session
+ * paused, only what changed since it began is copied again (and what went
+ * removed), so that the pause grows with what the session writes meanwhile,
+ * not with the layer. proj: the --project change set's upper and its
+ * copy's directory, or -1. */
 static int capture(const struct snapshot_source *src, int layer, const int proj[2], struct snapcopy *c,
 		   struct snapshot_info *info, struct sbx_err *err)
 {
 	_cleanup_close_ int upper = openat(src->staging, src->upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int ws = -1;
 	struct snappause p;
+	struct sbx_err first;
 
 	if (upper < 0)
 		return err_sys(err, "snapshot: open the session's writable layer");
 	if (*src->ws && *src->workspace &&
 	    (ws = openat(src->staging, src->ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return err_sys(err, "snapshot: open the session's workspace");
+	/* a second older than the first pass: ctimes are coarse */
+	int64_t since = (int64_t)time(NULL) - 1;
+	if (copy_layers(upper, ws, proj, src, layer, info, c, &first) < 0 && first.errnum == EDQUOT) {
+		*err = first;
+		return -1;
+	} /* else what moved under the first pass is the second's */
+	c->resync = 1, c->since_s = since, c->used = 0, c->files = 0;
 	uint64_t t0 = now_ms();
 	if (snappause_start(&p, src->cgroup, src->supervisor, err) < 0)
 		return -1;
 	info->paused_by_freezer = p.cgroup_fd >= 0;
-	int r = snapcopy_tree(c, upper, layer, err);
-	if (r == 0 && ws >= 0) {
-		_cleanup_close_ int wd = workspace_dir(layer, src->workspace, err);
-		snprintf(c->path, sizeof(c->path), "%s", src->workspace);
-		r = wd < 0 || snapcopy_tree(c, ws, wd, err) < 0 || snapcopy_opaque(wd, err) < 0 ? -1 : 0;
-	}
-	if (r == 0 && proj[0] >= 0) {
-		snprintf(c->path, sizeof(c->path), "%s", info->project);
-		r = snapcopy_tree(c, proj[0], proj[1], err);
-	}
+	int r = copy_layers(upper, ws, proj, src, layer, info, c, err);
 	snappause_end(&p);
 	info->paused_ms = now_ms() - t0;
 	return r;

@@ -9,6 +9,7 @@
 #include "undo/snapshot_copy.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -135,6 +136,62 @@ static int copy_file(struct snapcopy *c, int sdir, int ddir, const char *name, c
 static int copy_dir(struct snapcopy *c, int sdir, int ddir, const char *name, const struct stat *st,
 		    int depth, struct sbx_err *err);
 
+/* The second pass (c->resync): an entry the first copied that has not
+ * changed since (its ctime, which no one sets back, older than since_s;
+ * a file's size and mtime as copied) is kept and counted; whatever else is
+ * at its name in the copy goes. 0: kept, 1: copy it (a directory: walk it
+ * again). */
+static int resync_entry(struct snapcopy *c, int ddir, const char *name, const struct stat *st,
+			struct sbx_err *err)
+{
+	struct stat d;
+
+	if (fstatat(ddir, name, &d, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 1 : err_sys(err, "snapshot: stat the copy of '%s'", c->path);
+	if ((d.st_mode & S_IFMT) == (st->st_mode & S_IFMT)) {
+		if (S_ISDIR(st->st_mode))
+			return 1;
+		if (st->st_ctim.tv_sec < c->since_s &&
+		    (!S_ISREG(st->st_mode) || (d.st_size == st->st_size && d.st_mtim.tv_sec == st->st_mtim.tv_sec &&
+					       d.st_mtim.tv_nsec == st->st_mtim.tv_nsec)))
+			return charge(c, S_ISREG(d.st_mode) ? (uint64_t)d.st_blocks * 512 : 0, err) < 0 ? -1 : 0;
+	}
+	return rm_rf_at(ddir, name, err) < 0 ? -1 : 1;
+}
+
+/* c->keep is p or below it. */
+static bool kept(const struct snapcopy *c, const char *p)
+{
+	size_t l = strlen(p);
+	return c->keep && !strncmp(c->keep, p, l) && (!c->keep[l] || c->keep[l] == '/');
+}
+
+/* The second pass: what the copy has and the source no longer does goes
+ * (not c->keep, nor what is on the way to it or below it). */
+static int resync_sweep(struct snapcopy *c, int in, int out, struct sbx_err *err)
+{
+	size_t l = strlen(c->path);
+	if (c->keep && !strncmp(c->path, c->keep, strlen(c->keep)) &&
+	    (!c->path[strlen(c->keep)] || c->path[strlen(c->keep)] == '/'))
+		return 0;
+	DIR *d = fdopendir(dup(out));
+	struct dirent *e;
+	struct stat st;
+	int r = d ? 0 : err_sys(err, "snapshot: read the copy of '%s'", c->path);
+
+	while (r == 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(c->path + l, sizeof(c->path) - l, "/%s", e->d_name);
+		if (!kept(c, c->path) && fstatat(in, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			r = rm_rf_at(out, e->d_name, err);
+		c->path[l] = '\0';
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
 static int copy_entry(struct snapcopy *c, int sdir, int ddir, const char *name, int depth,
 		      struct sbx_err *err)
 {
@@ -148,6 +205,9 @@ static int copy_entry(struct snapcopy *c, int sdir, int ddir, const char *name, 
 	if (charge(c, INODE_COST, err) < 0)
 		return -1;
 	c->files++;
+	int k = c->resync ? resync_entry(c, ddir, name, &st, err) : 1;
+	if (k <= 0)
+		return k;
 	switch (st.st_mode & S_IFMT) {
 	case S_IFDIR:
 		return copy_dir(c, sdir, ddir, name, &st, depth + 1, err);
@@ -207,6 +267,8 @@ static int copy_dir(struct snapcopy *c, int sdir, int ddir, const char *name, co
 	}
 	if (d)
 		closedir(d);
+	if (r == 0 && c->resync)
+		r = resync_sweep(c, in, out, err);
 	struct timespec t[2] = { st->st_atim, st->st_mtim };
 	if (r == 0 && (owner(out, "", st) < 0 || fchmod(out, st->st_mode & 01777) < 0 || futimens(out, t) < 0))
 		r = err_sys(err, "snapshot: mode of '%s'", c->path);

@@ -15,6 +15,12 @@ struct snapcopy {
 	uint64_t used;     /* what it took so far: data regions and an inode's block each */
 	uint64_t files;
 	char path[4096];   /* the entry being copied, for messages */
+	/* a second pass over a first copy: what the first copied and has not
+	 * changed (its ctime) since since_s is kept, the rest copied again, and
+	 * what the source no longer has removed */
+	int resync;
+	int64_t since_s;
+	const char *keep; /* a path (as in path) the second pass never removes */
 	/* the copier's own */
 	int no_reflink;    /* FICLONE failed once: the file systems share no extents */
 	char *xlist, *xval; /* attribute buffers, made once */
@@ -26,7 +32,8 @@ struct snapcopy {
  * (character devices 0/0), with their modes but setuid and setgid, times
  * and user.* extended attributes (the overlay's opaque markers among them).
  * Nothing is followed. Other devices and sockets are skipped. Fails with
- * EDQUOT past c->cap. */
+ * EDQUOT past c->cap. With c->resync, ddir holds an earlier copy of sdir,
+ * brought up to date. */
 int snapcopy_tree(struct snapcopy *c, int sdir, int ddir, struct sbx_err *err);
 /* Frees what the copier made for itself. */
 void snapcopy_free(struct snapcopy *c);

@@ -202,6 +202,32 @@ more" "$(cat proj/hl)"
 	assert_eq secret "$(cat host-file)"
 }
 
+# A whole apply moves the set's files into DIR (the set goes after it) rather
+# than copying them: the same inode, as a copy would have made it (no
+# setuid bit, no attribute of the overlay's); a hard-linked file is still
+# copied, each name a file of its own.
+test_a_whole_apply_moves_the_files_out_of_the_set() {
+	project
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		echo two >> a && echo new > n && ln n hl && echo s > suid && chmod 4755 suid && mkdir d && echo y > d/y'
+	assert_status 0
+	id=$(cs_id)
+	upper=${XDG_DATA_HOME:-$HOME/.local/share}/sbxrun/changes/$id/upper
+	before="$(stat -c %i "$upper/a") $(stat -c %i "$upper/d/y") $(stat -c %i "$upper/suid")"
+	[ -n "$(python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' "$upper/a" | grep overlay)" ] ||
+		echo "    (the overlay left no attribute on a copied-up file here)" >&2
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq "$before" "$(stat -c %i proj/a) $(stat -c %i proj/d/y) $(stat -c %i proj/suid)" "moved, not copied"
+	assert_eq "one
+two" "$(cat proj/a)"
+	assert_eq y "$(cat proj/d/y)"
+	assert_eq 755 "$(stat -c %a proj/suid)" "setuid stripped"
+	assert_eq "new new 1 1" "$(cat proj/n) $(cat proj/hl) $(stat -c %h proj/n) $(stat -c %h proj/hl)" "no hard link"
+	assert_eq "[]" "$(python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' proj/a)" "no overlay attribute"
+	[ ! -e "$upper" ] || fail "the change set is still there"
+}
+
 test_sparse_terabyte_stays_sparse_and_the_quota_holds() {
 	project
 	run "$SBX" run -i tiny --disk unlimited --project proj -- sh -c 'truncate -s 1099511627776 big && echo x >> big'

@@ -199,3 +199,34 @@ ls: /etc/os-release: No such file or directory" "$out"
 	run "$SBX" session snapshot-rm "$n-1"
 	assert_status 0
 }
+
+# The session is paused only for a second pass over a first copy made while
+# it ran: what changed since that began is copied again, so the pause is a
+# walk of the layer, well short of the whole copy, and the snapshot still
+# holds the moment of the pause (a file written just before it).
+test_the_pause_is_a_walk_not_the_copy() {
+	local n=s$$p f=s$$pf
+	start_session "$n" --image tiny
+	run "$SBX" run --session "$n" -- sh -c '
+		mkdir -p /workspace/w /etc/many && i=0 && while [ $i -lt 2000 ]; do
+			echo "w $i" > /workspace/w/$i; echo "e $i" > /etc/many/$i; i=$((i + 1)); done'
+	assert_status 0
+	sleep 2 # older than the second before the snapshot
+	run "$SBX" run --session "$n" -- sh -c 'echo late > /workspace/w/7; rm /etc/many/8; echo new > /etc/many/new'
+	local t0=$(date +%s%N)
+	run "$SBX" -v session snapshot "$n" "$n-snap"
+	local total=$((($(date +%s%N) - t0) / 1000000))
+	assert_status 0
+	local paused=$(printf '%s\n' "$err" | sed -n 's/.*the session was paused \([0-9]*\) ms.*/\1/p')
+	[ -n "$paused" ] || fail "no pause in: $err"
+	echo "    4000 files: paused $paused ms of the snapshot's $total ms" >&2
+	[ $((paused * 2)) -lt "$total" ] || fail "paused $paused ms of $total ms"
+	start_session "$f" --from "$n-snap"
+	run "$SBX" run --session "$f" -- sh -c 'cat /workspace/w/7 /workspace/w/9 /etc/many/new; ls /workspace/w | wc -l; ls /etc/many | wc -l; ls /etc/many/8 2>&1'
+	assert_eq "late
+w 9
+new
+2000
+2000
+ls: /etc/many/8: No such file or directory" "$out"
+}
