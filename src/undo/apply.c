@@ -216,7 +216,7 @@ static bool bare(int fd)
 }
 
 /* The sandbox's file moved to name, as a copy would have made it: the
- * caller's, one link, the group a new file there gets, no attribute, the
+ * caller's (root chowns it), one link, the group a new file there gets, no attribute, the
  * mode without setuid, setgid or sticky bits. The host's file, if any, is
  * exchanged into the set (removed with it): a reader sees the old file or
  * the new one, and ext4 starts no write-back for a rename over a file.
@@ -228,8 +228,15 @@ static int move_file(struct apply *a, const struct cs_entry *e, int src, const s
 	const char *uname = strrchr(e->path, '/') ? strrchr(e->path, '/') + 1 : e->path;
 	int upfd = a->upperp.fd; /* src's directory (put_file) */
 
-	if (!a->move || a->uid || st->st_nlink != 1 || st->st_uid != a->cuid || st->st_dev != ps->st_dev ||
-	    st->st_gid != (ps->st_mode & S_ISGID ? ps->st_gid : a->cgid) || !bare(src))
+	gid_t gid = ps->st_mode & S_ISGID ? ps->st_gid : a->cgid;
+
+	if (!a->move || a->uid || st->st_nlink != 1 || st->st_dev != ps->st_dev)
+		return 1;
+	/* root's sandbox wrote as its own uid (paths.h): root's copy would be
+	 * root's, and so is the moved file */
+	if ((st->st_uid != a->cuid || st->st_gid != gid) && (a->cuid != 0 || fchown(src, a->cuid, gid) < 0))
+		return 1;
+	if (!bare(src))
 		return 1;
 	if (fchmod(src, st->st_mode & 0777) < 0)
 		return err_sys(a->err, "change set: mode of '%s'", e->path);
