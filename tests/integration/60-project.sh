@@ -180,6 +180,29 @@ test_symlink_planted_where_a_directory_was() {
 	assert_eq f "$(cat outside/f)" "the file the symlink leads to"
 }
 
+# A rename race during apply: while apply writes a thousand files below
+# sub/, another process keeps swapping sub for a symlink out of the project
+# and back. Each write goes through a handle opened beneath DIR with no
+# symlink on the way, so outside/ is never written, whatever the timing.
+test_a_rename_race_during_apply() {
+	project
+	mkdir outside
+	out=$(cd outside && pwd -P)
+	run "$SBX" run -i tiny --project proj -- sh -c 'i=0; while [ $i -lt 1000 ]; do echo new > sub/f$i; i=$((i+1)); done'
+	id=$(cs_id)
+	[ -n "$id" ] || fail "no change set: $err"
+	( set +e; while [ ! -e stop ]; do
+		mv proj/sub proj/sub.real 2>/dev/null && ln -s "$out" proj/sub 2>/dev/null
+		rm -f proj/sub 2>/dev/null; mv proj/sub.real proj/sub 2>/dev/null
+	done ) &
+	racer=$!
+	run "$SBX" changes apply --force-rest "$id"
+	touch stop
+	wait "$racer" || true
+	assert_eq "" "$(ls -A outside)" "files written through the symlink, out of the project"
+	[ -d proj/sub ] && [ ! -L proj/sub ] || fail "sub after the race: $(ls -l proj)"
+}
+
 test_hard_link_fifo_socket_and_setuid() {
 	project
 	echo secret > host-file

@@ -40,8 +40,11 @@ no_mcp_left() { # what
 test_sdk_client() {
 	install_sdk
 	serve
-	run timeout 300 node sdk/client.mjs "$SBX" "$PORT" --profile "mcp$$" --image minimal
+	mkdir -p proj && echo 'the user checkout' > proj/README
+	run timeout 300 node sdk/client.mjs "$SBX" "$PORT" --profile "mcp$$" --image minimal --project proj
 	[ "$status" = 0 ] || fail "client: $out $err"
+	assert_contains "$out" "ok diff_changes of q.txt"
+	[ ! -e proj/q.txt ] || fail "the agent's file was written into the user's checkout"
 	assert_contains "$out" "ok REPL keeps a variable"
 	assert_contains "$out" "ok Ctrl-C stops the loop"
 	assert_contains "$out" "ok cancellation kills the command"

@@ -147,6 +147,15 @@ check(text(r) === "it's \"quoted\" $HOME\n", "restore brings the file back", r);
 r = await client.callTool({ name: "list_snapshots", arguments: {} });
 check(!r.isError && r.structuredContent.snapshots.includes(snap), "list_snapshots", r);
 
+// on a project (sbxrun mcp --project DIR): list and diff what changed there
+if (extra.includes("--project")) {
+	r = await client.callTool({ name: "list_changes", arguments: {} });
+	const s2 = r.structuredContent;
+	check(!r.isError && s2.entries.some((e) => e.path === "q.txt" && e.kind === "added"), "list_changes names q.txt", r);
+	r = await client.callTool({ name: "diff_changes", arguments: { paths: ["q.txt"] } });
+	check(!r.isError && text(r).includes("+++ b/q.txt") && text(r).includes("+it's \"quoted\" $HOME"), "diff_changes of q.txt", r);
+}
+
 // bad input
 try {
 	await exec({ cmd: 5 });
