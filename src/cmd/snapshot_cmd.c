@@ -29,6 +29,23 @@ static const char *jstr(struct json_object *o, const char *key)
 		? json_object_get_string(v) : "";
 }
 
+/* A session on a project (id: its change set's, or ""): the change set's
+ * writes are kept too; cs and *upper hold what src points to. */
+static int project_source(const char *id, struct changeset *cs, char **upper, struct snapshot_source *src,
+			  struct sbx_err *err)
+{
+	if (!*id)
+		return 0;
+	if (changeset_load(id, cs, err) < 0)
+		return -1;
+	*upper = xasprintf("%s/upper", cs->dir);
+	src->project = cs->project;
+	src->project_upper = *upper;
+	src->project_start_s = cs->start_s;
+	src->project_start_ns = cs->start_ns;
+	return 0;
+}
+
 int snapshot_cmd_take(const char *name, const char *snap_arg, struct sbx_err *err)
 {
 	_cleanup_free_ char *snap = snap_arg ? xstrdup(snap_arg) : NULL;
@@ -44,9 +61,18 @@ int snapshot_cmd_take(const char *name, const char *snap_arg, struct sbx_err *er
 		.session = name, .staging = fds[0], .upper = jstr(info, "upper"), .ws = jstr(info, "ws"),
 		.workspace = jstr(info, "workspace"), .image = jstr(info, "image"),
 		.image_digest = jstr(info, "image_digest"), .profile = jstr(info, "profile"),
-		.parent = jstr(info, "from"), .cgroup = jstr(info, "cgroup"), .changes = jstr(info, "changes"),
+		.parent = jstr(info, "from"), .cgroup = jstr(info, "cgroup"),
 		.supervisor = json_object_object_get_ex(info, "supervisor", &v) ? json_object_get_int(v) : 0,
 	};
+	struct changeset cs = { 0 };
+	_cleanup_free_ char *upper = NULL;
+	if (project_source(jstr(info, "changes"), &cs, &upper, &src, err) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		json_object_put(info);
+		changeset_free(&cs);
+		return -1;
+	}
 	/* the session's profile's changes_max, else the default profile's
 	 * (its file may have gone since the session started) */
 	uint64_t cap = 0;
@@ -62,6 +88,7 @@ int snapshot_cmd_take(const char *name, const char *snap_arg, struct sbx_err *er
 	if (cap && undostore_usage(&all, &ignore) == 0 && all > snaps)
 		cap = all - snaps >= cap ? 1 : cap - (all - snaps);
 	int r = snapshot_take(&src, snap, cap ? cap : UINT64_MAX, &si, err);
+	changeset_free(&cs);
 	close(fds[0]);
 	close(fds[1]);
 	json_object_put(info);

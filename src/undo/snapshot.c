@@ -22,7 +22,6 @@
 
 #include "base/paths.h"
 #include "base/util.h"
-#include "undo/changeset.h"
 #include "undo/snapshot_copy.h"
 #include "undo/snapshot_pause.h"
 
@@ -303,26 +302,19 @@ static int capture(const struct snapshot_source *src, int layer, const int proj[
 static int open_project(const struct snapshot_source *src, int dfd, int proj[2], struct snapshot_info *info,
 			struct sbx_err *err)
 {
-	struct changeset cs;
-
 	proj[0] = proj[1] = -1;
-	if (!src->changes || !*src->changes)
+	if (!src->project)
 		return 0;
-	int r = changeset_load(src->changes, &cs, err);
-	if (r == 0) {
-		snprintf(info->project, sizeof(info->project), "%s", cs.project);
-		info->project_start_s = cs.start_s;
-		info->project_start_ns = cs.start_ns;
-		_cleanup_free_ char *up = xasprintf("%s/upper", cs.dir);
-		proj[0] = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (proj[0] < 0)
-			r = err_sys(err, "snapshot: open '%s'", up);
-	}
-	changeset_free(&cs);
-	if (r == 0 && (mkdirat(dfd, "project", 0700) < 0 ||
-		       (proj[1] = openat(dfd, "project", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0))
-		r = err_sys(err, "snapshot: create its project directory");
-	return r;
+	snprintf(info->project, sizeof(info->project), "%s", src->project);
+	info->project_start_s = src->project_start_s;
+	info->project_start_ns = src->project_start_ns;
+	proj[0] = open(src->project_upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (proj[0] < 0)
+		return err_sys(err, "snapshot: open '%s'", src->project_upper);
+	if (mkdirat(dfd, "project", 0700) < 0 ||
+	    (proj[1] = openat(dfd, "project", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return err_sys(err, "snapshot: create its project directory");
+	return 0;
 }
 
 static int take_into(const struct snapshot_source *src, int tfd, const char *tmp, const char *top,

@@ -28,7 +28,10 @@ struct snapshot_source {
 	const char *workspace;  /* the workspace's path inside, or "" */
 	const char *image, *image_digest, *profile;
 	const char *parent;     /* the snapshot the session was forked from, or "" */
-	const char *changes;    /* its --project change set's id, or "": its writes over DIR are kept too */
+	/* a session on a project (--project): DIR, its change set's upper (what
+	 * the session wrote over DIR, kept too) and when that set began; or NULL */
+	const char *project, *project_upper;
+	int64_t project_start_s, project_start_ns;
 	const char *cgroup;     /* its own cgroup v2 directory, or "": then its processes are stopped */
 	pid_t supervisor;       /* whose descendants those processes are */
 };
