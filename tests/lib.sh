@@ -37,6 +37,16 @@ assert_bad_input() { # needle
 	[ "$(printf '%s\n' "$err" | grep -c .)" -le 2 ] || fail "more than one error line: $err"
 }
 
+# A session for this test (start options after the name), stopped with
+# every other one it started when the test's shell exits.
+sessions=()
+start_session() { # name [options]
+	local name=$1; shift
+	"$SBX" session start "$@" "$name" >/dev/null || fail "session start $name failed"
+	sessions+=("$name")
+	trap 'for s in "${sessions[@]}"; do "$SBX" session stop "$s" >/dev/null 2>&1 || true; done' EXIT
+}
+
 # Where tmpfs storage goes on this kernel (sbxrun doctor's storage line):
 # tmpfs; fuse-overlayfs+tmpfs before Linux 6.6 (no user xattrs on tmpfs for
 # the kernel's overlay), where FUSE is usable (not for root); else disk.

@@ -4,12 +4,6 @@
 
 sock_dir() { echo "${XDG_RUNTIME_DIR:-/tmp/sbxrun-$(id -u)}${XDG_RUNTIME_DIR:+/sbxrun}/sessions/$1"; }
 
-start_session() { # name [options]
-	local name=$1; shift
-	"$SBX" session start "$@" "$name" >/dev/null || fail "session start $name failed"
-	trap "'$SBX' session stop '$name' >/dev/null 2>&1 || true" EXIT
-}
-
 test_lifecycle_and_persistence() {
 	local n=t$$a
 	start_session "$n" --image minimal

@@ -1,14 +1,6 @@
 # also-as-root
 # Session snapshots, forks and restore (issue 36, parts 3 and 5).
 
-sessions=()
-start_session() { # name [options]
-	local name=$1; shift
-	"$SBX" session start "$@" "$name" >/dev/null || fail "session start $name failed"
-	sessions+=("$name")
-	trap 'for s in "${sessions[@]}"; do "$SBX" session stop "$s" >/dev/null 2>&1 || true; done' EXIT
-}
-
 test_a_fork_sees_the_snapshot_and_not_what_came_after() {
 	local n=s$$a f=s$$af
 	start_session "$n" --image tiny

@@ -5,13 +5,6 @@
 # the project's writes, and a fork and a restore bring them back.
 
 listing() { (cd "$1" && find . -mindepth 1 -printf '%p %y %m %s %T@ %l\n' | sort); }
-sessions=()
-start_session() { # name [options]
-	local name=$1; shift
-	"$SBX" session start "$@" "$name" >/dev/null || fail "session start $name failed"
-	sessions+=("$name")
-	trap 'for s in "${sessions[@]}"; do "$SBX" session stop "$s" >/dev/null 2>&1 || true; done' EXIT
-}
 project() {
 	mkdir -p proj
 	echo one > proj/a
