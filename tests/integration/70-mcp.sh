@@ -284,20 +284,14 @@ PY
 # its snapshots with it when it ends.
 test_snapshot_tools_roll_back() {
 	"$SBX" -q session snapshots > before.txt 2>&1 || true
-	python3 - "$SBX" "keep$$" <<'PY' > out.txt 2>&1
-import json, subprocess, sys
+	python3 - "$SBX" "keep$$" "$TOP/tests/mcp" <<'PY' > out.txt 2>&1
+import subprocess, sys
 sbx, name = sys.argv[1], sys.argv[2]
-p = subprocess.Popen([sbx, "mcp", "-p", "default", "--image", "tiny"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-n = 0
-def call(tool, a):
-    global n
-    n += 1
-    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": a}}) + "\n").encode())
-    p.stdin.flush()
-    while True:
-        m = json.loads(p.stdout.readline())
-        if m.get("id") == n: return m["result"]
-text = lambda r: "".join(c["text"] for c in r["content"] if c["type"] == "text")
+sys.dont_write_bytecode = True  # nothing written into the tree
+sys.path.insert(0, sys.argv[3])
+from tools import Server, text
+srv = Server([sbx, "mcp", "-p", "default", "--image", "tiny"])
+call = srv.call
 sh = lambda s: call("exec", {"cmd": ["sh", "-c", s]})["structuredContent"]
 assert sh("echo one > /workspace/f; echo gone > /etc/gone")["exit_code"] == 0
 r = call("snapshot", {"name": name}); assert not r.get("isError") and name in text(r), r
@@ -310,7 +304,7 @@ r = call("restore", {"snapshot": "someone-elses"}); assert r.get("isError") and 
 r = call("snapshot", {"name": "../x"}); assert r.get("isError"), r
 listed = subprocess.run([sbx, "session", "snapshots"], capture_output=True, text=True).stdout
 assert name in listed, listed
-p.stdin.close(); p.wait(60)
+srv.close()
 print("done")
 PY
 	[ "$(tail -1 out.txt)" = done ] || fail "the snapshot tools: $(cat out.txt)"
@@ -326,20 +320,14 @@ test_project_tools_list_and_diff() {
 	mkdir -p proj
 	echo one > proj/a
 	echo bee > proj/b
-	python3 - "$SBX" <<'PY' > out.txt 2>&1
-import json, subprocess, sys
+	python3 - "$SBX" "$TOP/tests/mcp" <<'PY' > out.txt 2>&1
+import sys
 sbx = sys.argv[1]
-p = subprocess.Popen([sbx, "mcp", "-p", "default", "--image", "tiny", "--project", "proj"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-n = 0
-def call(tool, a):
-    global n
-    n += 1
-    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": a}}) + "\n").encode())
-    p.stdin.flush()
-    while True:
-        m = json.loads(p.stdout.readline())
-        if m.get("id") == n: return m.get("result", m)
-text = lambda r: "".join(c["text"] for c in r["content"] if c["type"] == "text")
+sys.dont_write_bytecode = True  # nothing written into the tree
+sys.path.insert(0, sys.argv[2])
+from tools import Server, text
+srv = Server([sbx, "mcp", "-p", "default", "--image", "tiny", "--project", "proj"])
+call = srv.call
 r = call("list_changes", {}); assert not r.get("isError") and r["structuredContent"]["entries"] == [], r
 o = call("exec", {"cmd": ["sh", "-c", "echo two >> a; rm b; printf 'x\\0y' > bin; cat a"]})["structuredContent"]
 assert o["exit_code"] == 0 and o["stdout"] == "one\ntwo\n", o
@@ -353,7 +341,7 @@ r = call("diff_changes", {}); t = text(r)
 assert "-bee" in t and "Binary files /dev/null and b/bin differ" in t, r
 r = call("diff_changes", {"paths": "a"}); assert r.get("isError") or "error" in r, r
 print(s["id"])
-p.stdin.close(); p.wait(60)
+srv.close()
 print("done")
 PY
 	[ "$(tail -1 out.txt)" = done ] || fail "the project tools: $(cat out.txt)"
