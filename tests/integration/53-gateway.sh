@@ -716,3 +716,32 @@ test_sidecar_per_peer_cap_counts_gateway_requests() {
 	assert_contains "$out" "other 200" "another peer"
 	assert_eq 1 "$(grep -c '^slow/-/' "$TESTDIR/reg.log")" "tarball requests upstream"
 }
+
+# Issue 36's case end to end: an untrusted `npm install && npm test` on the
+# user's own checkout (--project), the real npm through the gateway. The
+# checkout is not written during the run; the change set holds what npm
+# made (node_modules, the lock file) and applying it gives the user that.
+test_npm_install_and_test_on_a_project() {
+	gw_need_node
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	mkdir -p app
+	printf '{"name": "app", "version": "1.0.0", "dependencies": {"good": "1.0.0"}, "scripts": {"test": "node test.js"}}\n' > app/package.json
+	printf 'require("good");\nconsole.log("tests pass");\n' > app/test.js
+	before=$(cd app && find . | sort)
+	run "$SBX" run -p "gwlab$$" --image node --project app -- sh -c \
+		'npm install --no-audit --no-fund >/dev/null 2>&1 && npm test 2>&1'
+	assert_status 0
+	assert_contains "$out" "tests pass"
+	assert_eq "$before" "$(cd app && find . | sort)" "the checkout after the run"
+	id=$(printf '%s\n' "$err" | sed -n 's/^sbxrun: changes \([0-9a-f-]*\): .*/\1/p' | head -n 1)
+	[ -n "$id" ] || fail "no change set line: $err"
+	run "$SBX" changes show "$id"
+	assert_contains "$out" "added file"
+	assert_contains "$out" "package-lock.json"
+	assert_contains "$out" "node_modules/good/index.js"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	[ -f app/node_modules/good/package.json ] && [ -f app/package-lock.json ] ||
+		fail "after apply: $(cd app && find . | sort)"
+}
