@@ -31,6 +31,13 @@ void changes_report_print(const struct apply_report *rep)
 		fprintf(stderr, "sbxrun: %s\n", rep->lines[i]);
 }
 
+void changes_kept_print(const struct changeset *cs)
+{
+	if (sbx_log_level > SBX_LOG_QUIET)
+		fprintf(stderr, "sbxrun: changes %s: %zu added, %zu changed, %zu deleted (sbxrun changes show %s)\n",
+			cs->id, cs->added, cs->changed, cs->deleted, cs->id);
+}
+
 static void age(int64_t start, char *buf, size_t size)
 {
 	int64_t now = (int64_t)time(NULL);

@@ -31,5 +31,8 @@ int changes_max(const char *profile, uint64_t *max, struct sbx_err *err);
 struct apply_report;
 /* An apply's conflicts and what it left out, a line each on stderr. */
 void changes_report_print(const struct apply_report *rep);
+struct changeset;
+/* The one line a run or a session on a project ends with (not with -q). */
+void changes_kept_print(const struct changeset *cs);
 
 #endif

@@ -118,9 +118,7 @@ static int project_end(const struct sbx_config *cfg, struct sbx_plan *plan, stru
 					      : "sbxrun: changes: none, the project is as it was\n", cs->id);
 		return 0;
 	}
-	if (sbx_log_level > SBX_LOG_QUIET)
-		fprintf(stderr, "sbxrun: changes %s: %zu added, %zu changed, %zu deleted (sbxrun changes show %s)\n",
-			cs->id, cs->added, cs->changed, cs->deleted, cs->id);
+	changes_kept_print(cs);
 	if (!cfg->project_apply)
 		return 0;
 	struct apply_report rep = { 0 };

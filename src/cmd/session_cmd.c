@@ -183,9 +183,9 @@ static void report_changes(const char *id)
 			log_warn("change set %s: %s", cs.id, e2.msg);
 		else if (sbx_log_level > SBX_LOG_QUIET)
 			fprintf(stderr, "sbxrun: changes: none, the project is as it was\n");
-	} else if (sbx_log_level > SBX_LOG_QUIET)
-		fprintf(stderr, "sbxrun: changes %s: %zu added, %zu changed, %zu deleted (sbxrun changes show %s)\n",
-			cs.id, cs.added, cs.changed, cs.deleted, cs.id);
+	} else {
+		changes_kept_print(&cs);
+	}
 	changeset_free(&cs);
 }
 
