@@ -89,7 +89,7 @@ static int changes_show(const struct changeset *cs)
 	return 0;
 }
 
-static int changes_apply(const struct changeset *cs, char *const *paths, size_t npaths,
+static int changes_apply(struct changeset *cs, char *const *paths, size_t npaths,
 			 bool force_rest, struct sbx_err *err)
 {
 	struct apply_report rep = { 0 };

@@ -142,32 +142,6 @@ static int selected(const struct cs_entry *e, char *const *paths, size_t npaths)
 	return 0;
 }
 
-/* Does the host still have at e->path what the run's end found there? */
-static const char *conflict(struct apply *a, const struct cs_entry *e)
-{
-	const char *name;
-	struct stat st;
-	char hex[SBX_DIGEST_HEX + 1];
-	struct sbx_err ignored;
-	int pfd = parent_cached(&a->dirp, a->dir, e->path, &name);
-
-	if (e->moved)
-		return "changed on the host while the run was going";
-	if (pfd < 0)
-		return e->kind == CS_ADDED ? NULL : "its directory is gone or is a symlink now";
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return e->kind == CS_ADDED ? NULL : "gone from the host since the run";
-	if (e->kind == CS_ADDED)
-		return e->type == CS_DIR && S_ISDIR(st.st_mode) ? NULL : "made on the host since the run";
-	if (strcmp(e->digest, "-") == 0)
-		return NULL;
-	_cleanup_close_ int fd = S_ISREG(st.st_mode)
-		? openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) : -1;
-	if (fd < 0 || digest_fd(fd, hex, &ignored) < 0 || strcmp(hex, e->digest) != 0)
-		return "changed on the host since the run";
-	return NULL;
-}
-
 /* Data only where the source has it: holes stay holes. */
 static int copy_sparse(int src, int dst, off_t size)
 {
@@ -405,23 +379,22 @@ static int under(const char *path, const char *dir)
 	return !strncmp(path, dir, l) && path[l] == '/';
 }
 
-/* Each selected entry checked against the host (rep: its conflicts and
- * what is never applied); skip[i] set for what is left out. */
+/* Each selected entry's verdict (changeset_check) into rep: its conflicts
+ * and what is never applied; skip[i] set for what is left out. */
 static void check_entries(struct apply *a, char *const *paths, size_t npaths, char *skip)
 {
 	for (size_t i = 0; i < a->cs->n; i++) {
 		const struct cs_entry *e = &a->cs->e[i];
-		const char *why = selected(e, paths, npaths) ? conflict(a, e) : NULL;
-		skip[i] = !selected(e, paths, npaths);
-		if (why) {
-			skip[i] = 2;
+		int sel = selected(e, paths, npaths);
+		skip[i] = !sel;
+		if (!sel || !e->why)
+			continue;
+		skip[i] = e->conflict ? 2 : 1;
+		if (e->conflict)
 			a->rep->conflicts++;
-			say(a->rep, "conflict", why, e->path);
-		} else if (e->type == CS_OTHER && e->kind != CS_DELETED) {
-			skip[i] = 1;
+		else
 			a->rep->skipped++;
-			say(a->rep, "skipped", "a device, FIFO or socket is never applied", e->path);
-		}
+		say(a->rep, e->conflict ? "conflict" : "skipped", e->why, e->path);
 	}
 }
 
@@ -433,7 +406,9 @@ static int write_entries(struct apply *a, const char *skip)
 	for (size_t i = 0; i < a->cs->n; i++) {
 		if (left_out && under(a->cs->e[i].path, left_out))
 			continue;
-		left_out = skip[i] ? a->cs->e[i].path : NULL;
+		/* a directory's removal takes what the set lists below it */
+		left_out = skip[i] || (a->cs->e[i].kind == CS_DELETED && a->cs->e[i].type == CS_DIR)
+			? a->cs->e[i].path : NULL;
 		if (skip[i])
 			continue;
 		if (apply_one(a, &a->cs->e[i]) < 0)
@@ -460,7 +435,7 @@ static int owner_writes(struct apply *a, const char *skip)
 	return r;
 }
 
-int apply_changeset(const struct changeset *cs, char *const *paths, size_t npaths, bool force_rest,
+int apply_changeset(struct changeset *cs, char *const *paths, size_t npaths, bool force_rest,
 		    struct apply_report *rep, struct sbx_err *err)
 {
 	struct stat st;
@@ -486,6 +461,9 @@ int apply_changeset(const struct changeset *cs, char *const *paths, size_t npath
 		err_sys(err, "open '%s'", up);
 		goto out;
 	}
+	size_t nbad;
+	if (changeset_check(cs, a.dir, &nbad, err) < 0)
+		goto out;
 	check_entries(&a, paths, npaths, skip);
 	if (rep->conflicts && !force_rest) {
 		err_set(err, 0, "change set %s: %zu conflict%s, nothing applied (--force-rest applies the rest)",

@@ -25,7 +25,7 @@ struct apply_report {
  * the run ended, or it changed during the run) refuses the whole apply
  * unless force_rest: then what conflicts is left out. Each conflict and
  * each entry skipped (a device, FIFO or socket) is a line of rep. */
-int apply_changeset(const struct changeset *cs, char *const *paths, size_t npaths, bool force_rest,
+int apply_changeset(struct changeset *cs, char *const *paths, size_t npaths, bool force_rest,
 		    struct apply_report *rep, struct sbx_err *err);
 void apply_report_free(struct apply_report *rep);
 

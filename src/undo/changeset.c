@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,7 @@ int changeset_create(const char *project, const char *image, const char *session
 struct walk {
 	struct changeset *cs;
 	size_t cap;
+	uint64_t mnt; /* DIR's mount: the walk never crosses into another */
 	struct sbx_err *err;
 };
 
@@ -236,68 +238,221 @@ static struct cs_entry *add_entry(struct walk *w, char kind, char type, const ch
 	return e;
 }
 
-/* What the host had at name: its digest (a regular file), and whether it
- * changed after the run began. */
+static char *read_target(int dirfd, const char *name)
+{
+	char buf[PATH_MAX + 1];
+	ssize_t n = readlinkat(dirfd, name, buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return xstrdup("");
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* What the sandbox left at name below upper: its mode, size, target. */
+static void note_new(struct cs_entry *e, int upper, const char *name, const struct stat *st)
+{
+	e->mode = st->st_mode & 07777;
+	if (!S_ISDIR(st->st_mode))
+		e->size = (uint64_t)st->st_size;
+	if (S_ISLNK(st->st_mode))
+		e->target = read_target(upper, name);
+}
+
+/* The host's entry at name: lstat, and whether it is a mount point (or on
+ * another mount than DIR: a bind-mounted file counts). */
+static int host_stat(const struct walk *w, int lower, const char *name, struct stat *st, int *mount)
+{
+	struct statx sx;
+
+	*mount = 0;
+	if (fstatat(lower, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (statx(lower, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) == 0)
+		*mount = ((sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id != w->mnt) ||
+			 (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT &&
+			  sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+	return 0;
+}
+
+/* What the host had at name: its type, mode, target, digest (a regular
+ * file), and whether it changed after the run began. */
 static int note_host(struct walk *w, struct cs_entry *e, int lower, const char *name,
-		     const struct stat *lst)
+		     const struct stat *lst, int mount)
 {
 	const struct changeset *cs = w->cs;
 
+	e->old_type = type_of(lst->st_mode);
+	e->old_mode = lst->st_mode & 07777;
+	e->mount = mount;
 	e->moved = lst->st_ctim.tv_sec > cs->start_s ||
 		   (lst->st_ctim.tv_sec == cs->start_s && lst->st_ctim.tv_nsec > cs->start_ns);
-	if (!S_ISREG(lst->st_mode))
+	if (S_ISLNK(lst->st_mode))
+		e->old_target = read_target(lower, name);
+	if (!S_ISREG(lst->st_mode) || mount)
 		return 0;
-	_cleanup_close_ int fd = openat(lower, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	_cleanup_close_ int fd = openat(lower, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return err_sys(w->err, "read the project's '%s'", e->path);
 	return digest_fd(fd, e->digest, w->err);
 }
 
-static int walk_dir(struct walk *w, int upper, int lower, const char *rel);
-
-static int walk_one(struct walk *w, int upper, int lower, const char *name, const char *path)
+static int too_many(struct walk *w)
 {
-	struct stat st, lst;
-	int has_lower = lower >= 0 && fstatat(lower, name, &lst, AT_SYMLINK_NOFOLLOW) == 0;
-	char opaque[2] = "";
+	return w->cs->n >= MAX_ENTRIES ? err_set(w->err, 0, "change set: more than %d changes", MAX_ENTRIES) : 0;
+}
 
-	if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return err_sys(w->err, "change set: stat '%s'", path);
-	if (w->cs->n >= MAX_ENTRIES)
-		return err_set(w->err, 0, "change set: more than %d changes", MAX_ENTRIES);
-	if (S_ISCHR(st.st_mode) && st.st_rdev == 0) { /* a whiteout */
-		if (!has_lower)
-			return 0;
-		return note_host(w, add_entry(w, CS_DELETED, type_of(lst.st_mode), path), lower, name, &lst);
+/* The host's entry at name goes (kind D), and with a directory every
+ * entry below it, each of its own: apply deletes nothing it did not list.
+ * A mount point is listed, never entered. */
+static int host_gone(struct walk *w, int lower, const char *name, const char *path, const struct stat *lst,
+		     int mount)
+{
+	struct cs_entry *e;
+
+	if (too_many(w) < 0)
+		return -1;
+	e = add_entry(w, CS_DELETED, type_of(lst->st_mode), path);
+	if (note_host(w, e, lower, name, lst, mount) < 0)
+		return -1;
+	if (!S_ISDIR(lst->st_mode) || mount)
+		return 0;
+	_cleanup_close_ int sub = openat(lower, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = sub < 0 ? NULL : fdopendir(fcntl(sub, F_DUPFD_CLOEXEC, 3));
+	int r = 0;
+	if (!d)
+		return err_sys(w->err, "read the project's '%s'", path);
+	for (struct dirent *de; r == 0 && (de = readdir(d));) {
+		struct stat cst;
+		int cmount;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		_cleanup_free_ char *cpath = xasprintf("%s/%s", path, de->d_name);
+		if (host_stat(w, sub, de->d_name, &cst, &cmount) < 0)
+			r = err_sys(w->err, "read the project's '%s'", cpath);
+		else
+			r = host_gone(w, sub, de->d_name, cpath, &cst, cmount);
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		if (!has_lower) {
-			add_entry(w, CS_ADDED, type_of(st.st_mode), path)->size = (uint64_t)st.st_size;
-			return 0;
-		}
-		struct cs_entry *e = add_entry(w, type_of(st.st_mode) == type_of(lst.st_mode) ? CS_CHANGED
-				: CS_REPLACED, type_of(st.st_mode), path);
-		e->size = (uint64_t)st.st_size;
-		return note_host(w, e, lower, name, &lst);
+	closedir(d);
+	return r;
+}
+
+static int walk_dir(struct walk *w, int upper, int lower, const char *rel, int opaque);
+
+/* Below a replaced (opaque) directory the host's entries the sandbox did
+ * not write again are gone: each is listed. */
+static int walk_gone(struct walk *w, int upper, int lower, const char *rel)
+{
+	DIR *d = fdopendir(fcntl(lower, F_DUPFD_CLOEXEC, 3));
+	int r = 0;
+
+	if (!d)
+		return err_sys(w->err, "read the project's '%s'", rel);
+	for (struct dirent *de; r == 0 && (de = readdir(d));) {
+		struct stat st, lst;
+		int mount;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fstatat(upper, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", rel, de->d_name);
+		if (host_stat(w, lower, de->d_name, &lst, &mount) == 0)
+			r = host_gone(w, lower, de->d_name, path, &lst, mount);
 	}
+	closedir(d);
+	return r;
+}
+
+/* The same file on both sides (below a replaced directory, where the
+ * sandbox wrote it again): no entry. */
+static int same_file(int upper, int lower, const char *name, const struct stat *st, const struct stat *lst)
+{
+	char a[SBX_DIGEST_HEX + 1], b[SBX_DIGEST_HEX + 1];
+	struct sbx_err ignored;
+
+	if ((st->st_mode & 07777) != (lst->st_mode & 07777) || type_of(st->st_mode) != type_of(lst->st_mode))
+		return 0;
+	if (S_ISLNK(st->st_mode)) {
+		_cleanup_free_ char *x = read_target(upper, name), *y = read_target(lower, name);
+		return !strcmp(x, y);
+	}
+	if (!S_ISREG(st->st_mode) || st->st_size != lst->st_size)
+		return 0;
+	_cleanup_close_ int fa = openat(upper, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_close_ int fb = openat(lower, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	return fa >= 0 && fb >= 0 && digest_fd(fa, a, &ignored) == 0 && digest_fd(fb, b, &ignored) == 0 &&
+	       !strcmp(a, b);
+}
+
+/* A directory the sandbox left at name, over what the host has there. */
+static int walk_subdir(struct walk *w, int upper, int lower, const char *name, const char *path,
+		       int opaque, int has_lower, const struct stat *lst, int mount)
+{
+	char mark[2] = "";
+	struct stat st;
 	_cleanup_close_ int sub = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (sub < 0)
+
+	if (sub < 0 || fstat(sub, &st) < 0)
 		return err_sys(w->err, "change set: open '%s'", path);
-	fgetxattr(sub, "user.overlay.opaque", opaque, 1);
-	int merged = has_lower && S_ISDIR(lst.st_mode) && opaque[0] != 'y';
-	if (!merged) {
-		struct cs_entry *e = add_entry(w, has_lower ? CS_REPLACED : CS_ADDED, CS_DIR, path);
-		if (has_lower && note_host(w, e, lower, name, &lst) < 0)
+	fgetxattr(sub, "user.overlay.opaque", mark, 1);
+	opaque = opaque || mark[0] == 'y';
+	if (!has_lower) {
+		note_new(add_entry(w, CS_ADDED, CS_DIR, path), upper, name, &st);
+		return walk_dir(w, sub, -1, path, 0);
+	}
+	if (!S_ISDIR(lst->st_mode) || mount || opaque) {
+		/* another type replaced, a mount point (never entered), or the
+		 * sandbox's directory in place of the host's */
+		struct cs_entry *e = add_entry(w, CS_REPLACED, CS_DIR, path);
+		note_new(e, upper, name, &st);
+		if (note_host(w, e, lower, name, lst, mount) < 0)
 			return -1;
-		return walk_dir(w, sub, -1, path);
+		if (!S_ISDIR(lst->st_mode) || mount)
+			return walk_dir(w, sub, -1, path, 0);
 	}
 	_cleanup_close_ int lsub = openat(lower, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (lsub < 0)
 		return err_sys(w->err, "read the project's '%s'", path);
-	return walk_dir(w, sub, lsub, path);
+	if (opaque && walk_gone(w, sub, lsub, path) < 0)
+		return -1;
+	return walk_dir(w, sub, lsub, path, opaque);
 }
 
-static int walk_dir(struct walk *w, int upper, int lower, const char *rel)
+static int walk_one(struct walk *w, int upper, int lower, const char *name, const char *path, int opaque)
+{
+	struct stat st, lst;
+	int mount = 0;
+	int has_lower = lower >= 0 && host_stat(w, lower, name, &lst, &mount) == 0;
+
+	if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_sys(w->err, "change set: stat '%s'", path);
+	if (too_many(w) < 0)
+		return -1;
+	if (S_ISCHR(st.st_mode) && st.st_rdev == 0) /* a whiteout */
+		return has_lower ? host_gone(w, lower, name, path, &lst, mount) : 0;
+	if (S_ISDIR(st.st_mode))
+		return walk_subdir(w, upper, lower, name, path, opaque, has_lower, &lst, mount);
+	if (!has_lower) {
+		note_new(add_entry(w, CS_ADDED, type_of(st.st_mode), path), upper, name, &st);
+		return 0;
+	}
+	if (opaque && !mount && same_file(upper, lower, name, &st, &lst))
+		return 0;
+	int other = type_of(st.st_mode) != type_of(lst.st_mode) || mount;
+	struct cs_entry *e = add_entry(w, other ? CS_REPLACED : CS_CHANGED, type_of(st.st_mode), path);
+	note_new(e, upper, name, &st);
+	if (note_host(w, e, lower, name, &lst, mount) < 0)
+		return -1;
+	/* a file in place of a directory: what was below it goes too */
+	if (S_ISDIR(lst.st_mode) && !mount) {
+		_cleanup_close_ int lsub = openat(lower, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (lsub < 0)
+			return err_sys(w->err, "read the project's '%s'", path);
+		return walk_gone(w, -1, lsub, path); /* upper -1: every entry goes */
+	}
+	return 0;
+}
+
+static int walk_dir(struct walk *w, int upper, int lower, const char *rel, int opaque)
 {
 	DIR *d = fdopendir(fcntl(upper, F_DUPFD_CLOEXEC, 3));
 	struct dirent *de;
@@ -309,7 +464,7 @@ static int walk_dir(struct walk *w, int upper, int lower, const char *rel)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		_cleanup_free_ char *path = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
-		r = walk_one(w, upper, lower, de->d_name, path);
+		r = walk_one(w, upper, lower, de->d_name, path, opaque);
 	}
 	closedir(d);
 	return r;
@@ -328,19 +483,26 @@ static int by_path(const void *a, const void *b)
 	return cx - cy;
 }
 
+#define ENTRIES_MAGIC "sbxrun-entries 2"
+
 static int write_entries(const struct changeset *cs, struct sbx_err *err)
 {
 	_cleanup_free_ char *p = xasprintf("%s/entries", cs->dir);
 	_cleanup_free_ char *tmp = xasprintf("%s/entries.tmp", cs->dir);
+	unlink(tmp); /* a capture killed half way */
 	FILE *f = fopen(tmp, "wxe");
 
 	if (!f)
 		return err_sys(err, "write '%s'", tmp);
+	fputs(ENTRIES_MAGIC "\n", f);
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct cs_entry *e = &cs->e[i];
 		_cleanup_free_ char *q = changeset_escape(e->path);
-		fprintf(f, "%c %c %" PRIu64 " %s %c %s\n", e->kind, e->type, e->size, e->digest,
-			e->moved ? 'm' : '-', q);
+		_cleanup_free_ char *t = changeset_escape(e->target ? e->target : "");
+		_cleanup_free_ char *o = changeset_escape(e->old_target ? e->old_target : "");
+		fprintf(f, "%c %c %c %o %o %" PRIu64 " %s %c%c\t%s\t%s\t%s\n", e->kind, e->type,
+			e->old_type ? e->old_type : '-', e->mode, e->old_mode, e->size, e->digest,
+			e->moved ? 'm' : '-', e->mount ? 'M' : '-', q, t, o);
 	}
 	if (fflush(f) != 0 || fsync(fileno(f)) < 0 || ferror(f)) {
 		fclose(f);
@@ -352,18 +514,21 @@ static int write_entries(const struct changeset *cs, struct sbx_err *err)
 
 int changeset_scan(struct changeset *cs, struct sbx_err *err)
 {
-	struct walk w = { cs, 0, err };
+	struct walk w = { cs, 0, 0, err };
 	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
 	_cleanup_close_ int upper = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int lower = open(cs->project, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
+	struct statx sx;
 
 	if (upper < 0)
 		return err_sys(err, "open '%s'", up);
 	if (lower < 0 || fstat(lower, &st) < 0 || st.st_dev != cs->dev || st.st_ino != cs->ino)
 		return err_set(err, lower < 0 ? errno : 0, "--project '%s': not the directory the run began with",
 			       cs->project);
-	if (walk_dir(&w, upper, lower, "") < 0)
+	if (statx(lower, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) == 0 && (sx.stx_mask & STATX_MNT_ID))
+		w.mnt = sx.stx_mnt_id;
+	if (walk_dir(&w, upper, lower, "", 0) < 0)
 		return -1;
 	if (cs->n)
 		qsort(cs->e, cs->n, sizeof(*cs->e), by_path);
@@ -405,22 +570,40 @@ static int parse_manifest(struct changeset *cs, char *text, struct sbx_err *err)
 
 static int parse_entry(struct changeset *cs, size_t *cap, char *l, struct sbx_err *err)
 {
-	char kind, type, flag;
+	char kind, type, old_type, moved, mount;
+	unsigned mode, old_mode;
 	uint64_t size;
 	char digest[65];
 	int off = 0;
+	char *f[4] = { l, NULL, NULL, NULL };
 
-	if (sscanf(l, "%c %c %" SCNu64 " %64s %c %n", &kind, &type, &size, digest, &flag, &off) != 5 ||
-	    !off || !strchr("ACDR", kind) || !strchr("fdlo", type))
+	for (int i = 1; i < 4; i++) {
+		char *t = f[i - 1] ? strchr(f[i - 1], '\t') : NULL;
+		if (t)
+			*t = '\0', f[i] = t + 1;
+	}
+	if (!f[3] || strchr(f[3], '\t') ||
+	    sscanf(f[0], "%c %c %c %o %o %" SCNu64 " %64s %c%c%n", &kind, &type, &old_type, &mode, &old_mode,
+		   &size, digest, &moved, &mount, &off) != 9 || f[0][off] || !strchr("ACDR", kind) ||
+	    !strchr("fdlo", type) || !strchr("fdlo-", old_type) || mode > 07777 || old_mode > 07777)
 		return err_set(err, 0, "change set %s: entries are damaged", cs->id);
-	char *path = changeset_unescape(l + off);
-	if (!path || !path[0] || path[0] == '/')
-		return free(path), err_set(err, 0, "change set %s: entries are damaged", cs->id);
+	char *path = changeset_unescape(f[1]), *target = changeset_unescape(f[2]);
+	char *old_target = changeset_unescape(f[3]);
+	if (!path || !target || !old_target || !path[0] || path[0] == '/') {
+		free(path), free(target), free(old_target);
+		return err_set(err, 0, "change set %s: entries are damaged", cs->id);
+	}
 	struct cs_entry *e = push_entry(cs, cap, kind);
 	e->type = type;
+	e->old_type = old_type == '-' ? 0 : old_type;
+	e->mode = mode;
+	e->old_mode = old_mode;
 	e->size = size;
-	e->moved = flag == 'm';
+	e->moved = moved == 'm';
+	e->mount = mount == 'M';
 	e->path = path;
+	e->target = target[0] ? target : (free(target), NULL);
+	e->old_target = old_target[0] ? old_target : (free(old_target), NULL);
 	snprintf(e->digest, sizeof(e->digest), "%s", digest);
 	return 0;
 }
@@ -449,9 +632,12 @@ int changeset_load(const char *id, struct changeset *cs, struct sbx_err *err)
 			return -1;
 		return 0; /* the run has not ended (or did not end well) */
 	}
+	/* entries of an older sbxrun (no modes, no targets): captured again */
+	if (strncmp(list, ENTRIES_MAGIC "\n", sizeof(ENTRIES_MAGIC)) != 0)
+		return 0;
 	cs->captured = 1;
 	char *save = NULL;
-	for (char *l = strtok_r(list, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+	for (char *l = strtok_r(list + sizeof(ENTRIES_MAGIC), "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		if (parse_entry(cs, &cap, l, err) < 0)
 			return -1;
 	return 0;
@@ -464,8 +650,11 @@ int changeset_remove(struct changeset *cs, struct sbx_err *err)
 
 void changeset_free(struct changeset *cs)
 {
-	for (size_t i = 0; i < cs->n; i++)
+	for (size_t i = 0; i < cs->n; i++) {
 		free(cs->e[i].path);
+		free(cs->e[i].target);
+		free(cs->e[i].old_target);
+	}
 	free(cs->e);
 	free(cs->id);
 	free(cs->dir);
@@ -505,6 +694,25 @@ int changeset_list(char ***out, struct sbx_err *err)
 	qsort(v, n, sizeof(char *), by_name); /* ids begin with their time */
 	*out = v;
 	return 0;
+}
+
+ssize_t changeset_find(const struct changeset *cs, const char *path)
+{
+	struct cs_entry key = { .path = (char *)path };
+	struct cs_entry *e = cs->n ? bsearch(&key, cs->e, cs->n, sizeof(*cs->e), by_path) : NULL;
+	return e ? e - cs->e : -1;
+}
+
+unsigned changeset_applied_mode(const struct cs_entry *e, unsigned umask_bits)
+{
+	if (e->type == CS_DIR)
+		return 0777 & ~umask_bits;
+	if (e->type != CS_FILE)
+		return 0;
+	/* a changed file whose execute bit stayed keeps the host's mode */
+	if (e->kind == CS_CHANGED && e->old_type == CS_FILE && !(e->mode & 0111) == !(e->old_mode & 0111))
+		return e->old_mode & 0777;
+	return (e->mode & 0111 ? 0755u : 0644u) & ~umask_bits;
 }
 
 uint64_t changeset_bytes(const struct changeset *cs)

@@ -7,9 +7,19 @@
  *                          with userxattr)
  * changes/ID/manifest      project, device, inode, start, image, and the
  *                          session's name for a session's (text)
- * changes/ID/entries       one line per change, written when the run ends:
- *                          KIND TYPE SIZE DIGEST FLAG PATH, PATH escaped
- *                          (changeset_escape) and last */
+ * changes/ID/entries       written when the run ends: a first line
+ *                          "sbxrun-entries 2", then one line per change:
+ *                          KIND TYPE OLDTYPE MODE OLDMODE SIZE DIGEST FLAGS,
+ *                          a tab, PATH, a tab, TARGET, a tab, OLDTARGET (the
+ *                          three escaped by changeset_escape, which escapes
+ *                          tabs: a name holding spaces, first or last, reads
+ *                          back the same)
+ *
+ * The entries are the one model of a change set: show, diff, export, the
+ * MCP tools and apply all read them (and changeset_check's verdicts), so
+ * nothing is applied that was not shown. Below a directory the sandbox
+ * deleted or replaced, every host entry that goes is an entry of its own
+ * (kind D), with its digest: apply deletes nothing it did not list. */
 #ifndef SBX_CHANGESET_H
 #define SBX_CHANGESET_H
 
@@ -23,12 +33,23 @@ enum cs_kind { CS_ADDED = 'A', CS_CHANGED = 'C', CS_DELETED = 'D', CS_REPLACED =
 enum cs_type { CS_FILE = 'f', CS_DIR = 'd', CS_SYMLINK = 'l', CS_OTHER = 'o' };
 
 struct cs_entry {
-	char kind;       /* enum cs_kind */
-	char type;       /* enum cs_type: what the sandbox left (for a deletion: what was there) */
-	uint64_t size;   /* bytes the new file holds (its apparent size) */
-	char digest[65]; /* sha256 of the host's file when the run ended, or "-" */
-	int moved;       /* the host's file changed after the run began (ctime) */
-	char *path;      /* relative to DIR */
+	char kind;         /* enum cs_kind */
+	char type;         /* enum cs_type: what the sandbox left (for a deletion: what was there) */
+	char old_type;     /* what the host had when the run ended; 0 for an addition */
+	unsigned mode;     /* the permission bits (07777) the sandbox left; 0 for a deletion */
+	unsigned old_mode; /* the host's, when the run ended; 0 for an addition */
+	uint64_t size;     /* bytes the new file holds (its apparent size) */
+	char digest[65];   /* sha256 of the host's file when the run ended, or "-" */
+	int moved;         /* the host's file changed after the run began (ctime) */
+	int mount;         /* the host's entry is a mount point (another file system
+			      or mount below DIR): never crossed, never applied */
+	char *path;        /* relative to DIR */
+	char *target;      /* a symlink's target as the sandbox left it, or NULL */
+	char *old_target;  /* the host's symlink's target, or NULL */
+	const char *why;   /* the verdict (changeset_check): NULL when it applies,
+			      else why not (a static string) */
+	int conflict;      /* with why: the host changed (apply refuses the whole
+			      set); without: never applied (a special file) */
 };
 
 struct changeset {
@@ -74,6 +95,21 @@ int changeset_list(char ***out, struct sbx_err *err);
 char *changeset_escape(const char *s);
 /* The inverse; NULL on a malformed escape. */
 char *changeset_unescape(const char *s);
+/* The verdict of every entry against the host as it is now (dirfd: DIR,
+ * opened by the caller; the set's device and inode are checked): e->why
+ * set for each entry that conflicts, is below a mount point, is a special
+ * file, or is below an entry that does; *nbad counts them. An entry whose
+ * host file changed since the capture, a file new on the host below a
+ * directory the set deletes or replaces, a mount point in the way: each is
+ * named, never written over. */
+int changeset_check(struct changeset *cs, int dirfd, size_t *nbad, struct sbx_err *err);
+/* The permission bits apply gives a file or a new directory, as git
+ * applies them: a new file 0644 or 0755 (any execute bit), a changed file
+ * keeps the host's mode unless the execute bit changed, a new directory
+ * 0777; then the umask. */
+unsigned changeset_applied_mode(const struct cs_entry *e, unsigned umask_bits);
+/* The index of the entry at path, or -1 (the entries are sorted). */
+ssize_t changeset_find(const struct changeset *cs, const char *path);
 /* Bytes allocated below the change set's directory. */
 uint64_t changeset_bytes(const struct changeset *cs);
 /* Its kind and type in words: "added file", "replaced dir". */
