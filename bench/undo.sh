@@ -11,6 +11,12 @@
 #      BENCH_CHANGED (10,000) rewritten small text files: under 1 s each.
 #      Apply gets a fresh change set before each run (hyperfine --prepare:
 #      a run rewrites the files again, with new text).
+#   2b. `changes apply ID` of a change set of BENCH_ADDED (20,000) new
+#      files in a node_modules-like tree (the shape `npm install` leaves:
+#      2,000 package directories of 10 files, median 2 KB), beside `cp -a`
+#      of the same tree on the host: under 2 s (issue 40). Each run gets a
+#      fresh change set (--prepare: DIR emptied, the tree copied in inside
+#      the sandbox from a read-only bind), each cp a fresh destination.
 #   3. `session snapshot` of a session that wrote 100 MB (one file) and of
 #      one that wrote 10,000 small files; `session start --from SNAP` (the
 #      fork) of each against a plain `session start`, each start preceded
@@ -24,8 +30,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 SBX=${SBX:-$top/sbxrun}
 out=${1:-}  # else stdout
 ROUNDS=${BENCH_ROUNDS:-20} RUNS=${BENCH_RUNS:-10}
-FILES=${BENCH_PROJECT_FILES:-20000} CHANGED=${BENCH_CHANGED:-10000}
-PARTS=${BENCH_PARTS:-start changes snapshot} # which of the three to run
+FILES=${BENCH_PROJECT_FILES:-20000} CHANGED=${BENCH_CHANGED:-10000} ADDED=${BENCH_ADDED:-20000}
+PARTS=${BENCH_PARTS:-start changes added snapshot} # which of the three to run
 part() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 command -v hyperfine >/dev/null || { echo "bench: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
 tmp=$(mktemp -d)
@@ -63,7 +69,7 @@ fi
 # the checkout: FILES files in 100 directories of 10 below 10, sizes drawn
 # from a log-normal of median 16 KB clipped to 4 MB, scaled to make 1 GB
 big=$cache/checkout-$FILES
-if [ ! -e "$big/.done" ]; then
+if part start && [ ! -e "$big/.done" ]; then
 	echo "bench: generating the checkout of $FILES files into $big (once)" >&2
 	u python3 - "$big" "$FILES" <<'EOF'
 import os, random, shutil, sys
@@ -130,6 +136,36 @@ if part changes; then
 	hf "$tmp/apply.json" --runs 10 --prepare "sh $tmp/rewrite.sh" -n "changes apply" "sh $tmp/apply.sh"
 fi
 
+# 2b. apply of ADDED new files against cp -a of the same tree
+if part added; then
+	tree=$cache/modules-$ADDED
+	if [ ! -e "$tree/.done" ]; then
+		u python3 - "$tree" "$ADDED" <<'EOF'
+import os, random, shutil, sys
+root, n = sys.argv[1], int(sys.argv[2])
+shutil.rmtree(root, ignore_errors=True)
+rnd = random.Random(40)
+for i in range(n):
+    d = os.path.join(root, "node_modules", "pkg%04d" % (i // 10), "lib" if i % 10 > 3 else "")
+    os.makedirs(d, exist_ok=True)
+    s = min(1 << 20, int(rnd.lognormvariate(7.6, 1.2)))
+    with open(os.path.join(d, "file%d.js" % (i % 10)), "w") as f:
+        f.write(("// %d\n" % i) * max(1, s // 8))
+open(os.path.join(root, ".done"), "w").close()
+EOF
+	fi
+	proj=$tmp/added dst=$tmp/cpdst
+	u mkdir -p "$proj"
+	cat > "$tmp/add.sh" <<EOF
+rm -rf "$proj/node_modules"
+"$SBX" run -i tiny --project "$proj" --bind "$tree:/mnt/tree" -- cp -a /mnt/tree/node_modules . 2>/dev/null
+"$SBX" changes ls | awk 'NR > 1 { id = \$1 } END { print id }' > "$tmp/id"
+EOF
+	chmod a+r "$tmp/add.sh"
+	hf "$tmp/added.json" --runs 10 --prepare "sh $tmp/add.sh" -n "changes apply, $ADDED new files" "sh $tmp/apply.sh" \
+		--prepare "rm -rf $dst" -n "cp -a, the same $ADDED files" "cp -a $tree/node_modules $dst"
+fi
+
 # 3. snapshots of 100 MB and of 10,000 files, forks against plain starts
 if part snapshot; then
 	u "$SBX" session start --image tiny "$S-w100m" >/dev/null
@@ -157,7 +193,7 @@ report() {
 	echo "## Undo and branches (issue 36, bench/undo.sh)"
 	echo
 	echo "$started UTC; load before: $load0, after: $(cut -d" " -f1 /proc/loadavg); image tiny;" \
-		"checkout: $FILES files, $(du -sh "$big" | cut -f1); change set: $CHANGED rewritten files${n:+ ($n entries)}."
+		"checkout: $FILES files, $(du -sh "$big" 2>/dev/null | cut -f1); change set: $CHANGED rewritten files${n:+ ($n entries)}."
 	echo
 	python3 - "$tmp" <<'EOF'
 import json, random, re, statistics, sys
@@ -191,6 +227,11 @@ if os.path.exists(tmp + "/start.json"):
 if os.path.exists(tmp + "/apply.json"):
     under(tmp + "/diff.json", 1000)
     under(tmp + "/apply.json", 1000)
+if os.path.exists(tmp + "/added.json"):
+    for name, t in rounds(tmp + "/added.json")[1].items():
+        goal = 2000 if name.startswith("changes") else None
+        v = "" if goal is None else ": **%s** (goal under %d ms)" % ("met" if statistics.median(t) <= goal else "missed", goal)
+        print("- `%s`: median %.0f ms, min %.0f, max %.0f over %d runs%s" % (name, statistics.median(t), min(t), max(t), len(t), v))
 if os.path.exists(tmp + "/fork.json"):
     for name, t in rounds(tmp + "/snap.json")[1].items():
         print("- `%s`: median %.0f ms, min %.0f over %d runs" % (name, statistics.median(t), min(t), len(t)))
