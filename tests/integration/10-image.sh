@@ -195,8 +195,8 @@ test_ls_and_rm() {
 	assert_contains "$out" "solo"
 	local d; d=$(cut -c1-64 "$(store)/names/solo")
 	assert_contains "$out" "${d:0:12}"
-	# A sandbox holds a shared lock on the image directory while it runs.
-	bash -c 'exec 9<"$1"; flock -s 9; exec sleep 10' _ "$(store)/$d" &
+	# A sandbox holds a shared lock on the image's .lock while it runs.
+	bash -c 'exec 9<>"$1/.lock"; flock -s 9; exec sleep 10' _ "$(store)/$d" &
 	local holder=$!
 	sleep 0.3
 	run "$SBX" image rm solo
