@@ -79,6 +79,10 @@ _sbxrun() {
 		return ;;
 	*:--header-timeout)
 		return ;;
+	*:--unread-max)
+		return ;;
+	*:--answer-timeout)
+		return ;;
 	profile:--format)
 		COMPREPLY=($(compgen -W "kube seccomp " -- "$cur")); return ;;
 	*:--kind)
@@ -132,7 +136,7 @@ _sbxrun() {
 	mcp)
 		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --project  --session " ;;
 	proxy)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --allow  --cache-max  --events  --listen  --auth-file  --header-timeout " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --allow  --cache-max  --events  --listen  --auth-file  --header-timeout  --unread-max  --answer-timeout " ;;
 	doctor)
 		opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 	cache)

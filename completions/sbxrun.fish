@@ -104,6 +104,8 @@ complete -c sbxrun -n '__fish_seen_subcommand_from cache; and __fish_seen_subcom
 complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l listen -r -d 'TCP address the proxy serves (127.0.0.1:3128, [::1]:3128, 0.0.0.0:3128)'
 complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l auth-file -r -d 'require Proxy-Authorization: FILE holds USER:PASSWORD, or a password alone (or set SBXRUN_PROXY_AUTH)'
 complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l header-timeout -r -d 'time a client has to send its request head (default 10s)'
+complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l unread-max -r -d 'disk the gateway'\''s answers not yet read may hold (default 1G; each address at most an eighth)'
+complete -c sbxrun -n '__fish_seen_subcommand_from proxy' -l answer-timeout -r -d 'time a client has to read a gateway answer, from its first byte (default 11m, and 1s per MiB)'
 complete -c sbxrun -n '__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from export' -l format -r -a 'kube seccomp' -d 'kube (Kubernetes YAML) or seccomp (OCI seccomp JSON)'
 complete -c sbxrun -n '__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from export' -l kind -r -a 'job pod' -d 'Kubernetes object: job (batch/v1) or pod'
 complete -c sbxrun -n '__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from export' -l image-ref -r -d 'image reference the pod runs (default localhost/IMAGE:latest)'

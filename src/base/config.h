@@ -124,6 +124,8 @@ struct sbx_config {
 	char *listen;        /* sbxrun proxy */
 	char *auth_file;
 	uint64_t header_timeout_ms;
+	uint64_t unread_max;        /* 0: the gateway's default (gw.h GW_HELD_MAX) */
+	uint64_t answer_timeout_ms; /* 0: the gateway's default (gw.h GW_ANSWER_MS) */
 	int export_format;   /* sbxrun profile export */
 	int kube_kind;
 	char *image_ref;

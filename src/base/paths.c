@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/lockwait.h"
 #include "base/log.h"
 #include "base/util.h"
 
@@ -97,8 +98,10 @@ static int new_rundir(const char *data, const char *link, char **out, struct sbx
 	_cleanup_free_ char *tmplink = xasprintf("%s/rundir.%d", data, (int)getpid());
 	_cleanup_close_ int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
-	if (lock < 0 || flock(lock, LOCK_EX) < 0)
-		return err_sys(err, "lock '%s'", lockpath);
+	if (lock < 0)
+		return err_sys(err, "open '%s'", lockpath);
+	if (lock_wait(lock, LOCK_EX, lockpath, LOCK_DEADLINE_S, err) < 0)
+		return -1;
 	if ((*out = recorded_rundir(link)))
 		return 0; /* another command made one meanwhile */
 	char *dir = xasprintf("/tmp/sbxrun-%u.XXXXXX", (unsigned)geteuid());

@@ -49,6 +49,7 @@
 static const char usage[] =
 	"usage: sbxrun proxy --listen ADDR:PORT [--profile NAME] [--image NAME] [--allow HOST]...\n"
 	"                    [--auth-file FILE] [--header-timeout DURATION]\n"
+	"                    [--unread-max SIZE] [--answer-timeout DURATION]\n"
 	"Serves the egress proxy of a 'packages' profile and its package gateway\n"
 	"(http://packages.sbxrun.internal/npm/ and /pypi/simple/, asked through this\n"
 	"proxy; the profile's [packages] rules and cache) on a TCP address (IPv4, or\n"
@@ -219,6 +220,9 @@ static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img
 	gc.profile_name = cfg->profile;
 	gc.sets = &sets;
 	gc.events_fd = events;
+	gc.held_max = cfg->unread_max;
+	gc.peer_share = true;
+	gc.answer_ms = cfg->answer_timeout_ms;
 	if (gateway_local_for(&gc, &conf.local, err) < 0)
 		return -1;
 	conf.max_conns = conn_budget(conf.local.host != NULL);
@@ -251,6 +255,13 @@ static int run_proxy(const struct sbx_config *cfg, struct sbx_err *err)
 	    (cfg->header_timeout_ms < 100 || cfg->header_timeout_ms > 600000))
 		return err_set(err, 0, "--header-timeout: %llums is not between 100ms and 10m",
 			       (unsigned long long)cfg->header_timeout_ms);
+	if (cfg->origin[SBX_K_UNREAD_MAX] && (cfg->unread_max < (1U << 20) || cfg->unread_max > (1ULL << 40)))
+		return err_set(err, 0, "--unread-max: %llu bytes is not between 1M and 1T",
+			       (unsigned long long)cfg->unread_max);
+	if (cfg->origin[SBX_K_ANSWER_TIMEOUT] &&
+	    (cfg->answer_timeout_ms < 1000 || cfg->answer_timeout_ms > 86400000))
+		return err_set(err, 0, "--answer-timeout: %llums is not between 1s and 24h",
+			       (unsigned long long)cfg->answer_timeout_ms);
 	_cleanup_free_ char *secret = NULL;
 	if (read_secret(cfg->auth_file, &secret, err) < 0)
 		return -1;

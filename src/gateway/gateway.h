@@ -38,6 +38,11 @@ struct sbx_gateway_conf {
 	const char *cache_dir;             /* NULL: the user's (~/.cache/sbxrun/packages) */
 	const char *system_cache;          /* read first (root's); NULL or "none": none */
 	uint64_t cache_max;                /* the cache's cap in bytes; 0: none */
+	uint64_t held_max;                 /* answers not yet read, in bytes (0: GW_HELD_MAX) */
+	bool peer_share;                   /* one peer's at most an eighth of it (a
+					    * sandbox's gateway has one peer: none) */
+	uint64_t answer_ms;                /* an answer's time from its first byte, and
+					    * 1 s per MiB of it (0: GW_ANSWER_MS) */
 	struct gw_rules rules;             /* [packages] allow, deny, min_age, offline */
 };
 

@@ -49,6 +49,7 @@ struct gw_client {
 	off_t body_off, body_len;
 	size_t held;        /* body_fd is an answer spooled by gw_reply: its bytes */
 	int64_t deadline;
+	bool answering;     /* its answer's deadline is set: from the first byte, never renewed */
 	void *req;          /* the ecosystem's state while it works */
 	void (*req_free)(void *req);
 };
@@ -122,6 +123,15 @@ struct gw_client *gw_client_find(struct gw *gw, uint64_t id);
  * waiting to be read hold at most 256 x (head + GW_INLINE_MAX) of memory. */
 #define GW_INLINE_MAX (16U << 10)
 #define GW_HELD_MAX (1ULL << 30)
+/* `sbxrun proxy --listen`: one peer (an address, a /64) holds at most this
+ * share of it (conf.peer_share), so that eight peers each get theirs
+ * whatever one of them leaves unread. */
+#define GW_PEER_SHARES 8
+/* An answer is read whole within this of its first byte, plus a second
+ * per MiB of it (a reader that takes a byte now and then is cut, not
+ * kept for ever by each partial write). */
+#define GW_ANSWER_MS 660000
+#define GW_ANSWER_MIB_MS 1000
 /* Answers: status, content type, a body (copied: the caller keeps it). */
 void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype, const char *body,
 	      size_t len);

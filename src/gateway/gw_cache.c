@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/lockwait.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "gateway/debidx.h"
@@ -312,7 +313,9 @@ int gw_cache_lock(struct gw_cache *c, const struct sri *want, int *fd)
 	char name[256];
 	int dir = art_at(c->sub, want, name, sizeof(name), ".lock");
 
-	int f = dir < 0 ? -1 : openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	struct sbx_err ignore;
+	/* root's lock file in the system cache is root's alone (lockwait.h) */
+	int f = dir < 0 ? -1 : lock_open_at(dir, name, &ignore);
 	if (f < 0)
 		return -1;
 	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
@@ -387,7 +390,7 @@ void gw_cache_trim(struct gw_cache *c)
 		return;
 	/* past the cap: down to 90% of it, so that not every commit evicts */
 	struct pkgcache_prune p = { .max = c->size > c->cap ? c->cap - c->cap / 10 : c->cap };
-	if (pkgcache_evict(c->dirfd, &p, false, &f, &err) == 1) {
+	if (pkgcache_evict(c->dirfd, &p, NULL, &f, &err) == 1) {
 		c->size = f.left_bytes;
 		c->counted_ms = now;
 	}

@@ -93,6 +93,12 @@ static void hand_back(struct gw_client *c)
  * back (keep-alive). */
 void gw_client_flush(struct gw_client *c)
 {
+	if (!c->answering && c->out_len) {
+		uint64_t ms = c->gw->conf.answer_ms ? c->gw->conf.answer_ms : GW_ANSWER_MS;
+		uint64_t len = c->out_len + (uint64_t)(c->body_fd >= 0 ? c->body_len : 0);
+		c->answering = true;
+		c->deadline = (int64_t)(now_ms() + ms + (len >> 20) * GW_ANSWER_MIB_MS);
+	}
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
@@ -104,7 +110,6 @@ void gw_client_flush(struct gw_client *c)
 			return;
 		}
 		c->out_off += (size_t)n;
-		c->deadline = (int64_t)now_ms() + GW_CLIENT_TIMEOUT_MS;
 	}
 	while (c->body_fd >= 0 && c->body_off < c->body_len) {
 		ssize_t n = sendfile(c->fd, c->body_fd, &c->body_off, (size_t)(c->body_len - c->body_off));
@@ -116,7 +121,6 @@ void gw_client_flush(struct gw_client *c)
 			gw_client_kill(c);
 			return;
 		}
-		c->deadline = (int64_t)now_ms() + GW_CLIENT_TIMEOUT_MS;
 	}
 	if (c->out_len && c->keep && c->door) {
 		hand_back(c);
@@ -167,11 +171,24 @@ static void set_head(struct gw_client *c, int status, const char *ctype, uint64_
 /* A body past GW_INLINE_MAX is written to a file of the cache's and sent
  * from there, so an answer the client does not read costs the host disk,
  * counted against GW_HELD_MAX, not memory. 0, or the 503's reason. */
+static uint64_t held_of(const struct gw *gw, const unsigned char *peer)
+{
+	uint64_t n = 0;
+	for (const struct gw_client *c = gw->clients; c; c = c->next)
+		if (!c->dead && memcmp(c->peer, peer, sizeof(c->peer)) == 0)
+			n += c->held;
+	return n;
+}
+
 static const char *spool(struct gw *gw, struct gw_client *cl, const char *body, size_t len)
 {
+	uint64_t max = gw->conf.held_max ? gw->conf.held_max : GW_HELD_MAX;
+	uint64_t share = gw->conf.peer_share ? max / GW_PEER_SHARES : 0;
 	int fd;
 
-	if (gw->held + len > GW_HELD_MAX)
+	if (share && held_of(gw, cl->peer) + len > share)
+		return "too many answers not yet read by this address's clients; try again";
+	if (gw->held + len > max)
 		return "too many answers not yet read by this sandbox's clients; try again";
 	if (gw_cache_scratch(gw->cache, &fd) < 0)
 		return "cannot write the answer to the cache";

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/lockwait.h"
 #include "base/paths.h"
 #include "base/util.h"
 
@@ -355,10 +356,10 @@ static bool must_go(const struct pkgcache_prune *p, const struct pkgcache_entry 
 	return p->all || (p->max && total > p->max) || (p->older_s && now - e->used >= p->older_s);
 }
 
-int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, bool wait, struct pkgcache_freed *out,
+int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, const char *wait_on, struct pkgcache_freed *out,
 		   struct sbx_err *err)
 {
-	_cleanup_close_ int lock = openat(dirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	_cleanup_close_ int lock = lock_open_at(dirfd, "lock", err);
 	_cleanup_free_ struct pkgcache_entry *v = NULL;
 	uint64_t total = 0;
 	size_t n = 0;
@@ -366,9 +367,11 @@ int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, bool wait, struct 
 
 	memset(out, 0, sizeof(*out));
 	if (lock < 0)
-		return err_sys(err, "cache: its lock");
-	if (flock(lock, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0)
-		return errno == EWOULDBLOCK && !wait ? 0 : err_sys(err, "cache: its lock");
+		return err_wrap(err, "cache");
+	if (!wait_on && flock(lock, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK ? 0 : err_sys(err, "cache: its lock");
+	if (wait_on && lock_wait(lock, LOCK_EX, wait_on, LOCK_DEADLINE_LONG_S, err) < 0)
+		return -1;
 	/* (the cache-wide lock file is never removed: a new one would not exclude) */
 	if (scan_all(dirfd, false, p->all, &v, &n, err) < 0)
 		return -1;
@@ -400,7 +403,8 @@ int pkgcache_prune(const char *root, const struct pkgcache_prune *p, struct pkgc
 	memset(out, 0, sizeof(*out));
 	if (fd < 0)
 		return errno == ENOENT ? 0 : err_sys(err, "cache '%s'", root);
-	return pkgcache_evict(fd, p, true, out, err) < 0 ? -1 : 0;
+	_cleanup_free_ char *what = xasprintf("%s/lock", root);
+	return pkgcache_evict(fd, p, what, out, err) < 0 ? -1 : 0;
 }
 
 static int trusted(const struct stat *st, const char *what, bool top, struct sbx_err *err)

@@ -55,12 +55,13 @@ struct pkgcache_freed {
 	uint64_t files, bytes, left_files, left_bytes;  /* index documents included */
 };
 /* Evicts from the cache below dirfd (its root) under the cache-wide lock;
- * wait: block for that lock, else return 0 at once when another holds it;
+ * wait_on (the lock's path, named while waiting): wait for that lock, at
+ * most LOCK_DEADLINE_LONG_S; NULL: return 0 at once when another holds it;
  * 1 when it ran.
  * Temporary files of processes that are gone go too, and the lock files
  * of artifacts not there that no download holds. Files being served
  * stay readable (they are unlinked while open). */
-int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, bool wait, struct pkgcache_freed *out,
+int pkgcache_evict(int dirfd, const struct pkgcache_prune *p, const char *wait_on, struct pkgcache_freed *out,
 		   struct sbx_err *err);
 /* The same by path. */
 int pkgcache_prune(const char *root, const struct pkgcache_prune *p, struct pkgcache_freed *out,

@@ -22,6 +22,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "base/lockwait.h"
 #include "base/log.h"
 #include "base/paths.h"
 #include "base/util.h"
@@ -219,8 +220,11 @@ static int plan_project(const struct sbx_config *cfg, struct sbx_plan *plan, str
 	/* held while the sandbox lives: `sbxrun changes` sees the set in use
 	 * (undo/project.h) and never captures it under the sandbox */
 	plan->project.lock_fd = open(ps->layer, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (plan->project.lock_fd < 0 || flock(plan->project.lock_fd, LOCK_SH) < 0)
-		return err_sys(err, "lock '%s'", ps->layer);
+	if (plan->project.lock_fd < 0)
+		return err_sys(err, "open '%s'", ps->layer);
+	/* an exclusive holder is capturing or applying the set */
+	if (lock_wait(plan->project.lock_fd, LOCK_SH, ps->layer, LOCK_DEADLINE_LONG_S, err) < 0)
+		return -1;
 	_cleanup_free_ char *up = xasprintf("%s/upper", ps->layer);
 	plan->project.upper_fd = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return plan->project.upper_fd < 0 ? err_sys(err, "open '%s'", up) : 0;

@@ -221,7 +221,8 @@ static bool has_archive(const struct sbx_store *s, const char *digest)
 	_cleanup_close_ int dirfd = openat(s->fd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					   O_CLOEXEC);
 	struct sbx_err ignore = { 0 };
-	if (dirfd < 0 || flock(dirfd, LOCK_EX | LOCK_NB) < 0)
+	_cleanup_close_ int lock = dirfd < 0 ? -1 : store_image_trylock(dirfd);
+	if (lock < 0)
 		return true; /* in use: kept as it is */
 	log_verbose("image %.12s has no archive for users' copies: made again", digest);
 	(void)rm_rf_at(s->fd, digest, &ignore);

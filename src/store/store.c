@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/lockwait.h"
 #include "base/log.h"
 #include "base/paths.h"
 #include "base/util.h"
@@ -132,7 +133,8 @@ static void gc_orphans(const struct sbx_store *s)
 			continue;
 		_cleanup_close_ int fd = openat(s->fd, e->d_name, O_RDONLY | O_DIRECTORY |
 						O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+		_cleanup_close_ int lock = fd < 0 ? -1 : store_image_trylock(fd);
+		if (lock < 0)
 			continue;
 		log_verbose("removing image %.12s: no name points at it", e->d_name);
 		(void)remove_digest(s, e->d_name, &ignore);
@@ -180,17 +182,13 @@ static int store_setup(struct sbx_store *s, struct sbx_err *err)
 	 * made by hand with XDG_DATA_HOME=/var/lib was root's and 0700) */
 	if (s->system && (fchown(s->fd, 0, 0) < 0 || fchmod(s->fd, 0755) < 0))
 		return err_sys(err, "chmod '%s'", s->path);
-	s->lock_fd = openat(s->fd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	_cleanup_free_ char *lockpath = xasprintf("%s/.lock", s->path);
+	s->lock_fd = lock_open_at(s->fd, ".lock", err);
 	if (s->lock_fd < 0)
-		return err_sys(err, "open '%s/.lock'", s->path);
-	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK)
-			return err_sys(err, "lock '%s'", s->path);
-		log_info("waiting for another sbxrun to finish changing the image store");
-		while (flock(s->lock_fd, LOCK_EX) < 0)
-			if (errno != EINTR)
-				return err_sys(err, "lock '%s'", s->path);
-	}
+		return err_wrap(err, "image store '%s'", s->path);
+	/* held over a whole import: minutes for a large image */
+	if (lock_wait(s->lock_fd, LOCK_EX, lockpath, LOCK_DEADLINE_LONG_S, err) < 0)
+		return -1;
 	if (mkdir_at(s->fd, "names", 0755, err) < 0 || mkdir_at(s->fd, "digests", 0700, err) < 0)
 		return -1;
 	if (s->system && (fchownat(s->fd, "names", 0, 0, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -494,28 +492,59 @@ static bool still_there(int storefd, const char *digest, int dirfd)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+int store_image_trylock(int dirfd)
+{
+	struct sbx_err ignore = { 0 };
+	int fd = lock_open_at(dirfd, STORE_IMAGE_LOCK, &ignore);
+
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The use-lock is a lock file inside the image's directory, not the
+ * directory itself: a system image's directory (0755) is open to every
+ * user, its lock file to root alone. */
+static int use_lock(int dirfd, const char *dirpath, const char *name, struct sbx_err *err)
+{
+	_cleanup_free_ char *what = xasprintf("%s/" STORE_IMAGE_LOCK, dirpath);
+	int fd = lock_open_at(dirfd, STORE_IMAGE_LOCK, err);
+
+	if (fd < 0)
+		return err_wrap(err, "image '%s'", name);
+	/* an exclusive holder is removing it, or making it again (import.c) */
+	if (lock_wait(fd, LOCK_SH, what, LOCK_DEADLINE_LONG_S, err) < 0) {
+		close(fd);
+		return err_wrap(err, "image '%s'", name);
+	}
+	return fd;
+}
+
 static int open_locked_image(const struct store_ref *ref, const char *name, const char *digest,
 			     struct sbx_image *img, struct sbx_err *err)
 {
 	struct sbx_meta m;
+	_cleanup_free_ char *dirpath = xasprintf("%s/%s", ref->path, digest);
+	_cleanup_close_ int dirfd = openat(ref->fd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					   O_CLOEXEC);
 
-	img->use_lock_fd = openat(ref->fd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0)
+		return err_sys(err, "image '%s': open '%s'", name, dirpath);
+	img->use_lock_fd = use_lock(dirfd, dirpath, name, err);
 	if (img->use_lock_fd < 0)
-		return err_sys(err, "image '%s': open '%s/%s'", name, ref->path, digest);
-	while (flock(img->use_lock_fd, LOCK_SH) < 0)
-		if (errno != EINTR)
-			return err_sys(err, "image '%s': lock", name);
-	if (!still_there(ref->fd, digest, img->use_lock_fd))
+		return -1;
+	if (!still_there(ref->fd, digest, dirfd))
 		return err_set(err, 0, "image '%s' was removed", name);
-	img->rootfs_fd = openat(img->use_lock_fd, "rootfs", O_PATH | O_DIRECTORY | O_NOFOLLOW |
-				O_CLOEXEC);
+	img->rootfs_fd = openat(dirfd, "rootfs", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (img->rootfs_fd < 0)
 		return err_sys(err, "image '%s': open its rootfs", name);
-	if (store_meta_read(img->use_lock_fd, &m, err) < 0)
+	if (store_meta_read(dirfd, &m, err) < 0)
 		return err_wrap(err, "image '%s'", name);
 	img->name = xstrdup(name);
 	img->digest = xstrdup(digest);
-	img->dir = xasprintf("%s/%s", ref->path, digest);
+	img->dir = steal_ptr(dirpath);
 	img->env = steal_ptr(m.env);
 	img->apt_hosts = steal_ptr(m.apt_hosts);
 	img->npm_registry = steal_ptr(m.npm_registry);
@@ -632,12 +661,10 @@ static int remove_locked(const struct sbx_store *s, const char *name, const char
 	_cleanup_close_ int dirfd = openat(s->fd, digest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					   O_CLOEXEC);
 	_cleanup_free_ char *path = xasprintf("names/%s", name);
+	_cleanup_close_ int lock = dirfd < 0 ? -1 : store_image_trylock(dirfd);
 
-	if (dirfd >= 0 && flock(dirfd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK)
-			return err_set(err, 0, "image '%s' is in use by a running sandbox", name);
-		return err_sys(err, "lock image '%s'", name);
-	}
+	if (dirfd >= 0 && lock < 0)
+		return err_set(err, 0, "image '%s' is in use by a running sandbox", name);
 	if (unlinkat(s->fd, path, 0) < 0)
 		return err_sys(err, "remove '%s/%s'", s->path, path);
 	if (dirfd >= 0 && !digest_named(s, digest) && remove_digest(s, digest, err) < 0)

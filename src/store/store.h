@@ -16,7 +16,7 @@ struct sbx_image {
 	char *digest;
 	char *dir;           /* the image's directory (holds rootfs/ and meta.json) */
 	int rootfs_fd;       /* O_PATH|O_DIRECTORY of rootfs */
-	int use_lock_fd;     /* shared flock held while the image is in use */
+	int use_lock_fd;     /* shared flock on its STORE_IMAGE_LOCK while in use */
 	char **env;          /* KEY=VALUE from the image's /etc/environment */
 	char **apt_hosts;    /* hosts of the image's apt sources */
 	char *npm_registry;  /* filled by the egress work; "" until then */
@@ -69,6 +69,13 @@ int store_open_system_locked(struct sbx_store *s, struct sbx_err *err);
  * names its digest. */
 #define STORE_SYSTEM_COPY "system-copy"
 void store_close(struct sbx_store *s);
+/* In an image's directory: its use-lock (0600, the store owner's alone;
+ * the directory of a system image is open to every user, this file to
+ * root alone, so no user's flock stalls root). */
+#define STORE_IMAGE_LOCK ".lock"
+/* The image directory dirfd's use-lock taken exclusively, without waiting:
+ * its fd, or -1 when a sandbox uses the image (or the lock cannot be had). */
+int store_image_trylock(int dirfd);
 
 /* A path in the user's store for a recipe build's output (not under the
  * lock: a build takes minutes); leftovers of dead builders are cleaned. */

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/lockwait.h"
 #include "base/util.h"
 #include "sandbox/diskuse.h"
 #include "store/digest.h"
@@ -184,9 +185,10 @@ int changeset_create(const char *project, const char *image, const char *session
 	cs->id = xstrdup(id);
 	cs->lock_fd = open(cs->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	cs->locked = cs->lock_fd >= 0;
-	if (!cs->locked || flock(cs->lock_fd, LOCK_SH) < 0) {
+	if (!cs->locked || lock_wait(cs->lock_fd, LOCK_SH, cs->dir, LOCK_DEADLINE_S, err) < 0) {
 		struct sbx_err e2;
-		err_sys(err, "lock '%s'", cs->dir);
+		if (!cs->locked)
+			err_sys(err, "open '%s'", cs->dir);
 		rm_rf_at(AT_FDCWD, cs->dir, &e2);
 		return -1;
 	}

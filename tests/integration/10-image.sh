@@ -1,7 +1,7 @@
 # also-as-root
 # serial: the system image store in /var/lib/sbxrun (SBX_JOBS=2: after the user pass)
 # root-only: test_system_store_searched_after_user_store test_system_store_serves_an_unprivileged_user
-# root-only: test_system_store_copy_follows_a_reimport
+# root-only: test_system_store_copy_follows_a_reimport test_system_store_a_users_flocks_stall_no_root_command
 # tests/integration/10-image.sh - the image store: import of the real minimal
 # image, the digest cache, inspect/ls/rm, and crafted hostile tarballs that
 # must be refused whole with nothing left behind.
@@ -195,8 +195,8 @@ test_ls_and_rm() {
 	assert_contains "$out" "solo"
 	local d; d=$(cut -c1-64 "$(store)/names/solo")
 	assert_contains "$out" "${d:0:12}"
-	# A sandbox holds a shared lock on the image directory while it runs.
-	bash -c 'exec 9<"$1"; flock -s 9; exec sleep 10' _ "$(store)/$d" &
+	# A sandbox holds a shared lock on the image's .lock while it runs.
+	bash -c 'exec 9<>"$1/.lock"; flock -s 9; exec sleep 10' _ "$(store)/$d" &
 	local holder=$!
 	sleep 0.3
 	run "$SBX" image rm solo
@@ -349,4 +349,50 @@ test_system_store_copy_follows_a_reimport() {
 	rm -rf "${u:?}/$d2"
 	run as_user "$SBX" image export labgc -o "$TESTDIR/u/e3.tar"
 	assert_bad_input "not root's alone"
+}
+
+# Issue 40, item 7: a user who flock()s what of the system store they can
+# open (every directory, every file) stalled root's run from its image for
+# ever, silently (its use-lock was the directory's flock). Root's locks are
+# lock files of its own (0600) now: the user's flocks are never waited on.
+# The store's lock held by another of root's own commands is waited on,
+# named, until it is let go.
+test_system_store_a_users_flocks_stall_no_root_command() {
+	user_setup
+	"$SBX" -q image import --system "$IMAGES/tiny.tar" --name lablock
+	as_user python3 -c '
+import fcntl, os, sys, time
+held = 0
+for root, dirs, files in os.walk(sys.argv[1]):
+    dirs[:] = [x for x in dirs if x != "rootfs"]
+    for p in [root] + [os.path.join(root, f) for f in files]:
+        try:
+            fd = os.open(p, os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held += 1
+        except OSError:
+            pass
+print("held", held, flush=True)
+time.sleep(300)' /var/lib/sbxrun > "$TESTDIR/held" &
+	local holder=$!
+	trap "kill $holder 2>/dev/null || true; rm -rf /var/lib/sbxrun" EXIT
+	for _ in $(seq 100); do [ -s "$TESTDIR/held" ] && break; sleep 0.1; done
+	assert_contains "$(cat "$TESTDIR/held")" "held" "the user's flocks"
+	[ "$(cut -d' ' -f2 "$TESTDIR/held")" -ge 3 ] || fail "the user locked too little: $(cat "$TESTDIR/held")"
+	run timeout 30 "$SBX" run --image lablock -- true
+	assert_status 0 "root's run while the user holds the image's directory"
+	assert_not_contains "$err" "waiting for the lock"
+	run timeout 30 "$SBX" image import --system "$IMAGES/tiny.tar" --name lablock2
+	assert_status 0 "root's import while the user holds the store's directories"
+	# the user held every lock there was to take: root's are not among them
+	assert_eq "" "$(find /var/lib/sbxrun -path '*/rootfs' -prune -o \( -name .lock -o -name lock \) ! -perm 0600 -print)" \
+		"lock files others may open"
+	# root's own holder of the store's lock: waited on, and said
+	flock /var/lib/sbxrun/images/.lock sleep 3 &
+	local own=$!
+	sleep 0.3
+	run timeout 30 "$SBX" image import --system "$IMAGES/tiny.tar" --name lablock3
+	assert_status 0 "root's import after the store's lock was let go"
+	assert_contains "$err" "sbxrun: waiting for the lock on '/var/lib/sbxrun/images/.lock' (held by another sbxrun process"
+	wait "$own"
 }

@@ -717,6 +717,82 @@ test_sidecar_per_peer_cap_counts_gateway_requests() {
 	assert_eq 1 "$(grep -c '^slow/-/' "$TESTDIR/reg.log")" "tarball requests upstream"
 }
 
+# Issue 40, item 7: the sidecar's answers not yet read were one budget for
+# all its peers (one peer's 47 connections took it, and every other peer
+# got 503 for a large index), and an answer's deadline was renewed by each
+# partial write. With --unread-max 32M each address holds at most 4M (an
+# eighth): peer A's sixteen 2 MiB answers left unread are mostly refused,
+# peer B still gets its answer; a reader of 160 KB/s (16 s for the answer)
+# is cut at --answer-timeout (2 s, and 1 s per MiB) from the first byte.
+UNREAD='
+import socket, sys, time
+port = int(sys.argv[1])
+REQ = (b"GET http://packages.sbxrun.internal/npm/big HTTP/1.1\r\nHost: packages.sbxrun.internal\r\n"
+       b"Accept: application/json\r\nConnection: close\r\n\r\n")
+def ask(src, rcvbuf=0):
+    s = socket.socket()
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    s.sendall(REQ)
+    return s
+def whole(s):
+    s.settimeout(20)
+    data = b""
+    try:
+        while True:
+            b = s.recv(1 << 16)
+            if not b:
+                break
+            data += b
+    except OSError:
+        pass
+    return data
+warm = whole(ask("127.0.0.3"))
+full = len(warm)
+a = [ask("127.0.0.1") for _ in range(16)]
+time.sleep(1)
+b = whole(ask("127.0.0.2"))
+print("B", b[9:12].decode(), "whole" if len(b) == full else "cut %d of %d" % (len(b), full))
+codes = []
+for s in a:
+    s.settimeout(5)
+    codes.append(s.recv(12)[9:12].decode())
+print("A 200:", codes.count("200"), "503:", codes.count("503"))
+for s in a:
+    s.close()
+time.sleep(0.5)
+slow = ask("127.0.0.4", 16384)
+slow.settimeout(30)
+got, t0 = 0, time.time()
+while time.time() - t0 < 30:
+    b = slow.recv(16384)
+    if not b:
+        break
+    got += len(b)
+    time.sleep(0.1)
+print("slow", "whole" if got >= full else "cut")
+'
+
+test_sidecar_unread_answers_are_shared_per_peer_and_timed_from_the_first_byte() {
+	export XDG_CACHE_HOME="$TESTDIR/cache" NPMREG_BIG_MB=2
+	gw_fixture
+	gw_sidecar "gwlab$$" --unread-max 32M --answer-timeout 2s
+	run python3 -c "$UNREAD" "$SCPORT"
+	assert_status 0 "$err"
+	assert_contains "$out" "B 200 whole" "peer B's answer"
+	local a200
+	a200=$(sed -n 's/^A 200: \([0-9]*\) .*/\1/p' <<<"$out")
+	[ -n "$a200" ] && [ "$a200" -ge 1 ] && [ "$a200" -le 2 ] || fail "peer A past its share: $out"
+	assert_contains "$out" "503: $((16 - a200))" "peer A's refusals"
+	assert_contains "$out" "slow cut" "the slow reader"
+	run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --unread-max 10K
+	assert_bad_input "--unread-max: 10240 bytes is not between 1M and 1T"
+	run "$SBX" proxy --listen 127.0.0.1:0 --profile packages --answer-timeout 10ms
+	assert_bad_input "--answer-timeout: 10ms is not between 1s and 24h"
+}
+
 # Issue 36's case end to end: an untrusted `npm install && npm test` on the
 # user's own checkout (--project), the real npm through the gateway. The
 # checkout is not written during the run; the change set holds what npm
