@@ -23,6 +23,7 @@
 #include "undo/changeset.h"
 #include "undo/csdiff.h"
 #include "undo/project.h"
+#include "undo/snapshot.h"
 #include "undo/undostore.h"
 
 void changes_report_print(const struct apply_report *rep)
@@ -47,6 +48,39 @@ static void age(int64_t start, char *buf, size_t size)
 		format_duration((uint64_t)(now - start) * 1000, buf, size);
 }
 
+/* When the set began: its manifest's start, else its id's time. */
+static int64_t started(const struct changeset *cs, const char *id)
+{
+	return cs->start_s ? cs->start_s : undostore_id_time(id);
+}
+
+/* Why a set cannot be read, on one line (a name in it is the sandbox's). */
+static char *damage(const struct sbx_err *e)
+{
+	_cleanup_free_ char *m = e->errnum && !e->plain ? xasprintf("%s: %s", e->msg, strerror(e->errnum))
+							 : xstrdup(e->msg);
+	return changeset_escape(m);
+}
+
+/* One row of ls: a set that loaded, or (bad) one that did not, listed
+ * with its id all the same, so that it can be discarded or pruned. */
+static void ls_row(const char *id, const struct changeset *cs, const struct sbx_err *bad)
+{
+	char a[32], s[32], n[3][24];
+	size_t v[3] = { cs->added, cs->changed, cs->deleted };
+
+	for (int i = 0; i < 3; i++)
+		snprintf(n[i], sizeof(n[i]), bad ? "-" : "%zu", v[i]);
+	age(started(cs, id), a, sizeof(a));
+	format_size_human(undostore_bytes(cs->dir), s, sizeof(s));
+	_cleanup_free_ char *proj = changeset_escape(cs->project ? cs->project : "-");
+	_cleanup_free_ char *why = bad ? damage(bad) : NULL;
+	_cleanup_free_ char *live = !cs->live ? xstrdup("")
+		: cs->session ? xasprintf(" (live: session %s)", cs->session) : xstrdup(" (live: its run goes on)");
+	_cleanup_free_ char *dmg = why ? xasprintf(" (damaged: %s)", why) : xstrdup("");
+	printf("%-22s %-8s %7s %7s %7s %9s  %s%s%s\n", id, a, n[0], n[1], n[2], s, proj, live, dmg);
+}
+
 static int changes_ls(struct sbx_err *err)
 {
 	_cleanup_strv_ char **ids = NULL;
@@ -57,19 +91,11 @@ static int changes_ls(struct sbx_err *err)
 	for (char **id = ids; *id; id++) {
 		struct changeset cs;
 		struct sbx_err e2;
-		char a[32], s[32];
-		if (project_load(*id, &cs, &e2) < 0) {
+		int bad = project_load(*id, &cs, &e2) < 0;
+		if (cs.dir)
+			ls_row(*id, &cs, bad ? &e2 : NULL);
+		else
 			log_warn("%s", e2.msg);
-			changeset_free(&cs);
-			continue;
-		}
-		_cleanup_free_ char *proj = changeset_escape(cs.project);
-		age(cs.start_s, a, sizeof(a));
-		format_size_human(changeset_bytes(&cs), s, sizeof(s));
-		_cleanup_free_ char *live = !cs.live ? xstrdup("")
-			: cs.session ? xasprintf(" (live: session %s)", cs.session) : xstrdup(" (live: its run goes on)");
-		printf("%-22s %-8s %7zu %7zu %7zu %9s  %s%s\n", cs.id, a, cs.added, cs.changed, cs.deleted, s,
-		       proj, live);
 		changeset_free(&cs);
 	}
 	return 0;
@@ -137,6 +163,11 @@ static int changes_prune(const struct cli_args *a, struct sbx_err *err)
 		return -1;
 	if (all && older)
 		return err_set(err, 0, "changes prune: --all or --older, not both");
+	/* what a snapshot killed half way left goes first */
+	struct sbx_err e3;
+	if (snapshot_sweep(&n, &e3) < 0)
+		log_warn("%s", e3.msg);
+	n = 0;
 	if (!all && !older && (changes_max(a->v[SBX_K_PROFILE], &max, err) < 0 ||
 			       undostore_usage(&used, err) < 0))
 		return -1;
@@ -150,10 +181,11 @@ static int changes_prune(const struct cli_args *a, struct sbx_err *err)
 			changeset_free(&cs);
 			continue;
 		}
-		int64_t ago = (int64_t)time(NULL) - cs.start_s;
+		/* a damaged one too (changes ls marks it): by its id's time */
+		int64_t ago = (int64_t)time(NULL) - started(&cs, *id);
 		bool go = all || (older && ago >= 0 && (uint64_t)ago * 1000 >= older) ||
 			  (!all && !older && max && used > max);
-		uint64_t bytes = go ? changeset_bytes(&cs) : 0;
+		uint64_t bytes = go ? undostore_bytes(cs.dir) : 0;
 		if (go && changeset_remove(&cs, &e2) == 0) {
 			n++;
 			used = used > bytes ? used - bytes : 0;

@@ -20,6 +20,7 @@
 #include "base/util.h"
 #include "mcp/mcp_job.h"
 #include "mcp/mcp_server.h"
+#include "undo/snapshot.h"
 
 #define SNAP_OUT_CAP 8192
 
@@ -80,6 +81,10 @@ void mcp_snapshot(struct mcp_server *srv, struct json_object *id, const struct m
 	if (srv->nsnaps >= MCP_MAX_SNAPS)
 		return mcp_tool_error(srv, id, "snapshot: this conversation has taken %d snapshots, "
 				      "the most it may keep", MCP_MAX_SNAPS);
+	/* the rule the command holds ('-v' would reach it as an option) */
+	struct sbx_err e;
+	if (a->path && snapshot_check_name(a->path, &e) < 0)
+		return mcp_tool_error(srv, id, "snapshot: %s", e.msg);
 	const char *argv[] = { "sbxrun", "-q", "session", "snapshot", srv->session, a->path, NULL };
 	int st = run_self(argv, &out);
 	if (st == 0) /* it prints the snapshot's name */

@@ -318,7 +318,7 @@ static int own_userns(const char *umap, const char *gmap)
 }
 
 static __attribute__((noreturn)) void walker_main(int dirfd, int out, const char *umap,
-						  const char *gmap, uint64_t limit)
+						  const char *gmap, uint64_t limit, int strict)
 {
 	struct sbx_diskuse du = { 0 };
 
@@ -327,7 +327,7 @@ static __attribute__((noreturn)) void walker_main(int dirfd, int out, const char
 		struct walk w = { .du = &du };
 		fail(&w, errno, "make the walk's user namespace");
 	} else {
-		measure(dirfd, limit, 1, &du);
+		measure(dirfd, limit, strict, &du);
 	}
 	_exit(write(out, &du, sizeof(du)) == (ssize_t)sizeof(du) ? 0 : 1);
 }
@@ -341,17 +341,18 @@ static int cannot(struct sbx_diskuse *du, int e, const char *what)
 	return 1;
 }
 
-int diskuse_check(int dirfd, uid_t uid, gid_t gid, uint64_t quota, struct sbx_diskuse *du)
+/* One walk in a child with CAP_DAC_READ_SEARCH over what uid and gid own
+ * (root walks itself: it has the capability, and threads do not matter). */
+static int walk_as(int dirfd, uid_t uid, gid_t gid, uint64_t limit, int strict, struct sbx_diskuse *du)
 {
 	char umap[32], gmap[32];
 	int p[2];
 	ssize_t n = 0, r;
 
 	memset(du, 0, sizeof(*du));
-	/* root has CAP_DAC_READ_SEARCH already (and threads do not matter) */
 	if (geteuid() == 0) {
-		measure(dirfd, quota, 1, du);
-		return du->over || du->errnum;
+		measure(dirfd, limit, strict, du);
+		return 0;
 	}
 	snprintf(umap, sizeof(umap), "0 %u 1\n", (unsigned)uid);
 	snprintf(gmap, sizeof(gmap), "0 %u 1\n", (unsigned)gid);
@@ -360,7 +361,7 @@ int diskuse_check(int dirfd, uid_t uid, gid_t gid, uint64_t quota, struct sbx_di
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		walker_main(dirfd, p[1], umap, gmap, quota);
+		walker_main(dirfd, p[1], umap, gmap, limit, strict);
 	}
 	close(p[1]);
 	if (pid < 0) {
@@ -375,7 +376,29 @@ int diskuse_check(int dirfd, uid_t uid, gid_t gid, uint64_t quota, struct sbx_di
 		;
 	if (n != (ssize_t)sizeof(*du))
 		return cannot(du, EIO, "finish the walk: it ended without a result");
+	return 0;
+}
+
+int diskuse_check(int dirfd, uid_t uid, gid_t gid, uint64_t quota, struct sbx_diskuse *du)
+{
+	walk_as(dirfd, uid, gid, quota, 1, du);
 	return du->over || du->errnum;
+}
+
+int diskuse_owned_bytes_at(int dirfd, const char *dir, uint64_t *out)
+{
+	struct sbx_diskuse du;
+	int fd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	*out = 0;
+	if (fd < 0)
+		return -1;
+	walk_as(fd, geteuid(), getegid(), UINT64_MAX, 0, &du);
+	if (du.errnum && !du.bytes) /* no walk of our own: what this process reads */
+		measure(fd, UINT64_MAX, 0, &du);
+	close(fd);
+	*out = du.bytes;
+	return du.errnum && !du.bytes ? -1 : 0;
 }
 
 uint64_t diskuse_next_ms(uint64_t walk_ms, uint64_t used, uint64_t quota)

@@ -22,6 +22,13 @@ struct sbx_diskuse {
  * cannot be read. For content sbxrun trusts (an image's workspace). */
 int diskuse_bytes_at(int dirfd, const char *dir, uint64_t *out);
 
+/* The same for what the caller keeps of a sandbox's writes (change sets,
+ * snapshots): walked as the quota walks a layer, with the rights the
+ * caller has over its own files (root: over all), so that a directory the
+ * sandbox left 0000 or 0300 hides nothing; what even that cannot read (a
+ * file of another owner) is counted by its own blocks. */
+int diskuse_owned_bytes_at(int dirfd, const char *dir, uint64_t *out);
+
 /* The sandbox's writable layer (dirfd), walked with the rights the sandbox
  * has over its own files (uid and gid: the host ids its user namespace
  * maps), so that no mode hides anything. Fills du; returns 1 when the

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -22,21 +23,31 @@
 
 #include "base/paths.h"
 #include "base/util.h"
+#include "sandbox/diskuse.h"
 #include "undo/snapshot_copy.h"
 #include "undo/snapshot_pause.h"
 
 static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
 
-int snapshot_check_name(const char *name, struct sbx_err *err)
+/* The rule of session names (cmd/session_cmd.c) and more: no '-' first
+ * either, so that no name is read as an option where it is handed on (the
+ * MCP server runs `sbxrun session snapshot SESSION NAME`). dash: a name
+ * kept before that rule (one may still be removed and is still counted). */
+static int name_ok(const char *name, int dash)
 {
 	size_t n = strlen(name);
-	if (n == 0 || n > 64 || name[0] == '.' || strspn(name, name_chars) != n) {
+	return n > 0 && n <= 64 && name[0] != '.' && (dash || name[0] != '-') && strspn(name, name_chars) == n;
+}
+
+int snapshot_check_name(const char *name, struct sbx_err *err)
+{
+	if (!name_ok(name, 0)) {
 		_cleanup_free_ char *shown = xstrdup(name);
 		for (char *c = shown; *c; c++)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = '?';
-		return err_set(err, EINVAL, "invalid snapshot name '%s' (letters, digits, '.', '_', '-', "
-			       "at most 64, not first '.')", shown);
+		return err_plain(err, EINVAL, "invalid snapshot name '%s' (letters, digits, '.', '_', '-', "
+				 "at most 64, not first '.' or '-')", shown);
 	}
 	return 0;
 }
@@ -133,11 +144,12 @@ static int manifest_read(int dirfd, const char *snap, struct snapshot_info *info
 	return 0;
 }
 
-/* snapshots/SNAP, opened; ENOENT says there is none. */
-static int snap_open(const char *snap, char **dir, struct sbx_err *err)
+/* snapshots/SNAP, opened; ENOENT says there is none. dash: a name of
+ * before the rule (name_ok) is accepted, for its removal. */
+static int snap_open_as(const char *snap, int dash, char **dir, struct sbx_err *err)
 {
 	_cleanup_free_ char *top = NULL;
-	if (snapshot_check_name(snap, err) < 0)
+	if (!(dash && name_ok(snap, 1)) && snapshot_check_name(snap, err) < 0)
 		return -1;
 	_cleanup_close_ int tfd = snapshots_open(&top, err);
 	if (tfd < 0)
@@ -149,6 +161,11 @@ static int snap_open(const char *snap, char **dir, struct sbx_err *err)
 	if (dir)
 		*dir = xasprintf("%s/%s", top, snap);
 	return fd;
+}
+
+static int snap_open(const char *snap, char **dir, struct sbx_err *err)
+{
+	return snap_open_as(snap, 0, dir, err);
 }
 
 int snapshot_read(const char *snap, struct snapshot_info *info, struct sbx_err *err)
@@ -365,6 +382,60 @@ int snapshot_project_copy(const char *snap, int dst, uint64_t cap, struct sbx_er
 	return r;
 }
 
+/* A directory a snapshot was made in (.new-SNAP-PID-N, locked by its
+ * maker) or removed from (.rm-SNAP-PID): 1 if it is one, 2 if its maker is
+ * gone too (its pid runs no more and no one holds its lock): a snapshot
+ * killed half way, that the next snapshot or prune removes. */
+static int leftover(int tfd, const char *name)
+{
+	int rm = !strncmp(name, ".rm-", 4);
+	if (!rm && strncmp(name, ".new-", 5))
+		return 0;
+	_cleanup_free_ char *copy = xstrdup(name);
+	char *dash = strrchr(copy, '-'), *end;
+	if (dash && !rm) {
+		*dash = '\0';
+		dash = strrchr(copy, '-');
+	}
+	long pid = dash ? strtol(dash + 1, &end, 10) : 0;
+	if (pid <= 0 || *end || kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		return 1;
+	_cleanup_close_ int fd = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 ? 2 : 1;
+}
+
+/* Each leftover directory below tfd: removed (sweep) or measured (bytes). */
+static size_t leftovers(int tfd, int sweep, uint64_t *bytes)
+{
+	DIR *d = fdopendir(fcntl(tfd, F_DUPFD_CLOEXEC, 3));
+	struct dirent *e;
+	struct sbx_err ignored;
+	size_t n = 0;
+
+	while (d && (e = readdir(d))) {
+		int k = leftover(tfd, e->d_name);
+		uint64_t b = 0;
+		if (sweep && k == 2 && rm_rf_at(tfd, e->d_name, &ignored) == 0)
+			n++;
+		else if (!sweep && k && diskuse_owned_bytes_at(tfd, e->d_name, &b) == 0)
+			*bytes += b;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int snapshot_sweep(size_t *removed, struct sbx_err *err)
+{
+	_cleanup_free_ char *top = NULL;
+	_cleanup_close_ int tfd = snapshots_open(&top, err);
+
+	if (tfd < 0)
+		return -1;
+	*removed = leftovers(tfd, 1, NULL);
+	return 0;
+}
+
 int snapshot_take(const struct snapshot_source *src, const char *snap, uint64_t cap,
 		  struct snapshot_info *info, struct sbx_err *err)
 {
@@ -379,6 +450,7 @@ int snapshot_take(const struct snapshot_source *src, const char *snap, uint64_t 
 	if (faccessat(tfd, snap, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return err_plain(err, EEXIST, "snapshot '%s' exists (remove it with 'sbxrun session snapshot-rm %s')",
 				 snap, snap);
+	leftovers(tfd, 1, NULL);
 	memset(info, 0, sizeof(*info));
 	snprintf(info->name, sizeof(info->name), "%s", snap);
 	snprintf(info->session, sizeof(info->session), "%s", src->session);
@@ -392,6 +464,10 @@ int snapshot_take(const struct snapshot_source *src, const char *snap, uint64_t 
 		if (errno != EEXIST || i > 100)
 			return err_sys(err, "snapshot: create '%s/%s'", top, tmp);
 	}
+	/* held while it is made: a sweep of another sbxrun leaves it */
+	_cleanup_close_ int lock = openat(tfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (lock >= 0)
+		flock(lock, LOCK_EX);
 	struct sbx_err ignored;
 	if (take_into(src, tfd, tmp, top, cap, info, err) < 0) {
 		rm_rf_at(tfd, tmp, &ignored);
@@ -426,7 +502,7 @@ static int read_all(struct snapshot_info **out, size_t *n, struct sbx_err *err)
 	if (!d)
 		return tfd < 0 ? -1 : err_sys(err, "read '%s'", top);
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || snapshot_check_name(e->d_name, &ignored) < 0)
+		if (!name_ok(e->d_name, 1))
 			continue;
 		_cleanup_close_ int fd = openat(tfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
@@ -455,6 +531,7 @@ int snapshot_list(void (*fn)(const struct snapshot_info *info, void *arg), void 
 uint64_t snapshot_usage(void)
 {
 	_cleanup_free_ struct snapshot_info *all = NULL;
+	_cleanup_free_ char *top = NULL;
 	struct sbx_err ignored;
 	uint64_t sum = 0;
 	size_t n;
@@ -463,6 +540,10 @@ uint64_t snapshot_usage(void)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		sum += all[i].size;
+	/* and what a snapshot being made, or one killed half way, holds */
+	_cleanup_close_ int tfd = snapshots_open(&top, &ignored);
+	if (tfd >= 0)
+		leftovers(tfd, 0, &sum);
 	return sum;
 }
 
@@ -471,7 +552,7 @@ int snapshot_remove(const char *snap, struct sbx_err *err)
 	_cleanup_free_ struct snapshot_info *all = NULL;
 	_cleanup_free_ char *dir = NULL, *top = NULL;
 	size_t n;
-	_cleanup_close_ int fd = snap_open(snap, &dir, err);
+	_cleanup_close_ int fd = snap_open_as(snap, 1, &dir, err);
 
 	if (fd < 0 || read_all(&all, &n, err) < 0)
 		return -1;

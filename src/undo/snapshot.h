@@ -72,8 +72,12 @@ int snapshot_list(void (*fn)(const struct snapshot_info *info, void *arg), void 
 		  struct sbx_err *err);
 /* Refused while a session runs on it or another snapshot is taken over it. */
 int snapshot_remove(const char *snap, struct sbx_err *err);
-/* Bytes all the user's snapshots hold (their manifests' sizes). */
+/* Bytes all the user's snapshots hold (their manifests' sizes), and what
+ * is below a snapshot being made or one killed half way (.new-*, .rm-*). */
 uint64_t snapshot_usage(void);
+/* Removes what a snapshot killed half way left (its maker gone); *removed
+ * says how many. snapshot_take does it first too. */
+int snapshot_sweep(size_t *removed, struct sbx_err *err);
 /* A project session's snapshot: its copy of the change set's writes
  * (snapshots/SNAP/project) copied into the directory dst, within cap. */
 int snapshot_project_copy(const char *snap, int dst, uint64_t cap, struct sbx_err *err);

@@ -114,14 +114,20 @@ static int copy_data(struct snapcopy *c, int in, int out, const struct stat *st,
 	return 0;
 }
 
-static int copy_file(struct snapcopy *c, int sdir, int ddir, const char *name, const struct stat *st,
+/* The session may swap a file for a FIFO (or a device) between the stat
+ * and the open: nothing is opened that could block (O_NONBLOCK), and only
+ * a regular file is read; what is there now is the next pass's. */
+static int copy_file(struct snapcopy *c, int sdir, int ddir, const char *name, const struct stat *lst,
 		     struct sbx_err *err)
 {
-	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	_cleanup_close_ int out = -1;
+	struct stat fst, *st = &fst;
 
-	if (in < 0)
+	if (in < 0 || fstat(in, &fst) < 0)
 		return err_sys(err, "snapshot: open '%s'", c->path);
+	if (!S_ISREG(fst.st_mode) || fst.st_ino != lst->st_ino || fst.st_dev != lst->st_dev)
+		return err_plain(err, EAGAIN, "snapshot: '%s' was replaced while it was copied", c->path);
 	out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0)
 		return err_sys(err, "snapshot: create '%s'", c->path);

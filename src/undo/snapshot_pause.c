@@ -91,41 +91,80 @@ static void children(pid_t pid, pid_t *queue, size_t *n, size_t max)
 		closedir(d);
 }
 
+static int stopped_here(const struct snappause *p, pid_t pid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* 1 when pid was stopped now, 0 when it was already or is gone. */
 static int stop_one(struct snappause *p, pid_t pid, struct sbx_err *err)
 {
+	if (stopped_here(p, pid))
+		return 0;
+	if (p->n == SNAPPAUSE_MAX_PROCS)
+		return err_set(err, E2BIG, "snapshot: the session has more than %d processes", SNAPPAUSE_MAX_PROCS);
 	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-
 	if (fd < 0)
 		return 0; /* gone meanwhile */
 	if (syscall(SYS_pidfd_send_signal, fd, SIGSTOP, NULL, 0) < 0) {
 		close(fd);
 		return errno == ESRCH ? 0 : err_sys(err, "snapshot: stop process %d", (int)pid);
 	}
+	p->pids[p->n] = pid;
 	p->pidfds[p->n++] = fd;
 	for (uint64_t end = mono_ms() + WAIT_MS; !still(pid); usleep(500))
 		if (mono_ms() > end)
 			return err_set(err, ETIMEDOUT, "snapshot: process %d did not stop within %d s", (int)pid,
 				       WAIT_MS / 1000);
-	return 0;
+	return 1;
 }
 
-/* Breadth first from the supervisor's children: each process is stopped
- * before its children are read, so none is missed by a fork. */
-static int stop_all(struct snappause *p, pid_t supervisor, struct sbx_err *err)
+/* One pass, breadth first from the supervisor's children: each process is
+ * stopped before its children are read. *fresh counts those stopped in
+ * this pass: a process whose parent exited before it was read went to an
+ * init already read, which the next pass reads again. */
+static int stop_pass(struct snappause *p, pid_t supervisor, pid_t *queue, size_t *fresh, struct sbx_err *err)
 {
-	_cleanup_free_ pid_t *queue = xcalloc(SNAPPAUSE_MAX_PROCS, sizeof(pid_t));
 	size_t n = 0;
 
-	p->pidfds = xcalloc(SNAPPAUSE_MAX_PROCS, sizeof(int));
+	*fresh = 0;
 	children(supervisor, queue, &n, SNAPPAUSE_MAX_PROCS);
 	for (size_t i = 0; i < n; i++) {
-		if (stop_one(p, queue[i], err) < 0)
+		int r = stop_one(p, queue[i], err);
+		if (r < 0)
 			return -1;
+		*fresh += (size_t)r;
 		children(queue[i], queue, &n, SNAPPAUSE_MAX_PROCS);
 	}
 	if (n == SNAPPAUSE_MAX_PROCS)
 		return err_set(err, E2BIG, "snapshot: the session has more than %d processes", SNAPPAUSE_MAX_PROCS);
 	return 0;
+}
+
+/* Passes until one stops no new process: then every process of the
+ * session is stopped (a stopped one forks no more, and each is a
+ * descendant of the supervisor: orphans go to an init of the session).
+ * A session that forks faster than that, past the passes or the time,
+ * is not snapshotted. */
+static int stop_all(struct snappause *p, pid_t supervisor, struct sbx_err *err)
+{
+	_cleanup_free_ pid_t *queue = xcalloc(SNAPPAUSE_MAX_PROCS, sizeof(pid_t));
+	uint64_t end = mono_ms() + WAIT_MS;
+
+	p->pidfds = xcalloc(SNAPPAUSE_MAX_PROCS, sizeof(int));
+	p->pids = xcalloc(SNAPPAUSE_MAX_PROCS, sizeof(pid_t));
+	for (int pass = 0; pass < SNAPPAUSE_MAX_PASSES && mono_ms() < end; pass++) {
+		size_t fresh;
+		if (stop_pass(p, supervisor, queue, &fresh, err) < 0)
+			return -1;
+		if (!fresh)
+			return 0;
+	}
+	return err_plain(err, EAGAIN, "snapshot: the session's processes kept forking past %d passes of "
+			 "SIGSTOP; no snapshot taken (a cgroup freezer would hold them)", SNAPPAUSE_MAX_PASSES);
 }
 
 int snappause_start(struct snappause *p, const char *cgroup, pid_t supervisor, struct sbx_err *err)
@@ -158,6 +197,8 @@ void snappause_end(struct snappause *p)
 		close(p->pidfds[i]);
 	}
 	free(p->pidfds);
+	free(p->pids);
 	p->pidfds = NULL;
+	p->pids = NULL;
 	p->n = 0;
 }

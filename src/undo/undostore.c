@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/paths.h"
@@ -36,7 +37,7 @@ int undostore_usage(uint64_t *out, struct sbx_err *err)
 	*out = 0;
 	if (undostore_changes_dir(&dir, err) < 0)
 		return -1;
-	if (diskuse_bytes_at(AT_FDCWD, dir, out) < 0)
+	if (diskuse_owned_bytes_at(AT_FDCWD, dir, out) < 0)
 		return err_sys(err, "measure '%s'", dir);
 	/* one cap over what the user keeps: change sets and snapshots */
 	*out += snapshot_usage();
@@ -53,4 +54,17 @@ int undostore_id_valid(const char *id)
 		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9') || id[i] == '-'))
 			return 0;
 	return 1;
+}
+
+uint64_t undostore_bytes(const char *dir)
+{
+	uint64_t b = 0;
+	return diskuse_owned_bytes_at(AT_FDCWD, dir, &b) < 0 ? 0 : b;
+}
+
+int64_t undostore_id_time(const char *id)
+{
+	struct tm tm = { 0 };
+	char *end = strptime(id, "%Y%m%d-%H%M%S", &tm);
+	return end && (*end == '-' || !*end) ? (int64_t)timegm(&tm) : 0;
 }

@@ -38,9 +38,11 @@
 #include <sys/quota.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { P_OK = 0, P_DENIED = 1, P_USAGE = 2, P_NA = 3, P_WRONG = 4 };
@@ -439,6 +441,58 @@ static int p_tioclinux(char **a)
 
 /* ---- sockets ---- */
 
+/* Not a probe: a fork-and-exit chain, for 61-snapshot's pause. Each
+ * generation appends its number and the time (CLOCK_REALTIME, in us) to
+ * DIR/log, makes DIR/n/NUMBER, forks the
+ * next and exits: one process at a time, each an orphan of the one
+ * before. Runs until killed. */
+static int p_fork_chain(char **a)
+{
+	char path[4096];
+
+	for (unsigned long n = 1;; n++) {
+		snprintf(path, sizeof(path), "%s/log", a[0]);
+		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		if (fd < 0 || dprintf(fd, "%lu %lld\n", n, (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000) < 0)
+			return P_USAGE;
+		close(fd);
+		snprintf(path, sizeof(path), "%s/n/%lu", a[0], n);
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+			return P_USAGE;
+		close(fd);
+		pid_t pid;
+		while ((pid = fork()) < 0)
+			usleep(1000);
+		if (pid > 0)
+			_exit(0);
+	}
+}
+
+/* Not a probe: DIR/f0..f31 swapped with FIFOs (RENAME_EXCHANGE) as fast as
+ * it goes, so that a reader that stats a regular file opens a FIFO: a
+ * snapshot's copy must not block on one. Runs until killed. */
+static int p_swap_fifo(char **a)
+{
+	char f[4096], p[4096];
+
+	for (int i = 0; i < 32; i++) {
+		snprintf(f, sizeof(f), "%s/f%d", a[0], i);
+		snprintf(p, sizeof(p), "%s/p%d", a[0], i);
+		int fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, "x\n", 2) != 2 || (unlink(p), mknod(p, S_IFIFO | 0644, 0)) < 0)
+			return P_USAGE;
+		close(fd);
+	}
+	for (unsigned i = 0;; i = (i + 1) % 32) {
+		snprintf(f, sizeof(f), "%s/f%u", a[0], i);
+		snprintf(p, sizeof(p), "%s/p%u", a[0], i);
+		if (syscall(SYS_renameat2, AT_FDCWD, f, AT_FDCWD, p, 2 /* RENAME_EXCHANGE */) < 0)
+			return P_USAGE;
+	}
+}
+
 static const struct {
 	const char *name;
 	int family, type, proto;
@@ -804,6 +858,7 @@ static const struct {
 	{ "inotify-fill", p_inotify_fill, 0, "[SECONDS]" }, { "inotify", p_inotify, 0, "" },
 	{ "alloc", p_alloc, 1, "MIB [SECONDS [shared]]" },
 	{ "deny-mount", p_deny_mount, 1, "CMD [ARG...]" },
+	{ "fork-chain", p_fork_chain, 1, "DIR" }, { "swap-fifo", p_swap_fifo, 1, "DIR" },
 };
 
 static int usage(void)

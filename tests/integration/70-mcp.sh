@@ -302,6 +302,10 @@ assert o["stdout"].startswith("one\ngone\n") and "No such file" in o["stdout"], 
 r = call("list_snapshots", {}); assert r["structuredContent"]["snapshots"] == [name], r
 r = call("restore", {"snapshot": "someone-elses"}); assert r.get("isError") and "no snapshot" in text(r), r
 r = call("snapshot", {"name": "../x"}); assert r.get("isError"), r
+for bad in ("-v", "--help"):  # the command's rule and message (issue 40)
+    r = call("snapshot", {"name": bad})
+    assert r.get("isError") and "invalid snapshot name '%s' (letters" % bad in text(r), r
+r = call("list_snapshots", {}); assert r["structuredContent"]["snapshots"] == [name], r
 listed = subprocess.run([sbx, "session", "snapshots"], capture_output=True, text=True).stdout
 assert name in listed, listed
 srv.close()
