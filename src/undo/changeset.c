@@ -22,7 +22,6 @@
 
 #include "base/lockwait.h"
 #include "base/util.h"
-#include "sandbox/diskuse.h"
 #include "store/digest.h"
 #include "undo/undostore.h"
 
@@ -385,16 +384,34 @@ static int same_file(int upper, int lower, const char *name, const struct stat *
 	       !strcmp(a, b);
 }
 
+/* A directory of the sandbox's layer opened for the walk. One it left
+ * without read or search permission for its owner (chmod 0300) is the
+ * caller's own, in a set no sandbox writes any more: given u+rwx first
+ * (through a handle, never a name a symlink could take), its mode as the
+ * sandbox left it being what the entry records. */
+static int open_upper_dir(const struct walk *w, int upper, const char *name, const struct stat *st)
+{
+	if ((st->st_mode & 0500) != 0500 && !w->cs->live && st->st_uid == geteuid() && geteuid() != 0) {
+		_cleanup_close_ int h = openat(upper, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", h);
+		if (h >= 0)
+			(void)!chmod(proc, (st->st_mode & 07777) | 0700);
+	}
+	return openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
 /* A directory the sandbox left at name, over what the host has there. */
 static int walk_subdir(struct walk *w, int upper, int lower, const char *name, const char *path,
-		       int opaque, int has_lower, const struct stat *lst, int mount)
+		       int opaque, int has_lower, const struct stat *lst, int mount, const struct stat *ust)
 {
 	char mark[2] = "";
 	struct stat st;
-	_cleanup_close_ int sub = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int sub = open_upper_dir(w, upper, name, ust);
 
 	if (sub < 0 || fstat(sub, &st) < 0)
 		return err_sys(w->err, "change set: open '%s'", path);
+	st.st_mode = ust->st_mode; /* as the sandbox left it */
 	fgetxattr(sub, "user.overlay.opaque", mark, 1);
 	opaque = opaque || mark[0] == 'y';
 	if (!has_lower) {
@@ -432,7 +449,7 @@ static int walk_one(struct walk *w, int upper, int lower, const char *name, cons
 	if (S_ISCHR(st.st_mode) && st.st_rdev == 0) /* a whiteout */
 		return has_lower ? host_gone(w, lower, name, path, &lst, mount) : 0;
 	if (S_ISDIR(st.st_mode))
-		return walk_subdir(w, upper, lower, name, path, opaque, has_lower, &lst, mount);
+		return walk_subdir(w, upper, lower, name, path, opaque, has_lower, &lst, mount, &st);
 	if (!has_lower) {
 		note_new(add_entry(w, CS_ADDED, type_of(st.st_mode), path), upper, name, &st);
 		return 0;
@@ -715,10 +732,4 @@ unsigned changeset_applied_mode(const struct cs_entry *e, unsigned umask_bits)
 	if (e->kind == CS_CHANGED && e->old_type == CS_FILE && !(e->mode & 0111) == !(e->old_mode & 0111))
 		return e->old_mode & 0777;
 	return (e->mode & 0111 ? 0755u : 0644u) & ~umask_bits;
-}
-
-uint64_t changeset_bytes(const struct changeset *cs)
-{
-	uint64_t b = 0;
-	return diskuse_bytes_at(AT_FDCWD, cs->dir, &b) < 0 ? 0 : b;
 }

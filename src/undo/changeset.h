@@ -110,8 +110,6 @@ int changeset_check(struct changeset *cs, int dirfd, size_t *nbad, struct sbx_er
 unsigned changeset_applied_mode(const struct cs_entry *e, unsigned umask_bits);
 /* The index of the entry at path, or -1 (the entries are sorted). */
 ssize_t changeset_find(const struct changeset *cs, const char *path);
-/* Bytes allocated below the change set's directory. */
-uint64_t changeset_bytes(const struct changeset *cs);
 /* Its kind and type in words: "added file", "replaced dir". */
 const char *changeset_kind_name(char kind);
 const char *changeset_type_name(char type);
