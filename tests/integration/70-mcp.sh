@@ -329,12 +329,22 @@ from tools import Server, text
 srv = Server([sbx, "mcp", "-p", "default", "--image", "tiny", "--project", "proj"])
 call = srv.call
 r = call("list_changes", {}); assert not r.get("isError") and r["structuredContent"]["entries"] == [], r
-o = call("exec", {"cmd": ["sh", "-c", "echo two >> a; rm b; printf 'x\\0y' > bin; cat a"]})["structuredContent"]
+o = call("exec", {"cmd": ["sh", "-c", "echo two >> a; rm b; printf 'x\\0y' > bin; ln -s a l; mkfifo p; "
+                          "printf 1 > \"$(printf 'n\\033[2J')\"; chmod +x bin; cat a"]})["structuredContent"]
 assert o["exit_code"] == 0 and o["stdout"] == "one\ntwo\n", o
 assert open("proj/a").read() == "one\n", "the user's copy was written"
 r = call("list_changes", {}); s = r["structuredContent"]
-assert (s["added"], s["changed"], s["deleted"]) == (1, 1, 1), r
-assert [(e["kind"], e["path"]) for e in s["entries"]] == [("changed", "a"), ("deleted", "b"), ("added", "bin")], r
+assert (s["added"], s["changed"], s["deleted"], s["not_applied"]) == (4, 1, 1, 1), r
+# the model apply reads: deletions first, the mode apply gives, the
+# link's target, the verdict; no raw control byte in a name
+got = [(e["kind"], e["type"], e["mode"], e["target"], e["skipped"], e["path"]) for e in s["entries"]]
+assert got == [("deleted", "file", None, None, None, "b"), ("changed", "file", "0644", None, None, "a"),
+               ("added", "file", "0755", None, None, "bin"), ("added", "symlink", None, "a", None, "l"),
+               ("added", "file", "0644", None, None, "n\\x1b[2J"),
+               ("added", "special", None, None, "a device, FIFO or socket is never applied", "p")], got
+assert all(e["conflict"] is None for e in s["entries"]), r
+t = text(r); assert t.index("deleted file: b") < t.index("changed file 0644: a") and "\x1b" not in t, t
+assert "added symlink: l -> a" in t and "added special: p (never applied: " in t, t
 r = call("diff_changes", {"paths": ["a"]})
 assert not r.get("isError") and text(r) == "--- a/a\n+++ b/a\n@@ -1,1 +1,2 @@\n one\n+two\n", r
 r = call("diff_changes", {}); t = text(r)
