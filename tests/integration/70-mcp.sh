@@ -368,3 +368,81 @@ PY
 	assert_contains "$out" "works on no project"
 	no_mcp_left "the project tools"
 }
+
+# Issue 40: a walk of the change set (list_changes, diff_changes) runs in a
+# child of the server with a deadline, the profile's timeout: past it the
+# child is killed and the call answered with a tool error that names it.
+test_project_walk_has_a_deadline() {
+	local n=pw$$
+	mkdir -p proj "$HOME/.config/sbxrun/profiles"
+	echo one > proj/a
+	start_session "$n" --image tiny --project proj
+	"$SBX" run --session "$n" -- sh -c 'mkdir d && cd d && i=0; while [ $i -lt 20000 ]; do : > f$i; i=$((i+1)); done' ||
+		fail "the files"
+	printf 'inherit = default\n[limits]\ntimeout = 5ms\n' > "$HOME/.config/sbxrun/profiles/tmo$$.ini"
+	trap "rm -f '$HOME/.config/sbxrun/profiles/tmo$$.ini'; '$SBX' session stop '$n' >/dev/null 2>&1" EXIT
+	python3 - "$SBX" "$TOP/tests/mcp" "tmo$$" "$n" <<'PY' > out.txt 2>&1
+import sys
+sbx = sys.argv[1]
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from tools import Server, text
+srv = Server([sbx, "mcp", "-p", sys.argv[3], "--session", sys.argv[4]])
+for tool in ("list_changes", "diff_changes"):
+    r = srv.call(tool, {})
+    assert r.get("isError") and "did not end within its deadline of 5ms" in text(r), r
+srv.close()
+print("done")
+PY
+	[ "$(tail -1 out.txt)" = done ] || fail "the deadline: $(cat out.txt)"
+	no_mcp_left "a walk past its deadline"
+}
+
+# A client that goes away in the middle of a diff_changes while the sandbox
+# renames a FIFO over a file and back: every diff answers (the server's
+# reads never wait on a FIFO), the server keeps a few times the 256 KiB
+# cut of a 64 MiB file's diff, and when the client is gone the server
+# exits and its session stops.
+test_a_client_gone_mid_diff_leaves_nothing() {
+	mkdir -p proj
+	echo one > proj/a
+	head -c 67108864 /dev/zero | tr '\0' '\n' > proj/big
+	python3 - "$SBX" <<'PY' > out.txt 2>&1
+import json, os, select, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "mcp", "-p", "default", "--image", "tiny", "--project", "proj"],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+buf, n = b"", 0
+def ask(tool, args, wait=True):
+    global buf, n
+    n += 1
+    m = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": args}}
+    p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+    while wait:
+        while b"\n" not in buf:
+            if not select.select([p.stdout], [], [], 10)[0]:
+                print("no answer to %s in 10 s" % tool, flush=True); os._exit(1)
+            buf += os.read(p.stdout.fileno(), 1 << 20)
+        line, buf = buf.split(b"\n", 1)
+        r = json.loads(line)
+        if r.get("id") == n:
+            return r["result"]
+r = ask("exec", {"cmd": ["rm", "big"]}); assert r["structuredContent"]["exit_code"] == 0, r
+ask("exec", {"cmd": ["sh", "-c", "while :; do echo x > t; mv t a; mkfifo p; mv p a; done"],
+             "session_name": "swap", "yield_time_ms": 100})
+for _ in range(8):
+    r = ask("diff_changes", {})
+    assert "the diff goes on past 256 KiB" in r["content"][0]["text"], r
+hwm = int(open("/proc/%d/status" % p.pid).read().split("VmHWM:")[1].split()[0])
+assert hwm < 8192, "the server's peak memory: %d KiB" % hwm
+ask("diff_changes", {}, wait=False)
+print("done", flush=True)
+os._exit(0)  # gone mid-call: the server's stdin and stdout close
+PY
+	grep -qx done out.txt || fail "the diffs: $(cat out.txt)"
+	for _ in $(seq 100); do
+		pgrep -u "$(id -u)" -f "$SBX mcp" >/dev/null || "$SBX" session ls | grep -q "mcp-" || break
+		sleep 0.1
+	done
+	no_mcp_left "a client gone mid-call"
+	"$SBX" changes prune --all >/dev/null
+}
