@@ -141,10 +141,15 @@ static struct json_object *diff_result(struct changeset *cs, const struct mcp_ar
 
 	while (a->cmd && a->cmd[n])
 		n++;
+	/* a path as list_changes showed it (escaped), or as it is */
+	_cleanup_strv_ char **paths = xcalloc(n + 1, sizeof(*paths));
+	for (size_t i = 0; i < n; i++)
+		if (!(paths[i] = changeset_unescape(a->cmd[i])))
+			paths[i] = xstrdup(a->cmd[i]);
 	FILE *f = fopencookie(&out, "w", (cookie_io_functions_t){ .write = out_write });
 	if (!f)
 		return err_sys(err, "a stream"), NULL;
-	int r = changeset_diff(cs, (char *const *)a->cmd, n, f, err);
+	int r = changeset_diff(cs, paths, n, f, err);
 	fclose(f);
 	if (r < 0 && !out.dropped) {
 		mcp_out_free(&out);

@@ -345,6 +345,8 @@ assert got == [("deleted", "file", None, None, None, "b"), ("changed", "file", "
 assert all(e["conflict"] is None for e in s["entries"]), r
 t = text(r); assert t.index("deleted file: b") < t.index("changed file 0644: a") and "\x1b" not in t, t
 assert "added symlink: l -> a" in t and "added special: p (never applied: " in t, t
+r = call("diff_changes", {"paths": ["n\\x1b[2J"]})  # the name as listed
+assert text(r) == "--- /dev/null\n+++ b/n\\x1b[2J\n@@ -0,0 +1,1 @@\n+1\n\\ No newline at end of file\n", r
 r = call("diff_changes", {"paths": ["a"]})
 assert not r.get("isError") and text(r) == "--- a/a\n+++ b/a\n@@ -1,1 +1,2 @@\n one\n+two\n", r
 r = call("diff_changes", {}); t = text(r)
