@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -162,6 +163,7 @@ static __attribute__((noreturn)) void download_child(struct mcp_server *srv, con
 	struct sbx_err err = { 0 };
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+	prctl(PR_SET_PDEATHSIG, SIGTERM); /* dies with the server, its temporary name removed */
 	dup2(null, 0); /* stdout is the protocol's: nothing else may reach it */
 	dup2(null, 1);
 	if (report > 3) /* nor keep the server's connections open */

@@ -32,7 +32,7 @@ struct mcp_term {
 	int busy;             /* a call is collecting its output */
 };
 
-enum mcp_job_kind { MCP_JOB_EXEC, MCP_JOB_TERM, MCP_JOB_DOWNLOAD };
+enum mcp_job_kind { MCP_JOB_EXEC, MCP_JOB_TERM, MCP_JOB_DOWNLOAD, MCP_JOB_WALK };
 
 /* A tools/call still running: answered when it ends. */
 struct mcp_job {
@@ -41,11 +41,11 @@ struct mcp_job {
 	struct json_object *id, *progress; /* owned references */
 	uint64_t start_ms, next_progress_ms, deadline_ms;
 	int conn;             /* exec: control connection */
-	int pipe[2];          /* exec: stdout, stderr; download: the child's report in [0] */
-	struct mcp_out out[2];
+	int pipe[2];          /* exec: stdout, stderr; download, walk: the child's report in [0] */
+	struct mcp_out out[2];  /* exec: stdout, stderr; walk: the child's answer in [0] */
 	struct mcp_term *term;
-	pid_t pid;            /* download: the child */
-	char *what;           /* download: the result's text */
+	pid_t pid;            /* download, walk: the child */
+	char *what;           /* download: the result's text; walk: the tool's name */
 	char *dest_dir;       /* download: the destination's directory inside */
 	long long oom_before; /* exec: the cgroup's OOM kills when it started */
 };
@@ -91,9 +91,13 @@ void mcp_restore(struct mcp_server *srv, struct json_object *id, const struct mc
 void mcp_list_snapshots(struct mcp_server *srv, struct json_object *id);
 void mcp_snapshots_end(struct mcp_server *srv);
 
-/* mcp_changes.c: the project tools (sbxrun mcp --project DIR) */
+/* mcp_changes.c: the project tools (sbxrun mcp --project DIR), each a
+ * walk of the change set in a child, answered when it ends */
 void mcp_list_changes(struct mcp_server *srv, struct json_object *id);
 void mcp_diff_changes(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
+void mcp_walk_handle(struct mcp_server *srv, struct mcp_job *job);
+/* Kills the walks past their deadline, with a tool error naming it. */
+void mcp_walk_check(struct mcp_server *srv, uint64_t now);
 
 /* mcp_term.c */
 void mcp_term_exec(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);

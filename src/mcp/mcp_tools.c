@@ -102,7 +102,9 @@ static const char tools_json[] =
 
 "{\"name\":\"list_changes\",\"title\":\"List what changed in the project\","
 "\"description\":\"When the user started this server on a project (a checkout of theirs, at the workspace), "
-"list the files added, changed and deleted there so far (at most 1000 named; the counts cover all). The user's "
+"list the files added, changed and deleted there so far, as applying them would write them: deletions first, "
+"each entry's mode, a symlink's target, and why one would not be applied (every deletion and at most 1000 other "
+"entries named; the counts cover all). The user's "
 "copy is never written: the user reviews these changes and applies or discards them. Errors when the sandbox "
 "works on no project.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}},"

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "undo/csdiff.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
@@ -14,33 +15,27 @@
 #include "base/util.h"
 #include "undo/diff.h"
 
-#define DIFF_MAX (64u << 20) /* a side of a text diff is read whole: at most this */
-
-/* A side of a diff: the file at path below dirfd, read whole (text), or
- * empty when absent; *bin when it is not text or too big. */
-static int read_side(int dirfd, const char *path, char **out, size_t *len, bool *bin)
+/* A side of a diff: the file at path below dirfd (absent: an empty side).
+ * The set may be live (the sandbox still writes it) and what the walk saw
+ * a file may be a FIFO or a device by now: opened without blocking, and
+ * anything but a regular file is never read; 1 then (shown as special). */
+static int read_side(int dirfd, const char *path, struct diff_side *side)
 {
-	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC,
 				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	struct stat st;
-	*out = NULL;
-	*len = 0;
+
+	*side = DIFF_SIDE_NONE;
 	if (dirfd < 0)
 		return 0;
-	_cleanup_close_ int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if ((uint64_t)st.st_size > DIFF_MAX) {
-		*bin = true;
-		return 0;
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd < 0)
+		return errno == ELOOP; /* a symlink by now; else absent or unreadable: empty */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || diff_side_open(side, fd, (uint64_t)st.st_size) < 0) {
+		close(fd);
+		*side = DIFF_SIDE_NONE;
+		return 1;
 	}
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	size_t n = 0;
-	for (ssize_t r; n < (size_t)st.st_size && (r = read(fd, buf + n, (size_t)st.st_size - n)) > 0;)
-		n += (size_t)r;
-	*out = buf;
-	*len = n;
-	*bin = *bin || !diff_is_text(buf, n);
 	return 0;
 }
 
@@ -65,7 +60,7 @@ int changeset_diff(const struct changeset *cs, char *const *paths, size_t npaths
 
 	if (upper < 0)
 		return err_sys(err, "open '%s'", up);
-	for (size_t i = 0; i < cs->n; i++) {
+	for (size_t i = 0; i < cs->n && !ferror(out); i++) { /* an error: a capped stream is full */
 		const struct cs_entry *e = &cs->e[i];
 		if (!wanted(e->path, paths, npaths) || e->type == CS_DIR)
 			continue;
@@ -74,17 +69,17 @@ int changeset_diff(const struct changeset *cs, char *const *paths, size_t npaths
 			fprintf(out, "%s %s: %s\n", changeset_kind_name(e->kind), changeset_type_name(e->type), q);
 			continue;
 		}
-		_cleanup_free_ char *a = NULL, *b = NULL;
-		size_t na = 0, nb = 0;
-		bool bin = false;
-		read_side(e->kind == CS_ADDED ? -1 : dir, e->path, &a, &na, &bin);
-		read_side(e->kind == CS_DELETED ? -1 : upper, e->path, &b, &nb, &bin);
+		struct diff_side a, b;
+		int odd = read_side(e->kind == CS_ADDED ? -1 : dir, e->path, &a) |
+			  read_side(e->kind == CS_DELETED ? -1 : upper, e->path, &b);
 		_cleanup_free_ char *from = e->kind == CS_ADDED ? xstrdup("/dev/null") : xasprintf("a/%s", q);
 		_cleanup_free_ char *to = e->kind == CS_DELETED ? xstrdup("/dev/null") : xasprintf("b/%s", q);
-		if (bin)
-			fprintf(out, "Binary files %s and %s differ\n", from, to);
+		if (odd)
+			fprintf(out, "%s special: %s\n", changeset_kind_name(e->kind), q);
 		else
-			diff_unified(a ? a : "", na, b ? b : "", nb, from, to, out);
+			diff_sides(&a, &b, from, to, out);
+		diff_side_free(&a);
+		diff_side_free(&b);
 	}
 	return fflush(out) == 0 ? 0 : err_sys(err, "write the diff");
 }

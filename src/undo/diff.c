@@ -1,15 +1,20 @@
-/* diff.c - unified diffs (diff.h). */
+/* diff.c - unified diffs (diff.h). The line index (16 bytes a line) and
+ * the LCS table are what costs: both are bounded (DIFF_MAX_LINES,
+ * MAX_CELLS), and a bigger side is streamed from its file in chunks. */
 #define _GNU_SOURCE
 #include "undo/diff.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
 
 #define CONTEXT 3
-#define MAX_CELLS (16u << 20) /* the LCS table's bound: 16 M cells */
+#define MAX_CELLS (4u << 20) /* the LCS table's bound: 4 M cells, 16 MiB */
+#define CHUNK 65536           /* a streamed side is read this much at a time */
 
 struct line {
 	const char *s;
@@ -155,4 +160,126 @@ void diff_unified(const char *a, size_t na, const char *b, size_t nb, const char
 	free(ops);
 	free(x);
 	free(y);
+}
+
+int diff_side_open(struct diff_side *s, int fd, uint64_t size)
+{
+	*s = (struct diff_side){ .fd = fd, .size = size };
+	if (size > DIFF_MAX_BYTES)
+		return 0;
+	s->data = xmalloc(size + 1);
+	while (s->len < size) {
+		ssize_t r = read(fd, s->data + s->len, size - s->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break; /* it shrank: what is there */
+		s->len += (size_t)r;
+	}
+	s->size = s->len;
+	return 0;
+}
+
+void diff_side_free(struct diff_side *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->data);
+	*s = DIFF_SIDE_NONE;
+}
+
+/* Up to n bytes of s at off: from memory, or read from the file. */
+static size_t side_read(const struct diff_side *s, uint64_t off, char *buf, size_t n)
+{
+	if (off >= s->size)
+		return 0;
+	if (n > s->size - off)
+		n = (size_t)(s->size - off);
+	if (s->data || s->fd < 0) {
+		memcpy(buf, s->data + off, n);
+		return n;
+	}
+	ssize_t r;
+	while ((r = pread(s->fd, buf, n, (off_t)off)) < 0 && errno == EINTR)
+		;
+	return r > 0 ? (size_t)r : 0;
+}
+
+static bool held(const struct diff_side *s)
+{
+	return s->fd < 0 || s->data;
+}
+
+/* Its lines (a last one without a newline counts), and whether it holds
+ * a NUL (binary), in one pass. */
+static uint64_t scan(const struct diff_side *s, bool *nul)
+{
+	char buf[CHUNK];
+	uint64_t lines = 0, off = 0;
+	char last = '\n';
+
+	for (size_t r; (r = side_read(s, off, buf, sizeof(buf))) > 0; off += r) {
+		unsigned nl = 0, zero = 0; /* a loop the compiler vectorises: a memchr a line is slow */
+		for (size_t i = 0; i < r; i++)
+			nl += buf[i] == '\n', zero |= buf[i] == '\0';
+		lines += nl;
+		*nul = *nul || zero;
+		last = buf[r - 1];
+	}
+	return lines + (last != '\n');
+}
+
+static bool equal(const struct diff_side *a, const struct diff_side *b)
+{
+	char x[CHUNK], y[CHUNK];
+	uint64_t off = 0;
+
+	if (a->size != b->size)
+		return false;
+	for (size_t r; (r = side_read(a, off, x, sizeof(x))) > 0; off += r)
+		if (side_read(b, off, y, r) != r || memcmp(x, y, r))
+			return false;
+	return true;
+}
+
+/* Every line of s, each after kind: a chunk at a time, kind put in after
+ * each newline (a file of newlines is 64 M lines in 64 MiB). */
+static void put_all(const struct diff_side *s, char kind, FILE *out)
+{
+	char buf[CHUNK], o[2 * CHUNK];
+	uint64_t off = 0;
+	bool bol = true;
+
+	for (size_t r; !ferror(out) && (r = side_read(s, off, buf, sizeof(buf))) > 0; off += r) {
+		size_t k = 0;
+		for (size_t i = 0; i < r; i++) {
+			if (bol)
+				o[k++] = kind;
+			o[k++] = buf[i];
+			bol = buf[i] == '\n';
+		}
+		fwrite(o, 1, k, out);
+	}
+	if (!bol)
+		fputs("\n\\ No newline at end of file\n", out);
+}
+
+void diff_sides(const struct diff_side *a, const struct diff_side *b, const char *from,
+		const char *to, FILE *out)
+{
+	bool nul = false;
+
+	if (equal(a, b))
+		return;
+	uint64_t na = scan(a, &nul), nb = scan(b, &nul);
+	if (nul)
+		return (void)fprintf(out, "Binary files %s and %s differ\n", from, to);
+	if (held(a) && held(b) && na <= DIFF_MAX_LINES && nb <= DIFF_MAX_LINES)
+		return diff_unified(a->data ? a->data : "", a->len, b->data ? b->data : "", b->len, from, to, out);
+	fprintf(out, "--- %s\n+++ %s\n@@ -%d,%llu +%d,%llu @@\n", from, to, na > 0, (unsigned long long)na,
+		nb > 0, (unsigned long long)nb);
+	put_all(a, '-', out);
+	put_all(b, '+', out);
 }

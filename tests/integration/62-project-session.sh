@@ -210,3 +210,44 @@ two" ] || fail "workspace/a in the export: $(tar -xOf proj.tar ./workspace/a 2>&
 	"$SBX" session snapshot-rm "$p-s" >/dev/null
 	"$SBX" changes prune --all >/dev/null
 }
+
+# Issue 40: a live set's file swapped for a FIFO between the walk and the
+# read (the session renames one over the other, again and again): `changes
+# diff` shows it as special or diffs the file, and never waits on the FIFO.
+test_a_live_file_swapped_for_a_fifo_never_hangs_diff() {
+	local n=pf$$
+	project
+	start_session "$n" --image tiny --project proj
+	"$SBX" run --session "$n" -- sh -c 'while :; do echo x > t; mv t a; mkfifo p; mv p a; done' >/dev/null 2>&1 &
+	local toggler=$! hung=0
+	sleep 0.5
+	id=$(live_id "$n")
+	[ -n "$id" ] || fail "no live change set listed"
+	for _ in $(seq 25); do
+		timeout 5 "$SBX" changes diff "$id" >out.txt 2>&1 || { hung=1; break; }
+	done
+	kill "$toggler" 2>/dev/null
+	[ $hung = 0 ] || fail "changes diff of a live set did not end in 5 s: $(tail -3 out.txt)"
+	grep -qE '^(changed|replaced) special: a$|^\+x$' out.txt || fail "the swapped file: $(cat out.txt)"
+}
+
+# A 64 MiB file of newlines (64 M lines) costs changes diff a few MiB, not
+# a 16-byte index per line: past 4 MiB a side is streamed as one hunk.
+test_diff_memory_is_bounded() {
+	mkdir -p proj
+	head -c 67108864 /dev/zero | tr '\0' '\n' > proj/big
+	"$SBX" run -i tiny --project proj -- rm big 2>err.txt
+	id=$(sed -n 's/^sbxrun: changes \([^:]*\):.*/\1/p' err.txt)
+	[ -n "$id" ] || fail "no change set: $(cat err.txt)"
+	python3 - "$SBX" "$id" <<'PY' > out.txt
+import resource, subprocess, sys
+p = subprocess.run([sys.argv[1], "changes", "diff", sys.argv[2]], stdout=open("d.txt", "wb"))
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+	read -r rc kib < out.txt
+	assert_eq 0 "$rc" "changes diff's status"
+	assert_eq "@@ -1,67108864 +0,0 @@" "$(sed -n 3p d.txt)" "the one hunk"
+	assert_eq $((67108864 + 3)) "$(wc -l < d.txt)" "the diff's lines"
+	[ "$kib" -lt 65536 ] || fail "changes diff of a 64 MiB file took $kib KiB of memory"
+	"$SBX" changes discard "$id" >/dev/null
+}

@@ -333,12 +333,24 @@ from tools import Server, text
 srv = Server([sbx, "mcp", "-p", "default", "--image", "tiny", "--project", "proj"])
 call = srv.call
 r = call("list_changes", {}); assert not r.get("isError") and r["structuredContent"]["entries"] == [], r
-o = call("exec", {"cmd": ["sh", "-c", "echo two >> a; rm b; printf 'x\\0y' > bin; cat a"]})["structuredContent"]
+o = call("exec", {"cmd": ["sh", "-c", "echo two >> a; rm b; printf 'x\\0y' > bin; ln -s a l; mkfifo p; "
+                          "printf 1 > \"$(printf 'n\\033[2J')\"; chmod +x bin; cat a"]})["structuredContent"]
 assert o["exit_code"] == 0 and o["stdout"] == "one\ntwo\n", o
 assert open("proj/a").read() == "one\n", "the user's copy was written"
 r = call("list_changes", {}); s = r["structuredContent"]
-assert (s["added"], s["changed"], s["deleted"]) == (1, 1, 1), r
-assert [(e["kind"], e["path"]) for e in s["entries"]] == [("changed", "a"), ("deleted", "b"), ("added", "bin")], r
+assert (s["added"], s["changed"], s["deleted"], s["not_applied"]) == (4, 1, 1, 1), r
+# the model apply reads: deletions first, the mode apply gives, the
+# link's target, the verdict; no raw control byte in a name
+got = [(e["kind"], e["type"], e["mode"], e["target"], e["skipped"], e["path"]) for e in s["entries"]]
+assert got == [("deleted", "file", None, None, None, "b"), ("changed", "file", "0644", None, None, "a"),
+               ("added", "file", "0755", None, None, "bin"), ("added", "symlink", None, "a", None, "l"),
+               ("added", "file", "0644", None, None, "n\\x1b[2J"),
+               ("added", "special", None, None, "a device, FIFO or socket is never applied", "p")], got
+assert all(e["conflict"] is None for e in s["entries"]), r
+t = text(r); assert t.index("deleted file: b") < t.index("changed file 0644: a") and "\x1b" not in t, t
+assert "added symlink: l -> a" in t and "added special: p (never applied: " in t, t
+r = call("diff_changes", {"paths": ["n\\x1b[2J"]})  # the name as listed
+assert text(r) == "--- /dev/null\n+++ b/n\\x1b[2J\n@@ -0,0 +1,1 @@\n+1\n\\ No newline at end of file\n", r
 r = call("diff_changes", {"paths": ["a"]})
 assert not r.get("isError") and text(r) == "--- a/a\n+++ b/a\n@@ -1,1 +1,2 @@\n one\n+two\n", r
 r = call("diff_changes", {}); t = text(r)
@@ -361,4 +373,82 @@ PY
 	raw in.txt -p default --image tiny
 	assert_contains "$out" "works on no project"
 	no_mcp_left "the project tools"
+}
+
+# Issue 40: a walk of the change set (list_changes, diff_changes) runs in a
+# child of the server with a deadline, the profile's timeout: past it the
+# child is killed and the call answered with a tool error that names it.
+test_project_walk_has_a_deadline() {
+	local n=pw$$
+	mkdir -p proj "$HOME/.config/sbxrun/profiles"
+	echo one > proj/a
+	start_session "$n" --image tiny --project proj
+	"$SBX" run --session "$n" -- sh -c 'mkdir d && cd d && i=0; while [ $i -lt 20000 ]; do : > f$i; i=$((i+1)); done' ||
+		fail "the files"
+	printf 'inherit = default\n[limits]\ntimeout = 5ms\n' > "$HOME/.config/sbxrun/profiles/tmo$$.ini"
+	trap "rm -f '$HOME/.config/sbxrun/profiles/tmo$$.ini'; '$SBX' session stop '$n' >/dev/null 2>&1" EXIT
+	python3 - "$SBX" "$TOP/tests/mcp" "tmo$$" "$n" <<'PY' > out.txt 2>&1
+import sys
+sbx = sys.argv[1]
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from tools import Server, text
+srv = Server([sbx, "mcp", "-p", sys.argv[3], "--session", sys.argv[4]])
+for tool in ("list_changes", "diff_changes"):
+    r = srv.call(tool, {})
+    assert r.get("isError") and "did not end within its deadline of 5ms" in text(r), r
+srv.close()
+print("done")
+PY
+	[ "$(tail -1 out.txt)" = done ] || fail "the deadline: $(cat out.txt)"
+	no_mcp_left "a walk past its deadline"
+}
+
+# A client that goes away in the middle of a diff_changes while the sandbox
+# renames a FIFO over a file and back: every diff answers (the server's
+# reads never wait on a FIFO), the server keeps a few times the 256 KiB
+# cut of a 64 MiB file's diff, and when the client is gone the server
+# exits and its session stops.
+test_a_client_gone_mid_diff_leaves_nothing() {
+	mkdir -p proj
+	echo one > proj/a
+	head -c 67108864 /dev/zero | tr '\0' '\n' > proj/big
+	python3 - "$SBX" <<'PY' > out.txt 2>&1
+import json, os, select, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "mcp", "-p", "default", "--image", "tiny", "--project", "proj"],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+buf, n = b"", 0
+def ask(tool, args, wait=True):
+    global buf, n
+    n += 1
+    m = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": args}}
+    p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+    while wait:
+        while b"\n" not in buf:
+            if not select.select([p.stdout], [], [], 10)[0]:
+                print("no answer to %s in 10 s" % tool, flush=True); os._exit(1)
+            buf += os.read(p.stdout.fileno(), 1 << 20)
+        line, buf = buf.split(b"\n", 1)
+        r = json.loads(line)
+        if r.get("id") == n:
+            return r["result"]
+r = ask("exec", {"cmd": ["rm", "big"]}); assert r["structuredContent"]["exit_code"] == 0, r
+ask("exec", {"cmd": ["sh", "-c", "while :; do echo x > t; mv t a; mkfifo p; mv p a; done"],
+             "session_name": "swap", "yield_time_ms": 100})
+for _ in range(8):
+    r = ask("diff_changes", {})
+    assert "the diff goes on past 256 KiB" in r["content"][0]["text"], r
+hwm = int(open("/proc/%d/status" % p.pid).read().split("VmHWM:")[1].split()[0])
+assert hwm < 8192, "the server's peak memory: %d KiB" % hwm
+ask("diff_changes", {}, wait=False)
+print("done", flush=True)
+os._exit(0)  # gone mid-call: the server's stdin and stdout close
+PY
+	grep -qx done out.txt || fail "the diffs: $(cat out.txt)"
+	for _ in $(seq 100); do
+		pgrep -u "$(id -u)" -f "$SBX mcp" >/dev/null || "$SBX" session ls | grep -q "mcp-" || break
+		sleep 0.1
+	done
+	no_mcp_left "a client gone mid-call"
+	"$SBX" changes prune --all >/dev/null
 }
