@@ -293,8 +293,11 @@ static int note_host(struct walk *w, struct cs_entry *e, int lower, const char *
 	if (!S_ISREG(lst->st_mode) || mount)
 		return 0;
 	_cleanup_close_ int fd = openat(lower, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	struct stat now;
+	if (fd < 0 || fstat(fd, &now) < 0)
 		return err_sys(w->err, "read the project's '%s'", e->path);
+	if (!S_ISREG(now.st_mode)) /* swapped since its lstat: never read */
+		return err_set(w->err, 0, "read the project's '%s': no longer a regular file", e->path);
 	return digest_fd(fd, e->digest, w->err);
 }
 
@@ -380,7 +383,9 @@ static int same_file(int upper, int lower, const char *name, const struct stat *
 		return 0;
 	_cleanup_close_ int fa = openat(upper, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	_cleanup_close_ int fb = openat(lower, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	return fa >= 0 && fb >= 0 && digest_fd(fa, a, &ignored) == 0 && digest_fd(fb, b, &ignored) == 0 &&
+	struct stat sa, sb;
+	return fa >= 0 && fb >= 0 && fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 && S_ISREG(sa.st_mode) &&
+	       S_ISREG(sb.st_mode) && digest_fd(fa, a, &ignored) == 0 && digest_fd(fb, b, &ignored) == 0 &&
 	       !strcmp(a, b);
 }
 

@@ -113,7 +113,9 @@ static const char *host_moved(struct check *c, const struct cs_entry *e, int pfd
 	if (!S_ISREG(st.st_mode))
 		return NULL;
 	_cleanup_close_ int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || digest_fd(fd, hex, &ignored) < 0 || strcmp(hex, e->digest) != 0)
+	struct stat now;
+	if (fd < 0 || fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || digest_fd(fd, hex, &ignored) < 0 ||
+	    strcmp(hex, e->digest) != 0)
 		return "changed on the host since the run";
 	return NULL;
 }
