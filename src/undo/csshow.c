@@ -38,7 +38,8 @@ int changeset_verdicts(struct changeset *cs, size_t *nbad, struct sbx_err *err)
 }
 
 struct group {
-	char *dir; /* with its '/', or "" for DIR's own */
+	char *dir;    /* with its '/', or "" for DIR's own */
+	bool ignored; /* dir itself is ignored (not only some files in it) */
 	size_t n, first;
 	uint64_t bytes;
 };
@@ -75,12 +76,11 @@ static ssize_t fold_dir(struct fold *f, const struct cs_entry *e)
 	}
 	free(f->clean);
 	f->clean = strndup(p, keep);
-	if (!csignore_match(f->ig, p, e->type == CS_DIR))
+	/* git asks the disk whether a path is a directory: one the host does
+	 * not have is told by what is below it (fold_dirs) */
+	if (e->type == CS_DIR || !csignore_match(f->ig, p, false))
 		return -1;
-	if (e->type != CS_DIR)
-		return (ssize_t)keep;
-	f->top = xasprintf("%s/", p);
-	return (ssize_t)strlen(f->top);
+	return (ssize_t)keep;
 }
 
 static size_t group_of(struct fold *f, const char *path, size_t len, size_t i)
@@ -91,6 +91,27 @@ static size_t group_of(struct fold *f, const char *path, size_t len, size_t i)
 	f->g = xrealloc(f->g, (f->ng + 1) * sizeof(*f->g));
 	f->g[f->ng] = (struct group){ .dir = strndup(path, len), .first = i };
 	return f->ng++;
+}
+
+/* An added directory is folded with what is below it when it lies in a
+ * directory found ignored (its own path, or one above). */
+static void fold_dirs(const struct changeset *cs, struct fold *f, ssize_t *fold)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+		if (!f->ig || e->kind != CS_ADDED || e->type != CS_DIR || e->why || fold[i] >= 0)
+			continue;
+		_cleanup_free_ char *d = xasprintf("%s/", e->path);
+		for (size_t k = 0; k < f->ng; k++) {
+			struct group *g = &f->g[k];
+			if (g->ignored && !strncmp(d, g->dir, strlen(g->dir))) {
+				fold[i] = (ssize_t)k;
+				g->n++;
+				g->first = g->first < i ? g->first : i;
+				break;
+			}
+		}
+	}
 }
 
 /* fold[i]: the group entry i is folded into, or -1. Only an addition of a
@@ -107,10 +128,12 @@ static void fold_plan(const struct changeset *cs, struct fold *f, ssize_t *fold)
 		if (len < 0)
 			continue;
 		size_t g = group_of(f, e->path, (size_t)len, i);
+		f->g[g].ignored |= f->top && (size_t)len == strlen(f->top);
 		f->g[g].n++;
 		f->g[g].bytes += e->type == CS_FILE ? e->size : 0;
 		fold[i] = (ssize_t)g;
 	}
+	fold_dirs(cs, f, fold);
 	for (size_t i = 0; i < cs->n; i++) /* one entry alone is shown as it is */
 		if (fold[i] >= 0 && f->g[fold[i]].n == 1)
 			fold[i] = -1;
