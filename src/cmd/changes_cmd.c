@@ -65,7 +65,7 @@ static int changes_ls(struct sbx_err *err)
 			changeset_free(&cs);
 			continue;
 		}
-		_cleanup_free_ char *proj = changeset_escape(cs.project);
+		_cleanup_free_ char *proj = csname_show(cs.project);
 		age(cs.start_s, a, sizeof(a));
 		format_size_human(changeset_bytes(&cs), s, sizeof(s));
 		_cleanup_free_ char *live = !cs.live ? xstrdup("")

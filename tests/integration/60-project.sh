@@ -260,7 +260,7 @@ test_sparse_terabyte_stays_sparse_and_the_quota_holds() {
 	assert_status 0
 	id=$(cs_id)
 	run "$SBX" changes show "$id"
-	assert_contains "$out" "added file        1099511627778  big"
+	assert_contains "$out" "added file        -rw-r--r-- 1099511627778  big"
 	run "$SBX" changes apply "$id"
 	assert_status 0
 	assert_eq 1099511627778 "$(stat -c %s proj/big)"
@@ -478,7 +478,7 @@ test_a_kept_set_is_read_in_little_memory() {
 	id=$(cs_id)
 	run sh -c 'ulimit -v 1048576 && "$1" changes show "$2" && "$1" changes apply "$2"' sh "$SBX" "$id"
 	assert_status 0
-	assert_contains "$out" "changed file                 8  a"
+	assert_contains "$out" "changed file      -rw-r--r--            8  a"
 	assert_eq "one
 two" "$(cat proj/a)"
 }
