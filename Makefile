@@ -7,16 +7,19 @@ MANDIR = $(PREFIX)/share/man/man1
 VERSION = 0.1
 
 # libarchive, libcurl and libcrypto are loaded on first use (src/base/lazylib.c),
-# libsystemd only to ask systemd for a delegated cgroup (src/sandbox/scope.c):
+# libsystemd only to ask systemd for a delegated cgroup (src/sandbox/scope.c),
+# zlib for export --patch, libgit2 for the .gitignore fold of changes show
+# (src/undo/csignore.c; its soname, read here, changes with each release):
 # only their headers are needed at build time.
 PKGS = libseccomp libcap-ng inih json-c
-LAZY_PKGS = libarchive libcurl libcrypto libsystemd
+LAZY_PKGS = libarchive libcurl libcrypto libsystemd zlib libgit2
 CC ?= cc
 # pkg-config runs when make starts: the targets that install the build
 # dependencies first (check, demo) build in a second make, after `deps`.
 PKG_CONFIG ?= pkg-config
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) $(LAZY_PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl
+LIBGIT2_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libgit2 2>/dev/null)/libgit2.so 2>/dev/null | sed -n 's/^ *SONAME *//p')
 # The four are linked statically where their archives are installed (the
 # -dev packages ship them): mapping and relocating four shared objects cost
 # 0.2 ms of every start (bench/README.md). LINK_SHARED=1 links them shared,
@@ -31,7 +34,8 @@ WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wno-missing-field
 HARDEN = -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) $(HARDEN) $(PKG_CFLAGS) -iquote src \
-	  -DSBX_DATADIR='"$(DATADIR)"' -DSBX_VERSION='"$(VERSION)"'
+	  -DSBX_DATADIR='"$(DATADIR)"' -DSBX_VERSION='"$(VERSION)"' \
+	  $(if $(LIBGIT2_SONAME),-DSBX_LIBGIT2='"$(LIBGIT2_SONAME)"')
 LDFLAGS += -pie -Wl,-z,relro,-z,now
 ifeq ($(WERROR),1)
 CFLAGS += -Werror

@@ -41,6 +41,8 @@ _sbxrun() {
 		return ;;
 	changes:--older)
 		return ;;
+	*:--patch)
+		return ;;
 	*:--copy)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--out)
@@ -148,11 +150,12 @@ _sbxrun() {
 		fill) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --system " ;;
 		esac ;;
 	changes)
-		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls show diff apply discard prune" -- "$cur")); return; fi
+		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "ls show diff export apply discard prune" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in
 		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
-		show) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		show) opts=" --help -h --verbose -v --trace  --quiet -q --all " ;;
 		diff) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		export) opts=" --help -h --verbose -v --trace  --quiet -q --patch " ;;
 		apply) opts=" --help -h --verbose -v --trace  --quiet -q --force-rest " ;;
 		discard) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		prune) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --older  --all " ;;

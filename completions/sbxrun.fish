@@ -16,7 +16,7 @@ complete -c sbxrun -n '__fish_seen_subcommand_from session' -a 'start ls stop rm
 complete -c sbxrun -n '__fish_seen_subcommand_from image' -a 'build import ls rm inspect export'
 complete -c sbxrun -n '__fish_seen_subcommand_from profile' -a 'ls show export'
 complete -c sbxrun -n '__fish_seen_subcommand_from cache' -a 'ls du prune fill'
-complete -c sbxrun -n '__fish_seen_subcommand_from changes' -a 'ls show diff apply discard prune'
+complete -c sbxrun -n '__fish_seen_subcommand_from changes' -a 'ls show diff export apply discard prune'
 complete -c sbxrun -n '__fish_seen_subcommand_from session; and __fish_seen_subcommand_from stop rm' -a '(sbxrun session ls 2>/dev/null | awk '\''NR>1 {print $1}'\'')'
 complete -c sbxrun -n '__fish_seen_subcommand_from image; and __fish_seen_subcommand_from rm inspect export' -a '(sbxrun image ls 2>/dev/null | awk '\''NR>1 {print $1}'\'')'
 complete -c sbxrun -n '__fish_seen_subcommand_from image; and __fish_seen_subcommand_from import' -F
@@ -65,6 +65,8 @@ complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l discard -d 'wit
 complete -c sbxrun -n '__fish_seen_subcommand_from changes; and __fish_seen_subcommand_from apply' -l force-rest -d 'apply what does not conflict, and name each conflict left out'
 complete -c sbxrun -n '__fish_seen_subcommand_from changes; and __fish_seen_subcommand_from prune' -l older -r -d 'remove the change sets older than DURATION'
 complete -c sbxrun -n '__fish_seen_subcommand_from changes; and __fish_seen_subcommand_from prune' -l all -d 'remove every change set'
+complete -c sbxrun -n '__fish_seen_subcommand_from changes; and __fish_seen_subcommand_from show' -l all -d 'list every entry: none folded into its directory'\''s line by the project'\''s .gitignore'
+complete -c sbxrun -n '__fish_seen_subcommand_from changes; and __fish_seen_subcommand_from export' -l patch -r -d 'write the change set to FILE as a patch that git apply takes (binary files, modes, symlinks, deletions)'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l copy -r -F -d 'copy a host file or directory into the workspace first (DEST: relative to it)'
 complete -c sbxrun -n '__fish_seen_subcommand_from run shell' -l out -r -F -d 'afterwards, copy the workspace to host DIR (new or empty)'
 complete -c sbxrun -n '__fish_seen_subcommand_from run' -l tty -s t -d 'give the command a terminal'

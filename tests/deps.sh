@@ -4,7 +4,7 @@
 # (with an argument: what check-vm or bench needs besides, or what make deb needs).
 set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
-libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev mmdebstrap uidmap
+libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev libgit2-dev zlib1g-dev mmdebstrap uidmap
 fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
 util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
 libclang-rt-dev zsh fish strace fuse-overlayfs

@@ -1,4 +1,4 @@
-/* changes_cmd.c - `sbxrun changes ls|show|diff|apply|discard|prune`: the
+/* changes_cmd.c - `sbxrun changes ls|show|diff|export|apply|discard|prune`: the
  * change sets `run --project DIR` keeps (src/undo/). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +22,8 @@
 #include "undo/apply.h"
 #include "undo/changeset.h"
 #include "undo/csdiff.h"
+#include "undo/csname.h"
+#include "undo/cspatch.h"
 #include "undo/project.h"
 #include "undo/snapshot.h"
 #include "undo/undostore.h"
@@ -59,7 +61,7 @@ static char *damage(const struct sbx_err *e)
 {
 	_cleanup_free_ char *m = e->errnum && !e->plain ? xasprintf("%s: %s", e->msg, strerror(e->errnum))
 							 : xstrdup(e->msg);
-	return changeset_escape(m);
+	return csname_show(m);
 }
 
 /* One row of ls: a set that loaded, or (bad) one that did not, listed
@@ -73,7 +75,7 @@ static void ls_row(const char *id, const struct changeset *cs, const struct sbx_
 		snprintf(n[i], sizeof(n[i]), bad ? "-" : "%zu", v[i]);
 	age(started(cs, id), a, sizeof(a));
 	format_size_human(undostore_bytes(cs->dir), s, sizeof(s));
-	_cleanup_free_ char *proj = changeset_escape(cs->project ? cs->project : "-");
+	_cleanup_free_ char *proj = csname_show(cs->project ? cs->project : "-");
 	_cleanup_free_ char *why = bad ? damage(bad) : NULL;
 	_cleanup_free_ char *live = !cs->live ? xstrdup("")
 		: cs->session ? xasprintf(" (live: session %s)", cs->session) : xstrdup(" (live: its run goes on)");
@@ -101,17 +103,53 @@ static int changes_ls(struct sbx_err *err)
 	return 0;
 }
 
-static int changes_show(const struct changeset *cs)
+/* Each entry's verdict against the host now, as apply would find it; a
+ * project that is gone or another directory is said, not fatal, for a
+ * set that is only looked at. */
+static void verdicts(struct changeset *cs)
 {
-	for (size_t i = 0; i < cs->n; i++) {
-		const struct cs_entry *e = &cs->e[i];
-		_cleanup_free_ char *q = changeset_escape(e->path);
-		char kind[32], size[32] = "-";
-		snprintf(kind, sizeof(kind), "%s %s", changeset_kind_name(e->kind), changeset_type_name(e->type));
-		if (e->kind != CS_DELETED && e->type != CS_DIR)
-			snprintf(size, sizeof(size), "%" PRIu64, e->size);
-		printf("%-17s %12s  %s\n", kind, size, q);
-	}
+	struct sbx_err e2;
+	size_t nbad;
+
+	if (changeset_verdicts(cs, &nbad, &e2) < 0)
+		log_warn("%s; shown without the verdicts apply would give", e2.msg);
+}
+
+static int changes_show(struct changeset *cs, bool all, struct sbx_err *err)
+{
+	struct cs_render o = { .umask_bits = changeset_umask(), .all = all };
+
+	verdicts(cs);
+	return changeset_show(cs, &o, stdout, err);
+}
+
+/* On a terminal every byte of the sandbox's goes through an escaping
+ * stream (`cat -v`); to a pipe or a file the diff is the files' own bytes,
+ * as git writes them. */
+static int changes_diff(struct changeset *cs, char *const *paths, size_t npaths, struct sbx_err *err)
+{
+	struct cs_render o = { .umask_bits = changeset_umask() };
+	FILE *out = isatty(STDOUT_FILENO) ? csname_escaping(stdout) : stdout;
+
+	if (!out)
+		return err_sys(err, "changes diff: an escaping stream");
+	verdicts(cs);
+	int r = changeset_render_diff(cs, paths, npaths, &o, out, err);
+	if (out != stdout && fclose(out) != 0 && r == 0)
+		r = err_sys(err, "write the diff");
+	return r;
+}
+
+static int changes_export(struct changeset *cs, const char *file, char *const *paths, size_t npaths,
+			  struct sbx_err *err)
+{
+	if (!file)
+		return err_set(err, 0, "changes export: --patch FILE is required");
+	verdicts(cs);
+	if (changeset_export_patch(cs, paths, npaths, changeset_umask(), file, err) < 0)
+		return -1;
+	_cleanup_free_ char *q = csname_show(file);
+	fprintf(stderr, "sbxrun: changes %s: written to %s as a patch (git apply %s)\n", cs->id, q, q);
 	return 0;
 }
 
@@ -212,9 +250,9 @@ int cmd_changes(int argc, char **argv, struct sbx_err *err)
 		return r < 0 ? -1 : 0;
 	int nops = argc - 1 - a.rest;
 	char *const *ops = argv + 1 + a.rest;
-	bool takes_id = verb->mask & (SBX_CMD_CHANGES_SHOW | SBX_CMD_CHANGES_DIFF |
+	bool takes_id = verb->mask & (SBX_CMD_CHANGES_SHOW | SBX_CMD_CHANGES_DIFF | SBX_CMD_CHANGES_EXPORT |
 				      SBX_CMD_CHANGES_APPLY | SBX_CMD_CHANGES_DISCARD);
-	bool takes_paths = verb->mask & (SBX_CMD_CHANGES_DIFF | SBX_CMD_CHANGES_APPLY);
+	bool takes_paths = verb->mask & (SBX_CMD_CHANGES_DIFF | SBX_CMD_CHANGES_EXPORT | SBX_CMD_CHANGES_APPLY);
 	if (takes_id && nops < 1)
 		return err_set(err, 0, "changes %s: no change set id given (see 'sbxrun changes ls')", verb->name);
 	if (nops > (takes_id ? (takes_paths ? INT32_MAX : 1) : 0))
@@ -238,8 +276,11 @@ int cmd_changes(int argc, char **argv, struct sbx_err *err)
 		log_info("change set %s: %s still writes it; this is what it holds now", cs.id,
 			 cs.session ? cs.session : "its run");
 	switch (verb->mask) {
-	case SBX_CMD_CHANGES_SHOW: r = changes_show(&cs); break;
-	case SBX_CMD_CHANGES_DIFF: r = changeset_diff(&cs, ops + 1, (size_t)nops - 1, stdout, err); break;
+	case SBX_CMD_CHANGES_SHOW: r = changes_show(&cs, a.v[SBX_K_SHOW_ALL] != NULL, err); break;
+	case SBX_CMD_CHANGES_DIFF: r = changes_diff(&cs, ops + 1, (size_t)nops - 1, err); break;
+	case SBX_CMD_CHANGES_EXPORT:
+		r = changes_export(&cs, a.v[SBX_K_PATCH], ops + 1, (size_t)nops - 1, err);
+		break;
 	case SBX_CMD_CHANGES_APPLY:
 		r = changes_apply(&cs, ops + 1, (size_t)nops - 1, a.v[SBX_K_FORCE_REST] != NULL, err);
 		break;

