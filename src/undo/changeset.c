@@ -414,6 +414,8 @@ static int walk_subdir(struct walk *w, int upper, int lower, const char *name, c
 	struct stat st;
 	_cleanup_close_ int sub = open_upper_dir(w, upper, name, ust);
 
+	if (sub < 0 && w->cs->live && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+		return 0; /* gone, or another type by now: the next walk sees it */
 	if (sub < 0 || fstat(sub, &st) < 0)
 		return err_sys(w->err, "change set: open '%s'", path);
 	st.st_mode = ust->st_mode; /* as the sandbox left it */
@@ -448,7 +450,8 @@ static int walk_one(struct walk *w, int upper, int lower, const char *name, cons
 	int has_lower = lower >= 0 && host_stat(w, lower, name, &lst, &mount) == 0;
 
 	if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return err_sys(w->err, "change set: stat '%s'", path);
+		/* a live set's sandbox renames and removes as the walk goes */
+		return errno == ENOENT && w->cs->live ? 0 : err_sys(w->err, "change set: stat '%s'", path);
 	if (too_many(w) < 0)
 		return -1;
 	if (S_ISCHR(st.st_mode) && st.st_rdev == 0) /* a whiteout */
