@@ -1,5 +1,6 @@
 # also-as-root
 # tier net: test_npm_install_twice_through_the_gateway_second_from_the_cache -- reaches the npm registry (a real npm install, twice)
+# tier net: test_a_real_project_installed_tested_reviewed_and_applied -- reaches the npm registry (jest and its 300 packages)
 # The package gateway (issue 27): npm in a `packages` sandbox talks plain
 # HTTP to http://packages.sbxrun.internal/npm/, the host side fetches from
 # the image's registry (read at import: no registry host is written here),
@@ -820,4 +821,42 @@ test_npm_install_and_test_on_a_project() {
 	assert_status 0
 	[ -f app/node_modules/good/package.json ] && [ -f app/package-lock.json ] ||
 		fail "after apply: $(cd app && find . | sort)"
+}
+
+# Issue 40's real project: a JavaScript project tested with jest, its
+# packages installed through the gateway from the npm registry, under
+# --project. The review folds node_modules (the project's .gitignore) into
+# one line, lists it with --all, and what is applied is what was shown.
+test_a_real_project_installed_tested_reviewed_and_applied() {
+	gw_need_node
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	mkdir -p app
+	printf '{"name": "app", "version": "1.0.0", "scripts": {"test": "jest"}, "devDependencies": {"jest": "29"}}\n' > app/package.json
+	printf 'module.exports = (a, b) => a + b;\n' > app/sum.js
+	printf 'const sum = require("./sum");\ntest("adds", () => { expect(sum(1, 2)).toBe(3); });\n' > app/sum.test.js
+	printf 'node_modules/\n' > app/.gitignore
+	git init -q app # the fold reads the rules of a git work tree
+	before=$(cd app && find . | sort)
+	run "$SBX" run -p packages --image node --timeout 10m --project app -- sh -c \
+		'npm install --no-audit --no-fund >/dev/null 2>npm.err || cat npm.err; rm -f npm.err; npm test 2>&1'
+	assert_status 0
+	assert_contains "$out" "1 passed"
+	assert_eq "$before" "$(cd app && find . | sort)" "the checkout after the run"
+	id=$(printf '%s\n' "$err" | sed -n 's/^sbxrun: changes \([0-9a-f-]*\): .*/\1/p' | head -n 1)
+	[ -n "$id" ] || fail "no change set line: $err"
+	run "$SBX" changes show "$id"
+	assert_status 0
+	printf '%s\n' "$out" | grep -q '^node_modules/: [0-9,]* added, .*(ignored by .gitignore)' || fail "no fold line: $(printf '%s\n' "$out" | head -20)"
+	assert_contains "$out" "package-lock.json"
+	assert_not_contains "$out" "node_modules/jest/package.json"
+	run "$SBX" changes show --all "$id"
+	assert_contains "$out" "node_modules/jest/package.json"
+	local n
+	n=$(printf '%s\n' "$out" | grep -c 'added file')
+	[ "$n" -ge 3000 ] || fail "only $n added files listed with --all"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	[ "$(cd app && find node_modules -type f | wc -l)" -eq "$((n - 1))" ] ||
+		fail "applied $(cd app && find node_modules -type f | wc -l) files of node_modules, shown $n added files (package-lock.json among them)"
+	[ -x app/node_modules/.bin/jest ] || fail "the jest launcher is not applied executable"
 }
