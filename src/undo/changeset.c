@@ -383,15 +383,32 @@ static int same_file(int upper, int lower, const char *name, const struct stat *
 	       !strcmp(a, b);
 }
 
+/* A directory of upper opened to be listed. The sandbox may have left it
+ * without u+rx (chmod 300, 600): upper is the caller's own, so it is made
+ * u+rx through a handle opened as a path, nothing followed; *st keeps the
+ * mode the sandbox left, which the entry records. */
+static int open_upper_dir(int upper, const char *name, struct stat *st)
+{
+	char proc[64];
+	_cleanup_close_ int p = openat(upper, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (p < 0 || fstat(p, st) < 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
+	if ((st->st_mode & 0500) != 0500 && st->st_uid == geteuid() && chmod(proc, (st->st_mode & 07777) | 0500) < 0)
+		return -1;
+	return openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* A directory the sandbox left at name, over what the host has there. */
 static int walk_subdir(struct walk *w, int upper, int lower, const char *name, const char *path,
 		       int opaque, int has_lower, const struct stat *lst, int mount)
 {
 	char mark[2] = "";
 	struct stat st;
-	_cleanup_close_ int sub = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int sub = open_upper_dir(upper, name, &st);
 
-	if (sub < 0 || fstat(sub, &st) < 0)
+	if (sub < 0)
 		return err_sys(w->err, "change set: open '%s'", path);
 	fgetxattr(sub, "user.overlay.opaque", mark, 1);
 	opaque = opaque || mark[0] == 'y';
