@@ -343,7 +343,9 @@ test_a_deleted_directory_changed_on_the_host_after_the_run() {
 test_a_replaced_directory_is_applied_entry_by_entry() {
 	project
 	echo h > proj/sub/h
-	run "$SBX" run -i tiny --project proj -- sh -c 'cp sub/f /tmp/f && rm -rf sub && mkdir sub && cp /tmp/f sub/f && echo g > sub/g'
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		cp -p sub/f /tmp/f && rm -rf sub && mkdir sub && cp -p /tmp/f sub/f && echo g > sub/g &&
+		rm b && mkdir b && echo x > b/x'
 	assert_status 0
 	id=$(cs_id)
 	run "$SBX" changes show "$id"
@@ -353,6 +355,7 @@ test_a_replaced_directory_is_applied_entry_by_entry() {
 	assert_status 0
 	assert_eq "f g" "$(ls proj/sub | tr '\n' ' ' | sed 's/ $//')" "sub as the sandbox left it"
 	assert_eq "f g" "$(cat proj/sub/f proj/sub/g | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq x "$(cat proj/b/x)" "a directory in place of the file b"
 	# a host edit of what the replacement deletes
 	run "$SBX" run -i tiny --project proj -- sh -c 'rm -rf sub && mkdir sub && echo n > sub/n'
 	id=$(cs_id)
