@@ -96,9 +96,9 @@ _sbxrun() {
 	esac
 	case "${COMP_WORDS[1]}" in
 	run)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --apply  --discard  --copy  --out  --tty -t --raw-tty  --json  --json-fd  --events  --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --apply  --exact-modes  --discard  --copy  --out  --tty -t --raw-tty  --json  --json-fd  --events  --session " ;;
 	shell)
-		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --apply  --discard  --copy  --out  --raw-tty  --json  --json-fd  --events  --session " ;;
+		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --apply  --exact-modes  --discard  --copy  --out  --raw-tty  --json  --json-fd  --events  --session " ;;
 	session)
 		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "start ls stop rm snapshot snapshots snapshot-rm restore" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in stop|rm) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; esac
@@ -156,7 +156,7 @@ _sbxrun() {
 		show) opts=" --help -h --verbose -v --trace  --quiet -q --all " ;;
 		diff) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		export) opts=" --help -h --verbose -v --trace  --quiet -q --patch " ;;
-		apply) opts=" --help -h --verbose -v --trace  --quiet -q --force-rest " ;;
+		apply) opts=" --help -h --verbose -v --trace  --quiet -q --force-rest  --exact-modes " ;;
 		discard) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		prune) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --older  --all " ;;
 		esac ;;

@@ -572,6 +572,8 @@ static int check_upstream(const struct sbx_config *cfg, enum sbx_key key, const 
 /* --project DIR is the workspace: nothing else may fill it or sit in it. */
 static int check_project(const struct sbx_config *cfg, struct sbx_err *err)
 {
+	if (cfg->project_exact_modes && !cfg->project_apply)
+		return err_set(err, 0, "--exact-modes needs --apply");
 	if (!cfg->project) {
 		if (cfg->project_apply || cfg->project_discard)
 			return err_set(err, 0, "--%s needs --project DIR", cfg->project_apply ? "apply" : "discard");

@@ -102,6 +102,7 @@ struct sbx_config {
 	char *project;             /* --project DIR, as given */
 	int project_apply;         /* --apply */
 	int project_discard;       /* --discard */
+	int project_exact_modes;   /* --exact-modes (with --apply) */
 	int tty;
 	int raw_tty;
 	char *json_file;

@@ -387,17 +387,66 @@ struct rm_ctx {
 	int top;      /* the directory being removed */
 	int depth;    /* of the directory whose entries are visited */
 	int *hoisted; /* directories moved up into top, to visit again */
+	dev_t dev;    /* top's file system and mount: the removal never */
+	uint64_t mnt; /* leaves them (0: statx cannot tell) */
 };
+
+static uint64_t mount_id(int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) == 0 && (sx.stx_mask & STATX_MNT_ID))
+		return sx.stx_mnt_id;
+	return 0;
+}
+
+/* name below dirfd as a directory, never through a symlink, on the tree's
+ * mount (c->mnt 0: top's, which sets it), made u+rwx through its handle
+ * (a rootfs holds read-only directories; a directory moved to another
+ * parent is written to, its ".."): a symlink swapped in for the name
+ * never has its target's mode changed. -1 with err (err->errnum ENOTDIR
+ * or ELOOP: not a directory now). */
+static int rm_open_dir(int dirfd, const char *name, struct rm_ctx *c, struct stat *st)
+{
+	char proc[64];
+	_cleanup_close_ int p = -1;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == EACCES) /* unreadable: its handle as a path first */
+		p = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if ((fd < 0 && p < 0) || fstat(fd >= 0 ? fd : p, st) < 0) {
+		err_sys(c->err, "open '%s'", name);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	uint64_t mnt = mount_id(fd >= 0 ? fd : p);
+	if (!c->mnt && !c->dev)
+		c->dev = st->st_dev, c->mnt = mnt;
+	if (st->st_dev != c->dev || (c->mnt && mnt && mnt != c->mnt)) {
+		if (fd >= 0)
+			close(fd);
+		errno = EXDEV;
+		return err_sys(c->err, "'%s' is a mount point: not removed", name);
+	}
+	if (fd < 0) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
+		(void)!chmod(proc, 0700);
+		if ((fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return err_sys(c->err, "open '%s'", name);
+	} else if ((st->st_mode & 0700) != 0700) {
+		(void)!fchmod(fd, 0700);
+	}
+	return fd;
+}
 
 static int rm_entry(int dirfd, const char *name, void *arg);
 
-static int rm_dir(int dirfd, const char *name, const struct rm_ctx *c)
+/* The directory fd (name below dirfd; closed here) emptied and removed. */
+static int rm_dir(int dirfd, const char *name, int fd, const struct rm_ctx *c)
 {
 	struct rm_ctx sub = *c;
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0)
-		return err_sys(c->err, "open '%s'", name);
 	sub.depth++;
 	int r = dir_each(fd, rm_entry, &sub, c->err);
 	close(fd);
@@ -427,7 +476,7 @@ static int rm_hoist(int dirfd, const char *name, const struct stat *st, const st
 
 static int rm_entry(int dirfd, const char *name, void *arg)
 {
-	const struct rm_ctx *c = arg;
+	struct rm_ctx *c = arg;
 	struct stat st;
 
 	/* most entries are files: unlinked without a stat first (a directory
@@ -436,25 +485,26 @@ static int rm_entry(int dirfd, const char *name, void *arg)
 		return 0;
 	if (errno != EISDIR && errno != EPERM)
 		return err_sys(c->err, "unlink '%s'", name);
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : err_sys(c->err, "stat '%s'", name);
-	if (!S_ISDIR(st.st_mode)) {
+	int fd = rm_open_dir(dirfd, name, c, &st);
+	if (fd < 0 && (c->err->errnum == ENOTDIR || c->err->errnum == ELOOP)) {
 		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
 			return err_sys(c->err, "unlink '%s'", name);
 		return 0;
 	}
-	/* a directory moving to another parent is written to (its "..") */
-	if ((st.st_mode & 0700) != 0700)
-		(void)!fchmodat(dirfd, name, 0700, 0);
-	if (c->depth >= RM_MAX_DEPTH && rm_hoist(dirfd, name, &st, c))
+	if (fd < 0)
+		return c->err->errnum == ENOENT ? 0 : -1;
+	if (c->depth >= RM_MAX_DEPTH && rm_hoist(dirfd, name, &st, c)) {
+		close(fd);
 		return 0;
-	return rm_dir(dirfd, name, c);
+	}
+	return rm_dir(dirfd, name, fd, c);
 }
 
 int rm_rf_at(int dirfd, const char *name, struct sbx_err *err)
 {
 	struct stat st;
 	int hoisted, r;
+	struct rm_ctx c = { err, -1, 1, &hoisted, 0, 0 };
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : err_sys(err, "stat '%s'", name);
@@ -463,12 +513,13 @@ int rm_rf_at(int dirfd, const char *name, struct sbx_err *err)
 			return err_sys(err, "unlink '%s'", name);
 		return 0;
 	}
-	if ((st.st_mode & 0700) != 0700)
-		(void)!fchmodat(dirfd, name, 0700, 0);
-	_cleanup_close_ int top = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* below a directory handle, the tree stays on that directory's mount */
+	if (dirfd != AT_FDCWD && !strchr(name, '/') && fstat(dirfd, &st) == 0)
+		c.dev = st.st_dev, c.mnt = mount_id(dirfd);
+	_cleanup_close_ int top = rm_open_dir(dirfd, name, &c, &st);
 	if (top < 0)
-		return err_sys(err, "open '%s'", name);
-	struct rm_ctx c = { err, top, 1, &hoisted };
+		return err->errnum == ENOENT ? 0 : -1;
+	c.top = top;
 	do {
 		hoisted = 0;
 		r = dir_each(top, rm_entry, &c, err);

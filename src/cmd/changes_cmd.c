@@ -154,11 +154,13 @@ static int changes_export(struct changeset *cs, const char *file, char *const *p
 }
 
 static int changes_apply(struct changeset *cs, char *const *paths, size_t npaths,
-			 bool force_rest, struct sbx_err *err)
+			 const struct cli_args *a, struct sbx_err *err)
 {
 	struct apply_report rep = { 0 };
 	struct sbx_err e2;
-	int r = apply_changeset(cs, paths, npaths, force_rest, &rep, err);
+	unsigned flags = (a->v[SBX_K_FORCE_REST] ? APPLY_FORCE_REST : 0) |
+			 (a->v[SBX_K_EXACT_MODES] ? APPLY_EXACT_MODES : 0);
+	int r = apply_changeset(cs, paths, npaths, flags, &rep, err);
 
 	changes_report_print(&rep);
 	if (r == 0) {
@@ -282,7 +284,7 @@ int cmd_changes(int argc, char **argv, struct sbx_err *err)
 		r = changes_export(&cs, a.v[SBX_K_PATCH], ops + 1, (size_t)nops - 1, err);
 		break;
 	case SBX_CMD_CHANGES_APPLY:
-		r = changes_apply(&cs, ops + 1, (size_t)nops - 1, a.v[SBX_K_FORCE_REST] != NULL, err);
+		r = changes_apply(&cs, ops + 1, (size_t)nops - 1, &a, err);
 		break;
 	default:
 		r = changeset_remove(&cs, err);

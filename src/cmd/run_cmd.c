@@ -122,7 +122,7 @@ static int project_end(const struct sbx_config *cfg, struct sbx_plan *plan, stru
 	if (!cfg->project_apply)
 		return 0;
 	struct apply_report rep = { 0 };
-	int r = apply_changeset(cs, NULL, 0, false, &rep, err);
+	int r = apply_changeset(cs, NULL, 0, cfg->project_exact_modes ? APPLY_EXACT_MODES : 0, &rep, err);
 	changes_report_print(&rep);
 	apply_report_free(&rep);
 	if (r < 0)

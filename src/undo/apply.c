@@ -1,12 +1,18 @@
-/* apply.c - a change set written into its project (apply.h). First every
- * entry that touches a host file is checked against what the capture
- * recorded (a conflict refuses the whole apply, or with force_rest leaves
- * that entry out); then the entries, in path order (a directory before
- * what is in it), each below a handle of its parent directory opened
- * beneath DIR with no symlink on the way. A file is written to a
- * temporary name in that directory and renamed over its own; when the whole
- * set applies (and is removed after), a file the caller owns is moved out
- * of the set instead, and exchanged with the host's (move_file). */
+/* apply.c - a change set written into its project (apply.h): a rendering
+ * of the set's entries, nothing more. First each entry's verdict
+ * (changeset_check) and, for what the set writes, its source read in the
+ * change set: anything refused stops the apply before its first write
+ * (or, with force_rest, is left out). Then three passes, each entry below
+ * a handle of its parent directory opened beneath DIR with no symlink and
+ * no mount on the way: what goes, deepest first (a listed file unlinked, a
+ * listed directory removed once its listed entries are; never a tree at
+ * once); what the sandbox wrote, in path order (a directory before what is
+ * in it); last, the modes of new directories that could not be made with
+ * them. A file is written to a temporary name in its directory and
+ * renamed over its own; when the whole set applies (and is removed
+ * after), a file the caller owns is moved out of the set instead, and
+ * exchanged with the host's (move_file). Modes are git's
+ * (changeset_applied_mode) unless exact_modes. */
 #define _GNU_SOURCE
 #include "undo/apply.h"
 
@@ -38,7 +44,7 @@ struct parent {
 };
 
 struct apply {
-	const struct changeset *cs;
+	struct changeset *cs;
 	int dir;   /* DIR */
 	int upper; /* the change set's upper */
 	struct apply_report *rep;
@@ -46,17 +52,19 @@ struct apply {
 	uid_t uid; /* root applying to a project of another's: DIR's owner and */
 	gid_t gid; /* group, as whom it writes; uid 0 otherwise */
 	bool move; /* the whole set applies, to be removed: files may move out */
+	bool exact; /* the sandbox's permission bits, not git's */
+	unsigned umask_bits; /* the caller's, read once */
 	uid_t cuid; /* the caller's, which a copy gets */
 	gid_t cgid;
 	struct parent dirp, upperp;
+	char *late; /* late[i]: a directory made u+rwx, its mode set last */
 };
 
-/* What an entry writes, read from the change set before anything is
- * written, as the caller (the change set is the caller's own). */
+/* A file's source in the change set, opened as the caller (the change set
+ * is the caller's own) just before it is written. */
 struct source {
-	int fd;                      /* a file's or a directory's */
+	int fd;
 	struct stat st;
-	char target[PATH_MAX + 1];   /* a symlink's */
 };
 
 /* "LABEL: WHY: 'PATH'", the path escaped. */
@@ -190,9 +198,23 @@ static bool bare(int fd)
 	return true;
 }
 
+/* The permission bits an entry lands with: git's (changeset.h), or with
+ * exact the sandbox's; never setuid, setgid or sticky. */
+static unsigned mode_of(const struct apply *a, const struct cs_entry *e)
+{
+	return a->exact ? e->mode & 0777 : changeset_applied_mode(e, a->umask_bits);
+}
+
+/* What the host has at an entry's name when it is written (a directory
+ * that goes is gone by then): a file written over it is exchanged with it. */
+static bool host_has(const struct cs_entry *e)
+{
+	return e->kind == CS_CHANGED || (e->kind == CS_REPLACED && e->old_type != CS_DIR);
+}
+
 /* The sandbox's file moved to name, as a copy would have made it: the
- * caller's (root chowns it), one link, the group a new file there gets, no attribute, the
- * mode without setuid, setgid or sticky bits. The host's file, if any, is
+ * caller's (root chowns it), one link, the group a new file there gets, no
+ * attribute, the mode a copy gets (mode_of). The host's file, if any, is
  * exchanged into the set (removed with it): a reader sees the old file or
  * the new one, and ext4 starts no write-back for a rename over a file.
  * 1: not moved (another file system, another owner...), copy it. */
@@ -201,7 +223,7 @@ static int move_file(struct apply *a, const struct cs_entry *e, int src, const s
 {
 	const struct stat *ps = &a->dirp.st; /* pfd's */
 	const char *uname = strrchr(e->path, '/') ? strrchr(e->path, '/') + 1 : e->path;
-	int upfd = a->upperp.fd; /* src's directory (put_file) */
+	int upfd = a->upperp.fd; /* src's directory (read_source) */
 
 	gid_t gid = ps->st_mode & S_ISGID ? ps->st_gid : a->cgid;
 
@@ -213,9 +235,9 @@ static int move_file(struct apply *a, const struct cs_entry *e, int src, const s
 		return 1;
 	if (!bare(src))
 		return 1;
-	if (fchmod(src, st->st_mode & 0777) < 0)
+	if (fchmod(src, mode_of(a, e)) < 0)
 		return err_sys(a->err, "change set: mode of '%s'", e->path);
-	unsigned flags = e->kind == CS_CHANGED ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+	unsigned flags = host_has(e) ? RENAME_EXCHANGE : RENAME_NOREPLACE;
 	if (renameat2(upfd, uname, pfd, name, flags) == 0)
 		return 0;
 	if (errno == EXDEV || errno == EACCES || errno == EPERM || errno == EINVAL)
@@ -224,7 +246,7 @@ static int move_file(struct apply *a, const struct cs_entry *e, int src, const s
 }
 
 /* The sandbox's file (a regular one, opened beneath upper) as a new file
- * renamed over name: mode without setuid, setgid or sticky bits. */
+ * renamed over name. */
 static int put_file(struct apply *a, const struct cs_entry *e, const struct source *src,
 		    int pfd, const char *name)
 {
@@ -238,7 +260,7 @@ static int put_file(struct apply *a, const struct cs_entry *e, const struct sour
 	_cleanup_close_ int dst = openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (dst < 0)
 		return err_sys(a->err, "create a file beside '%s'", e->path);
-	if (copy_sparse(src->fd, dst, src->st.st_size) < 0 || fchmod(dst, src->st.st_mode & 0777) < 0) {
+	if (copy_sparse(src->fd, dst, src->st.st_size) < 0 || fchmod(dst, mode_of(a, e)) < 0) {
 		int saved = errno;
 		unlinkat(pfd, tmp, 0);
 		errno = saved;
@@ -248,56 +270,64 @@ static int put_file(struct apply *a, const struct cs_entry *e, const struct sour
 		: (unlinkat(pfd, tmp, 0), err_sys(a->err, "rename over '%s'", e->path));
 }
 
-static int put_symlink(const struct apply *a, const struct cs_entry *e, const struct source *src,
-		       int pfd, const char *name)
+/* The target the entries hold: the one show and diff print. */
+static int put_symlink(const struct apply *a, const struct cs_entry *e, int pfd, const char *name)
 {
 	char tmp[64];
 
 	tmp_name(tmp, sizeof(tmp));
-	if (symlinkat(src->target, pfd, tmp) < 0)
+	if (!e->target || symlinkat(e->target, pfd, tmp) < 0)
 		return err_sys(a->err, "make the symlink '%s'", e->path);
 	return 0 == renameat(pfd, tmp, pfd, name) ? 0
 		: (unlinkat(pfd, tmp, 0), err_sys(a->err, "rename over '%s'", e->path));
 }
 
-static int put_dir(const struct apply *a, const struct cs_entry *e, const struct source *src,
-		   int pfd, const char *name)
+/* A directory the host has stays (its mode too): a replaced one's listed
+ * entries do the work. A new one is made with its mode, or u+rwx until
+ * the last pass when its mode would stop what is written below it (or the
+ * umask would change an exact mode). */
+static int put_dir(struct apply *a, size_t i, int pfd, const char *name)
 {
+	const struct cs_entry *e = &a->cs->e[i];
 	struct stat hs;
+	unsigned mode = mode_of(a, e);
 
-	if (fstatat(pfd, name, &hs, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(hs.st_mode) && e->kind == CS_ADDED)
+	if (e->kind == CS_REPLACED && e->old_type != CS_DIR) {
+		if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT)
+			return err_sys(a->err, "remove '%s' for the directory that replaces it", e->path);
+	} else if (fstatat(pfd, name, &hs, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(hs.st_mode)) {
 		return 0;
-	if (mkdirat(pfd, name, src->st.st_mode & 0777) < 0)
+	}
+	a->late[i] = a->exact || (mode & 0700) != 0700;
+	if (mkdirat(pfd, name, a->late[i] ? 0700 : 0777) < 0) /* 0777: the umask makes it mode */
 		return err_sys(a->err, "make the directory '%s'", e->path);
+	return 0;
+}
+
+/* A regular file of the change set, opened beneath upper beside its
+ * siblings (their directory's handle, move_file's too). */
+static int open_source(struct apply *a, const struct cs_entry *e, struct source *src)
+{
+	const char *uname;
+	int upfd = parent_cached(&a->upperp, a->upper, e->path, &uname);
+
+	src->fd = upfd < 0 ? -1 : openat(upfd, uname, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (src->fd < 0 || fstat(src->fd, &src->st) < 0)
+		return -1;
+	if (!S_ISREG(src->st.st_mode) || (uint64_t)src->st.st_size != e->size) {
+		errno = ESTALE;
+		return -1;
+	}
 	return 0;
 }
 
 static int read_source(struct apply *a, const struct cs_entry *e, struct source *src)
 {
-	const char *uname;
-
-	if (e->kind == CS_DELETED)
+	if (e->kind == CS_DELETED || e->type != CS_FILE)
 		return 0;
-	if (e->type == CS_SYMLINK) {
-		_cleanup_close_ int upfd = parent_of(a->upper, e->path, &uname);
-		ssize_t n = upfd < 0 ? -1 : readlinkat(upfd, uname, src->target, sizeof(src->target) - 1);
-		if (n < 0)
-			return err_sys(a->err, "change set: read the symlink '%s'", e->path);
-		src->target[n] = '\0';
-		return 0;
-	}
-	if (e->type != CS_FILE && e->type != CS_DIR)
-		return 0;
-	if (e->type == CS_FILE) { /* beside its siblings: their directory's handle (move_file's too) */
-		int upfd = parent_cached(&a->upperp, a->upper, e->path, &uname);
-		src->fd = upfd < 0 ? -1 : openat(upfd, uname, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	} else {
-		src->fd = beneath(a->upper, e->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_DIRECTORY);
-	}
-	if (src->fd < 0 || fstat(src->fd, &src->st) < 0)
-		return err_sys(a->err, "change set: open '%s'", e->path);
-	if (e->type == CS_FILE && !S_ISREG(src->st.st_mode))
-		return err_set(a->err, 0, "change set: '%s' is no longer a regular file", e->path);
+	if (open_source(a, e, src) < 0)
+		return errno == ESTALE ? err_set(a->err, 0, "change set: '%s' changed since it was captured", e->path)
+				       : err_sys(a->err, "change set: open '%s'", e->path);
 	return 0;
 }
 
@@ -317,55 +347,67 @@ static int as_owner(const struct apply *a, int enter)
 	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid ? 0 : -1;
 }
 
-/* What makes or removes a directory, a symlink or a replaced file. */
-static int apply_tree(struct apply *a, const struct cs_entry *e, const struct source *src, int pfd,
-		      const char *name)
+/* What goes: a file, symlink or special unlinked, a directory removed
+ * (what the set lists below it went first). A directory that is not
+ * empty then holds what the set did not list: an error, never a removal. */
+static int delete_entry(struct apply *a, size_t i, const struct source *src)
 {
-	/* what goes away first: a deletion, what a replacement replaces */
-	if (e->kind == CS_DELETED || e->kind == CS_REPLACED || (e->kind == CS_CHANGED && e->type == CS_DIR)) {
-		if (rm_rf_at(pfd, name, a->err) < 0)
-			return -1;
-		if (e->kind == CS_DELETED)
-			return 0;
-	}
-	switch (e->type) {
-	case CS_FILE: return put_file(a, e, src, pfd, name);
-	case CS_SYMLINK: return put_symlink(a, e, src, pfd, name);
-	case CS_DIR: return put_dir(a, e, src, pfd, name);
-	}
-	return 0;
+	const struct cs_entry *e = &a->cs->e[i];
+	const char *name;
+	int dir = e->old_type == CS_DIR;
+	int pfd = parent_cached(&a->dirp, a->dir, e->path, &name);
+
+	(void)src;
+	if (pfd < 0)
+		return err_sys(a->err, "open the directory of '%s' beneath the project", e->path);
+	if (unlinkat(pfd, name, dir ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT)
+		return 0;
+	return err_sys(a->err, "%s '%s'", dir ? "remove the directory" : "delete", e->path);
 }
 
-static int write_entry(struct apply *a, const struct cs_entry *e, const struct source *src)
+/* What the sandbox wrote at an entry's path. */
+static int write_entry(struct apply *a, size_t i, const struct source *src)
 {
+	const struct cs_entry *e = &a->cs->e[i];
 	const char *name;
-	/* a file written beside its siblings keeps their directory's handle;
-	 * anything that makes or removes a directory drops it */
-	bool plain = e->type == CS_FILE && (e->kind == CS_CHANGED || e->kind == CS_ADDED);
-	if (!plain)
-		parent_drop(&a->dirp);
 	int pfd = parent_cached(&a->dirp, a->dir, e->path, &name);
 
 	if (pfd < 0)
 		return err_sys(a->err, "open the directory of '%s' beneath the project", e->path);
-	if (!plain) {
-		int r = apply_tree(a, e, src, pfd, name);
-		parent_drop(&a->dirp);
-		return r;
+	switch (e->type) {
+	case CS_FILE: return put_file(a, e, src, pfd, name);
+	case CS_SYMLINK: return put_symlink(a, e, pfd, name);
+	case CS_DIR: return put_dir(a, i, pfd, name);
 	}
-	return put_file(a, e, src, pfd, name);
+	return 0;
 }
 
-static int apply_one(struct apply *a, const struct cs_entry *e)
+/* A new directory's mode, once what is below it is written. */
+static int late_mode(struct apply *a, size_t i, const struct source *src)
+{
+	const struct cs_entry *e = &a->cs->e[i];
+	_cleanup_close_ int fd = beneath(a->dir, e->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+
+	(void)src;
+	if (fd < 0 || fchmod(fd, mode_of(a, e)) < 0)
+		return err_sys(a->err, "mode of the directory '%s'", e->path);
+	return 0;
+}
+
+typedef int (*apply_step)(struct apply *a, size_t i, const struct source *src);
+
+/* One step on entry i, as the project's owner for root (its source read
+ * before, as the caller). */
+static int apply_one(struct apply *a, size_t i, apply_step step)
 {
 	struct source src = { .fd = -1 };
-	int r = read_source(a, e, &src);
+	int r = step == write_entry ? read_source(a, &a->cs->e[i], &src) : 0;
 
 	if (r == 0 && as_owner(a, 1) < 0) {
 		as_owner(a, 0);
 		r = err_set(a->err, EPERM, "write as the project's owner (uid %u)", (unsigned)a->uid);
 	} else if (r == 0) {
-		r = write_entry(a, e, &src);
+		r = step(a, i, &src);
 		as_owner(a, 0);
 	}
 	if (src.fd >= 0)
@@ -373,15 +415,95 @@ static int apply_one(struct apply *a, const struct cs_entry *e)
 	return r;
 }
 
-/* Below something left out (a conflict, a special file) nothing applies. */
-static int under(const char *path, const char *dir)
+/* Made u+r (a file) or u+rx (a directory) through its handle opened as a
+ * path, when the caller owns it: the change set is the caller's. */
+static int readable(int fd, bool dir)
 {
-	size_t l = strlen(dir);
-	return !strncmp(path, dir, l) && path[l] == '/';
+	struct stat st;
+	char proc[64];
+	unsigned need = dir ? 0500 : 0400;
+
+	if (fstat(fd, &st) < 0 || (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+		return -1;
+	if ((st.st_mode & need) == need)
+		return 0;
+	if (st.st_uid != geteuid())
+		return errno = EACCES, -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return chmod(proc, (st.st_mode & 07777) | need);
 }
 
-/* Each selected entry's verdict (changeset_check) into rep: its conflicts
- * and what is never applied; skip[i] set for what is left out. */
+/* Each directory of the upper on the way to path (itself included when
+ * self) made traversable: the sandbox may leave one 0300 or 0600. Nothing
+ * is followed: each level is opened as a path with O_NOFOLLOW. */
+static int upper_walkable(struct apply *a, const char *path, bool self)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	_cleanup_close_ int cur = fcntl(a->upper, F_DUPFD_CLOEXEC, 3);
+	char *last = strrchr(p, '/');
+
+	if (!self && !last)
+		return 0;
+	if (!self)
+		*last = '\0';
+	for (char *save = NULL, *c = strtok_r(p, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		int fd = cur < 0 ? -1 : openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || readable(fd, true) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(cur);
+		cur = fd;
+	}
+	return 0;
+}
+
+/* Can the source of e be read (a file opened, its size the one the
+ * entries hold)? An unreadable file of the caller's is made u+r. */
+static const char *source_verdict(struct apply *a, const struct cs_entry *e)
+{
+	struct source src = { .fd = -1 };
+
+	if (e->type == CS_DIR)
+		return (e->mode & 0500) == 0500 || geteuid() == 0 || upper_walkable(a, e->path, true) == 0
+			? NULL : "unreadable in the change set";
+	if (e->type != CS_FILE)
+		return NULL;
+	int r = open_source(a, e, &src), saved = errno;
+	if (r < 0 && errno == EACCES) {
+		const char *uname;
+		parent_drop(&a->upperp);
+		int upfd = upper_walkable(a, e->path, false) < 0 ? -1 : parent_cached(&a->upperp, a->upper, e->path, &uname);
+		_cleanup_close_ int p = upfd < 0 ? -1 : openat(upfd, uname, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		r = p < 0 || readable(p, false) < 0 ? -1 : open_source(a, e, &src);
+		saved = errno;
+	}
+	if (src.fd >= 0)
+		close(src.fd);
+	if (r < 0)
+		return saved == ESTALE ? "changed in the change set since it was captured" : "unreadable in the change set";
+	return NULL;
+}
+
+/* Every source a selected entry writes is read before the first write:
+ * one that cannot be is refused (and what is below it, and a deletion
+ * above it that cannot be completed then), as a conflict is. */
+static void check_sources(struct apply *a, char *const *paths, size_t npaths)
+{
+	for (size_t i = 0; i < a->cs->n; i++) {
+		struct cs_entry *e = &a->cs->e[i];
+		if (e->why || e->kind == CS_DELETED || !selected(e, paths, npaths))
+			continue;
+		if ((e->why = source_verdict(a, e)))
+			e->conflict = 1;
+	}
+	parent_drop(&a->upperp);
+	changeset_spread(a->cs);
+}
+
+/* Each selected entry's verdict into rep: its conflicts and what is never
+ * applied; skip[i] set for what is left out. */
 static void check_entries(struct apply *a, char *const *paths, size_t npaths, char *skip)
 {
 	for (size_t i = 0; i < a->cs->n; i++) {
@@ -399,23 +521,34 @@ static void check_entries(struct apply *a, char *const *paths, size_t npaths, ch
 	}
 }
 
-/* The entries in changeset order (a directory's whole tree after it). */
+/* What an entry removes from the host before anything is written: a
+ * deletion, or the directory a file or symlink replaces. */
+static bool goes(const struct cs_entry *e)
+{
+	return e->kind == CS_DELETED || (e->kind == CS_REPLACED && e->old_type == CS_DIR && e->type != CS_DIR);
+}
+
+/* The three passes: what goes (deepest first), what is written (a
+ * directory before what is in it), the late modes (deepest first). */
 static int write_entries(struct apply *a, const char *skip)
 {
-	const char *left_out = NULL;
+	size_t n = a->cs->n;
 
-	for (size_t i = 0; i < a->cs->n; i++) {
-		if (left_out && under(a->cs->e[i].path, left_out))
-			continue;
-		/* a directory's removal takes what the set lists below it */
-		left_out = skip[i] || (a->cs->e[i].kind == CS_DELETED && a->cs->e[i].type == CS_DIR)
-			? a->cs->e[i].path : NULL;
-		if (skip[i])
-			continue;
-		if (apply_one(a, &a->cs->e[i]) < 0)
+	for (size_t i = n; i-- > 0;)
+		if (!skip[i] && goes(&a->cs->e[i]) && apply_one(a, i, delete_entry) < 0)
 			return -1;
-		a->rep->applied++;
+	parent_drop(&a->dirp);
+	for (size_t i = 0; i < n; i++) {
+		if (skip[i] || a->cs->e[i].kind == CS_DELETED)
+			continue;
+		if (apply_one(a, i, write_entry) < 0)
+			return -1;
 	}
+	for (size_t i = n; i-- > 0;)
+		if (a->late[i] && apply_one(a, i, late_mode) < 0)
+			return -1;
+	for (size_t i = 0; i < n; i++)
+		a->rep->applied += !skip[i];
 	return 0;
 }
 
@@ -436,45 +569,53 @@ static int owner_writes(struct apply *a, const char *skip)
 	return r;
 }
 
-int apply_changeset(struct changeset *cs, char *const *paths, size_t npaths, bool force_rest,
-		    struct apply_report *rep, struct sbx_err *err)
+/* DIR and the set's upper opened, the writer decided (root: DIR's owner). */
+static int apply_open(struct apply *a, struct sbx_err *err)
 {
 	struct stat st;
+	const struct changeset *cs = a->cs;
 	_cleanup_free_ char *up = xasprintf("%s/upper", cs->dir);
-	_cleanup_free_ char *skip = xcalloc(cs->n ? cs->n : 1, 1);
-	struct apply a = { .cs = cs, .dir = -1, .upper = -1, .dirp = { .fd = -1 }, .upperp = { .fd = -1 },
-			   .rep = rep, .err = err };
-	int r = -1;
 
 	if (!cs->captured)
 		return err_set(err, 0, "change set %s: its run has not ended", cs->id);
-	a.dir = open(cs->project, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (a.dir < 0 || fstat(a.dir, &st) < 0 || st.st_dev != cs->dev || st.st_ino != cs->ino) {
-		err_set(err, 0, "change set %s: '%s' is not the directory the run began with", cs->id,
-			cs->project);
-		goto out;
-	}
+	a->dir = open(cs->project, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (a->dir < 0 || fstat(a->dir, &st) < 0 || st.st_dev != cs->dev || st.st_ino != cs->ino)
+		return err_set(err, 0, "change set %s: '%s' is not the directory the run began with", cs->id,
+			       cs->project);
 	if (geteuid() == 0 && st.st_uid != 0) {
-		a.uid = st.st_uid;
-		a.gid = st.st_gid;
+		a->uid = st.st_uid;
+		a->gid = st.st_gid;
 	}
-	if ((a.upper = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		err_sys(err, "open '%s'", up);
-		goto out;
-	}
+	if ((a->upper = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return err_sys(err, "open '%s'", up);
+	mode_t m = umask(0);
+	umask(m);
+	a->umask_bits = m & 0777;
+	a->cuid = geteuid(), a->cgid = getegid();
+	return 0;
+}
+
+int apply_changeset(struct changeset *cs, char *const *paths, size_t npaths, unsigned flags,
+		    struct apply_report *rep, struct sbx_err *err)
+{
+	_cleanup_free_ char *skip = xcalloc(cs->n ? cs->n : 1, 1);
+	_cleanup_free_ char *late = xcalloc(cs->n ? cs->n : 1, 1);
+	struct apply a = { .cs = cs, .dir = -1, .upper = -1, .dirp = { .fd = -1 }, .upperp = { .fd = -1 },
+			   .rep = rep, .err = err, .late = late, .exact = flags & APPLY_EXACT_MODES };
 	size_t nbad;
-	if (changeset_check(cs, a.dir, &nbad, err) < 0)
+	int r = -1;
+
+	if (apply_open(&a, err) < 0 || changeset_check(cs, a.dir, &nbad, err) < 0)
 		goto out;
+	check_sources(&a, paths, npaths);
 	check_entries(&a, paths, npaths, skip);
-	if (rep->conflicts && !force_rest) {
+	if (rep->conflicts && !(flags & APPLY_FORCE_REST)) {
 		err_set(err, 0, "change set %s: %zu conflict%s, nothing applied (--force-rest applies the rest)",
 			cs->id, rep->conflicts, rep->conflicts == 1 ? "" : "s");
 		goto out;
 	}
-	parent_drop(&a.dirp);
 	/* the set goes once it is all applied: its files may move out */
 	a.move = !npaths && !rep->conflicts && !rep->skipped;
-	a.cuid = geteuid(), a.cgid = getegid();
 	r = owner_writes(&a, skip);
 out:
 	parent_drop(&a.dirp);

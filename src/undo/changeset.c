@@ -390,20 +390,21 @@ static int same_file(int upper, int lower, const char *name, const struct stat *
 }
 
 /* A directory of the sandbox's layer opened for the walk. One it left
- * without read or search permission for its owner (chmod 0300) is the
- * caller's own, in a set no sandbox writes any more: given u+rwx first
- * (through a handle, never a name a symlink could take), its mode as the
- * sandbox left it being what the entry records. */
+ * without read or search permission for its owner (chmod 0300, 0600) is
+ * the caller's own, in a set no sandbox writes any more: given u+rwx
+ * through a handle opened as a path (nothing followed, no name looked up
+ * twice), its mode as the sandbox left it being what the entry records. */
 static int open_upper_dir(const struct walk *w, int upper, const char *name, const struct stat *st)
 {
-	if ((st->st_mode & 0500) != 0500 && !w->cs->live && st->st_uid == geteuid() && geteuid() != 0) {
-		_cleanup_close_ int h = openat(upper, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		char proc[64];
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", h);
-		if (h >= 0)
-			(void)!chmod(proc, (st->st_mode & 07777) | 0700);
-	}
-	return openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char proc[64];
+	_cleanup_close_ int p = openat(upper, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (p < 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
+	if ((st->st_mode & 0500) != 0500 && !w->cs->live && st->st_uid == geteuid() && geteuid() != 0)
+		(void)!chmod(proc, (st->st_mode & 07777) | 0700);
+	return openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* A directory the sandbox left at name, over what the host has there. */

@@ -103,6 +103,10 @@ char *changeset_unescape(const char *s);
  * directory the set deletes or replaces, a mount point in the way: each is
  * named, never written over. */
 int changeset_check(struct changeset *cs, int dirfd, size_t *nbad, struct sbx_err *err);
+/* After a caller set e->why of entries of its own (apply: a source it
+ * cannot read), what is below each is left out with it, and a deletion of
+ * a directory above it that cannot be completed; changeset_check ends so. */
+void changeset_spread(struct changeset *cs);
 /* The permission bits apply gives a file or a new directory, as git
  * applies them: a new file 0644 or 0755 (any execute bit), a changed file
  * keeps the host's mode unless the execute bit changed, a new directory

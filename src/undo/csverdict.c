@@ -165,7 +165,7 @@ static int is_under(const char *path, const char *dir)
 /* What a verdict leaves out takes along what is below it (nothing is made
  * inside what is not made); and a deletion of a directory cannot be done
  * while something below it stays. */
-static void spread(struct changeset *cs)
+void changeset_spread(struct changeset *cs)
 {
 	const struct cs_entry *out = NULL;
 
@@ -208,7 +208,7 @@ int changeset_check(struct changeset *cs, int dirfd, size_t *nbad, struct sbx_er
 	free(c.ppath);
 	if (c.pfd >= 0)
 		close(c.pfd);
-	spread(cs);
+	changeset_spread(cs);
 	for (size_t i = 0; i < cs->n; i++)
 		*nbad += cs->e[i].why != NULL;
 	return 0;

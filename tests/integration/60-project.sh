@@ -1,6 +1,7 @@
 # tier slow: test_a_hundred_thousand_small_files -- 100,000 files made in a sandbox, captured and applied (86 s here)
 # also-as-root
 # root-only: test_root_runs_a_users_project_and_applies_as_its_owner test_root_and_a_file_system_without_idmapped_mounts
+# root-only: test_root_a_file_system_mounted_below_the_project_is_never_touched
 # run --project DIR (issue 36): DIR under an overlay at the workspace, never
 # written during the run; what the run changed kept as a change set, shown,
 # diffed, applied or discarded; the sandbox is the attacker, and apply is the
@@ -252,6 +253,165 @@ two" "$(cat proj/a)"
 	assert_eq "new new 1 1" "$(cat proj/n) $(cat proj/hl) $(stat -c %h proj/n) $(stat -c %h proj/hl)" "no hard link"
 	assert_eq "[]" "$(python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' proj/a)" "no overlay attribute"
 	[ ! -e "$upper" ] || fail "the change set is still there"
+}
+
+# Modes as git applies them: a changed file keeps the host's mode unless
+# its execute bit changed; a new file is 0644 or 0755, a new directory
+# 0777, less the umask; never group- or other-writable but by the umask.
+# Both ways a file lands: copied (PATHs given) and moved (a whole apply).
+modes_script='chmod 666 a && echo two >> a && chmod 755 b && echo n > n && chmod 777 n &&
+	echo p > p && chmod 600 p && mkdir -m 777 d && echo y > d/y && chmod 4777 d/y'
+test_apply_gives_the_modes_git_would() {
+	umask 022
+	for how in copied moved; do
+		rm -rf proj
+		project
+		chmod 640 proj/a
+		run "$SBX" run -i tiny --project proj -- sh -c "$modes_script"
+		assert_status 0
+		id=$(cs_id)
+		if [ $how = copied ]; then run "$SBX" changes apply "$id" a b n p d; else run "$SBX" changes apply "$id"; fi
+		assert_status 0 "$how"
+		assert_eq "one
+two" "$(cat proj/a)"
+		assert_eq "640 755 755 644 755 755" "$(cd proj && stat -c %a a b n p d d/y | tr '\n' ' ' | sed 's/ $//')" \
+			"$how: a keeps the host's mode, b's execute bit, new files 0644 or 0755, a new dir 0777, less the umask"
+	done
+	# the umask is the caller's
+	rm -rf proj
+	project
+	run "$SBX" run -i tiny --project proj -- sh -c "$modes_script"
+	id=$(cs_id)
+	run sh -c 'umask 077 && exec "$@"' sh "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq "700 600 700" "$(cd proj && stat -c %a n p d | tr '\n' ' ' | sed 's/ $//')" "under umask 077"
+}
+
+# --exact-modes: the sandbox's permission bits as they are, the umask not
+# applied, still no setuid, setgid or sticky bit; on run --apply too.
+test_exact_modes() {
+	umask 022
+	project
+	chmod 640 proj/a
+	run "$SBX" run -i tiny --project proj -- sh -c "$modes_script && mkdir ro && echo r > ro/r && chmod 500 ro"
+	assert_status 0
+	id=$(cs_id)
+	run "$SBX" changes apply --exact-modes "$id"
+	assert_status 0
+	assert_eq "666 755 777 600 777 777 500" "$(cd proj && stat -c %a a b n p d d/y ro | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq r "$(cat proj/ro/r)" "written below a directory of mode 0500"
+	chmod 700 proj/ro
+	run "$SBX" run -i tiny --project proj --apply --exact-modes -- sh -c 'echo x > x && chmod 662 x'
+	assert_status 0
+	assert_eq 662 "$(stat -c %a proj/x)"
+	run "$SBX" run -i tiny --project proj --exact-modes -- true
+	assert_bad_input "--exact-modes needs --apply"
+}
+
+# Below a directory the sandbox deleted, a host file edited after the run,
+# or a new one, is a conflict: named, nothing written, nothing deleted.
+test_a_deleted_directory_changed_on_the_host_after_the_run() {
+	project
+	echo g > proj/sub/g
+	run "$SBX" run -i tiny --project proj -- sh -c 'rm -rf sub && echo two >> a'
+	id=$(cs_id)
+	echo host-edit >> proj/sub/f
+	before=$(listing proj)
+	run "$SBX" changes apply "$id"
+	assert_status 125
+	assert_contains "$err" "conflict: changed on the host since the run: 'sub/f'"
+	assert_contains "$err" "conflict: something below it stays: 'sub'"
+	assert_eq "$before" "$(listing proj)" "the project after the refused apply"
+	# a new file below it instead
+	rm -rf proj
+	project
+	run "$SBX" run -i tiny --project proj -- sh -c 'rm -rf sub && echo two >> a'
+	id=$(cs_id)
+	echo new > proj/sub/new
+	before=$(listing proj)
+	run "$SBX" changes apply "$id"
+	assert_status 125
+	assert_contains "$err" "conflict: its listing changed on the host since the run began: 'sub'"
+	assert_eq "$before" "$(listing proj)" "the project after the refused apply"
+	run "$SBX" changes apply --force-rest "$id"
+	assert_status 0
+	assert_eq "new" "$(ls proj/sub)" "what --force-rest leaves of sub"
+	assert_eq new "$(cat proj/sub/new)"
+}
+
+# A replaced directory (an opaque one) is not removed and made again: the
+# entries it lists do the work. A file the sandbox put back unchanged is no
+# change and stays; --force-rest leaves a conflict in place, never an
+# emptied directory.
+test_a_replaced_directory_is_applied_entry_by_entry() {
+	project
+	echo h > proj/sub/h
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		cp -p sub/f /tmp/f && rm -rf sub && mkdir sub && cp -p /tmp/f sub/f && echo g > sub/g &&
+		rm b && mkdir b && echo x > b/x'
+	assert_status 0
+	id=$(cs_id)
+	run "$SBX" changes show "$id"
+	assert_contains "$out" "replaced dir"
+	assert_not_contains "$out" "sub/f"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq "f g" "$(ls proj/sub | tr '\n' ' ' | sed 's/ $//')" "sub as the sandbox left it"
+	assert_eq "f g" "$(cat proj/sub/f proj/sub/g | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq x "$(cat proj/b/x)" "a directory in place of the file b"
+	# a host edit of what the replacement deletes
+	run "$SBX" run -i tiny --project proj -- sh -c 'rm -rf sub && mkdir sub && echo n > sub/n'
+	id=$(cs_id)
+	echo host-edit >> proj/sub/f
+	run "$SBX" changes apply "$id"
+	assert_status 125
+	assert_contains "$err" "conflict: changed on the host since the run: 'sub/f'"
+	assert_eq "f g" "$(ls proj/sub | tr '\n' ' ' | sed 's/ $//')" "sub after the refused apply"
+	run "$SBX" changes apply --force-rest "$id"
+	assert_status 0
+	assert_eq "f n" "$(ls proj/sub | tr '\n' ' ' | sed 's/ $//')" "sub after --force-rest"
+	assert_eq "f
+host-edit" "$(cat proj/sub/f)"
+}
+
+# A path longer than PATH_MAX, made inside (a chain of long names, each
+# made and entered by a relative name: busybox's cd names the whole path):
+# refused before anything is written, so apply never stops half way at a
+# point the sandbox chose.
+test_a_path_longer_than_path_max_is_refused_before_any_write() {
+	project
+	long=$(printf '%0200d' 0 | tr 0 x)
+	run "$SBX" run -i minimal --project proj -- sh -c 'echo two >> a && python3 -c "
+import os
+for _ in range(24):
+    os.mkdir(\"$1\"); os.chdir(\"$1\")
+open(\"f\", \"w\").write(\"deep\")"' sh "$long"
+	assert_status 0
+	id=$(cs_id)
+	before=$(listing proj)
+	run "$SBX" changes apply "$id"
+	assert_eq "$before" "$(listing proj)" "the project after the refused apply"
+	assert_status 125
+	assert_contains "$err" "conflict: its path is too long to apply: '$long/"
+}
+
+# What the sandbox left unreadable in the change set (a directory 0300 or
+# 0600, a file 0000) is the caller's own: apply makes it readable and
+# applies it, or refuses before its first write; never half.
+test_unreadable_entries_of_the_set() {
+	umask 022
+	project
+	run "$SBX" run -i tiny --project proj -- sh -c '
+		echo two >> a && mkdir d && echo y > d/y && chmod 300 d &&
+		mkdir e && echo z > e/z && chmod 600 e && echo s > s && chmod 0 s && echo t > sub/t && chmod 0 sub/t && chmod 600 sub'
+	assert_status 0
+	id=$(cs_id)
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq "one
+two" "$(cat proj/a)"
+	assert_eq "y z s t" "$(cat proj/d/y proj/e/z proj/s proj/sub/t | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq "755 755 644 644" "$(cd proj && stat -c %a d e s sub/t | tr '\n' ' ' | sed 's/ $//')"
 }
 
 test_sparse_terabyte_stays_sparse_and_the_quota_holds() {
@@ -588,4 +748,37 @@ test_root_and_a_file_system_without_idmapped_mounts() {
 	assert_bad_input "--project '$dir': called as root, the sandbox sees it through an idmapped mount, which its file system does not allow here: Invalid argument"
 	run "$SBX" changes ls
 	assert_not_contains "$out" "$dir"
+}
+
+# Called as root, a file system mounted below DIR is an empty directory
+# inside (the idmapped clone has no submounts): "rm -rf data" there must
+# not make apply delete what is on it, as root. The set lists data as a
+# mount point, apply refuses it, the tmpfs is untouched (and unmounted at
+# the end, whatever happens).
+test_root_a_file_system_mounted_below_the_project_is_never_touched() {
+	u=${SBX_TEST_USER:-sbxtest}
+	project
+	mkdir proj/data
+	chown -R "$u:$(id -gn "$u")" proj
+	data=$(cd proj/data && pwd -P)
+	# the owner's files on it: as the owner, apply could delete them
+	mount -t tmpfs -o "size=1m,mode=755,uid=$(id -u "$u"),gid=$(id -g "$u")" sbxt-data "$data"
+	trap 'umount -l "$data" 2>/dev/null || true' EXIT
+	echo precious > "$data/precious"
+	chown "$u:$(id -gn "$u")" "$data/precious"
+	run "$SBX" run -i tiny --project proj -- sh -c 'ls -A data; rm -rf data && echo two >> a'
+	assert_status 0
+	assert_eq "" "$out" "data inside the sandbox"
+	id=$(cs_id)
+	run "$SBX" changes show "$id"
+	assert_contains "$(printf '%s\n' "$out" | grep -w data)" "deleted dir" "changes show"
+	run "$SBX" changes apply "$id"
+	assert_status 125
+	assert_contains "$err" "conflict: a mount point on the host: apply never crosses one: 'data'"
+	run "$SBX" changes apply --force-rest "$id"
+	assert_status 0
+	assert_eq "one
+two" "$(cat proj/a)"
+	assert_eq precious "$(cat "$data/precious")" "the file on the tmpfs"
+	mountpoint -q "$data" || fail "the tmpfs is no longer mounted"
 }
