@@ -72,8 +72,8 @@ int tier_step_refused(const struct sbx_plan *plan, unsigned bit, unsigned *gave_
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(gave); i++)
 		if (gave[i].bit == bit) {
-			err_wrap(err, "tier full is required (%s) and the nested tier would give up %s",
-				 plan->tier_why, gave[i].what);
+			err_wrap(err, "tier full is required (%s), but this container allows only "
+				 "nested (%s)", plan->tier_why, gave[i].what);
 			err_hint(err, "run the container with %s, or accept [sandbox] tier = nested",
 				 gave[i].fix);
 		}
