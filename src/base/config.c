@@ -20,6 +20,7 @@ const char *const sbx_storage_names[] = { "tmpfs", "disk", NULL };
 const char *const sbx_seccomp_names[] = { "off", "default", NULL };
 const char *const sbx_yesno_names[] = { "no", "yes", NULL };
 const char *const sbx_enforce_names[] = { "best", "strict", NULL };
+const char *const sbx_tier_names[] = { "nested", "full", NULL };
 const char *const sbx_egress_names[] = { "none", "packages", "full", NULL };
 const char *const sbx_host_sets[] = { "@apt", "@pypi", "@npm", NULL };
 const char *const sbx_ca_names[] = { "host", "image", NULL };

@@ -15,6 +15,11 @@ enum sbx_enforce { SBX_ENFORCE_BEST, SBX_ENFORCE_STRICT };
 enum sbx_egress { SBX_EGRESS_NONE, SBX_EGRESS_PACKAGES, SBX_EGRESS_FULL };
 enum sbx_ca { SBX_CA_HOST, SBX_CA_IMAGE };
 enum sbx_proxy_env { SBX_PROXY_ENV_TOOLS, SBX_PROXY_ENV_ALL };
+/* How much of a sandbox this machine lets sbxrun make, weakest first (a
+ * landlock tier, with no user namespace at all, would go before nested):
+ * [sandbox] tier names the lowest a profile accepts, the policy can raise
+ * it, and a run records the one it got (sandbox/tier.h). */
+enum sbx_tier { SBX_TIER_NESTED, SBX_TIER_FULL };
 
 extern const char *const sbx_storage_names[];
 extern const char *const sbx_seccomp_names[];
@@ -23,6 +28,7 @@ extern const char *const sbx_enforce_names[];
 extern const char *const sbx_egress_names[];
 extern const char *const sbx_ca_names[];
 extern const char *const sbx_proxy_env_names[];
+extern const char *const sbx_tier_names[];
 extern const char *const sbx_export_format_names[];
 extern const char *const sbx_kube_kind_names[];
 /* The host sets an allow list may name, read from the image (its package
@@ -71,6 +77,7 @@ struct sbx_config {
 	uint64_t lifetime_ms;
 	uint64_t changes_max;      /* the user's change sets' cap; 0: unlimited */
 	int enforce;
+	int tier;          /* enum sbx_tier: the lowest accepted */
 	/* [network] */
 	int egress;
 	struct sbx_strlist allow;

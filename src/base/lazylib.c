@@ -9,9 +9,39 @@
 #include <archive_entry.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
-#define LIBARCHIVE "libarchive.so.13"
+#include "base/lazylib.h"
+
+#define LIBARCHIVE SBX_LIBARCHIVE
+
+/* The Debian package of each library (its t64 name on Debian 13 and
+ * Ubuntu 24.04), for the one line that says what to install. */
+static const struct { const char *lib, *pkg; } packages[] = {
+	{ SBX_LIBARCHIVE, "libarchive13 (libarchive13t64 on Debian 13 and Ubuntu 24.04)" },
+	{ SBX_LIBCURL, "libcurl4 (libcurl4t64 on Debian 13 and Ubuntu 24.04)" },
+	{ SBX_LIBCRYPTO, "libssl3 (libssl3t64 on Debian 13 and Ubuntu 24.04)" },
+};
+
+static const char *package_of(const char *lib)
+{
+	for (size_t i = 0; i < sizeof(packages) / sizeof(packages[0]); i++)
+		if (strcmp(packages[i].lib, lib) == 0)
+			return packages[i].pkg;
+	return "the package that holds it";
+}
+
+int lazylib_load(const char *lib, struct sbx_err *err)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+
+	if (h)
+		return 0;
+	err_plain(err, 0, "cannot load %s (%s)", lib, dlerror());
+	err_hint(err, "apt-get install %s", package_of(lib));
+	return -1;
+}
 
 static void *lazy_sym(const char *lib, const char *name)
 {
@@ -25,7 +55,9 @@ static void *lazy_sym(const char *lib, const char *name)
 	if (!h) {
 		h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 		if (!h) {
-			fprintf(stderr, "sbxrun: error: cannot load %s: %s\n", lib, dlerror());
+			struct sbx_err err = { 0 };
+			lazylib_load(lib, &err);
+			err_print(&err);
 			_exit(125);
 		}
 		if (i < 4)
@@ -116,7 +148,7 @@ LAZY(A, la_ssize_t, archive_write_data_block, (ar *a, const void *b, size_t n, l
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
 #include <stdarg.h>
-#define C "libcurl.so.4"
+#define C SBX_LIBCURL
 LAZY(C, CURL *, curl_easy_init, (void), ())
 LAZY_VOID(C, curl_easy_cleanup, (CURL *c), (c))
 LAZY(C, CURLcode, curl_easy_perform, (CURL *c), (c))
@@ -192,7 +224,7 @@ CURLMcode curl_multi_setopt(CURLM *m, CURLMoption o, ...)
  * constant-time compare for the listen proxy's credentials */
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#define O "libcrypto.so.3"
+#define O SBX_LIBCRYPTO
 LAZY(O, EVP_MD_CTX *, EVP_MD_CTX_new, (void), ())
 LAZY_VOID(O, EVP_MD_CTX_free, (EVP_MD_CTX *c), (c))
 LAZY(O, const EVP_MD *, EVP_sha256, (void), ())

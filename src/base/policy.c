@@ -27,7 +27,7 @@ enum cap_kind {
 	CAP_NONE,
 	CAP_LIMIT,     /* a number; 0 (unlimited) is the widest */
 	CAP_UP,        /* an enum whose later choices are wider (egress, ptrace) */
-	CAP_DOWN,      /* an enum whose earlier choices are wider (seccomp, enforce) */
+	CAP_DOWN,      /* an enum whose earlier choices are wider (seccomp, enforce, tier) */
 	CAP_HOSTS,     /* a host list: each entry within the policy's */
 	CAP_BINDS,     /* bind sources within the policy's patterns */
 	CAP_FLOOR,     /* a number the value may not go below (min_age; 0 is the lowest) */
@@ -39,6 +39,7 @@ enum cap_kind {
 static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
 	{ SBX_K_SECCOMP, CAP_DOWN },   { SBX_K_PTRACE, CAP_UP },
 	{ SBX_K_ENFORCE, CAP_DOWN },   { SBX_K_EGRESS, CAP_UP },
+	{ SBX_K_TIER, CAP_DOWN },
 	{ SBX_K_ALLOW, CAP_HOSTS },    { SBX_K_DL_ALLOW, CAP_HOSTS },
 	{ SBX_K_DL_MAX_SIZE, CAP_LIMIT }, { SBX_K_BIND, CAP_BINDS },
 	/* a download's deadline and the window its speed floor is judged over

@@ -31,6 +31,7 @@
 #include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "sandbox/scope.h"
+#include "sandbox/tier.h"
 #include "sandbox/userns.h"
 
 static void line(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -312,10 +313,68 @@ static void check_seccomp(void)
 		line("seccomp", "missing: the kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)");
 		hint("without it the sandbox runs with 'seccomp = off' only");
 	} else if (mode == 2) {
-		line("seccomp", "ok: filters (this process already runs under one)");
+		int filters;
+		tier_seccomp_mode(&filters);
+		line("seccomp", "ok: filters (sbxrun already runs under %d: a container's, whose rules "
+		     "decide the tier below)", filters);
 	} else {
 		line("seccomp", "ok: filters");
 	}
+}
+
+/* What run will do, tried in a throwaway child (sandbox/tier.c): its
+ * namespaces, sethostname in its fresh uts namespace, a proc of its fresh
+ * pid namespace; then the tier run will use, why, and the fix. */
+static unsigned check_steps(unsigned got)
+{
+	unsigned gave_up = 0;
+
+	if (got & TIER_P_HOSTNAME)
+		line("sethostname", "ok: in a fresh uts namespace");
+	else {
+		gave_up |= TIER_HOSTNAME_KEPT;
+		line("sethostname", "refused in a fresh uts namespace (a container's seccomp filter): "
+		     "the sandbox keeps the container's host name");
+		hint("run the container with --security-opt seccomp=unconfined (podman, docker) or a "
+		     "seccomp profile that allows sethostname");
+	}
+	if (got & TIER_P_PROC)
+		line("proc", "ok: a proc of a fresh pid namespace");
+	else {
+		gave_up |= got & TIER_P_PROC_PID ? TIER_PROC_PID : TIER_PROC_NONE;
+		line("proc", got & TIER_P_PROC_PID ? "refused, but subset=pid is allowed: the sandbox's "
+		     "/proc shows its own processes only" : "refused, subset=pid too (the container "
+		     "masks paths of its /proc): the sandbox's /proc holds a few machine-wide files and "
+		     "no process");
+		hint("run the container with --security-opt unmask=/proc/* (podman), --security-opt "
+		     "systempaths=unconfined (docker), or procMount: Unmasked (Kubernetes)");
+	}
+	return gave_up;
+}
+
+static void check_tier(void)
+{
+	int errnum;
+	unsigned got = tier_probe(&errnum);
+	char why[512];
+	struct sbx_err err = { 0 };
+
+	if (!(got & TIER_P_USERNS)) {
+		err_set(&err, errnum, "unshare: %s", strerror(errnum));
+		err.plain = 1;
+		tier_no_userns(&err);
+		line("tier", "none: %s", err.msg);
+		if (err.hint[0])
+			hint(err.hint);
+		return;
+	}
+	unsigned gave_up = check_steps(got);
+	if (!gave_up) {
+		line("tier", "full: run makes every namespace, sets its host name and mounts its /proc");
+		return;
+	}
+	tier_describe(gave_up, why, sizeof(why));
+	line("tier", "nested: %s; enforce = strict and [sandbox] tier = full refuse it", why);
 }
 
 static void check_landlock(void)
@@ -516,6 +575,7 @@ int cmd_doctor(int argc, char **argv, struct sbx_err *err)
 	if (got & P_USERNS)
 		report_ucounts(got & P_UCOUNTS);
 	check_seccomp();
+	check_tier();
 	check_landlock();
 	check_cgroup_version();
 	line("systemd", scope_systemd_running() ? "ok: manages cgroup v2; a delegated scope is asked of "

@@ -30,6 +30,7 @@
 #include "term/pty.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/tier.h"
 #include "sandbox/userns.h"
 
 extern char **environ;
@@ -125,10 +126,15 @@ static int network(struct contain *c, struct sbx_err *err)
 	return 0;
 }
 
+/* A container's seccomp filter may refuse it: the nested tier keeps the
+ * container's name (sandbox/tier.h). */
 static int hostname(struct contain *c, struct sbx_err *err)
 {
 	const char *h = c->plan->hostname;
-	return sethostname(h, strlen(h)) < 0 ? err_sys(err, "sethostname") : 0;
+
+	if (sethostname(h, strlen(h)) == 0)
+		return 0;
+	return tier_step_refused(c->plan, TIER_HOSTNAME_KEPT, &c->ms.gave_up, "sethostname", err);
 }
 
 static int file_system(struct contain *c, struct sbx_err *err)
@@ -158,7 +164,8 @@ static int ready(struct contain *c, struct sbx_err *err)
 					  "/proc/self/ns/cgroup" };
 	int keep_fds = c->plan->pid1_loop || c->plan->ws_hook, fds[SBX_MSG_MAX_FDS] = { 0 };
 	size_t n = 0;
-	struct sbx_msg m = { .type = SBX_MSG_READY };
+	/* with what the nested tier gave up (sandbox/tier.h) */
+	struct sbx_msg m = { .type = SBX_MSG_READY, .code = (int)c->ms.gave_up };
 
 	for (size_t i = 0; keep_fds && i < ARRAY_SIZE(ns); i++)
 		if ((fds[n] = open(ns[i], O_RDONLY | O_CLOEXEC)) >= 0)
@@ -213,8 +220,7 @@ static int seccomp_ns_maker(struct contain *c, struct sbx_err *err)
  * own pid namespace. */
 static int new_proc(struct contain *c, struct sbx_err *err)
 {
-	(void)c;
-	return mounts_new_proc(err);
+	return mounts_new_proc(c->plan, err);
 }
 
 static int caps_dropped(struct contain *c, struct sbx_err *err)

@@ -27,6 +27,8 @@
 
 #include "base/syncmsg.h"
 #include "base/util.h"
+#include "sandbox/nestproc.h"
+#include "sandbox/tier.h"
 #include "net/dnswire.h"
 #include "net/netns.h"
 #include "sandbox/fuselayer.h"
@@ -424,10 +426,33 @@ static int proc_masks(int proc, void *arg, struct sbx_err *err)
 	return 0;
 }
 
-static int setup_proc(int rootfd, int *empty, struct sbx_err *err)
+/* A proc of the sandbox's pid namespace; where a container's masked /proc
+ * makes the kernel refuse it, the nested tier's: subset=pid, else no proc
+ * of its own (nestproc.c; at_setup: the container's /proc is still at
+ * /proc), else a session command keeps the session's (sandbox/tier.h). */
+static int mount_proc(const struct sbx_plan *plan, int rootfd, int at_setup, unsigned *gave_up,
+		      struct sbx_err *err)
 {
-	if (mount_on(rootfd, "/proc", 1, "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, err) < 0)
+	if (mount_on(rootfd, "/proc", 1, "proc", "proc", TIER_PROC_FLAGS, NULL, err) == 0)
+		return 0;
+	errno = err->errnum;
+	if (tier_step_refused(plan, TIER_PROC_PID, gave_up, "mount 'proc' on '/proc'", err) < 0)
 		return -1;
+	if (mount_on(rootfd, "/proc", 1, "proc", "proc", TIER_PROC_FLAGS, "subset=pid", err) == 0)
+		return 0;
+	if (err->errnum != EPERM)
+		return -1;
+	*gave_up = (*gave_up & ~(unsigned)TIER_PROC_PID) | TIER_PROC_NONE;
+	return at_setup ? nestproc_files(rootfd, err) : 1;
+}
+
+static int setup_proc(const struct sbx_plan *plan, int rootfd, int at_setup, unsigned *gave_up,
+		      int *empty, struct sbx_err *err)
+{
+	int r = mount_proc(plan, rootfd, at_setup, gave_up, err);
+
+	if (r < 0 || (*gave_up & TIER_PROC_NONE))
+		return r < 0 ? -1 : 0;
 	/* names in the /proc just mounted, found relative to it: it is ours,
 	 * nothing of the image is in it */
 	_cleanup_close_ int proc = openat2_in_root(rootfd, "/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW);
@@ -615,12 +640,12 @@ static int setup_project(const struct sbx_plan *plan, const struct sbx_mount_src
 	return 0;
 }
 
-static int setup_inside(const struct sbx_plan *plan, const struct sbx_mount_src *ms, int rootfd,
+static int setup_inside(const struct sbx_plan *plan, struct sbx_mount_src *ms, int rootfd,
 			struct sbx_err *err)
 {
 	_cleanup_close_ int empty = -1;
 
-	if (setup_proc(rootfd, &empty, err) < 0 || setup_dev(rootfd, err) < 0 ||
+	if (setup_proc(plan, rootfd, 1, &ms->gave_up, &empty, err) < 0 || setup_dev(rootfd, err) < 0 ||
 	    mask_dir(rootfd, "/sys", &empty, err) < 0)
 		return -1;
 	if (plan->workspace && plan->project.src) {
@@ -707,14 +732,16 @@ int mounts_open_sources(const struct sbx_plan *plan, int project_fd, struct sbx_
 	return 0;
 }
 
-int mounts_new_proc(struct sbx_err *err)
+int mounts_new_proc(const struct sbx_plan *plan, struct sbx_err *err)
 {
+	unsigned gave_up = 0;
+
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return err_sys(err, "a mount namespace for the command");
 	/* opened after unshare, so that it names this namespace's mounts */
 	_cleanup_close_ int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int empty = -1;
-	return rootfd < 0 ? err_sys(err, "open /") : setup_proc(rootfd, &empty, err);
+	return rootfd < 0 ? err_sys(err, "open /") : setup_proc(plan, rootfd, 0, &gave_up, &empty, err);
 }
 
 int mounts_setup(const struct sbx_plan *plan, struct sbx_mount_src *ms, int sync,

@@ -18,6 +18,7 @@ struct sbx_mount_src {
 	int project_layer;
 	int project_idmapped; /* project is a root caller's DIR, a detached idmapped mount */
 	int *binds;
+	unsigned gave_up;  /* what the nested tier gave up here (sandbox/tier.h) */
 };
 
 /* Child side, first: makes mounts private, opens the host paths to mount.
@@ -32,8 +33,9 @@ int mounts_setup(const struct sbx_plan *plan, struct sbx_mount_src *ms, int sync
 		 struct sbx_err *err);
 /* A session command's init, pid 1 of its own pid namespace: a mount
  * namespace of its own with a /proc of that pid namespace, masked as the
- * session's is (otherwise /proc/PID names the session's processes). */
-int mounts_new_proc(struct sbx_err *err);
+ * session's is (otherwise /proc/PID names the session's processes). In the
+ * nested tier, subset=pid, or else the session's /proc of no processes. */
+int mounts_new_proc(const struct sbx_plan *plan, struct sbx_err *err);
 /* Opens (creating directories as needed) PATH below rootfd, resolving as if
  * rootfd were / so no symlink in the image can lead outside. Returns an
  * O_PATH fd of the final directory, or of a regular file when !is_dir. */

@@ -244,6 +244,21 @@ static void plan_shell(struct sbx_plan *plan)
 		close(fd);
 }
 
+/* The lowest tier accepted, and who asks for more (sandbox/tier.h). */
+static void plan_tier(const struct sbx_config *cfg, struct sbx_plan *plan)
+{
+	const char *origin = cfg->origin[SBX_K_TIER];
+
+	plan->tier_min = cfg->tier;
+	if (cfg->tier == SBX_TIER_FULL)
+		snprintf(plan->tier_why, sizeof(plan->tier_why), "[sandbox] tier = full%s%s",
+			 origin ? ", from " : "", origin ? origin : "");
+	else if (cfg->enforce == SBX_ENFORCE_STRICT) {
+		plan->tier_min = SBX_TIER_FULL;
+		snprintf(plan->tier_why, sizeof(plan->tier_why), "[limits] enforce = strict");
+	}
+}
+
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
 		 struct sbx_err *err)
 {
@@ -259,6 +274,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->events_fd = -1;
 	plan->run_lock = -1;
 	plan->project.upper_fd = plan->project.lock_fd = -1;
+	plan_tier(cfg, plan);
 	if (import_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
 	log_trace("plan: image opened");

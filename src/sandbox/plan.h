@@ -95,6 +95,8 @@ struct sbx_plan {
 	uint64_t ws_seed;    /* bytes the image holds at the workspace path, copied in */
 	struct sbx_bpf seccomp; /* the compiled filter, loaded by each command */
 	struct sbx_ucounts ucounts; /* inotify and fanotify counts of the sandbox's namespace */
+	int tier_min;        /* enum sbx_tier: the lowest the profile, policy and enforce accept */
+	char tier_why[192];  /* what requires it, for the refusal (sandbox/tier.h) */
 };
 
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,

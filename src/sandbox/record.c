@@ -16,6 +16,7 @@
 #include "base/hostfile.h"
 #include "base/outcome.h"
 #include "base/util.h"
+#include "sandbox/tier.h"
 
 static struct json_object *limits(const struct sbx_config *cfg, const struct sbx_plan *plan,
 				  const struct sbx_result *res)
@@ -42,6 +43,25 @@ static struct json_object *limits(const struct sbx_config *cfg, const struct sbx
 	return l;
 }
 
+/* "tier", and in the nested tier what it gave up (sandbox/tier.h): the
+ * host name kept ("container"), /proc as "subset=pid" or "none". */
+static void tier(struct json_object *o, unsigned gave_up)
+{
+	char why[512];
+
+	json_object_object_add(o, "tier", json_object_new_string(tier_name(tier_of(gave_up))));
+	if (!gave_up)
+		return;
+	struct json_object *n = json_object_new_object();
+	tier_describe(gave_up, why, sizeof(why));
+	json_object_object_add(n, "hostname", json_object_new_string(gave_up & TIER_HOSTNAME_KEPT
+								      ? "container" : "own"));
+	json_object_object_add(n, "proc", json_object_new_string(gave_up & TIER_PROC_NONE ? "none"
+								  : gave_up & TIER_PROC_PID ? "subset=pid" : "own"));
+	json_object_object_add(n, "why", json_object_new_string(why));
+	json_object_object_add(o, "nested", n);
+}
+
 static struct json_object *build(const struct sbx_config *cfg, const struct sbx_plan *plan,
 				 const struct sbx_result *res)
 {
@@ -54,6 +74,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
 	outcome_to_json(&res->out, o);
 	json_object_object_add(o, "network", json_object_new_string(plan->net.mode_name));
+	tier(o, res->gave_up);
 	json_object_object_add(o, "limits", limits(cfg, plan, res));
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));
 	struct json_object *eg = json_object_new_object();

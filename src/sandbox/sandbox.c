@@ -29,23 +29,28 @@
 #include "sandbox/idmap.h"
 #include "term/pty.h"
 #include "sandbox/supervise.h"
+#include "sandbox/tier.h"
 #include "sandbox/userns.h"
 
+/* clone3, or clone where a container's seccomp filter answers clone3
+ * ENOSYS (Docker's default does, so that libc falls back to clone, whose
+ * flags it can inspect). */
 static pid_t clone_sandbox(int *pidfd, struct sbx_err *err)
 {
+	/* the network namespace (unless egress = full) comes from net_start */
+	const unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+				    CLONE_NEWUTS | CLONE_PIDFD;
 	struct clone_args args = {
-		/* the network namespace (unless egress = full) comes from net_start */
-		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-			 CLONE_PIDFD,
-		.pidfd = (uint64_t)(uintptr_t)pidfd,
-		.exit_signal = SIGCHLD,
+		.flags = flags, .pidfd = (uint64_t)(uintptr_t)pidfd, .exit_signal = SIGCHLD,
 	};
 	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 
+	if (pid < 0 && errno == ENOSYS)
+		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, pidfd, NULL, 0);
 	if (pid < 0) {
 		err_sys(err, "create the sandbox's namespaces");
-		if (errno == EPERM || errno == ENOSPC || errno == EINVAL)
-			err_hint(err, "user namespaces may be disabled here; run 'sbxrun doctor'");
+		if (errno == EPERM || errno == ENOSPC || errno == EINVAL || errno == ENOSYS)
+			tier_no_userns(err);
 	}
 	return pid;
 }
@@ -125,6 +130,8 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int 
 	}
 	if (m.type != SBX_MSG_READY)
 		return err_set(err, EPROTO, "sandbox setup: unexpected message %d", m.type);
+	sb->gave_up = (unsigned)m.code;
+	tier_announce(plan, sb->gave_up);
 	return 0;
 }
 
@@ -289,6 +296,7 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 		res->egress_bytes_down = st.bytes_down;
 		proxy_free(px);
 	}
+	res->gave_up = sb.gave_up;
 	sandbox_release(&sb);
 	limits_result(plan, res);
 	return r;

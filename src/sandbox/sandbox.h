@@ -17,6 +17,7 @@ struct sbx_result {
 	struct sbx_outcome out; /* how the command ended (sandbox/watch.c) */
 	const char *mechanism[SBX_K__COUNT]; /* how each limit was enforced */
 	uint64_t egress_allowed, egress_refused, egress_bytes_up, egress_bytes_down;
+	unsigned gave_up; /* what the nested tier gave up, 0 in full (sandbox/tier.h) */
 };
 
 /* Host-side handles the child sent before it became non-dumpable. STAGING
@@ -39,6 +40,7 @@ struct sbx_sandbox {
 	int dns_fd;          /* egress none|packages: the DNS stub's socket, or -1 */
 	struct sbx_run_fds fds;
 	struct sbx_fuselayer fuse; /* plan->fuse_bin: its fuse-overlayfs */
+	unsigned gave_up;    /* from READY: what the nested tier gave up (sandbox/tier.h) */
 };
 
 /* Creates the sandbox, runs the command, supervises it to the end. */

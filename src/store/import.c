@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/lazylib.h"
 #include "base/log.h"
 #include "base/paths.h"
 #include "base/util.h"
@@ -83,6 +84,9 @@ static int extract_forked(int archive_fd, int stagingfd, struct sbx_import_stats
 	int p[2], status;
 	ssize_t n;
 
+	/* here, so that a missing libarchive is one line, not a child's death */
+	if (lazylib_load(SBX_LIBARCHIVE, err) < 0)
+		return -1;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return err_sys(err, "pipe");
 	pid_t pid = fork();
@@ -102,8 +106,12 @@ static int extract_forked(int archive_fd, int stagingfd, struct sbx_import_stats
 	close(p[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (n != (ssize_t)sizeof(rep) && WIFEXITED(status))
+		return err_plain(err, 0, "the extracting process failed with exit status %d%s",
+				 WEXITSTATUS(status), WEXITSTATUS(status) == 125 ? " (its error is above)" : "");
 	if (n != (ssize_t)sizeof(rep))
-		return err_set(err, 0, "the extracting process died (status %d)", status);
+		return err_plain(err, 0, "the extracting process was killed by signal %d",
+				 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	*stats = rep.stats;
 	if (rep.rc < 0) {
 		*err = rep.err;
