@@ -643,6 +643,7 @@ test_an_unreadable_directory_hides_no_change_set() {
 	kept() { printf '%s\n' "$err" | sed -n 's/^sbxrun: \(error: change set\|changes\) \([0-9a-f-]*\)[: ].*/\2/p' | head -n 1; }
 	run "$SBX" run -i tiny --project proj -- sh -c 'mkdir -p x/y && echo s > x/y/f && chmod 0000 x'
 	x=$(kept)
+	sleep 1 # ids begin with the second: x is the older of the two
 	run "$SBX" run -i tiny --project proj -- sh -c 'mkdir -p d/e && head -c 3145728 /dev/zero > d/e/f && chmod 0300 d'
 	a=$(kept)
 	[ -n "$x" ] && [ -n "$a" ] || fail "no change set line: $err"
