@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "undo/csname.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,13 @@ static int hidden(uint32_t c)
 	       c == 0xfeff || c == 0x2028 || c == 0x2029;
 }
 
+/* A space that begins or ends a name (or a component of a path) would
+ * not be seen: `trail  ` looks like `trail`. */
+static bool edge_space(const char *s, const unsigned char *p, const unsigned char *end)
+{
+	return *p == ' ' && ((const char *)p == s || p[-1] == '/' || p + 1 == end || p[1] == '/');
+}
+
 char *csname_show(const char *s)
 {
 	size_t n = strlen(s);
@@ -70,7 +78,7 @@ char *csname_show(const char *s)
 				o += sprintf(o, "\\n");
 			else if (*p == '\t')
 				o += sprintf(o, "\\t");
-			else if (*p < 0x20 || *p >= 0x7f)
+			else if (*p < 0x20 || *p >= 0x7f || edge_space(s, p, end))
 				o += sprintf(o, "\\x%02x", *p);
 			else
 				*o++ = (char)*p;

@@ -13,7 +13,8 @@
  * control (U+0080-U+009F), a bidirectional control (U+202A-U+202E,
  * U+2066-U+2069, U+200E, U+200F, U+061C), another invisible format
  * character (U+200B-U+200D, U+2060, U+FEFF), a line or paragraph
- * separator (U+2028, U+2029), or a byte that is not valid UTF-8, as \xNN.
+ * separator (U+2028, U+2029), a byte that is not valid UTF-8, or a space
+ * that begins or ends the name or one of its components, as \xNN.
  * Any other UTF-8 stays as it is. Freed by the caller. */
 char *csname_show(const char *s);
 /* prefix and path as git writes a name in a diff's headers: as they are,

@@ -437,13 +437,19 @@ test_sparse_terabyte_stays_sparse_and_the_quota_holds() {
 
 test_names_with_newlines() {
 	project
-	run "$SBX" run -i tiny --project proj -- sh -c 'echo nl > "$(printf "x\ny")"'
+	# and names that begin or end with spaces or a tab, which a set read
+	# back once lost (issue 40): each lands under its own name
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo nl > "$(printf "x\ny")"; echo 1 > " lead"; echo 2 > "trail  "; echo 3 > "$(printf "\tt")"'
 	id=$(cs_id)
 	run "$SBX" changes show "$id"
 	assert_contains "$out" 'added file        -rw-r--r--            3  x\ny'
+	assert_contains "$out" 'added file        -rw-r--r--            2  \x20lead'
+	assert_contains "$out" 'added file        -rw-r--r--            2  trail \x20'
 	run "$SBX" changes apply "$id"
 	assert_status 0
 	assert_eq nl "$(cat "proj/$(printf 'x\ny')")"
+	assert_eq "1 2 3" "$(cat "proj/ lead") $(cat "proj/trail  ") $(cat "proj/$(printf '\tt')")"
+	[ ! -e proj/lead ] && [ ! -e proj/trail ] && [ ! -e proj/t ] || fail "a name lost its spaces: $(ls proj)"
 }
 
 # Runs CMD (sh -c) on a pseudo-terminal of its own (as 25-tty.sh does);
