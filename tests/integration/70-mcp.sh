@@ -350,11 +350,13 @@ assert all(e["conflict"] is None for e in s["entries"]), r
 t = text(r); assert t.index("deleted file: b") < t.index("changed file 0644: a") and "\x1b" not in t, t
 assert "added symlink: l -> a" in t and "added special: p (never applied: " in t, t
 r = call("diff_changes", {"paths": ["n\\x1b[2J"]})  # the name as listed
-assert text(r) == "--- /dev/null\n+++ b/n\\x1b[2J\n@@ -0,0 +1,1 @@\n+1\n\\ No newline at end of file\n", r
+assert text(r) == ('diff --git "a/n\\033[2J" "b/n\\033[2J"\nnew file mode 100644\n--- /dev/null\n'
+                  '+++ "b/n\\033[2J"\n@@ -0,0 +1,1 @@\n+1\n\\ No newline at end of file\n'), r
 r = call("diff_changes", {"paths": ["a"]})
-assert not r.get("isError") and text(r) == "--- a/a\n+++ b/a\n@@ -1,1 +1,2 @@\n one\n+two\n", r
+assert not r.get("isError") and text(r) == "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,1 +1,2 @@\n one\n+two\n", r
 r = call("diff_changes", {}); t = text(r)
-assert "-bee" in t and "Binary files /dev/null and b/bin differ" in t, r
+assert "-bee" in t and "deleted file mode 100644" in t and "Binary files /dev/null and b/bin differ" in t, r
+assert "\x1b" not in t, t
 r = call("diff_changes", {"paths": "a"}); assert r.get("isError") or "error" in r, r
 print(s["id"])
 srv.close()
