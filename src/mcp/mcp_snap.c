@@ -10,10 +10,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -36,10 +38,12 @@ static int run_self(const char *const *argv, char **out)
 	buf[0] = '\0';
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+		/* the server's children die with it (a snapshot left to run
+		 * without its client would hold the session) */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent || null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
 			_exit(127);
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
