@@ -105,3 +105,28 @@ listen_port() { # pid errfile
 	done
 	fail "sbxrun proxy did not say where it listens: $(cat "$2")"
 }
+
+# Runs CMD (sh -c) on a fresh pseudo-terminal of its own, as a terminal
+# session would (python3's pty: the shell is the terminal's foreground);
+# everything written to the terminal goes to $TESTDIR/screen (25-tty,
+# 60-project).
+on_pty() {
+	python3 - "$1" > "$TESTDIR/screen" <<'PY'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("sh", ["sh", "-c", sys.argv[1]])
+out, end = b"", time.time() + 60
+while time.time() < end:
+    if select.select([fd], [], [], 0.5)[0]:
+        try:
+            d = os.read(fd, 65536)
+        except OSError:
+            break
+        if not d:
+            break
+        out += d
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+PY
+}

@@ -452,28 +452,6 @@ test_names_with_newlines() {
 	[ ! -e proj/lead ] && [ ! -e proj/trail ] && [ ! -e proj/t ] || fail "a name lost its spaces: $(ls proj)"
 }
 
-# Runs CMD (sh -c) on a pseudo-terminal of its own (as 25-tty.sh does);
-# what reaches the terminal goes to $TESTDIR/screen.
-on_pty() {
-	python3 - "$1" > "$TESTDIR/screen" <<'PY'
-import os, pty, select, sys, time
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp("sh", ["sh", "-c", sys.argv[1]])
-out, end = b"", time.time() + 60
-while time.time() < end:
-    if select.select([fd], [], [], 0.5)[0]:
-        try:
-            d = os.read(fd, 65536)
-        except OSError:
-            break
-        if not d:
-            break
-        out += d
-os.waitpid(pid, 0)
-sys.stdout.buffer.write(out)
-PY
-}
 
 # Issue 40: show and diff render the entries as apply writes them: the
 # mode apply gives (a chmod 666 is not applied, a new 0777 file lands
