@@ -14,6 +14,9 @@ VERSION = 0.1
 PKGS = libseccomp libcap-ng inih json-c
 LAZY_PKGS = libarchive libcurl libcrypto libsystemd zlib libgit2
 CC ?= cc
+# The builds of check, demo and the other test targets (a second make, after
+# `deps`) use every core.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 # pkg-config runs when make starts: the targets that install the build
 # dependencies first (check, demo) build in a second make, after `deps`.
 PKG_CONFIG ?= pkg-config
@@ -59,7 +62,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net bench-undo docs check-vm check-fresh
+.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net bench-undo docs check-vm check-vm-full check-fresh
 
 all: $(BIN)
 
@@ -104,19 +107,19 @@ unit: $(UNIT_BINS)
 # Hermetic: no network beyond the distribution's archive; the tests that
 # reach further are in the tier `net`, listed as skipped here (tests/README.md).
 check: deps
-	$(MAKE) all $(UNIT_BINS) tests/helper/probe $(BUILD)/gen-docs
+	$(MAKE) -j$(JOBS) all $(UNIT_BINS) tests/helper/probe $(BUILD)/gen-docs
 	bash tests/run.sh
 
 # The tier `net`: the tests that reach beyond the distribution's archive
 # (the npm registry), as make check runs the others.
 check-net: deps
-	$(MAKE) all tests/helper/probe
+	$(MAKE) -j$(JOBS) all tests/helper/probe
 	SBX_TIER=net bash tests/run.sh
 
 # The tier `slow`: tests that take minutes of their own and stay out of make
 # check's (and CI's) time, such as building a Debian 13 image.
 check-slow: deps
-	$(MAKE) all tests/helper/probe
+	$(MAKE) -j$(JOBS) all tests/helper/probe
 	SBX_TIER=slow bash tests/run.sh
 
 # The tests that depend on the host's kernel and cgroups, in a Debian 12 VM
@@ -124,8 +127,15 @@ check-slow: deps
 # In the same boot, the package of `make deb` installed and tried (check-deb).
 check-vm: deps
 	sh tests/deps.sh vm
-	$(MAKE) all tests/helper/probe deb
+	$(MAKE) -j$(JOBS) all tests/helper/probe deb
 	bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
+
+# check-vm with every file in every mode, the `# vm-modes:` lines ignored
+# (tests/vm/README.md); about ten minutes more under TCG, not part of CI.
+check-vm-full: deps
+	sh tests/deps.sh vm
+	$(MAKE) -j$(JOBS) all tests/helper/probe deb
+	SBX_VM_ALL_MODES=1 bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
 
 # The same in a Debian 13 VM (its 6.12 kernel, systemd 257, AppArmor 4.1
 # enabled): the package of `make deb` (built here, on Debian 12) installed,
@@ -133,7 +143,7 @@ check-vm: deps
 # (tests/vm/README.md: what it runs and how long it takes).
 check-vm13: deps
 	sh tests/deps.sh vm
-	$(MAKE) all tests/helper/probe deb
+	$(MAKE) -j$(JOBS) all tests/helper/probe deb
 	SBX_VM_SUITE=trixie bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb) $(VM13_FILES)
 
 # CI's short pass of check-vm13: as a user under the user's systemd manager,
@@ -149,7 +159,7 @@ vm13-image: deps
 	SBX_VM_SUITE=trixie sh tests/vm/build.sh > /dev/null
 check-vm13-smoke: deps
 	sh tests/deps.sh vm
-	$(MAKE) all tests/helper/probe deb
+	$(MAKE) -j$(JOBS) all tests/helper/probe deb
 	SBX_VM_SUITE=trixie SBX_TESTS="$(VM13_SMOKE_TESTS)" bash tests/vm/check.sh --modes user-systemd \
 		--deb $$(ls $(DEB_OUT)/sbxrun_*.deb) $(VM13_SMOKE_FILES)
 
@@ -165,7 +175,7 @@ tests/helper/probe: tests/helper/probe.c
 
 DEMO_CMD ?= bash tests/demo.sh
 demo: deps
-	$(MAKE) all
+	$(MAKE) -j$(JOBS) all
 	$(DEMO_CMD)
 
 fuzz:
@@ -217,7 +227,7 @@ deb:
 # ls` find what it installed.
 check-deb: deb
 	sh tests/deps.sh vm
-	$(MAKE) all tests/helper/probe
+	$(MAKE) -j$(JOBS) all tests/helper/probe
 	bash tests/vm/check.sh --modes "" --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
 
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions

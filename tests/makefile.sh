@@ -16,6 +16,6 @@ cat > "$t/pkg-config" <<EOS
 exec "$real" "\$@"
 EOS
 chmod +x "$t/pkg-config"
-make -s -C "$t" demo PKG_CONFIG="$t/pkg-config" DEPS_CMD="touch $t/deps-done" DEMO_CMD="./sbxrun --version" \
+make -s -j"$(nproc)" -C "$t" demo PKG_CONFIG="$t/pkg-config" DEPS_CMD="touch $t/deps-done" DEMO_CMD="./sbxrun --version" \
 	> "$t/log" 2>&1 || { tail -5 "$t/log"; exit 1; }
 grep -q '^sbxrun ' "$t/log" || { echo "makefile: the built binary did not answer --version"; cat "$t/log"; exit 1; }

@@ -1,6 +1,7 @@
 # also-as-root
 # serial: pgrep for sleeps by name across users (SBX_JOBS=2: after the user pass)
 # root-only: test_root_only_host_file_stays_unreadable
+# vm-modes: user-systemd
 # sbxrun run: a real Debian sandbox under user namespaces (issue 3).
 
 test_debian_and_python() {

@@ -1,5 +1,6 @@
 # also-as-root
 # root-only: test_runtime_dir_taken_by_another_user
+# vm-modes: user-systemd user-outside
 # Sessions: a sandbox that outlives one command (issue 7).
 
 sock_dir() { echo "${XDG_RUNTIME_DIR:-/tmp/sbxrun-$(id -u)}${XDG_RUNTIME_DIR:+/sbxrun}/sessions/$1"; }

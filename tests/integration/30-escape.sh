@@ -1,5 +1,6 @@
 # also-as-root
 # root-only: test_setuid_copy_gains_nothing
+# vm-modes: root user-systemd
 # The escape suite (issue 4): tests/helper/probe tries one attack inside the
 # tiny image and must be denied (exit 1); the same probe outside the sandbox
 # is the positive control that shows the attack can succeed at all, so a

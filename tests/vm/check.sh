@@ -23,7 +23,7 @@ echo "check-vm: images ready after $(($(date +%s) - start)) s; booting the VM"
 # host. SBX_VM_NET=none runs offline (that one test then fails).
 export SBX_VM_NET=${SBX_VM_NET:-user}
 bash tests/vm/run.sh --share "$top:/mnt/src:ro" --share "$work:/mnt/work:rw" -- \
-	env CI="${CI:-}" SBX_TESTS="${SBX_TESTS:-}" bash /mnt/src/tests/vm/guest-check.sh --images /mnt/work/images \
+	env CI="${CI:-}" SBX_TESTS="${SBX_TESTS:-}" SBX_VM_ALL_MODES="${SBX_VM_ALL_MODES:-}" bash /mnt/src/tests/vm/guest-check.sh --images /mnt/work/images \
 	--results /mnt/work/results "$@"
 rc=$?
 # The summary again, last, from the results file (partial if the VM failed).
