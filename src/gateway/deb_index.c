@@ -119,8 +119,8 @@ static bool apt_index(const char *path, const char *base)
 enum deb_kind deb_classify(const char *path, char hex[65], int *packages)
 {
 	const char *base = strrchr(path, '/'), *bh = strstr(path, "/by-hash/SHA256/");
-	static const char *const pk[] = { "Packages", "Packages.gz", "Packages.xz", "Packages.bz2",
-					  "Packages.lzma", "Packages.lz4", "Packages.zst" };
+	static const char *const stem[] = { "Packages", "Sources" };
+	static const char *const comp[] = { "", ".gz", ".xz", ".bz2", ".lzma", ".lz4", ".zst" };
 
 	base = base ? base + 1 : path;
 	*packages = 0;
@@ -128,16 +128,20 @@ enum deb_kind deb_classify(const char *path, char hex[65], int *packages)
 		return DEB_ARTIFACT;
 	if (bh && strlen(bh + 16) == 64 && strspn(bh + 16, "0123456789abcdefABCDEF") == 64) {
 		snprintf(hex, 65, "%s", bh + 16);
-		/* the directory holding by-hash: binary-ARCH holds Packages files */
+		/* the directory holding by-hash: binary-ARCH holds Packages
+		 * files, source/ Sources files */
 		const char *dir = bh;
 		while (dir > path && dir[-1] != '/')
 			dir--;
-		*packages = strncmp(dir, "binary-", 7) == 0;
+		*packages = strncmp(dir, "binary-", 7) == 0 || (bh - dir == 6 && strncmp(dir, "source", 6) == 0);
 		return DEB_BYHASH;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(pk); i++)
-		if (strcmp(base, pk[i]) == 0)
-			return DEB_PACKAGES;
+	for (size_t i = 0; i < ARRAY_SIZE(stem); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(comp); j++) {
+			size_t n = strlen(stem[i]);
+			if (strncmp(base, stem[i], n) == 0 && strcmp(base + n, comp[j]) == 0)
+				return DEB_PACKAGES;
+		}
 	return apt_index(path, base) ? DEB_INDEX : DEB_OTHER;
 }
 
@@ -151,18 +155,27 @@ void deb_index_root(const char *key, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)(end ? end - key : (ptrdiff_t)strlen(key)), key);
 }
 
-/* One stanza's fields, as pointers into the text. */
+/* One stanza's fields, as pointers into the text; sums: the lines of its
+ * Checksums-Sha256 (a Sources stanza), continuation lines after the field. */
 struct stanza {
-	const char *f[5];
-	size_t l[5];
+	const char *f[6];
+	size_t l[6];
+	const char *sums, *sums_end;
+	bool dup;  /* two Checksums-Sha256 fields */
 };
-static const char *const fields[] = { "Package", "Version", "Filename", "SHA256", "Size" };
+enum { F_PACKAGE, F_VERSION, F_FILENAME, F_SHA256, F_SIZE, F_DIRECTORY };
+static const char *const fields[] = { "Package", "Version", "Filename", "SHA256", "Size", "Directory" };
 
-static void field(struct stanza *s, const char *line, size_t len)
+/* Reads one field line; true when it is Checksums-Sha256 (its lines follow). */
+static bool field(struct stanza *s, const char *line, size_t len)
 {
-	/* most lines name none of the five: one look at the first letter */
-	if (!strchr("PpVvFfSs", line[0]))
-		return;
+	static const char sums[] = "Checksums-Sha256:";
+
+	/* most lines name none of the fields: one look at the first letter */
+	if (!strchr("PpVvFfSsDdCc", line[0]))
+		return false;
+	if (len >= sizeof(sums) - 1 && strncasecmp(line, sums, sizeof(sums) - 1) == 0)
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
 		size_t n = strlen(fields[i]);
 		if (len > n && line[n] == ':' && strncasecmp(line, fields[i], n) == 0) {
@@ -175,39 +188,109 @@ static void field(struct stanza *s, const char *line, size_t len)
 			s->l[i] = (size_t)(e - v);
 		}
 	}
+	return false;
 }
 
-static int take(const struct stanza *s, deb_stanza_fn fn, void *arg)
+/* The package and version of a stanza into st: false when either is
+ * missing, too long or holds a '/'. */
+static bool name_version(const struct stanza *s, struct deb_stanza *st)
 {
-	char hex[65], size[24];
-	struct deb_stanza st = { .size = 0 };
+	if (!s->f[F_PACKAGE] || !s->l[F_PACKAGE] || !s->f[F_VERSION] || !s->l[F_VERSION] ||
+	    s->l[F_PACKAGE] >= sizeof(st->package) || s->l[F_VERSION] >= sizeof(st->version) ||
+	    memchr(s->f[F_PACKAGE], '/', s->l[F_PACKAGE]) || memchr(s->f[F_VERSION], '/', s->l[F_VERSION]))
+		return false;
+	memcpy(st->package, s->f[F_PACKAGE], s->l[F_PACKAGE]);
+	st->package[s->l[F_PACKAGE]] = '\0';
+	memcpy(st->version, s->f[F_VERSION], s->l[F_VERSION]);
+	st->version[s->l[F_VERSION]] = '\0';
+	return true;
+}
+
+/* A SHA256 (64 hex digits) and a size as texts of the given lengths into
+ * st; an absent size (NULL) is 0. */
+static bool sha_size(const char *hex, size_t hl, const char *size, size_t sl, struct deb_stanza *st)
+{
+	char h[65], n[24];
 	struct sri sha;
 	struct sbx_err err;
 
-	for (size_t i = 0; i < 4; i++)
-		if (!s->f[i] || !s->l[i])
-			return 0;
-	if (s->l[3] != 64 || s->l[4] >= sizeof(size) || s->l[0] >= sizeof(st.package) ||
-	    s->l[1] >= sizeof(st.version))
-		return 0;
-	memcpy(hex, s->f[3], 64);
-	hex[64] = '\0';
-	if (s->f[4]) {
-		memcpy(size, s->f[4], s->l[4]);
-		size[s->l[4]] = '\0';
-		if (parse_count(size, 0, UINT64_MAX / 2, &st.size, &err) < 0)
-			return 0;
+	st->size = 0;
+	if (hl != 64 || (size && (sl == 0 || sl >= sizeof(n))))
+		return false;
+	memcpy(h, hex, 64);
+	h[64] = '\0';
+	if (size) {
+		memcpy(n, size, sl);
+		n[sl] = '\0';
+		if (parse_count(n, 0, UINT64_MAX / 2, &st->size, &err) < 0)
+			return false;
 	}
-	if (sri_from_hex256(hex, &sha) < 0 || deb_path_norm(s->f[2], s->l[2], st.path, sizeof(st.path)) < 0 ||
-	    memchr(s->f[0], '/', s->l[0]) || memchr(s->f[1], '/', s->l[1]))
+	if (sri_from_hex256(h, &sha) < 0)
+		return false;
+	memcpy(st->sha256, sha.digest, 32);
+	return true;
+}
+
+/* A binary stanza (Packages): its one .deb. 1 when handed over, else 0. */
+static int take_binary(const struct stanza *s, deb_stanza_fn fn, void *arg)
+{
+	struct deb_stanza st;
+
+	if (!s->f[F_FILENAME] || !s->l[F_FILENAME] || !s->f[F_SHA256] || !name_version(s, &st) ||
+	    !sha_size(s->f[F_SHA256], s->l[F_SHA256], s->f[F_SIZE], s->l[F_SIZE], &st) ||
+	    deb_path_norm(s->f[F_FILENAME], s->l[F_FILENAME], st.path, sizeof(st.path)) < 0)
 		return 0;
-	memcpy(st.package, s->f[0], s->l[0]);
-	st.package[s->l[0]] = '\0';
-	memcpy(st.version, s->f[1], s->l[1]);
-	st.version[s->l[1]] = '\0';
-	memcpy(st.sha256, sha.digest, 32);
 	fn(arg, &st);
 	return 1;
+}
+
+/* A source stanza (Sources): each file of its Checksums-Sha256 ("SHA256
+ * SIZE NAME" lines), below its Directory; a line that is not exactly that,
+ * or a NAME holding a '/', is left out (so that file is refused). How
+ * many were handed over. */
+static int take_source(const struct stanza *s, deb_stanza_fn fn, void *arg)
+{
+	struct deb_stanza st;
+	char joined[DEB_PATH_MAX + 256];
+	int n = 0;
+
+	if (!s->f[F_DIRECTORY] || !s->l[F_DIRECTORY] || !s->sums || s->dup || !name_version(s, &st))
+		return 0;
+	for (const char *p = s->sums; p < s->sums_end;) {
+		const char *nl = memchr(p, '\n', (size_t)(s->sums_end - p));
+		const char *e = nl ? nl : s->sums_end, *w[3];
+		size_t wl[3], k = 0;
+		for (const char *q = p; q < e && k < 4;) {
+			while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+				q++;
+			if (q == e)
+				break;
+			const char *b = q;
+			while (q < e && *q != ' ' && *q != '\t' && *q != '\r')
+				q++;
+			if (k < 3)
+				w[k] = b, wl[k] = (size_t)(q - b);
+			k++;
+		}
+		p = nl ? nl + 1 : s->sums_end;
+		if (k != 3 || memchr(w[2], '/', wl[2]) || !sha_size(w[0], wl[0], w[1], wl[1], &st) ||
+		    s->l[F_DIRECTORY] + 1 + wl[2] >= sizeof(joined))
+			continue;
+		int jl = snprintf(joined, sizeof(joined), "%.*s/%.*s", (int)s->l[F_DIRECTORY], s->f[F_DIRECTORY],
+				  (int)wl[2], w[2]);
+		if (deb_path_norm(joined, (size_t)jl, st.path, sizeof(st.path)) < 0)
+			continue;
+		fn(arg, &st);
+		n++;
+	}
+	return n;
+}
+
+/* A stanza with a Filename is a binary one; else one with a Directory a
+ * source one. */
+static int take(const struct stanza *s, deb_stanza_fn fn, void *arg)
+{
+	return s->f[F_FILENAME] ? take_binary(s, fn, arg) : take_source(s, fn, arg);
 }
 
 long deb_index_each(const char *text, size_t len, deb_stanza_fn fn, void *arg, struct sbx_err *err)
@@ -215,26 +298,34 @@ long deb_index_each(const char *text, size_t len, deb_stanza_fn fn, void *arg, s
 	struct stanza s = { 0 };
 	const char *p = text, *end = text + len;
 	long added = 0, stanzas = 0;
+	bool in_sums = false;
 
 	if (memchr(text, '\0', len))
-		return err_set(err, 0, "a NUL byte in a Packages index");
+		return err_set(err, 0, "a NUL byte in a Packages or Sources index");
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		bool blank = l == 0 || (l == 1 && p[0] == '\r');
 		if (blank) {
-			if (s.f[0] || s.f[2])
+			if (s.f[F_PACKAGE] || s.f[F_FILENAME])
 				added += take(&s, fn, arg), stanzas++;
 			memset(&s, 0, sizeof(s));
+			in_sums = false;
 		} else if (p[0] != ' ' && p[0] != '\t') {
-			field(&s, p, l);
+			in_sums = field(&s, p, l);
+			/* a second Checksums-Sha256 in one stanza: neither is trusted */
+			s.dup |= in_sums && s.sums;
+			if (in_sums)
+				s.sums = s.sums_end = p + l + (nl ? 1 : 0);
+		} else if (in_sums) {
+			s.sums_end = p + l + (nl ? 1 : 0);
 		}
 		p += l + 1;
 	}
-	if (s.f[0] || s.f[2])
+	if (s.f[F_PACKAGE] || s.f[F_FILENAME])
 		added += take(&s, fn, arg), stanzas++;
 	if (len && !stanzas)
-		return err_set(err, 0, "not a Packages index (no stanza names a package)");
+		return err_set(err, 0, "neither a Packages nor a Sources index (no stanza names a package)");
 	return added;
 }
 

@@ -22,23 +22,28 @@ int deb_path_norm(const char *in, size_t len, char *out, size_t size);
 enum deb_kind {
 	DEB_ARTIFACT,  /* a .deb, .udeb or .ddeb: served only as its index says */
 	DEB_BYHASH,    /* .../by-hash/SHA256/HEX: checked against its own name */
-	DEB_PACKAGES,  /* a Packages index (plain or compressed): parsed, passed on */
-	DEB_INDEX,     /* InRelease, Release, Release.gpg, Sources, Translation-LANG,
+	DEB_PACKAGES,  /* a Packages or Sources index (plain or compressed): read
+			* into the table of the files it lists, passed on */
+	DEB_INDEX,     /* InRelease, Release, Release.gpg, Translation-LANG,
 			* Contents-ARCH (plain or compressed) and their pdiffs: apt's
 			* own index files, which it checks against the signed
 			* Release; passed on */
-	DEB_OTHER,     /* anything else (source packages, any other file, under
-			* dists/ or not): refused */
+	DEB_OTHER,     /* anything else: served only where a Sources index lists
+			* it (a source package's .dsc, tarballs, signatures), as a
+			* .deb is; else refused */
 };
 /* The kind of a normalised path; for DEB_BYHASH, hex gets the digest and
- * the kind tells whether it sits in a binary-ARCH directory (a Packages). */
+ * *packages tells whether it sits in a binary-ARCH or source directory (a
+ * Packages or Sources index). */
 enum deb_kind deb_classify(const char *path, char hex[65], int *packages);
 
 /* "HOST/ROOT" the Filename fields of the Packages index at HOST/PATH are
  * relative to: what precedes "/dists/", else the index's directory. */
 void deb_index_root(const char *key, char *out, size_t size);
 
-/* One .deb a Packages index lists, as deb_index_each hands it over. */
+/* One file an index lists, as deb_index_each hands it over: a .deb of a
+ * Packages index, or one file of a source package in a Sources index
+ * (package and version then the source package's). */
 struct deb_stanza {
 	char path[DEB_PATH_MAX];  /* its Filename, normalised (deb_path_norm) */
 	char package[256], version[256];
@@ -47,9 +52,12 @@ struct deb_stanza {
 };
 typedef void (*deb_stanza_fn)(void *arg, const struct deb_stanza *s);
 
-/* Calls fn for each stanza of one Packages text (plain) that names a
- * Filename, Package, Version and a well-formed SHA256, in the text's
- * order; returns how many, or -1 with err when it is no Packages index. */
+/* Calls fn, in the text's order, for each stanza of one Packages text
+ * (plain) that names a Filename, Package, Version and a well-formed
+ * SHA256, and for each file of a Sources stanza that names a Package,
+ * Version, Directory and, in one Checksums-Sha256, the file's SHA256, size
+ * and a name without '/'; returns how many, or -1 with err when it is
+ * neither index. */
 long deb_index_each(const char *text, size_t len, deb_stanza_fn fn, void *arg, struct sbx_err *err);
 
 /* Unpacks gzip, xz, bzip2, zstd (what libarchive's filters read) or

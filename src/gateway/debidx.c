@@ -15,7 +15,7 @@
 #include "gateway/deb_index.h"
 #include "gateway/sri.h"
 
-#define MAGIC "SBXDEBI1"
+#define MAGIC "SBXDEBI2"
 
 struct head {
 	char magic[8];

@@ -8,10 +8,12 @@
  * Translation, Contents: deb_classify) are fetched and passed on (apt
  * checks the signed chain itself), served from the cache while fresh
  * ([packages] index_max_age), then revalidated; the Packages indexes among
- * them are read into filename -> (package, version, SHA256, size) tables
- * as they pass (gw_debidx.c: from the cache, else built on a worker
- * thread, so apt-get update never waits for it), each table the index of
- * its own host and archive; a .deb is served only as such an entry says
+ * them, and the Sources indexes, are read into filename -> (package,
+ * version, SHA256, size) tables as they pass (gw_debidx.c: from the cache,
+ * else built on a worker thread, so apt-get update never waits for it),
+ * each table the index of its own host and archive; a .deb, or a file of
+ * a source package (.dsc, tarballs, their signatures: apt-get source), is
+ * served only as such an entry says
  * (asked while a table is being built, it waits for it), through the
  * shared verified cache (gw_artifact.c); by-hash files are checked
  * against their own name and kept as an index of their directory, and
@@ -104,6 +106,7 @@ struct deb_wait {
 	struct deb_wait *next;
 	uint64_t client;
 	char *key, *url;
+	bool source;  /* not a .deb: a file a Sources index may list */
 };
 
 struct gw_deb {
@@ -260,7 +263,9 @@ static void name_of(const char *key, char *name, size_t nsize, char *version, si
 	snprintf(version, vsize, "%.*s", (int)strcspn(v, "_"), v);
 }
 
-static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const char *url)
+/* A file an index lists: a .deb (source false) or a file of a source
+ * package, served as its entry says. */
+static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const char *url, bool source)
 {
 	struct debidx_entry e;
 	char name[256], version[256], why[512], hex[65];
@@ -274,7 +279,15 @@ static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const
 		w->client = cl->id;
 		w->key = xstrdup(key);
 		w->url = xstrdup(url);
+		w->source = source;
 		*pp = w;
+		return;
+	}
+	if (gw_debidx_find(gw, key, &e) != 1 && source) {
+		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: neither one of apt's signed index files "
+			"(Release, Packages, Sources, Translation, Contents, by-hash), nor a .deb, nor a file of "
+			"a source package that a Sources index fetched through the gateway lists: "
+			"not served by the gateway", key);
 		return;
 	}
 	if (gw_debidx_find(gw, key, &e) != 1) {
@@ -306,7 +319,7 @@ void gw_deb_wake(struct gw *gw)
 		gw->deb->waiting = w->next;
 		struct gw_client *cl = gw_client_find(gw, w->client);
 		if (cl)
-			artifact(gw, cl, w->key, w->url);
+			artifact(gw, cl, w->key, w->url, w->source);
 		free(w->key), free(w->url), free(w);
 	}
 }
@@ -427,7 +440,8 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 	r->kind = deb_classify(norm, hex, &r->packages);
 	switch (r->kind) {
 	case DEB_ARTIFACT:
-		artifact(gw, cl, r->key, url);
+	case DEB_OTHER:
+		artifact(gw, cl, r->key, url, r->kind == DEB_OTHER);
 		req_free(r);
 		return;
 	case DEB_BYHASH:
@@ -440,12 +454,6 @@ static void deb_request(struct gw *gw, struct gw_client *cl, const char *path)
 	case DEB_PACKAGES:
 	case DEB_INDEX:
 		break;
-	case DEB_OTHER:
-		gw_fail(gw, cl, 403, NULL, NULL, NULL, "deb %s: neither one of apt's signed index files "
-			"(Release, Packages, Sources, Translation, Contents, by-hash) nor a .deb: "
-			"not served by the gateway", r->key);
-		req_free(r);
-		return;
 	}
 	index_request(gw, cl, r, url);
 }

@@ -206,6 +206,60 @@ test_apt_gateway_refuses_a_denied_package() {
 	[ ! -d "$XDG_CACHE_HOME/sbxrun/packages/sha256" ] || assert_eq "" "$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -v '\.lock$\|\.meta$' || true)" "the cache"
 }
 
+# apt-get source (issue 43, point 6): the files of a source package (.dsc,
+# tarball) are served as a .deb is, each only as the Sources index apt
+# fetched through the gateway lists it, its bytes checked against the
+# index's Checksums-Sha256; a changed tarball is refused and never cached;
+# a deb: rule names a source package too. Against the fixture repository
+# (its Sources hand-written by tests/helper/debrepo.sh).
+test_apt_source_files_are_served_as_the_sources_index_lists() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	apt_fixture
+	local src="deb-src [trusted=yes] http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/ ./"
+	local script="
+		printf '%s\n%s\n' '$LIST' '$src' > /tmp/lab.list
+		apt() { apt-get -o Dir::Etc::SourceList=/tmp/lab.list -o Dir::Etc::SourceParts=/nonexistent \"\$@\"; }
+		apt update >/tmp/log 2>&1 || cat /tmp/log
+		cd /tmp && apt source --download-only sbxsrc >/tmp/log 2>&1 || cat /tmp/log
+		cat /tmp/sbxsrc_1.0.dsc | head -2
+		apt source --download-only sbxsrcbad 2>&1 | grep -m1 '^E: Failed to fetch'
+		[ -e /tmp/sbxsrcbad_1.0.tar.gz ] && echo 'sbxsrcbad fetched'
+		curl -sS -x \"\$SBXRUN_PROXY\" -o /tmp/body -w 'unlisted %{http_code}\n' \
+			http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/sbxorphan_1.0.dsc; cat /tmp/body"
+	run "$SBX" run -p "aptlab$$" --events "$TESTDIR/ev" -- sh -c "$script"
+	assert_status 0
+	assert_contains "$out" "Format: 1.0"
+	assert_contains "$out" "Source: sbxsrc"
+	assert_contains "$out" "sbxsrcbad_1.0.tar.gz  502"
+	assert_not_contains "$out" "sbxsrcbad fetched"
+	assert_contains "$err" "sbxrun: gateway: deb sbxsrcbad@1.0: integrity mismatch: the index says sha256"
+	assert_contains "$out" "unlisted 403"
+	assert_contains "$out" "nor a file of a source package that a Sources index fetched through the gateway lists"
+	local ev
+	ev=$(apt_events "$TESTDIR/ev")
+	assert_contains "$ev" "deb sbxsrc 1.0 miss"
+	assert_contains "$(grep '"package-index"' "$TESTDIR/ev")" 'Sources'
+	assert_contains "$("$SBX" cache ls)" "sbxsrc"
+	assert_not_contains "$(cat "$TESTDIR/srv.log")" "sbxorphan_1.0.dsc"
+	# the two files of sbxsrc, and nothing of sbxsrcbad, in the cache
+	local want got
+	want=$(cd "$TESTDIR/repo" && sha256sum sbxsrc_1.0.dsc sbxsrc_1.0.tar.gz | cut -d' ' -f1 | sort)
+	got=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" | grep -v '\.lock$\|\.meta$' | sort)
+	assert_eq "$want" "$(printf '%s\n' "$got" | grep -xF "$want" || true)" "sbxsrc's files in the cache"
+	assert_not_contains "$got" "$(sha256sum < "$TESTDIR/repo/sbxsrcbad_1.0.tar.gz" | cut -d' ' -f1)"
+
+	# a deb: rule names the source package: refused before any byte is fetched
+	printf '[packages]\ndeny = deb:sbxsrc\n' >> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
+	export XDG_CACHE_HOME="$TESTDIR/cache2"
+	local before
+	before=$(wc -l < "$TESTDIR/srv.log")
+	run "$SBX" run -p "aptlab$$" -- sh -c "$script"
+	assert_status 0
+	assert_contains "$out" "sbxsrc_1.0.dsc  403"
+	assert_contains "$err" "deb 'sbxsrc' is denied by [packages] deny = deb:sbxsrc"
+	assert_not_contains "$(tail -n +$((before + 1)) "$TESTDIR/srv.log")" "sbxsrc_1.0"
+}
+
 # A mirror whose Packages files never end (tests/helper/httpd.py's
 # /endless/): eight asked at once, as many as the gateway fetches from one
 # host. Each body goes to a file of the cache as it arrives and the fetch

@@ -56,13 +56,19 @@ static void test_classify(void)
 	CHECK(deb_classify("h/debian/dists/bookworm/main/i18n/by-hash/SHA256/" SHA_A, hex, &pk) == DEB_BYHASH);
 	CHECK(pk == 0);
 	CHECK(deb_classify("h/debian/dists/bookworm/main/binary-amd64/by-hash/SHA256/abc", hex, &pk) == DEB_OTHER);
-	CHECK(deb_classify("h/debian/pool/main/s/sl/sl_5.dsc", hex, &pk) == DEB_OTHER);
+	CHECK(deb_classify("h/debian/pool/main/s/sl/sl_5.dsc", hex, &pk) == DEB_OTHER);  /* as a Sources index lists */
+	CHECK(deb_classify("h/debian/dists/bookworm/main/source/Sources.xz", hex, &pk) == DEB_PACKAGES);
+	CHECK(deb_classify("h/repo/Sources", hex, &pk) == DEB_PACKAGES);
+	CHECK(deb_classify("h/debian/dists/bookworm/main/source/by-hash/SHA256/" SHA_A, hex, &pk) == DEB_BYHASH);
+	CHECK(pk == 1);
+	CHECK(deb_classify("h/debian/dists/bookworm/main/xsource/by-hash/SHA256/" SHA_A, hex, &pk) == DEB_BYHASH);
+	CHECK(pk == 0);
 	CHECK(deb_classify("h/etc/passwd", hex, &pk) == DEB_OTHER);
 	/* relayed unverified: apt's own index files alone, which it checks
 	 * against the signed Release; a "/dists/" segment is not enough */
 	static const char *const index[] = {
 		"h/debian/dists/bookworm/Release", "h/debian/dists/bookworm/Release.gpg",
-		"h/debian/dists/bookworm/main/binary-amd64/Release", "h/debian/dists/bookworm/main/source/Sources.xz",
+		"h/debian/dists/bookworm/main/binary-amd64/Release", "h/debian/dists/bookworm/main/source/Sources.diff/Index",
 		"h/debian/dists/bookworm/main/i18n/Translation-pt_BR.bz2", "h/debian/dists/bookworm/main/Contents-amd64.gz",
 		"h/debian/dists/bookworm/main/Contents-udeb-amd64", "h/debian/dists/bookworm/main/binary-amd64/Packages.diff/Index",
 		"h/debian/dists/bookworm/main/binary-amd64/Packages.diff/T-2026-01-01-0000.00-F-2026-01-01-0000.00.gz",
@@ -149,6 +155,78 @@ static char *table(const char *text, size_t len, size_t *tlen, size_t *entries)
 	return t;
 }
 
+/* A Sources index: each file of a stanza's Checksums-Sha256, below its
+ * Directory, with the source package's name and version; lines that are
+ * not exactly "SHA256 SIZE NAME", names with a '/', a Directory that
+ * climbs, two Checksums-Sha256 in one stanza: left out. */
+static const char sources[] =
+	"Package: hello\n"
+	"Binary: hello\n"
+	"Version: 2.10-3\n"
+	"Directory: pool/main/h/hello\n"
+	"Files:\n"
+	" d41d8cd98f00b204e9800998ecf8427e 1 hello_2.10-3.md5only\n"
+	"Checksums-Sha256:\n"
+	" " SHA_A " 1847 hello_2.10-3.dsc\n"
+	" " SHA_B " 725946 hello_2.10.orig.tar.gz\n"
+	" " SHA_A " 12 ../escape.tar.gz\n"
+	" " SHA_A " 12 sub/dir.tar.gz\n"
+	" " SHA_A " twelve bad-size.tar.gz\n"
+	" abcd 12 short-sum.tar.gz\n"
+	" " SHA_A " 12 three words.tar.gz\n"
+	"Standards-Version: 4.6.0\n"
+	" " SHA_A " 12 not-in-the-field.tar.gz\n"
+	"\n"
+	"Package: climb\n"
+	"Version: 1\n"
+	"Directory: pool/../../etc\n"
+	"Checksums-Sha256:\n"
+	" " SHA_A " 1 climb_1.dsc\n"
+	"\n"
+	"Package: twice\n"
+	"Version: 1\n"
+	"Directory: pool/t\n"
+	"Checksums-Sha256:\n"
+	" " SHA_A " 1 twice_1.dsc\n"
+	"Checksums-sha256:\n"
+	" " SHA_B " 1 twice_1.dsc\n"
+	"\n"
+	"Package: flat\n"
+	"Version: 1:0.1\n"
+	"Directory: .\n"
+	"Checksums-Sha256:\n"
+	" " SHA_B " 5 flat_0.1.dsc\n";
+
+static void test_sources(void)
+{
+	struct debidx_entry e;
+	size_t len, n;
+	char hex[65];
+	char *t = table(sources, sizeof(sources) - 1, &len, &n);
+
+	CHECK(n == 3);
+	CHECK(debidx_find(t, len, "pool/main/h/hello/hello_2.10-3.dsc", &e) == 1);
+	CHECK_STR(e.package, "hello");
+	CHECK_STR(e.version, "2.10-3");
+	CHECK(e.size == 1847);
+	hex_of(e.sha256, hex);
+	CHECK_STR(hex, SHA_A);
+	CHECK(debidx_find(t, len, "pool/main/h/hello/hello_2.10.orig.tar.gz", &e) == 1 && e.size == 725946);
+	hex_of(e.sha256, hex);
+	CHECK_STR(hex, SHA_B);
+	CHECK(debidx_find(t, len, "pool/main/h/escape.tar.gz", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/main/h/hello/sub/dir.tar.gz", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/main/h/hello/bad-size.tar.gz", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/main/h/hello/short-sum.tar.gz", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/main/h/hello/three", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/main/h/hello/not-in-the-field.tar.gz", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/main/h/hello/hello_2.10-3.md5only", &e) == 0);
+	CHECK(debidx_find(t, len, "etc/climb_1.dsc", &e) == 0);
+	CHECK(debidx_find(t, len, "pool/t/twice_1.dsc", &e) == 0);
+	CHECK(debidx_find(t, len, "flat_0.1.dsc", &e) == 1 && strcmp(e.version, "1:0.1") == 0);
+	free(t);
+}
+
 static void test_parse(void)
 {
 	struct debidx_entry e;
@@ -206,7 +284,7 @@ static void test_parse(void)
 	CHECK(n == 0 && debidx_find(t, len, "up.deb", &e) == 0);
 	free(t);
 	CHECK(debidx_build("<html>not found</html>\n", 23, src_a, &t, &len, &n, &err) < 0);
-	CHECK_CONTAINS(err.msg, "not a Packages index");
+	CHECK_CONTAINS(err.msg, "neither a Packages nor a Sources index");
 	CHECK(debidx_build("a\0b", 3, src_a, &t, &len, &n, &err) < 0);
 }
 
@@ -293,6 +371,7 @@ int main(void)
 	test_norm();
 	test_classify();
 	test_root();
+	test_sources();
 	test_parse();
 	test_check();
 	test_unpack();
