@@ -250,10 +250,10 @@ static void plan_tier(const struct sbx_config *cfg, struct sbx_plan *plan)
 	const char *origin = cfg->origin[SBX_K_TIER];
 
 	plan->tier_min = cfg->tier;
-	if (cfg->tier == SBX_TIER_FULL)
-		snprintf(plan->tier_why, sizeof(plan->tier_why), "[sandbox] tier = full%s%s",
-			 origin ? ", from " : "", origin ? origin : "");
-	else if (cfg->enforce == SBX_ENFORCE_STRICT) {
+	if (cfg->tier != SBX_TIER_LANDLOCK)
+		snprintf(plan->tier_why, sizeof(plan->tier_why), "[sandbox] tier = %s%s%s",
+			 sbx_tier_names[cfg->tier], origin ? ", from " : "", origin ? origin : "");
+	if (cfg->tier != SBX_TIER_FULL && cfg->enforce == SBX_ENFORCE_STRICT) {
 		plan->tier_min = SBX_TIER_FULL;
 		snprintf(plan->tier_why, sizeof(plan->tier_why), "[limits] enforce = strict");
 	}
