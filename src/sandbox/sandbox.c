@@ -362,6 +362,8 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 		pty_relay_end(&relay);
 		return -1;
 	}
+	if (sb.ll_plan) /* the landlock tier's workspace is the machine's own disk */
+		res->mechanism[SBX_K_DISK] = "none";
 	struct sbx_proxy *px = NULL;
 	struct sbx_dnsstub *dns = NULL;
 	if ((plan->ws_hook && run_ws_hook(plan, &sb, err) < 0) ||
