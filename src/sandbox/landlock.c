@@ -102,7 +102,9 @@ static uint64_t fs_handled(int abi)
 int landlock_check(const struct sbx_plan *plan, int abi, struct sbx_err *err)
 {
 	const char *what = plan->pid1_loop ? "a session" : plan->project.src ? "--project"
-		: plan->nbinds ? "a bind (--bind, --ro-bind)" : plan->nsnaps ? "a snapshot" : NULL;
+		: plan->nbinds ? "a bind (--bind, --ro-bind)" : plan->nsnaps ? "a snapshot"
+		/* root's copies are made as the sandbox's own uid, which needs a mapping */
+		: plan->ws_hook && geteuid() == 0 ? "--copy or --out as root" : NULL;
 
 	if (abi < 1)
 		return err_plain(err, EPERM, "and no Landlock either (%s): no tier can confine a "
@@ -268,8 +270,6 @@ int landlock_prepare(const struct sbx_plan *plan, struct sbx_landlock *ll, struc
 			     LANDLOCK_ACCESS_FS_IOCTL_DEV;
 	struct walk w = { 0 };
 
-	memset(ll, 0, sizeof(*ll));
-	ll->ruleset = ll->door = -1;
 	ll->egress = plan->net.mode;
 	if ((ll->abi = landlock_abi()) < 1 || landlock_check(plan, ll->abi, err) < 0)
 		return landlock_check(plan, ll->abi, err);
@@ -295,15 +295,20 @@ int landlock_prepare(const struct sbx_plan *plan, struct sbx_landlock *ll, struc
 	return 0;
 }
 
-void landlock_release(struct sbx_landlock *ll)
+void landlock_close(struct sbx_landlock *ll)
 {
-	struct sbx_err err = { 0 };
-
 	if (ll->ruleset >= 0)
 		close(ll->ruleset);
 	if (ll->door >= 0)
 		close(ll->door);
 	ll->ruleset = ll->door = -1;
+}
+
+void landlock_release(struct sbx_landlock *ll)
+{
+	struct sbx_err err = { 0 };
+
+	landlock_close(ll);
 	if (ll->dir) {
 		char *slash = strrchr(ll->dir, '/');
 		*slash = '\0';

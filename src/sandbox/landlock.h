@@ -37,7 +37,9 @@ int landlock_abi(void);
 int landlock_check(const struct sbx_plan *plan, int abi, struct sbx_err *err);
 /* Host side, before the fork: the private directory and the domain. */
 int landlock_prepare(const struct sbx_plan *plan, struct sbx_landlock *ll, struct sbx_err *err);
-/* The host side's end: the private directory removed, fds closed. */
+/* The host side's fds closed (the sandbox has ended). */
+void landlock_close(struct sbx_landlock *ll);
+/* Those, and the private directory removed (after --out). */
 void landlock_release(struct sbx_landlock *ll);
 /* In the sandbox's init (no_new_privs set): restricts itself to the
  * domain; what it starts inherits it. */

@@ -274,6 +274,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->events_fd = -1;
 	plan->run_lock = -1;
 	plan->project.upper_fd = plan->project.lock_fd = -1;
+	plan->ll_state = xcalloc(1, sizeof(*plan->ll_state));
+	plan->ll_state->ruleset = plan->ll_state->door = -1;
 	plan_tier(cfg, plan);
 	if (import_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
@@ -343,6 +345,10 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	struct sbx_err err;
 
 	limits_cleanup(&plan->lim);
+	if (plan->ll_state)
+		landlock_release(plan->ll_state);
+	free(plan->ll_state);
+	plan->ll_state = NULL;
 	if (plan->events_fd >= 0)
 		close(plan->events_fd);
 	store_image_close(&plan->img);

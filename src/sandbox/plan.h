@@ -101,6 +101,9 @@ struct sbx_plan {
 	/* The landlock tier's (sandbox/landlock.h), set in the copy of the plan
 	 * its processes read; NULL in the tiers with namespaces. */
 	const struct sbx_landlock *ll;
+	/* Where sandbox_start keeps that tier's state, should it be taken:
+	 * its private directory lives until sandbox_plan_free (after --out). */
+	struct sbx_landlock *ll_state;
 };
 
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,

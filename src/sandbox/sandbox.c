@@ -106,17 +106,17 @@ static int start_landlock(const struct sbx_plan *plan, struct sbx_sandbox *sb, i
 {
 	struct sbx_err cause = *err;
 
-	if (landlock_prepare(plan, &sb->ll, err) < 0) {
+	if (landlock_prepare(plan, sb->ll, err) < 0) {
 		char msg[sizeof(err->msg)];
 		snprintf(msg, sizeof(msg), "%s", err->msg);
 		snprintf(err->msg, sizeof(err->msg), "%s (%.600s)", msg, cause.msg);
 		snprintf(err->hint, sizeof(err->hint), "%s", cause.hint);
 		return -1;
 	}
-	sb->ll_plan = landlock_plan(plan, &sb->ll);
+	sb->ll_plan = landlock_plan(plan, sb->ll);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	memset(err, 0, sizeof(*err));
-	sb->proxy_fd = steal_fd(sb->ll.door);
+	sb->proxy_fd = steal_fd(sb->ll->door);
 	sb->pid = clone_sandbox(0, &sb->pidfd, &(int){ 0 }, err);
 	if (sb->pid == 0)
 		child_landlock_main(sb->ll_plan, sync);
@@ -211,7 +211,7 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->sync = sb->proxy_fd = sb->dns_fd = sb->fuse.pidfd = -1;
-	sb->ll.ruleset = sb->ll.door = -1;
+	sb->ll = plan->ll_state;
 	/* root's sandbox is another uid: DIR's owner is shown as that one */
 	if (plan->project.src && geteuid() == 0 && (project_fd = idmap_project(plan, err)) < 0)
 		return -1;
@@ -265,7 +265,8 @@ void sandbox_release(struct sbx_sandbox *sb)
 		landlock_reap_all();
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
 	}
-	landlock_release(&sb->ll);
+	if (sb->ll) /* the private directory stays for --out: sandbox_plan_free removes it */
+		landlock_close(sb->ll);
 	landlock_plan_free(sb->ll_plan);
 	sb->ll_plan = NULL;
 	/* after the sandbox ended: nothing uses the layer any more */
@@ -330,8 +331,8 @@ static int run_ws_hook(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 
 	_cleanup_close_ int ws = -1;
 	if (sb->ll_plan) { /* the landlock tier's private workspace */
-		if ((ws = open(sb->ll.ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-			return err_sys(err, "the sandbox's workspace '%s'", sb->ll.ws);
+		if ((ws = open(sb->ll->ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return err_sys(err, "the sandbox's workspace '%s'", sb->ll->ws);
 	} else if (sb->fds.n != SBX_FD__COUNT || !plan->workspace)
 		return err_set(err, 0, "the sandbox's workspace is not available (--copy, --out)");
 	else

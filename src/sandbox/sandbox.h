@@ -44,7 +44,7 @@ struct sbx_sandbox {
 	unsigned gave_up;    /* from READY: what the nested tier gave up (sandbox/tier.h) */
 	/* The landlock tier (no user namespace could be made): its domain and
 	 * private directory, and the copy of the plan its processes read. */
-	struct sbx_landlock ll;
+	struct sbx_landlock *ll;  /* plan->ll_state */
 	struct sbx_plan *ll_plan; /* NULL in the other tiers */
 };
 
