@@ -201,8 +201,10 @@ static void exclusions(struct walk *w)
 
 	for (size_t i = 0; i <= ARRAY_SIZE(secret_paths); i++) {
 		const char *p = i < ARRAY_SIZE(secret_paths) ? secret_paths[i] : home;
-		if (p && p[0] == '/' && realpath(p, real) && strcmp(real, "/") != 0 &&
-		    w->nex < ARRAY_SIZE(w->ex))
+		/* what the caller cannot open or enter needs no exclusion (/root and
+		 * the shadow files to all but root): each one costs a walk */
+		if (p && p[0] == '/' && (access(p, R_OK) == 0 || access(p, X_OK) == 0) &&
+		    realpath(p, real) && strcmp(real, "/") != 0 && w->nex < ARRAY_SIZE(w->ex))
 			w->ex[w->nex++] = xstrdup(real);
 	}
 }
@@ -292,6 +294,7 @@ int landlock_prepare(const struct sbx_plan *plan, struct sbx_landlock *ll, struc
 		return err_sys(err, "landlock: grant the workspace '%s'", ll->ws);
 	if (ll->egress == SBX_EGRESS_PACKAGES && proxy_door(ll, err) < 0)
 		return -1;
+	log_trace("host: landlock domain built (ABI %d)", ll->abi);
 	return 0;
 }
 
