@@ -164,11 +164,13 @@ static void grant_read(struct walk *w, const char *path, int depth)
 			return;
 		partial |= below(path, w->ex[i]);
 	}
-	if (!partial || depth > 16) {
+	if (!partial) {
 		if (add_rule(w->rs, path, FS_RO, FS_FILE_RO, w->handled) < 0)
 			log_verbose("landlock: '%s' not granted: %s", path, strerror(errno));
 		return;
 	}
+	if (depth > 32) /* an excluded path that deep: nothing on its way granted */
+		return;
 	/* Listing is granted beneath too: a directory is listed only where
 	 * nothing excluded below it is a directory (/etc, less its shadow
 	 * files), so that no name in a home or in /proc is listed. */

@@ -156,8 +156,11 @@ int tier_landlock_accepted(const struct sbx_plan *plan, struct sbx_err *err)
 	snprintf(hint, sizeof(hint), "%s", err->hint);
 	err_wrap(err, "tier %s is required (%s), but only landlock is possible here",
 		 tier_name((enum sbx_tier)plan->tier_min), plan->tier_why);
-	err_hint(err, "%s%sor accept [sandbox] tier = landlock (without enforce = strict)", hint,
-		 hint[0] ? "; " : "");
+	if (strstr(plan->tier_why, "from policy"))
+		err_hint(err, "%s%sthe administrator's policy requires it", hint, hint[0] ? "; " : "");
+	else
+		err_hint(err, "%s%sor accept [sandbox] tier = landlock (without enforce = strict)", hint,
+			 hint[0] ? "; " : "");
 	return 0;
 }
 

@@ -357,8 +357,9 @@ test_landlock_packages_reach_the_proxy_only() {
 	assert_contains "$out" "http://127.0.0.1:"
 }
 
-# tier = full, tier = nested and enforce = strict refuse the landlock
-# tier: one error line naming why, one hint naming the fix; no record.
+# tier = full, tier = nested, enforce = strict and the administrator's
+# policy (tier = nested) refuse the landlock tier: one error line naming
+# why, one hint naming the fix; no record.
 test_strict_refuses_landlock() {
 	pm46
 	in_pod --security-opt "seccomp=$TESTDIR/docker-like.json" -- '
@@ -369,7 +370,9 @@ test_strict_refuses_landlock() {
 	sbx run --image tiny -p nested -- true 2>&1; echo "nested=$?"
 	sbx run --image tiny -p strict --pids unlimited --memory unlimited --cpus unlimited -- true 2>&1; echo "strict=$?"
 	if test -e /tmp/r.json; then echo RECORD; fi
-	ls -d /tmp/sbxrun-landlock.* 2>/dev/null || echo WS-NONE'
+	ls -d /tmp/sbxrun-landlock.* 2>/dev/null || echo WS-NONE
+	mkdir -p /etc/sbxrun; printf "[sandbox]\ntier = nested\n" > /etc/sbxrun/policy.ini
+	sbx run --image tiny -- true 2>&1; echo "policy=$?"'
 	assert_status 0
 	assert_contains "$out" "full=125"
 	assert_contains "$out" "nested=125"
@@ -380,6 +383,9 @@ test_strict_refuses_landlock() {
 	assert_contains "$out" "sbxrun: error: tier nested is required ([sandbox] tier = nested"
 	assert_contains "$out" "sbxrun: error: tier full is required ([limits] enforce = strict), but only landlock is possible here: no user namespace can be made here: the seccomp filter"
 	assert_contains "$out" "or accept [sandbox] tier = landlock (without enforce = strict)"
-	[ "$(printf '%s\n' "$out" | grep -c '^sbxrun: error:')" = 3 ] || fail "not one error line each: $out"
-	[ "$(printf '%s\n' "$out" | grep -c '^hint:')" = 3 ] || fail "not one hint each: $out"
+	assert_contains "$out" "policy=125"
+	assert_contains "$out" "sbxrun: error: tier nested is required ([sandbox] tier = nested, from policy /etc/sbxrun/policy.ini:2)"
+	assert_contains "$out" "the administrator's policy requires it"
+	[ "$(printf '%s\n' "$out" | grep -c '^sbxrun: error:')" = 4 ] || fail "not one error line each: $out"
+	[ "$(printf '%s\n' "$out" | grep -c '^hint:')" = 4 ] || fail "not one hint each: $out"
 }
