@@ -105,11 +105,32 @@ static int cgroup_ns(struct contain *c, struct sbx_err *err)
 	return unshare(CLONE_NEWCGROUP) < 0 ? err_sys(err, "a cgroup namespace") : 0;
 }
 
-/* The landlock tier (landlock.h): the domain its every process keeps,
- * taken before the fds are closed (its ruleset is one of them). */
+/* The landlock tier's first process keeps its ruleset's fd for init. */
+static int close_fds_but_ruleset(struct contain *c, struct sbx_err *err)
+{
+	int a = c->fd < c->plan->ll->ruleset ? c->fd : c->plan->ll->ruleset;
+	int b = c->fd < c->plan->ll->ruleset ? c->plan->ll->ruleset : c->fd;
+
+	(void)err;
+	if (a > 3)
+		syscall(SYS_close_range, 3, a - 1, 0);
+	if (b > a + 1)
+		syscall(SYS_close_range, a + 1, b - 1, 0);
+	syscall(SYS_close_range, b + 1, ~0U, 0);
+	return 0;
+}
+
+/* The landlock tier (landlock.h): the domain init and all it starts keep,
+ * taken once init has opened what it needs by path (-t's terminal: its
+ * peer is opened through the master, which Landlock checks as an open of
+ * /dev/pts/N, a directory the domain does not grant). */
 static int landlock_domain(struct contain *c, struct sbx_err *err)
 {
-	return landlock_restrict(c->plan->ll, err);
+	if (!c->plan->ll)
+		return 0;
+	int r = landlock_restrict(c->plan->ll, err);
+	close(c->plan->ll->ruleset);
+	return r;
 }
 
 /* A change of credentials clears the parent-death signal: set again, and
@@ -355,10 +376,10 @@ static const struct contain_step {
 	 * below; a session's pid 1 takes the NS_MAKER rows instead. */
 	{ "dies with the host side", CHILD | LL_CHILD, die_with_host },
 	/* The landlock tier's first process (no namespace could be made) is
-	 * a plain child of the host side, in the machine's own file system: it
-	 * takes the domain first, then the child's rows that need no namespace. */
-	{ "the landlock domain", LL_CHILD, landlock_domain },
-	{ "inherited fds closed", CHILD | LL_CHILD, close_fds },
+	 * a plain child of the host side, in the machine's own file system: the
+	 * child's rows that need no namespace; its init takes the domain. */
+	{ "inherited fds closed", CHILD, close_fds },
+	{ "inherited fds closed, the landlock ruleset kept", LL_CHILD, close_fds_but_ruleset },
 	{ "GO from the host side (uid and gid maps written, cgroup joined)", CHILD | LL_CHILD, wait_go },
 	{ "inotify and fanotify counts of its own", CHILD, own_ucounts },
 	{ "host sources opened", CHILD, open_sources },
@@ -386,6 +407,7 @@ static const struct contain_step {
 	/* pid 1 is set up: from here on it starts the command, forwards
 	 * signals and reaps, which needs no capability and nothing the filter
 	 * denies. The command inherits these and checks them back. */
+	{ "the landlock domain (the landlock tier)", INIT, landlock_domain },
 	{ "capabilities dropped", INIT | AHEAD, caps_dropped },
 	{ "socket families (the landlock tier)", INIT, socket_families },
 	{ "no_new_privs, seccomp", INIT | AHEAD, filter_loaded },

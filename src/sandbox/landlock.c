@@ -77,8 +77,10 @@ static const char *const secret_paths[] = {
 static const char *const proc_files[] = { "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
 					   "/proc/uptime", "/proc/loadavg", "/proc/version",
 					   "/proc/filesystems" };
+/* not /dev/pts: the caller's own terminal is there, and -t's terminal is
+ * opened through its master (TIOCGPTPEER), by no path */
 static const char *const dev_rw[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty",
-				      "/dev/ptmx", "/dev/pts" };
+				      "/dev/ptmx" };
 static const char *const dev_ro[] = { "/dev/random", "/dev/urandom" };
 
 int landlock_abi(void)
@@ -119,11 +121,11 @@ int landlock_check(const struct sbx_plan *plan, int abi, struct sbx_err *err)
 	return 0;
 }
 
-static int add_rule(int rs, const char *path, uint64_t dir_access, uint64_t file_access,
-		    uint64_t handled)
+static int add_rule_at(int rs, const char *path, int follow, uint64_t dir_access,
+		       uint64_t file_access, uint64_t handled)
 {
 	struct stat st;
-	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -1;
@@ -139,6 +141,21 @@ static int add_rule(int rs, const char *path, uint64_t dir_access, uint64_t file
 	};
 	return pb.allowed_access ? (int)syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
 						&pb, 0) : 0;
+}
+
+/* A path as it lies, for the walk (a symlink's target is granted where it
+ * lies, or not at all). */
+static int add_rule(int rs, const char *path, uint64_t dir_access, uint64_t file_access,
+		    uint64_t handled)
+{
+	return add_rule_at(rs, path, 0, dir_access, file_access, handled);
+}
+
+/* A device or /proc file named by its usual path, which may be a symlink
+ * (a container's /dev/ptmx is pts/ptmx): what it resolves to. */
+static int add_file_rule(int rs, const char *path, uint64_t access, uint64_t handled)
+{
+	return add_rule_at(rs, path, 1, 0, access, handled);
 }
 
 struct walk {
@@ -270,8 +287,7 @@ static int ruleset(struct sbx_landlock *ll, struct sbx_err *err)
 int landlock_prepare(const struct sbx_plan *plan, struct sbx_landlock *ll, struct sbx_err *err)
 {
 	const uint64_t dev = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-			     LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_TRUNCATE |
-			     LANDLOCK_ACCESS_FS_IOCTL_DEV;
+			     LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
 	struct walk w = { 0 };
 
 	ll->egress = plan->net.mode;
@@ -286,11 +302,11 @@ int landlock_prepare(const struct sbx_plan *plan, struct sbx_landlock *ll, struc
 	for (size_t i = 0; i < w.nex; i++)
 		free((char *)w.ex[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(proc_files); i++)
-		add_rule(ll->ruleset, proc_files[i], 0, LANDLOCK_ACCESS_FS_READ_FILE, w.handled);
+		add_file_rule(ll->ruleset, proc_files[i], LANDLOCK_ACCESS_FS_READ_FILE, w.handled);
 	for (size_t i = 0; i < ARRAY_SIZE(dev_rw); i++)
-		add_rule(ll->ruleset, dev_rw[i], dev, dev, w.handled);
+		add_file_rule(ll->ruleset, dev_rw[i], dev, w.handled);
 	for (size_t i = 0; i < ARRAY_SIZE(dev_ro); i++)
-		add_rule(ll->ruleset, dev_ro[i], 0, LANDLOCK_ACCESS_FS_READ_FILE, w.handled);
+		add_file_rule(ll->ruleset, dev_ro[i], LANDLOCK_ACCESS_FS_READ_FILE, w.handled);
 	if (add_rule(ll->ruleset, ll->ws, w.handled, w.handled, w.handled) < 0 ||
 	    add_rule(ll->ruleset, ll->tmp, w.handled, w.handled, w.handled) < 0)
 		return err_sys(err, "landlock: grant the workspace '%s'", ll->ws);
