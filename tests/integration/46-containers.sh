@@ -5,7 +5,7 @@
 # root-only: test_docker_like_root_is_landlock test_docker_like_user_is_landlock
 # root-only: test_landlock_escapes_hold_root test_landlock_escapes_hold_user
 # root-only: test_landlock_limits_hold test_landlock_packages_reach_the_proxy_only
-# root-only: test_strict_refuses_landlock
+# root-only: test_strict_refuses_landlock test_landlock_terminal_is_its_own
 # tests/integration/46-containers.sh - sbxrun inside real rootful podman
 # containers (issue 41): (a) podman's default seccomp and masked /proc, as
 # root and as a user in the container: the nested tier; (b) a seccomp
@@ -258,6 +258,7 @@ landlock_escapes='
 		cat /proc/1/environ || echo ENVIRON-refused
 		cat /proc/1/cmdline || echo CMDLINE-refused
 		cat /proc/self/status || echo SELF-refused
+		ls /dev/pts || echo PTS-refused
 		probe connect 127.0.0.1:7777; echo tcp=\$?
 		probe socket inet; echo inet=\$?
 		probe socket unix; echo unix=\$?
@@ -273,7 +274,7 @@ assert_landlock_escapes() {
 	assert_status 0
 	assert_contains "$out" "listener=0" "the container's listener answers outside the sandbox"
 	local w
-	for w in TMP ETC HOME SECRET TOKEN ENVIRON CMDLINE SELF SIGNAL; do
+	for w in TMP ETC HOME SECRET TOKEN ENVIRON CMDLINE SELF PTS SIGNAL; do
 		assert_contains "$out" "$w-refused"
 	done
 	assert_not_contains "$out" "topsecret"
@@ -336,6 +337,22 @@ test_landlock_limits_hold() {
 	assert_contains "$out" "bg=0"
 	assert_contains "$out" "bgleft=0" "a daemonized process after the run"
 	assert_contains "$out" "WS-GONE"
+}
+
+# -t in the landlock tier: a terminal of its own (its peer opened through
+# the master before the domain), and the container's own terminal, in
+# /dev/pts, out of reach.
+test_landlock_terminal_is_its_own() {
+	pm46
+	in_pod -t --security-opt "seccomp=$TESTDIR/docker-like.json" -- '
+	echo "outer=$(tty)"
+	sbx run -q -t --image tiny -- sh -c "echo inner=\$(tty); cat /dev/pts/0 </dev/null || echo PTS0-refused"; echo "rc=$?"'
+	assert_status 0
+	assert_contains "$out" "outer=/dev/pts/0"
+	assert_contains "$out" "inner=/dev/pts/"
+	assert_not_contains "$out" "inner=/dev/pts/0"
+	assert_contains "$out" "PTS0-refused" "the container's own terminal"
+	assert_contains "$out" "rc=0"
 }
 
 # --net packages without a network namespace: the proxy listens on the
