@@ -346,7 +346,7 @@ test_landlock_terminal_is_its_own() {
 	pm46
 	in_pod -t --security-opt "seccomp=$TESTDIR/docker-like.json" -- '
 	echo "outer=$(tty)"
-	sbx run -q -t --image tiny -- sh -c "echo inner=\$(tty); if : < /dev/pts/0; then echo PTS0-OPENED; else echo PTS0-refused; fi"; echo "rc=$?"'
+	sbx run -q -t --image tiny -- sh -c "echo inner=\$(tty); if (: < /dev/pts/0); then echo PTS0-OPENED; else echo PTS0-refused; fi"; echo "rc=$?"'
 	assert_status 0
 	assert_contains "$out" "outer=/dev/pts/0"
 	assert_contains "$out" "inner=/dev/pts/"
