@@ -109,8 +109,8 @@ int landlock_check(const struct sbx_plan *plan, int abi, struct sbx_err *err)
 		: plan->ws_hook && geteuid() == 0 ? "--copy or --out as root" : NULL;
 
 	if (abi < 1)
-		return err_plain(err, EPERM, "and no Landlock either (%s): no tier can confine a "
-				 "command here", errno == EOPNOTSUPP ? "disabled at boot: lsm=" : "not in this kernel");
+		return err_plain(err, EPERM, "no Landlock here either (%s), so no tier can confine a "
+				 "command", errno == EOPNOTSUPP ? "disabled at boot: lsm=" : "not in this kernel");
 	if (what)
 		return err_plain(err, EPERM, "%s needs a user namespace, and the landlock tier, the "
 				 "only one here, has none", what);
@@ -291,8 +291,9 @@ int landlock_prepare(const struct sbx_plan *plan, struct sbx_landlock *ll, struc
 	struct walk w = { 0 };
 
 	ll->egress = plan->net.mode;
-	if ((ll->abi = landlock_abi()) < 1 || landlock_check(plan, ll->abi, err) < 0)
-		return landlock_check(plan, ll->abi, err);
+	ll->abi = landlock_abi(); /* its errno is landlock_check's when it fails */
+	if (landlock_check(plan, ll->abi, err) < 0)
+		return -1;
 	if (private_dirs(ll, err) < 0 || ruleset(ll, err) < 0)
 		return -1;
 	w.rs = ll->ruleset;
