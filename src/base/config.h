@@ -15,11 +15,11 @@ enum sbx_enforce { SBX_ENFORCE_BEST, SBX_ENFORCE_STRICT };
 enum sbx_egress { SBX_EGRESS_NONE, SBX_EGRESS_PACKAGES, SBX_EGRESS_FULL };
 enum sbx_ca { SBX_CA_HOST, SBX_CA_IMAGE };
 enum sbx_proxy_env { SBX_PROXY_ENV_TOOLS, SBX_PROXY_ENV_ALL };
-/* How much of a sandbox this machine lets sbxrun make, weakest first (a
- * landlock tier, with no user namespace at all, would go before nested):
- * [sandbox] tier names the lowest a profile accepts, the policy can raise
- * it, and a run records the one it got (sandbox/tier.h). */
-enum sbx_tier { SBX_TIER_NESTED, SBX_TIER_FULL };
+/* How much of a sandbox this machine lets sbxrun make, weakest first
+ * (landlock: no user namespace at all, sandbox/landlock.h): [sandbox] tier
+ * names the lowest a profile accepts, the policy can raise it, and a run
+ * records the one it got (sandbox/tier.h). */
+enum sbx_tier { SBX_TIER_LANDLOCK, SBX_TIER_NESTED, SBX_TIER_FULL };
 
 extern const char *const sbx_storage_names[];
 extern const char *const sbx_seccomp_names[];

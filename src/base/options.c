@@ -43,7 +43,7 @@ const struct sbx_option sbx_options[] = {
 { SBX_K_PTRACE,     NULL, 0, "sandbox", "ptrace", SBX_ARG_ENUM, sbx_yesno_names, 0, 0, F(ptrace), "yes|no",
   "allow ptrace among the sandbox's own processes" },
 { SBX_K_TIER,       NULL, 0, "sandbox", "tier", SBX_ARG_ENUM, sbx_tier_names, 0, 0, F(tier), "TIER",
-  "the lowest tier accepted: nested (inside a container: its host name, a /proc without its processes) or full" },
+  "the lowest tier accepted: landlock (no user namespace: the machine's own files under Landlock), nested (inside a container: its host name, a /proc without its processes) or full" },
 { SBX_K_TIMEOUT,    "timeout",  0,   "limits", "timeout", SBX_ARG_DURATION, NULL, 0, SB, F(timeout_ms), "DURATION",
   "wall-clock limit per command (exit 124), or none" },
 { SBX_K_MEMORY,     "memory",   0,   "limits", "memory", SBX_ARG_SIZE, NULL, 0, SB, F(memory), "SIZE",

@@ -31,6 +31,7 @@
 #include "sandbox/fuselayer.h"
 #include "sandbox/limits.h"
 #include "sandbox/scope.h"
+#include "sandbox/landlock.h"
 #include "sandbox/tier.h"
 #include "sandbox/userns.h"
 
@@ -258,6 +259,9 @@ static int report_sandbox(int got)
 					      : "missing: unshare(CLONE_NEWUSER|CLONE_NEWNS) failed");
 	if (!(got & P_USERNS))
 		hint("see the sysctl lines above; inside a container, the container must allow it");
+	/* none at all: run takes the landlock tier where Landlock is there ('tier' below) */
+	if (!(got & P_USERNS) && landlock_abi() >= 1)
+		return 1;
 	line("tmpfs in userns", got & P_TMPFS ? "ok" : "missing: cannot mount a tmpfs in a user namespace");
 	if (got & P_XATTR)
 		line("tmpfs user xattrs", "ok");
@@ -363,9 +367,20 @@ static void check_tier(void)
 		err_set(&err, errnum, "unshare: %s", strerror(errnum));
 		err.plain = 1;
 		tier_no_userns(&err);
-		line("tier", "none: %s", err.msg);
-		if (err.hint[0])
-			hint(err.hint);
+		int abi = landlock_abi();
+		if (abi < 1) {
+			line("tier", "none: %s; and no Landlock (the landlock tier's confinement)", err.msg);
+			if (err.hint[0])
+				hint(err.hint);
+			return;
+		}
+		line("tier", "landlock: %s; so run confines the command on this machine's own file "
+		     "system with Landlock (ABI %d%s), seccomp and rlimits; enforce = strict and "
+		     "[sandbox] tier = nested|full refuse it", err.msg, abi,
+		     abi < 4 ? ": no TCP rules, --net packages refused" : abi < 6 ? ": no signal scoping" : "");
+		char h[sizeof(err.hint) + 40];
+		snprintf(h, sizeof(h), "%s%sor accept the landlock tier", err.hint, err.hint[0] ? "; " : "");
+		hint(h);
 		return;
 	}
 	unsigned gave_up = check_steps(got);

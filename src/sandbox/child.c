@@ -23,3 +23,15 @@ void child_main(const struct sbx_plan *plan, int sync)
 	}
 	init_run(plan, sync);
 }
+
+void child_landlock_main(const struct sbx_plan *plan, int sync)
+{
+	struct sbx_err err = { 0 };
+	struct contain c = { .plan = plan, .fd = sync, .slave = -1, .go_fd = -1 };
+
+	if (contain_walk(&c, CONTAIN_LL_CHILD, &err) < 0) {
+		msg_send_error(sync, &err, SBX_ORIGIN_SETUP);
+		_exit(125);
+	}
+	init_run(plan, sync);
+}

@@ -26,6 +26,7 @@
 #include "base/syncmsg.h"
 #include "base/util.h"
 #include "sandbox/caps.h"
+#include "sandbox/landlock.h"
 #include "sandbox/limits.h"
 #include "term/pty.h"
 #include "sandbox/sandbox.h"
@@ -104,6 +105,34 @@ static int cgroup_ns(struct contain *c, struct sbx_err *err)
 	return unshare(CLONE_NEWCGROUP) < 0 ? err_sys(err, "a cgroup namespace") : 0;
 }
 
+/* The landlock tier's first process keeps its ruleset's fd for init. */
+static int close_fds_but_ruleset(struct contain *c, struct sbx_err *err)
+{
+	int a = c->fd < c->plan->ll->ruleset ? c->fd : c->plan->ll->ruleset;
+	int b = c->fd < c->plan->ll->ruleset ? c->plan->ll->ruleset : c->fd;
+
+	(void)err;
+	if (a > 3)
+		syscall(SYS_close_range, 3, a - 1, 0);
+	if (b > a + 1)
+		syscall(SYS_close_range, a + 1, b - 1, 0);
+	syscall(SYS_close_range, b + 1, ~0U, 0);
+	return 0;
+}
+
+/* The landlock tier (landlock.h): the domain init and all it starts keep,
+ * taken once init has opened what it needs by path (-t's terminal: its
+ * peer is opened through the master, which Landlock checks as an open of
+ * /dev/pts/N, a directory the domain does not grant). */
+static int landlock_domain(struct contain *c, struct sbx_err *err)
+{
+	if (!c->plan->ll)
+		return 0;
+	int r = landlock_restrict(c->plan->ll, err);
+	close(c->plan->ll->ruleset);
+	return r;
+}
+
 /* A change of credentials clears the parent-death signal: set again, and
  * the host side checked for having died before that. */
 static int still_with_host(struct contain *c, struct sbx_err *err)
@@ -162,7 +191,8 @@ static int ready(struct contain *c, struct sbx_err *err)
 					  "/proc/self/ns/net", "/proc/self/ns/pid",
 					  "/proc/self/ns/ipc", "/proc/self/ns/uts",
 					  "/proc/self/ns/cgroup" };
-	int keep_fds = c->plan->pid1_loop || c->plan->ws_hook, fds[SBX_MSG_MAX_FDS] = { 0 };
+	int keep_fds = !c->plan->ll && (c->plan->pid1_loop || c->plan->ws_hook);
+	int fds[SBX_MSG_MAX_FDS] = { 0 };
 	size_t n = 0;
 	/* with what the nested tier gave up (sandbox/tier.h) */
 	struct sbx_msg m = { .type = SBX_MSG_READY, .code = (int)c->ms.gave_up };
@@ -229,6 +259,13 @@ static int caps_dropped(struct contain *c, struct sbx_err *err)
 	return caps_drop_all(err);
 }
 
+/* The landlock tier has no network namespace: socket families are cut by
+ * a filter of their own (TCP is Landlock's too, from ABI 4). */
+static int socket_families(struct contain *c, struct sbx_err *err)
+{
+	return c->plan->ll ? landlock_socket_filter(c->plan->ll, err) : 0;
+}
+
 /* no_new_privs and the filter, compiled (or read from the cache) by
  * sandbox_plan; last, so that it need not allow what the steps before use. */
 static int filter_loaded(struct contain *c, struct sbx_err *err)
@@ -277,6 +314,17 @@ static int rlimits(struct contain *c, struct sbx_err *err)
 	return limits_apply_child(&c->plan->lim, err);
 }
 
+/* The landlock tier: there is no pid namespace whose end takes the command
+ * along, so it dies with its init; and a domain below its init's, which
+ * neither its signals nor its abstract sockets leave (ABI 6). */
+static int landlock_command(struct contain *c, struct sbx_err *err)
+{
+	if (!c->plan->ll)
+		return 0;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	return landlock_scope_command(c->plan->ll, err);
+}
+
 /* What the init's caps_dropped and seccomp did, read back from the kernel:
  * no capability left, no_new_privs set, a filter in place when the plan
  * has one. */
@@ -313,6 +361,7 @@ enum {
 	AHEAD = CONTAIN_AHEAD,
 	INIT = CONTAIN_INIT,
 	COMMAND = CONTAIN_COMMAND,
+	LL_CHILD = CONTAIN_LL_CHILD,
 };
 
 static const struct contain_step {
@@ -325,9 +374,13 @@ static const struct contain_step {
 	 * caller's command line, takes its signals through a signalfd and
 	 * makes the terminal (init's own work, not rows) before its rows
 	 * below; a session's pid 1 takes the NS_MAKER rows instead. */
-	{ "dies with the host side", CHILD, die_with_host },
+	{ "dies with the host side", CHILD | LL_CHILD, die_with_host },
+	/* The landlock tier's first process (no namespace could be made) is
+	 * a plain child of the host side, in the machine's own file system: the
+	 * child's rows that need no namespace; its init takes the domain. */
 	{ "inherited fds closed", CHILD, close_fds },
-	{ "GO from the host side (uid and gid maps written, cgroup joined)", CHILD, wait_go },
+	{ "inherited fds closed, the landlock ruleset kept", LL_CHILD, close_fds_but_ruleset },
+	{ "GO from the host side (uid and gid maps written, cgroup joined)", CHILD | LL_CHILD, wait_go },
 	{ "inotify and fanotify counts of its own", CHILD, own_ucounts },
 	{ "host sources opened", CHILD, open_sources },
 	{ "the mapped uid and gid", CHILD, identity },
@@ -337,9 +390,9 @@ static const struct contain_step {
 	{ "hostname", CHILD, hostname },
 	{ "file system, pivot_root", CHILD, file_system },
 	{ "the network namespace joined", CHILD, network_join },
-	{ "READY to the host side", CHILD, ready },
-	{ "the workspace filled (--copy)", CHILD, workspace_filled },
-	{ "non-dumpable", CHILD, non_dumpable },
+	{ "READY to the host side", CHILD | LL_CHILD, ready },
+	{ "the workspace filled (--copy)", CHILD | LL_CHILD, workspace_filled },
+	{ "non-dumpable", CHILD | LL_CHILD, non_dumpable },
 	/* A session's pid 1 keeps what it needs to make each command's
 	 * namespaces; should this fail, it still runs, and every command
 	 * fails with the reason (session_init_loop). */
@@ -354,7 +407,9 @@ static const struct contain_step {
 	/* pid 1 is set up: from here on it starts the command, forwards
 	 * signals and reaps, which needs no capability and nothing the filter
 	 * denies. The command inherits these and checks them back. */
+	{ "the landlock domain (the landlock tier)", INIT, landlock_domain },
 	{ "capabilities dropped", INIT | AHEAD, caps_dropped },
+	{ "socket families (the landlock tier)", INIT, socket_families },
 	{ "no_new_privs, seccomp", INIT | AHEAD, filter_loaded },
 	/* The command, cloned by its init (start_child). Its fds are closed
 	 * later than the other processes' (first thing there): the terminal's
@@ -365,6 +420,7 @@ static const struct contain_step {
 	{ "inherited fds closed", COMMAND, close_fds },
 	{ "working directory", COMMAND, workdir },
 	{ "rlimits", COMMAND, rlimits },
+	{ "dies with its init, a domain of its own (the landlock tier)", COMMAND, landlock_command },
 	{ "capabilities, no_new_privs and seccomp checked", COMMAND, confined },
 	{ "exec", COMMAND, exec },
 };

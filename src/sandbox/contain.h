@@ -17,6 +17,7 @@ enum contain_who {
 	CONTAIN_AHEAD = 1 << 2,    /* a session's command init, made ahead (session_init.c) */
 	CONTAIN_INIT = 1 << 3,     /* a run's pid 1, before it starts the command (init.c) */
 	CONTAIN_COMMAND = 1 << 4,  /* the command, from its init's clone to exec (init.c) */
+	CONTAIN_LL_CHILD = 1 << 5, /* the landlock tier's first process: no namespace (child.c) */
 };
 
 /* What the walker carries from step to step. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "sandbox/tier.h"
 #include "sandbox/userns.h"
 
 /* A user namespace mapping uid to to_uid and gid to to_gid, one id each:
@@ -43,6 +44,10 @@ static int map_userns(uid_t uid, gid_t gid, uid_t to_uid, gid_t to_gid, struct s
 	close(p[0]);
 	if (pid < 0) {
 		err_sys(err, "create a user namespace");
+		/* none can be made here (a container's seccomp: clone3 ENOSYS,
+		 * clone EPERM): the landlock tier, which has no --project */
+		if (errno == ENOSYS || errno == EPERM || errno == ENOSPC)
+			tier_no_userns(err);
 	} else if (userns_write_maps(pid, uid, to_uid, gid, to_gid, err) == 0) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 		if ((ns = open(path, O_RDONLY | O_CLOEXEC)) < 0)

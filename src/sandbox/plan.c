@@ -250,10 +250,10 @@ static void plan_tier(const struct sbx_config *cfg, struct sbx_plan *plan)
 	const char *origin = cfg->origin[SBX_K_TIER];
 
 	plan->tier_min = cfg->tier;
-	if (cfg->tier == SBX_TIER_FULL)
-		snprintf(plan->tier_why, sizeof(plan->tier_why), "[sandbox] tier = full%s%s",
-			 origin ? ", from " : "", origin ? origin : "");
-	else if (cfg->enforce == SBX_ENFORCE_STRICT) {
+	if (cfg->tier != SBX_TIER_LANDLOCK)
+		snprintf(plan->tier_why, sizeof(plan->tier_why), "[sandbox] tier = %s%s%s",
+			 sbx_tier_names[cfg->tier], origin ? ", from " : "", origin ? origin : "");
+	if (cfg->tier != SBX_TIER_FULL && cfg->enforce == SBX_ENFORCE_STRICT) {
 		plan->tier_min = SBX_TIER_FULL;
 		snprintf(plan->tier_why, sizeof(plan->tier_why), "[limits] enforce = strict");
 	}
@@ -274,6 +274,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->events_fd = -1;
 	plan->run_lock = -1;
 	plan->project.upper_fd = plan->project.lock_fd = -1;
+	plan->ll_state = xcalloc(1, sizeof(*plan->ll_state));
+	plan->ll_state->ruleset = plan->ll_state->door = -1;
 	plan_tier(cfg, plan);
 	if (import_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
@@ -343,6 +345,10 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	struct sbx_err err;
 
 	limits_cleanup(&plan->lim);
+	if (plan->ll_state)
+		landlock_release(plan->ll_state);
+	free(plan->ll_state);
+	plan->ll_state = NULL;
 	if (plan->events_fd >= 0)
 		close(plan->events_fd);
 	store_image_close(&plan->img);

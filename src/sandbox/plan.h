@@ -11,6 +11,7 @@
 #include "base/config.h"
 #include "gateway/gateway.h"
 #include "net/netplan.h"
+#include "sandbox/landlock.h"
 #include "sandbox/limits.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/userns.h"
@@ -97,6 +98,12 @@ struct sbx_plan {
 	struct sbx_ucounts ucounts; /* inotify and fanotify counts of the sandbox's namespace */
 	int tier_min;        /* enum sbx_tier: the lowest the profile, policy and enforce accept */
 	char tier_why[192];  /* what requires it, for the refusal (sandbox/tier.h) */
+	/* The landlock tier's (sandbox/landlock.h), set in the copy of the plan
+	 * its processes read; NULL in the tiers with namespaces. */
+	const struct sbx_landlock *ll;
+	/* Where sandbox_start keeps that tier's state, should it be taken:
+	 * its private directory lives until sandbox_plan_free (after --out). */
+	struct sbx_landlock *ll_state;
 };
 
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,

@@ -16,6 +16,7 @@
 #include "base/hostfile.h"
 #include "base/outcome.h"
 #include "base/util.h"
+#include "sandbox/landlock.h"
 #include "sandbox/tier.h"
 
 static struct json_object *limits(const struct sbx_config *cfg, const struct sbx_plan *plan,
@@ -54,6 +55,12 @@ static void tier(struct json_object *o, unsigned gave_up)
 		return;
 	struct json_object *n = json_object_new_object();
 	tier_describe(gave_up, why, sizeof(why));
+	if (gave_up & TIER_LANDLOCK) { /* no namespace at all (sandbox/landlock.h) */
+		json_object_object_add(n, "abi", json_object_new_int(landlock_abi()));
+		json_object_object_add(n, "why", json_object_new_string(why));
+		json_object_object_add(o, "landlock", n);
+		return;
+	}
 	json_object_object_add(n, "hostname", json_object_new_string(gave_up & TIER_HOSTNAME_KEPT
 								      ? "container" : "own"));
 	json_object_object_add(n, "proc", json_object_new_string(gave_up & TIER_PROC_NONE ? "none"

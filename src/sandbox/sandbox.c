@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "base/util.h"
 #include "gateway/gateway.h"
 #include "net/dnsstub.h"
+#include "net/netns.h"
 #include "net/proxy.h"
 #include "sandbox/child.h"
 #include "sandbox/idmap.h"
@@ -35,11 +37,9 @@
 /* clone3, or clone where a container's seccomp filter answers clone3
  * ENOSYS (Docker's default does, so that libc falls back to clone, whose
  * flags it can inspect). */
-static pid_t clone_sandbox(int *pidfd, struct sbx_err *err)
+static pid_t clone_sandbox(unsigned long ns, int *pidfd, int *no_userns, struct sbx_err *err)
 {
-	/* the network namespace (unless egress = full) comes from net_start */
-	const unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
-				    CLONE_NEWUTS | CLONE_PIDFD;
+	const unsigned long flags = ns | CLONE_PIDFD;
 	struct clone_args args = {
 		.flags = flags, .pidfd = (uint64_t)(uintptr_t)pidfd, .exit_signal = SIGCHLD,
 	};
@@ -48,11 +48,80 @@ static pid_t clone_sandbox(int *pidfd, struct sbx_err *err)
 	if (pid < 0 && errno == ENOSYS)
 		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, pidfd, NULL, 0);
 	if (pid < 0) {
-		err_sys(err, "create the sandbox's namespaces");
-		if (errno == EPERM || errno == ENOSPC || errno == EINVAL || errno == ENOSYS)
+		err_sys(err, ns ? "create the sandbox's namespaces" : "start the sandbox");
+		if (ns && (errno == EPERM || errno == ENOSPC || errno == EINVAL || errno == ENOSYS)) {
 			tier_no_userns(err);
+			*no_userns = 1;
+		}
 	}
 	return pid;
+}
+
+/* The plan the landlock tier's processes read: its domain, the private
+ * workspace as working directory, HOME and PWD, tmp as TMPDIR, and the
+ * proxy's port where the usual one was taken. */
+static struct sbx_plan *landlock_plan(const struct sbx_plan *plan, const struct sbx_landlock *ll)
+{
+	struct sbx_plan *p = xmalloc(sizeof(*p));
+	size_t n = 0, i = 0;
+	char usual[32], port[32];
+
+	*p = *plan;
+	p->ll = ll;
+	p->workdir = ll->ws;
+	while (plan->envp && plan->envp[n])
+		n++;
+	p->envp = xcalloc(n + 4, sizeof(char *));
+	snprintf(usual, sizeof(usual), "%s:%d", SBX_PROXY_ADDR, SBX_PROXY_PORT);
+	snprintf(port, sizeof(port), "%s:%u", SBX_PROXY_ADDR, (unsigned)ll->port);
+	for (size_t k = 0; k < n; k++) {
+		const char *e = plan->envp[k], *at = strstr(e, usual);
+		if (!strncmp(e, "HOME=", 5) || !strncmp(e, "TMPDIR=", 7) || !strncmp(e, "PWD=", 4))
+			continue;
+		p->envp[i++] = ll->port && at ? xasprintf("%.*s%s%s", (int)(at - e), e, port,
+							   at + strlen(usual)) : xstrdup(e);
+	}
+	p->envp[i++] = xasprintf("HOME=%s", ll->ws);
+	p->envp[i++] = xasprintf("PWD=%s", ll->ws);
+	p->envp[i++] = xasprintf("TMPDIR=%s", ll->tmp);
+	return p;
+}
+
+static void landlock_plan_free(struct sbx_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; p->envp && p->envp[i]; i++)
+		free(p->envp[i]);
+	free(p->envp);
+	free(p);
+}
+
+/* No user namespace (err says why), and the plan accepts the landlock
+ * tier: the domain and the private directory, then a plain child, which
+ * confines itself (child_landlock_main). Orphans of the command come to
+ * this process, a subreaper, to be ended (landlock_reap_all). */
+static int start_landlock(const struct sbx_plan *plan, struct sbx_sandbox *sb, int sync,
+			  struct sbx_err *err)
+{
+	struct sbx_err cause = *err;
+
+	if (landlock_prepare(plan, sb->ll, err) < 0) {
+		char msg[sizeof(err->msg)];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		snprintf(err->msg, sizeof(err->msg), "%s (%.600s)", msg, cause.msg);
+		snprintf(err->hint, sizeof(err->hint), "%s", cause.hint);
+		return -1;
+	}
+	sb->ll_plan = landlock_plan(plan, sb->ll);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	memset(err, 0, sizeof(*err));
+	sb->proxy_fd = steal_fd(sb->ll->door);
+	sb->pid = clone_sandbox(0, &sb->pidfd, &(int){ 0 }, err);
+	if (sb->pid == 0)
+		child_landlock_main(sb->ll_plan, sync);
+	sb->gave_up = TIER_LANDLOCK;
+	return sb->pid < 0 ? -1 : 0;
 }
 
 /* SBX_MSG_FUSE: the child mounted the root's FUSE device; serve it. */
@@ -91,7 +160,7 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int 
 	int r;
 
 	log_trace("host: cloned");
-	if (userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0) {
+	if (!plan->ll && userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0) {
 		userns_hint(err);
 		return -1;
 	}
@@ -130,7 +199,7 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int 
 	}
 	if (m.type != SBX_MSG_READY)
 		return err_set(err, EPROTO, "sandbox setup: unexpected message %d", m.type);
-	sb->gave_up = (unsigned)m.code;
+	sb->gave_up |= (unsigned)m.code;
 	tier_announce(plan, sb->gave_up);
 	return 0;
 }
@@ -142,18 +211,27 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->sync = sb->proxy_fd = sb->dns_fd = sb->fuse.pidfd = -1;
+	sb->ll = plan->ll_state;
 	/* root's sandbox is another uid: DIR's owner is shown as that one */
 	if (plan->project.src && geteuid() == 0 && (project_fd = idmap_project(plan, err)) < 0)
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, "socketpair");
-	sb->pid = clone_sandbox(&sb->pidfd, err);
+	/* the network namespace (unless egress = full) comes from net_start */
+	int no_userns = 0;
+	sb->pid = clone_sandbox(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS,
+				&sb->pidfd, &no_userns, err);
+	if (sb->pid < 0 && no_userns && tier_landlock_accepted(plan, err))
+		start_landlock(plan, sb, sv[1], err);
 	if (sb->pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
+		sandbox_release(sb);
 		return -1;
 	}
-	if (sb->pid == 0) {
+	if (sb->ll_plan)
+		plan = sb->ll_plan;
+	else if (sb->pid == 0) {
 		close(sv[0]);
 		child_main(plan, sv[1]);
 	}
@@ -183,6 +261,14 @@ void sandbox_release(struct sbx_sandbox *sb)
 	if (sb->dns_fd >= 0)
 		close(sb->dns_fd);
 	sb->sync = sb->pidfd = sb->proxy_fd = sb->dns_fd = -1;
+	if (sb->ll_plan) { /* what is left of the command, then its workspace */
+		landlock_reap_all();
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+	}
+	if (sb->ll) /* the private directory stays for --out: sandbox_plan_free removes it */
+		landlock_close(sb->ll);
+	landlock_plan_free(sb->ll_plan);
+	sb->ll_plan = NULL;
 	/* after the sandbox ended: nothing uses the layer any more */
 	fuselayer_stop(&sb->fuse);
 }
@@ -243,10 +329,14 @@ static int run_ws_hook(const struct sbx_plan *plan, struct sbx_sandbox *sb, stru
 {
 	struct sbx_msg m = { .type = SBX_MSG_GO };
 
-	if (sb->fds.n != SBX_FD__COUNT || !plan->workspace)
+	_cleanup_close_ int ws = -1;
+	if (sb->ll_plan) { /* the landlock tier's private workspace */
+		if ((ws = open(sb->ll->ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return err_sys(err, "the sandbox's workspace '%s'", sb->ll->ws);
+	} else if (sb->fds.n != SBX_FD__COUNT || !plan->workspace)
 		return err_set(err, 0, "the sandbox's workspace is not available (--copy, --out)");
-	_cleanup_close_ int ws = inroot_open(sb->fds.fd[SBX_FD_ROOT], plan->workspace,
-					     O_PATH | O_DIRECTORY, 0, err);
+	else
+		ws = inroot_open(sb->fds.fd[SBX_FD_ROOT], plan->workspace, O_PATH | O_DIRECTORY, 0, err);
 	if (ws < 0 || plan->ws_hook(plan->ws_hook_arg, ws, err) < 0)
 		return -1;
 	return msg_send(sb->sync, &m, NULL, 0) < 0 ? err_sys(err, "start the command") : 0;
@@ -273,6 +363,8 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 		pty_relay_end(&relay);
 		return -1;
 	}
+	if (sb.ll_plan) /* the landlock tier's workspace is the machine's own disk */
+		res->mechanism[SBX_K_DISK] = "none";
 	struct sbx_proxy *px = NULL;
 	struct sbx_dnsstub *dns = NULL;
 	if ((plan->ws_hook && run_ws_hook(plan, &sb, err) < 0) ||

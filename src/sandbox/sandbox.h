@@ -10,6 +10,7 @@
 #include "base/config.h"
 #include "base/outcome.h"
 #include "sandbox/fuselayer.h"
+#include "sandbox/landlock.h"
 #include "sandbox/limits.h"
 #include "sandbox/plan.h"
 
@@ -41,6 +42,10 @@ struct sbx_sandbox {
 	struct sbx_run_fds fds;
 	struct sbx_fuselayer fuse; /* plan->fuse_bin: its fuse-overlayfs */
 	unsigned gave_up;    /* from READY: what the nested tier gave up (sandbox/tier.h) */
+	/* The landlock tier (no user namespace could be made): its domain and
+	 * private directory, and the copy of the plan its processes read. */
+	struct sbx_landlock *ll;  /* plan->ll_state */
+	struct sbx_plan *ll_plan; /* NULL in the other tiers */
 };
 
 /* Creates the sandbox, runs the command, supervises it to the end. */

@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "net/proxy_event.h"
+#include "sandbox/landlock.h"
 #include "sandbox/plan.h"
 
 static const struct {
@@ -36,11 +37,15 @@ static const struct {
 	{ TIER_PROC_NONE, "a /proc without processes (a new proc refused: the container masks "
 	  "paths of its /proc)", "--security-opt unmask=/proc/* (podman) or --security-opt "
 	  "systempaths=unconfined (docker)" },
+	{ TIER_LANDLOCK, "no user namespace: the machine's own file system under Landlock, "
+	  "read-only but a private workspace", "a container or host that allows user namespaces "
+	  "(--security-opt seccomp=unconfined, or a seccomp profile that allows clone, unshare and "
+	  "setns with namespace flags)" },
 };
 
 enum sbx_tier tier_of(unsigned gave_up)
 {
-	return gave_up ? SBX_TIER_NESTED : SBX_TIER_FULL;
+	return gave_up & TIER_LANDLOCK ? SBX_TIER_LANDLOCK : gave_up ? SBX_TIER_NESTED : SBX_TIER_FULL;
 }
 
 const char *tier_name(enum sbx_tier t)
@@ -142,13 +147,34 @@ void tier_no_userns(struct sbx_err *err)
 		err_hint(err, "user namespaces may be disabled here; run 'sbxrun doctor'");
 }
 
+int tier_landlock_accepted(const struct sbx_plan *plan, struct sbx_err *err)
+{
+	char hint[sizeof(err->hint)];
+
+	if (plan->tier_min <= SBX_TIER_LANDLOCK)
+		return 1;
+	snprintf(hint, sizeof(hint), "%s", err->hint);
+	err_wrap(err, "tier %s is required (%s), but only landlock is possible here",
+		 tier_name((enum sbx_tier)plan->tier_min), plan->tier_why);
+	if (strstr(plan->tier_why, "from policy"))
+		err_hint(err, "%s%sthe administrator's policy requires it", hint, hint[0] ? "; " : "");
+	else
+		err_hint(err, "%s%sor accept [sandbox] tier = landlock (without enforce = strict)", hint,
+			 hint[0] ? "; " : "");
+	return 0;
+}
+
 void tier_announce(const struct sbx_plan *plan, unsigned gave_up)
 {
 	char why[512];
 	const char *name = tier_name(tier_of(gave_up));
 
 	tier_describe(gave_up, why, sizeof(why));
-	if (gave_up)
+	if (plan->ll)
+		landlock_describe(plan->ll, why, sizeof(why));
+	if (plan->ll)
+		log_warn("tier landlock: %s; 'sbxrun doctor' names the fix", why);
+	else if (gave_up)
 		log_warn("tier nested: %s; 'sbxrun doctor' names the fix", why);
 	else
 		log_verbose("tier full");

@@ -19,6 +19,7 @@ enum {
 	TIER_HOSTNAME_KEPT = 1, /* sethostname refused: the container's host name */
 	TIER_PROC_PID = 2,      /* a new proc refused, proc with subset=pid taken */
 	TIER_PROC_NONE = 4,     /* no proc at all: a /proc of machine-wide files only */
+	TIER_LANDLOCK = 8,      /* no user namespace at all: the landlock tier (landlock.h) */
 };
 
 /* The flags of every proc sbxrun mounts (run, session commands, doctor). */
@@ -38,6 +39,10 @@ int tier_step_refused(const struct sbx_plan *plan, unsigned bit, unsigned *gave_
 /* Host side: no user namespace could be made (clone's errno in err): the
  * cause read from the machine and its fix as err's hint. */
 void tier_no_userns(struct sbx_err *err);
+/* Host side, no user namespace (err from tier_no_userns): 1 when the plan
+ * accepts the landlock tier; else 0, and err says which tier is required,
+ * why, and the fix. */
+int tier_landlock_accepted(const struct sbx_plan *plan, struct sbx_err *err);
 /* Host side, the sandbox ready: below full, one line on stderr (not with
  * -q; -v says it at full too) and a "tier" event. */
 void tier_announce(const struct sbx_plan *plan, unsigned gave_up);
