@@ -182,8 +182,9 @@ static int is_under(const char *path, const char *dir)
 }
 
 /* What a verdict leaves out takes along what is below it (nothing is made
- * inside what is not made); and a deletion of a directory cannot be done
- * while something below it stays. */
+ * inside what is not made, nothing deleted inside a directory whose
+ * deletion is refused: its listing changed, say); and a deletion of a
+ * directory cannot be done while something below it stays. */
 void changeset_spread(struct changeset *cs)
 {
 	const struct cs_entry *out = NULL;
@@ -195,7 +196,9 @@ void changeset_spread(struct changeset *cs)
 				e->why = "below an entry left out", e->conflict = out->conflict;
 			continue;
 		}
-		out = e->why && e->kind != CS_DELETED ? e : NULL;
+		/* a directory left out keeps what is below it, a deleted one
+		 * too: --force-rest never empties a directory it keeps */
+		out = e->why && (e->kind != CS_DELETED || e->old_type == CS_DIR) ? e : NULL;
 	}
 	for (size_t i = cs->n; i-- > 0;) {
 		struct cs_entry *e = &cs->e[i];
