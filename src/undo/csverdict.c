@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -187,29 +188,35 @@ static int is_under(const char *path, const char *dir)
  * directory cannot be done while something below it stays. */
 void changeset_spread(struct changeset *cs)
 {
-	const struct cs_entry *out = NULL;
-
-	for (size_t i = 0; i < cs->n; i++) {
-		struct cs_entry *e = &cs->e[i];
-		if (out && is_under(e->path, out->path)) {
-			if (!e->why)
-				e->why = "below an entry left out", e->conflict = out->conflict;
-			continue;
+	/* until nothing moves: a deletion refused in the second pass keeps
+	 * what is below it in the first (show and apply agree) */
+	for (bool moved = true; moved;) {
+		const struct cs_entry *out = NULL;
+		moved = false;
+		for (size_t i = 0; i < cs->n; i++) {
+			struct cs_entry *e = &cs->e[i];
+			if (out && is_under(e->path, out->path)) {
+				if (!e->why)
+					e->why = "below an entry left out", e->conflict = out->conflict, moved = true;
+				continue;
+			}
+			/* a directory left out keeps what is below it, a deleted
+			 * one too: --force-rest never empties a directory it keeps */
+			out = e->why && (e->kind != CS_DELETED || e->old_type == CS_DIR) ? e : NULL;
 		}
-		/* a directory left out keeps what is below it, a deleted one
-		 * too: --force-rest never empties a directory it keeps */
-		out = e->why && (e->kind != CS_DELETED || e->old_type == CS_DIR) ? e : NULL;
-	}
-	for (size_t i = cs->n; i-- > 0;) {
-		struct cs_entry *e = &cs->e[i];
-		const char *slash = strrchr(e->path, '/');
-		if (!e->why || !slash)
-			continue;
-		_cleanup_free_ char *dir = strndup(e->path, (size_t)(slash - e->path));
-		ssize_t p = changeset_find(cs, dir);
-		if (p >= 0 && !cs->e[p].why && cs->e[p].old_type == CS_DIR &&
-		    (cs->e[p].kind == CS_DELETED || cs->e[p].type != CS_DIR))
-			cs->e[p].why = "something below it stays", cs->e[p].conflict = e->conflict;
+		for (size_t i = cs->n; i-- > 0;) {
+			struct cs_entry *e = &cs->e[i];
+			const char *slash = strrchr(e->path, '/');
+			if (!e->why || !slash)
+				continue;
+			_cleanup_free_ char *dir = strndup(e->path, (size_t)(slash - e->path));
+			ssize_t p = changeset_find(cs, dir);
+			if (p >= 0 && !cs->e[p].why && cs->e[p].old_type == CS_DIR &&
+			    (cs->e[p].kind == CS_DELETED || cs->e[p].type != CS_DIR)) {
+				cs->e[p].why = "something below it stays", cs->e[p].conflict = e->conflict;
+				moved = true;
+			}
+		}
 	}
 }
 

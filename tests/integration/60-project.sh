@@ -321,7 +321,15 @@ test_a_deleted_directory_changed_on_the_host_after_the_run() {
 	assert_status 125
 	assert_contains "$err" "conflict: changed on the host since the run: 'sub/f'"
 	assert_contains "$err" "conflict: something below it stays: 'sub'"
+	assert_contains "$err" "conflict: below an entry left out: 'sub/g'"
 	assert_eq "$before" "$(listing proj)" "the project after the refused apply"
+	# show says what apply does: sub/g stays with sub
+	run "$SBX" changes show "$id"
+	assert_contains "$out" "below an entry left out"
+	run "$SBX" changes apply --force-rest "$id"
+	assert_status 0
+	assert_eq "f g" "$(ls proj/sub | tr '\n' ' ' | sed 's/ $//')" "sub after --force-rest: whole"
+	assert_eq "two" "$(tail -1 proj/a)" "the rest applied"
 	# a new file below it instead
 	rm -rf proj
 	project
