@@ -167,7 +167,7 @@ static int changes_apply(struct changeset *cs, char *const *paths, size_t npaths
 		fprintf(stderr, "sbxrun: changes %s: %zu applied to %s%s\n", cs->id, rep.applied,
 			cs->project, rep.conflicts || rep.skipped ? " (the rest left out, above)" : "");
 		/* all of it applied: the set is done */
-		if (!npaths && !rep.conflicts && !rep.skipped && changeset_remove((struct changeset *)cs, &e2) < 0)
+		if (!npaths && !rep.conflicts && !rep.skipped && changeset_remove_later(cs, &e2) < 0)
 			log_warn("change set %s: %s", cs->id, e2.msg);
 	}
 	apply_report_free(&rep);
@@ -207,6 +207,8 @@ static int changes_prune(const struct cli_args *a, struct sbx_err *err)
 	struct sbx_err e3;
 	if (snapshot_sweep(&n, &e3) < 0)
 		log_warn("%s", e3.msg);
+	/* and what a removal after an apply left (changeset_remove_later) */
+	changeset_sweep();
 	n = 0;
 	if (!all && !older && (changes_max(a->v[SBX_K_PROFILE], &max, err) < 0 ||
 			       undostore_usage(&used, err) < 0))

@@ -128,7 +128,7 @@ static int project_end(const struct sbx_config *cfg, struct sbx_plan *plan, stru
 	if (r < 0)
 		return err_wrap(err, "--apply: change set %s kept", cs->id);
 	plan->project.fate = "applied";
-	if (changeset_remove(cs, &e2) < 0)
+	if (changeset_remove_later(cs, &e2) < 0)
 		log_warn("change set %s: %s", cs->id, e2.msg);
 	return 0;
 }

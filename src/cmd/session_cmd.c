@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,8 +305,22 @@ int cmd_session(int argc, char **argv, struct sbx_err *err)
 	if (verb->mask == SBX_CMD_SESSION_LS)
 		return nops ? err_set(err, 0, "session ls: unexpected argument '%s'", name)
 			    : do_ls(err) < 0 ? -1 : 0;
-	if (verb->mask & SBX_CMD_SESSION_SNAP)
-		return do_snapshots(verb, nops, argv + 1 + a.rest, err);
+	if (verb->mask & SBX_CMD_SESSION_SNAP) {
+		/* options end at the first operand; a '--' after it ends them
+		 * too, as it does before it: never an operand (issue 40) */
+		char **ops = argv + 1 + a.rest;
+		_cleanup_free_ char **v = xcalloc((size_t)nops + 1, sizeof(char *));
+		int k = 0;
+		bool dashes = false;
+		for (int i = 0; i < nops; i++) {
+			if (i > 0 && !dashes && !strcmp(ops[i], "--")) {
+				dashes = true;
+				continue;
+			}
+			v[k++] = ops[i];
+		}
+		return do_snapshots(verb, k, v, err);
+	}
 	if (nops != 1)
 		return err_set(err, 0, "session %s: give exactly one NAME (see 'sbxrun session %s --help')",
 			       verb->name, verb->name);

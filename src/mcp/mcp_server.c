@@ -225,7 +225,7 @@ static int build_poll(struct mcp_server *srv, int in, int sfd, struct pollfd *p,
 	for (size_t i = 0; i < MCP_MAX_JOBS; i++) {
 		struct mcp_job *j = &srv->jobs[i];
 		int k = !j->used ? 0 : j->kind == MCP_JOB_EXEC ? mcp_exec_pollfds(j, p + n)
-		       : j->kind == MCP_JOB_DOWNLOAD || j->kind == MCP_JOB_WALK
+		       : j->kind == MCP_JOB_DOWNLOAD || j->kind == MCP_JOB_WALK || j->kind == MCP_JOB_SNAP
 			       ? (p[n] = (struct pollfd){ j->pipe[0], POLLIN, 0 }, 1) : 0;
 		for (int x = 0; x < k; x++)
 			map[n + x] = (struct slot){ j, NULL };
@@ -300,6 +300,8 @@ static void dispatch(struct mcp_server *srv, struct pollfd *p, struct slot *map,
 			mcp_download_handle(srv, j);
 		else if (j->used && j->kind == MCP_JOB_WALK)
 			mcp_walk_handle(srv, j);
+		else if (j->used && j->kind == MCP_JOB_SNAP)
+			mcp_snap_handle(srv, j);
 	}
 }
 
@@ -327,6 +329,7 @@ static void serve(struct mcp_server *srv, int sfd)
 		send_progress(srv, now_ms());
 		mcp_term_check(srv, now_ms());
 		mcp_walk_check(srv, now_ms());
+		mcp_snap_check(srv, now_ms());
 	}
 	mcp_reader_free(&rd);
 }

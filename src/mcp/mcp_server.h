@@ -32,7 +32,7 @@ struct mcp_term {
 	int busy;             /* a call is collecting its output */
 };
 
-enum mcp_job_kind { MCP_JOB_EXEC, MCP_JOB_TERM, MCP_JOB_DOWNLOAD, MCP_JOB_WALK };
+enum mcp_job_kind { MCP_JOB_EXEC, MCP_JOB_TERM, MCP_JOB_DOWNLOAD, MCP_JOB_WALK, MCP_JOB_SNAP };
 
 /* A tools/call still running: answered when it ends. */
 struct mcp_job {
@@ -46,7 +46,7 @@ struct mcp_job {
 	struct mcp_term *term;
 	pid_t pid;            /* download, walk: the child */
 	char *what;           /* download: the result's text; walk: the tool's name */
-	char *dest_dir;       /* download: the destination's directory inside */
+	char *dest_dir;       /* download: the destination's directory inside; restore: the snapshot */
 	long long oom_before; /* exec: the cgroup's OOM kills when it started */
 };
 
@@ -90,6 +90,10 @@ void mcp_snapshot(struct mcp_server *srv, struct json_object *id, const struct m
 void mcp_restore(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a);
 void mcp_list_snapshots(struct mcp_server *srv, struct json_object *id);
 void mcp_snapshots_end(struct mcp_server *srv);
+/* A snapshot's or restore's child: its output as it comes, the answer at
+ * its end; and those past their deadline killed and answered. */
+void mcp_snap_handle(struct mcp_server *srv, struct mcp_job *job);
+void mcp_snap_check(struct mcp_server *srv, uint64_t now);
 
 /* mcp_changes.c: the project tools (sbxrun mcp --project DIR), each a
  * walk of the change set in a child, answered when it ends */

@@ -4,8 +4,12 @@
  * restore` (undo/, through the command) in a child, as the user would. An
  * agent sees and restores only the snapshots this server took: the user's
  * other snapshots, of other sessions, may hold what this sandbox must not
- * read. The server waits for the child (a snapshot pauses the session for
- * the copy anyway); its output is bounded. */
+ * read. snapshot and restore run as a child with a deadline (the
+ * profile's timeout, else SNAP_DEADLINE_MS), as the change set's walks
+ * do: the server keeps answering meanwhile, and past the deadline the
+ * child is killed (a pause it held undoes itself: snapshot_pause.h) and
+ * the call answered with a tool error naming it. One snapshot or restore
+ * at a time; its output is bounded. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +29,7 @@
 #include "undo/snapshot.h"
 
 #define SNAP_OUT_CAP 8192
+#define SNAP_DEADLINE_MS 600000 /* when the profile sets no timeout */
 
 /* Runs /proc/self/exe with argv; its stdout and stderr together, at most
  * SNAP_OUT_CAP bytes, in *out. Returns its exit status, -1 if not run. */
@@ -70,6 +75,113 @@ static int run_self(const char *const *argv, char **out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* /proc/self/exe with argv, started: its stdout and stderr on *out (the
+ * read end, non-blocking). The child's pid, or -1. */
+static pid_t spawn_self(const char *const *argv, int *out)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid_t parent = getpid(), pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent || null < 0 || dup2(null, 0) < 0 ||
+		    dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+			_exit(127);
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	if (pid < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+		close(p[0]);
+		if (pid > 0)
+			kill(pid, SIGKILL), waitpid(pid, NULL, 0);
+		return -1;
+	}
+	*out = p[0];
+	return pid;
+}
+
+static int busy(const struct mcp_server *srv)
+{
+	for (size_t i = 0; i < MCP_MAX_JOBS; i++)
+		if (srv->jobs[i].used && srv->jobs[i].kind == MCP_JOB_SNAP)
+			return 1;
+	return 0;
+}
+
+/* A snapshot or restore as a job of the server's: answered by
+ * mcp_snap_handle when the child ends, or mcp_snap_check at its deadline. */
+static void snap_start(struct mcp_server *srv, struct json_object *id, const char *tool, const char *const *argv,
+		       const char *name)
+{
+	if (busy(srv))
+		return mcp_tool_error(srv, id, "%s: a snapshot or restore of this sandbox is running; call again when "
+				      "it has answered", tool);
+	struct mcp_job *j = mcp_job_new(srv, MCP_JOB_SNAP, id, NULL);
+	if (!j)
+		return mcp_tool_error(srv, id, "too many calls running at once (%d)", MCP_MAX_JOBS);
+	if ((j->pid = spawn_self(argv, &j->pipe[0])) < 0) {
+		mcp_tool_error(srv, id, "%s: %s", tool, strerror(errno));
+		return mcp_job_end(j);
+	}
+	j->out[0].cap = SNAP_OUT_CAP;
+	j->what = xstrdup(tool);
+	j->dest_dir = name ? xstrdup(name) : NULL; /* restore: the snapshot's name */
+	j->deadline_ms = j->start_ms + (srv->cfg->timeout_ms ? srv->cfg->timeout_ms : SNAP_DEADLINE_MS);
+}
+
+void mcp_snap_handle(struct mcp_server *srv, struct mcp_job *j)
+{
+	char buf[4096];
+	ssize_t n = read(j->pipe[0], buf, sizeof(buf));
+	int st = 0;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0)
+		return mcp_out_add(&j->out[0], buf, (size_t)n);
+	pid_t pid = j->pid;
+	j->pid = 0; /* reaped here, not killed */
+	int status = waitpid(pid, &st, 0) < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	const char *out = j->out[0].data ? j->out[0].data : "";
+	if (!strcmp(j->what, "snapshot")) {
+		_cleanup_free_ char *name = xasprintf("%.*s", (int)strcspn(out, "\n"), out); /* it prints the snapshot's name */
+		if (status != 0 || !name[0]) {
+			mcp_tool_error(srv, j->id, "snapshot: %s", out[0] ? out : "sbxrun could not take it");
+		} else {
+			srv->snaps[srv->nsnaps++] = xstrdup(name);
+			_cleanup_free_ char *text = xasprintf("snapshot '%s' taken: the sandbox's files as they are now "
+							      "(running processes are not kept); restore it with the "
+							      "restore tool", name);
+			mcp_reply(srv, j->id, mcp_tool_text(text, 0, NULL));
+		}
+	} else if (status != 0) {
+		mcp_tool_error(srv, j->id, "restore: %s", out[0] ? out : "sbxrun could not restore it");
+	} else {
+		_cleanup_free_ char *text = xasprintf("the sandbox's files are back to snapshot '%s'; every "
+						      "process in it was ended (interactive ones too)", j->dest_dir);
+		mcp_reply(srv, j->id, mcp_tool_text(text, 0, NULL));
+	}
+	mcp_job_end(j);
+}
+
+void mcp_snap_check(struct mcp_server *srv, uint64_t now)
+{
+	for (size_t i = 0; i < MCP_MAX_JOBS; i++) {
+		struct mcp_job *j = &srv->jobs[i];
+		if (!j->used || j->kind != MCP_JOB_SNAP || now < j->deadline_ms)
+			continue;
+		char d[32];
+		format_duration(j->deadline_ms - j->start_ms, d, sizeof(d));
+		mcp_tool_error(srv, j->id, "%s: did not end within its deadline of %s (the profile's timeout): it was "
+			       "stopped, the sandbox left as it was%s", j->what, d,
+			       strcmp(j->what, "snapshot") ? " or partly restored" : " and no snapshot kept");
+		mcp_job_end(j); /* kills the child */
+	}
+}
+
 static int taken_here(const struct mcp_server *srv, const char *name)
 {
 	for (size_t i = 0; i < srv->nsnaps; i++)
@@ -80,8 +192,6 @@ static int taken_here(const struct mcp_server *srv, const char *name)
 
 void mcp_snapshot(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a)
 {
-	_cleanup_free_ char *out = NULL;
-
 	if (srv->nsnaps >= MCP_MAX_SNAPS)
 		return mcp_tool_error(srv, id, "snapshot: this conversation has taken %d snapshots, "
 				      "the most it may keep", MCP_MAX_SNAPS);
@@ -90,31 +200,16 @@ void mcp_snapshot(struct mcp_server *srv, struct json_object *id, const struct m
 	if (a->path && snapshot_check_name(a->path, &e) < 0)
 		return mcp_tool_error(srv, id, "snapshot: %s", e.msg);
 	const char *argv[] = { "sbxrun", "-q", "session", "snapshot", srv->session, a->path, NULL };
-	int st = run_self(argv, &out);
-	if (st == 0) /* it prints the snapshot's name */
-		out[strcspn(out, "\n")] = '\0';
-	if (st != 0 || !out[0])
-		return mcp_tool_error(srv, id, "snapshot: %s", out[0] ? out : "sbxrun could not take it");
-	srv->snaps[srv->nsnaps++] = xstrdup(out);
-	_cleanup_free_ char *text = xasprintf("snapshot '%s' taken: the sandbox's files as they are now "
-					      "(running processes are not kept); restore it with the "
-					      "restore tool", out);
-	mcp_reply(srv, id, mcp_tool_text(text, 0, NULL));
+	snap_start(srv, id, "snapshot", argv, NULL);
 }
 
 void mcp_restore(struct mcp_server *srv, struct json_object *id, const struct mcp_args *a)
 {
-	_cleanup_free_ char *out = NULL;
-
 	if (!taken_here(srv, a->path))
 		return mcp_tool_error(srv, id, "restore: no snapshot '%s' was taken in this conversation "
 				      "(list_snapshots names them)", a->path);
 	const char *argv[] = { "sbxrun", "-q", "session", "restore", srv->session, a->path, NULL };
-	if (run_self(argv, &out) != 0)
-		return mcp_tool_error(srv, id, "restore: %s", out[0] ? out : "sbxrun could not restore it");
-	_cleanup_free_ char *text = xasprintf("the sandbox's files are back to snapshot '%s'; every "
-					      "process in it was ended (interactive ones too)", a->path);
-	mcp_reply(srv, id, mcp_tool_text(text, 0, NULL));
+	snap_start(srv, id, "restore", argv, a->path);
 }
 
 void mcp_list_snapshots(struct mcp_server *srv, struct json_object *id)

@@ -26,6 +26,7 @@
 #include <grp.h>
 #include <sys/fsuid.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -34,6 +35,15 @@
 #include "base/util.h"
 #include "store/digest.h"
 #include "undo/csname.h"
+
+/* A file's source in the change set, opened as the caller (the change set
+ * is the caller's own) by the pre-pass, every one before the first write.
+ * Its handle is kept for the write within a budget of descriptors; past
+ * it, the write opens the same file again and refuses another inode. */
+struct source {
+	int fd;
+	struct stat st;
+};
 
 /* The directory of the last path opened, kept for its siblings (entries
  * come in path order, so siblings come together). */
@@ -58,13 +68,8 @@ struct apply {
 	gid_t cgid;
 	struct parent dirp, upperp;
 	char *late; /* late[i]: a directory made u+rwx, its mode set last */
-};
-
-/* A file's source in the change set, opened as the caller (the change set
- * is the caller's own) just before it is written. */
-struct source {
-	int fd;
-	struct stat st;
+	struct source *src; /* src[i]: entry i's source as the pre-pass read it */
+	size_t kept, budget; /* handles src keeps open, and how many it may */
 };
 
 /* "LABEL: WHY: 'PATH'", the path escaped. */
@@ -235,7 +240,7 @@ static int move_file(struct apply *a, const struct cs_entry *e, int src, const s
 		return 1;
 	if (!bare(src))
 		return 1;
-	if (fchmod(src, mode_of(a, e)) < 0)
+	if ((st->st_mode & 07777) != mode_of(a, e) && fchmod(src, mode_of(a, e)) < 0)
 		return err_sys(a->err, "change set: mode of '%s'", e->path);
 	unsigned flags = host_has(e) ? RENAME_EXCHANGE : RENAME_NOREPLACE;
 	if (renameat2(upfd, uname, pfd, name, flags) == 0)
@@ -321,13 +326,30 @@ static int open_source(struct apply *a, const struct cs_entry *e, struct source 
 	return 0;
 }
 
-static int read_source(struct apply *a, const struct cs_entry *e, struct source *src)
+/* Entry i's source for the write pass: the pre-pass's handle, or past
+ * the budget the same file opened again (the same inode, the same size);
+ * either way the handle of its directory in the upper is a->upperp's, for
+ * move_file's rename. */
+static int read_source(struct apply *a, size_t i, struct source *src)
 {
+	const struct cs_entry *e = &a->cs->e[i];
+	struct source *pre = &a->src[i];
+	const char *uname;
+
 	if (e->kind == CS_DELETED || e->type != CS_FILE)
 		return 0;
-	if (open_source(a, e, src) < 0)
-		return errno == ESTALE ? err_set(a->err, 0, "change set: '%s' changed since it was captured", e->path)
-				       : err_sys(a->err, "change set: open '%s'", e->path);
+	if (pre->fd >= 0) {
+		*src = *pre;
+		pre->fd = -1;
+		a->kept--;
+		if (parent_cached(&a->upperp, a->upper, e->path, &uname) < 0)
+			return err_sys(a->err, "change set: open the directory of '%s'", e->path);
+		return 0;
+	}
+	if (open_source(a, e, src) < 0 || src->st.st_dev != pre->st.st_dev || src->st.st_ino != pre->st.st_ino)
+		return src->fd >= 0 || errno == ESTALE
+			? err_set(a->err, 0, "change set: '%s' changed since it was captured", e->path)
+			: err_sys(a->err, "change set: open '%s'", e->path);
 	return 0;
 }
 
@@ -401,7 +423,7 @@ typedef int (*apply_step)(struct apply *a, size_t i, const struct source *src);
 static int apply_one(struct apply *a, size_t i, apply_step step)
 {
 	struct source src = { .fd = -1 };
-	int r = step == write_entry ? read_source(a, &a->cs->e[i], &src) : 0;
+	int r = step == write_entry ? read_source(a, i, &src) : 0;
 
 	if (r == 0 && as_owner(a, 1) < 0) {
 		as_owner(a, 0);
@@ -459,10 +481,13 @@ static int upper_walkable(struct apply *a, const char *path, bool self)
 	return 0;
 }
 
-/* Can the source of e be read (a file opened, its size the one the
- * entries hold)? An unreadable file of the caller's is made u+r. */
-static const char *source_verdict(struct apply *a, const struct cs_entry *e)
+/* Can the source of entry i be read (a file opened, its size the one the
+ * entries hold)? An unreadable file of the caller's is made u+r. Its
+ * handle is kept in a->src[i] while the budget allows, its identity
+ * always. */
+static const char *source_verdict(struct apply *a, size_t i)
 {
+	const struct cs_entry *e = &a->cs->e[i];
 	struct source src = { .fd = -1 };
 
 	if (e->type == CS_DIR)
@@ -479,8 +504,15 @@ static const char *source_verdict(struct apply *a, const struct cs_entry *e)
 		r = p < 0 || readable(p, false) < 0 ? -1 : open_source(a, e, &src);
 		saved = errno;
 	}
-	if (src.fd >= 0)
+	if (r == 0) {
+		a->src[i] = src;
+		if (a->kept < a->budget)
+			a->kept++;
+		else
+			close(src.fd), a->src[i].fd = -1;
+	} else if (src.fd >= 0) {
 		close(src.fd);
+	}
 	if (r < 0)
 		return saved == ESTALE ? "changed in the change set since it was captured" : "unreadable in the change set";
 	return NULL;
@@ -495,7 +527,7 @@ static void check_sources(struct apply *a, char *const *paths, size_t npaths)
 		struct cs_entry *e = &a->cs->e[i];
 		if (e->why || e->kind == CS_DELETED || !selected(e, paths, npaths))
 			continue;
-		if ((e->why = source_verdict(a, e)))
+		if ((e->why = source_verdict(a, i)))
 			e->conflict = 1;
 	}
 	parent_drop(&a->upperp);
@@ -595,16 +627,42 @@ static int apply_open(struct apply *a, struct sbx_err *err)
 	return 0;
 }
 
+/* How many sources the pre-pass may keep open for the write pass: the
+ * soft limit on descriptors raised toward the hard one (*old restores
+ * it), less a reserve for the directory handles and the rest. */
+static size_t fd_budget(size_t want, struct rlimit *old)
+{
+	struct rlimit rl;
+	const rlim_t reserve = 256, most = 65536;
+
+	if (getrlimit(RLIMIT_NOFILE, old) < 0)
+		return 0;
+	rl = *old;
+	rlim_t need = (rlim_t)(want < most ? want : most) + reserve;
+	if (rl.rlim_cur < need && rl.rlim_cur != RLIM_INFINITY) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			rl = *old;
+	}
+	return rl.rlim_cur > reserve ? (size_t)(rl.rlim_cur - reserve) : 0;
+}
+
 int apply_changeset(struct changeset *cs, char *const *paths, size_t npaths, unsigned flags,
 		    struct apply_report *rep, struct sbx_err *err)
 {
-	_cleanup_free_ char *skip = xcalloc(cs->n ? cs->n : 1, 1);
-	_cleanup_free_ char *late = xcalloc(cs->n ? cs->n : 1, 1);
+	size_t n = cs->n ? cs->n : 1;
+	_cleanup_free_ char *skip = xcalloc(n, 1);
+	_cleanup_free_ char *late = xcalloc(n, 1);
+	_cleanup_free_ struct source *src = xcalloc(n, sizeof(*src));
 	struct apply a = { .cs = cs, .dir = -1, .upper = -1, .dirp = { .fd = -1 }, .upperp = { .fd = -1 },
-			   .rep = rep, .err = err, .late = late, .exact = flags & APPLY_EXACT_MODES };
+			   .rep = rep, .err = err, .late = late, .src = src, .exact = flags & APPLY_EXACT_MODES };
+	struct rlimit old;
 	size_t nbad;
 	int r = -1;
 
+	for (size_t i = 0; i < n; i++)
+		src[i].fd = -1;
+	a.budget = fd_budget(cs->n, &old);
 	if (apply_open(&a, err) < 0 || changeset_check(cs, a.dir, &nbad, err) < 0)
 		goto out;
 	check_sources(&a, paths, npaths);
@@ -618,6 +676,11 @@ int apply_changeset(struct changeset *cs, char *const *paths, size_t npaths, uns
 	a.move = !npaths && !rep->conflicts && !rep->skipped;
 	r = owner_writes(&a, skip);
 out:
+	for (size_t i = 0; i < n; i++)
+		if (src[i].fd >= 0)
+			close(src[i].fd);
+	if (a.budget)
+		setrlimit(RLIMIT_NOFILE, &old);
 	parent_drop(&a.dirp);
 	parent_drop(&a.upperp);
 	if (a.dir >= 0)

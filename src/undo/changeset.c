@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sched.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -674,6 +677,66 @@ int changeset_load(const char *id, struct changeset *cs, struct sbx_err *err)
 int changeset_remove(struct changeset *cs, struct sbx_err *err)
 {
 	return rm_rf_at(AT_FDCWD, cs->dir, err);
+}
+
+#define GONE_PREFIX ".gone-"
+
+/* The removal itself, in a grandchild of the caller's that nothing waits
+ * for: idle for the CPU and the disk (a file system mounted with discard
+ * pays a discard per file freed), out of the caller's session. */
+static void remove_detached(const char *gone)
+{
+	struct sched_param sp = { 0 };
+	struct sbx_err ignored;
+
+	if (setsid() < 0 && errno != EPERM)
+		_exit(1);
+	pid_t pid = fork();
+	if (pid != 0)
+		_exit(pid < 0);
+	sched_setscheduler(0, SCHED_IDLE, &sp);
+	/* IOPRIO_WHO_PROCESS, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT */
+	syscall(SYS_ioprio_set, 1, 0, 3 << 13);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; null >= 0 && fd < 3; fd++)
+		dup2(null, fd);
+	_exit(rm_rf_at(AT_FDCWD, gone, &ignored) < 0);
+}
+
+int changeset_remove_later(struct changeset *cs, struct sbx_err *err)
+{
+	const char *slash = strrchr(cs->dir, '/');
+	if (!slash || !cs->id)
+		return changeset_remove(cs, err);
+	_cleanup_free_ char *gone = xasprintf("%.*s/" GONE_PREFIX "%s", (int)(slash - cs->dir), cs->dir, cs->id);
+	if (rename(cs->dir, gone) < 0)
+		return changeset_remove(cs, err);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		remove_detached(gone);
+	if (pid < 0 || waitpid(pid, NULL, 0) < 0)
+		return rm_rf_at(AT_FDCWD, gone, err);
+	return 0;
+}
+
+size_t changeset_sweep(void)
+{
+	_cleanup_free_ char *store = NULL;
+	struct sbx_err ignored;
+	size_t n = 0;
+
+	if (undostore_changes_dir(&store, &ignored) < 0)
+		return 0;
+	_cleanup_close_ int sfd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = sfd < 0 ? NULL : fdopendir(dup(sfd));
+	if (!d)
+		return 0;
+	for (struct dirent *de; (de = readdir(d));)
+		if (!strncmp(de->d_name, GONE_PREFIX, strlen(GONE_PREFIX)) && rm_rf_at(sfd, de->d_name, &ignored) == 0)
+			n++;
+	closedir(d);
+	return n;
 }
 
 void changeset_free(struct changeset *cs)

@@ -87,6 +87,14 @@ int changeset_capture(struct changeset *cs, struct sbx_err *err);
 int changeset_load(const char *id, struct changeset *cs, struct sbx_err *err);
 /* Removes its directory. */
 int changeset_remove(struct changeset *cs, struct sbx_err *err);
+/* The same, the set gone from the store at once (renamed to a hidden
+ * name, no longer an id), its files removed by a detached process at idle
+ * priority: what apply does once all of a set is in its project, so that
+ * freeing the host's old files (one discard each where the file system is
+ * mounted with discard) is not the caller's wait. What a removal killed
+ * half way leaves, changeset_sweep removes (prune). */
+int changeset_remove_later(struct changeset *cs, struct sbx_err *err);
+size_t changeset_sweep(void);
 void changeset_free(struct changeset *cs);
 /* The ids kept, oldest first; *out is NULL-terminated. */
 int changeset_list(char ***out, struct sbx_err *err);

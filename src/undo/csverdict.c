@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -55,10 +56,18 @@ static int parent(struct check *c, const char *path, const char **name)
 	return c->pfd;
 }
 
-static int after_start(const struct changeset *cs, const struct stat *st)
+/* The verdict for a host lookup that failed with err other than "not
+ * there": the real cause, never "gone". */
+static const char *host_error(int err)
 {
-	return st->st_ctim.tv_sec > cs->start_s ||
-	       (st->st_ctim.tv_sec == cs->start_s && st->st_ctim.tv_nsec > cs->start_ns);
+	switch (err) {
+	case EACCES:
+	case EPERM: return "the host denies access to it or its directory (permission denied)";
+	case ELOOP: return "a symlink on the host now";
+	case ENAMETOOLONG: return "its path is too long to apply";
+	case EIO: return "the host cannot read it (I/O error)";
+	default: return "the host cannot look it up";
+	}
 }
 
 static char type_of(mode_t m)
@@ -80,37 +89,44 @@ static int too_long(const char *path)
 	return 0;
 }
 
-/* The host now against what the capture recorded at e->path. */
+static int after_start_x(const struct changeset *cs, const struct statx_timestamp *t)
+{
+	return t->tv_sec > cs->start_s || (t->tv_sec == cs->start_s && t->tv_nsec > cs->start_ns);
+}
+
+/* The host now against what the capture recorded at e->path: one statx
+ * gives the type, mode, ctime and mount. */
 static const char *host_moved(struct check *c, const struct cs_entry *e, int pfd, const char *name)
 {
-	struct stat st;
 	struct statx sx;
 	char hex[SBX_DIGEST_HEX + 1];
 	struct sbx_err ignored;
+	const unsigned want = STATX_TYPE | STATX_MODE | STATX_CTIME | STATX_MNT_ID;
 
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return e->kind == CS_ADDED ? NULL : "gone from the host since the run";
-	if (statx(pfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) == 0 &&
-	    (((sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id != c->mnt) ||
-	     (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT && sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)))
+	if (statx(pfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, want, &sx) < 0)
+		return errno != ENOENT && errno != ENOTDIR ? host_error(errno)
+			: e->kind == CS_ADDED ? NULL : "gone from the host since the run";
+	if (((sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id != c->mnt) ||
+	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT && sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
 		return "a mount point on the host: apply never crosses one";
+	mode_t mode = sx.stx_mode;
 	if (e->kind == CS_ADDED)
-		return e->type == CS_DIR && S_ISDIR(st.st_mode) ? NULL : "made on the host since the run";
-	if (type_of(st.st_mode) != e->old_type || (st.st_mode & 07777) != e->old_mode)
+		return e->type == CS_DIR && S_ISDIR(mode) ? NULL : "made on the host since the run";
+	if (type_of(mode) != e->old_type || (mode & 07777) != e->old_mode)
 		return "changed on the host since the run";
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(mode))
 		/* below a directory the set deletes or replaces, a name made or
 		 * removed on the host since the run began */
-		return e->kind != CS_CHANGED && after_start(c->cs, &st)
+		return e->kind != CS_CHANGED && after_start_x(c->cs, &sx.stx_ctime)
 			? "its listing changed on the host since the run began" : NULL;
-	if (S_ISLNK(st.st_mode)) {
+	if (S_ISLNK(mode)) {
 		char buf[PATH_MAX + 1];
 		ssize_t n = readlinkat(pfd, name, buf, sizeof(buf) - 1);
 		if (n < 0 || !e->old_target || (size_t)n != strlen(e->old_target) || memcmp(buf, e->old_target, (size_t)n))
 			return "changed on the host since the run";
 		return NULL;
 	}
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(mode))
 		return NULL;
 	_cleanup_close_ int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	struct stat now;
@@ -145,6 +161,10 @@ static const char *verdict(struct check *c, const struct cs_entry *e, int *confl
 	int pfd = parent(c, e->path, &name);
 	if (pfd < 0 && c->perr == EXDEV)
 		return "below a mount point on the host: apply never crosses one";
+	if (pfd < 0 && (c->perr == EACCES || c->perr == EPERM))
+		return "the host denies access to its directory (permission denied)";
+	if (pfd < 0 && c->perr != ENOENT && c->perr != ENOTDIR && c->perr != ELOOP)
+		return host_error(c->perr);
 	if (pfd < 0)
 		return e->kind == CS_ADDED && made_by_set(c->cs, e->path) ? NULL
 			: "its directory is gone or is a symlink now";
@@ -163,31 +183,40 @@ static int is_under(const char *path, const char *dir)
 }
 
 /* What a verdict leaves out takes along what is below it (nothing is made
- * inside what is not made); and a deletion of a directory cannot be done
- * while something below it stays. */
+ * inside what is not made, nothing deleted inside a directory whose
+ * deletion is refused: its listing changed, say); and a deletion of a
+ * directory cannot be done while something below it stays. */
 void changeset_spread(struct changeset *cs)
 {
-	const struct cs_entry *out = NULL;
-
-	for (size_t i = 0; i < cs->n; i++) {
-		struct cs_entry *e = &cs->e[i];
-		if (out && is_under(e->path, out->path)) {
-			if (!e->why)
-				e->why = "below an entry left out", e->conflict = out->conflict;
-			continue;
+	/* until nothing moves: a deletion refused in the second pass keeps
+	 * what is below it in the first (show and apply agree) */
+	for (bool moved = true; moved;) {
+		const struct cs_entry *out = NULL;
+		moved = false;
+		for (size_t i = 0; i < cs->n; i++) {
+			struct cs_entry *e = &cs->e[i];
+			if (out && is_under(e->path, out->path)) {
+				if (!e->why)
+					e->why = "below an entry left out", e->conflict = out->conflict, moved = true;
+				continue;
+			}
+			/* a directory left out keeps what is below it, a deleted
+			 * one too: --force-rest never empties a directory it keeps */
+			out = e->why && (e->kind != CS_DELETED || e->old_type == CS_DIR) ? e : NULL;
 		}
-		out = e->why && e->kind != CS_DELETED ? e : NULL;
-	}
-	for (size_t i = cs->n; i-- > 0;) {
-		struct cs_entry *e = &cs->e[i];
-		const char *slash = strrchr(e->path, '/');
-		if (!e->why || !slash)
-			continue;
-		_cleanup_free_ char *dir = strndup(e->path, (size_t)(slash - e->path));
-		ssize_t p = changeset_find(cs, dir);
-		if (p >= 0 && !cs->e[p].why && cs->e[p].old_type == CS_DIR &&
-		    (cs->e[p].kind == CS_DELETED || cs->e[p].type != CS_DIR))
-			cs->e[p].why = "something below it stays", cs->e[p].conflict = e->conflict;
+		for (size_t i = cs->n; i-- > 0;) {
+			struct cs_entry *e = &cs->e[i];
+			const char *slash = strrchr(e->path, '/');
+			if (!e->why || !slash)
+				continue;
+			_cleanup_free_ char *dir = strndup(e->path, (size_t)(slash - e->path));
+			ssize_t p = changeset_find(cs, dir);
+			if (p >= 0 && !cs->e[p].why && cs->e[p].old_type == CS_DIR &&
+			    (cs->e[p].kind == CS_DELETED || cs->e[p].type != CS_DIR)) {
+				cs->e[p].why = "something below it stays", cs->e[p].conflict = e->conflict;
+				moved = true;
+			}
+		}
 	}
 }
 

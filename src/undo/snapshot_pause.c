@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -167,15 +169,104 @@ static int stop_all(struct snappause *p, pid_t supervisor, struct sbx_err *err)
 			 "SIGSTOP; no snapshot taken (a cgroup freezer would hold them)", SNAPPAUSE_MAX_PASSES);
 }
 
+/* Every process of the session continued: the supervisor's descendants,
+ * parents first (the watchdog, which knows not which it stopped). */
+static void continue_all(pid_t supervisor)
+{
+	_cleanup_free_ pid_t *queue = xcalloc(SNAPPAUSE_MAX_PROCS, sizeof(pid_t));
+	size_t n = 0;
+
+	children(supervisor, queue, &n, SNAPPAUSE_MAX_PROCS);
+	for (size_t i = 0; i < n; i++) {
+		kill(queue[i], SIGCONT);
+		children(queue[i], queue, &n, SNAPPAUSE_MAX_PROCS);
+	}
+}
+
+/* The watchdog: waits for a word on its pipe (the pause ended as it
+ * should) or its end without one (the snapshot died in the pause: killed,
+ * SIGKILL included), then undoes the pause. Out of the snapshot's session
+ * and process group, deaf to what a terminal or a group kill sends, and
+ * holding no fd of its parent's but its pipe (a lock held by it would
+ * outlive the snapshot). */
+static __attribute__((noreturn)) void watchdog(int in, const char *cgroup, pid_t supervisor)
+{
+	char c;
+	ssize_t n;
+
+	setsid();
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	if (dup2(in, 0) < 0)
+		_exit(1);
+	syscall(SYS_close_range, 1, ~0U, 0);
+	while ((n = read(0, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n == 1)
+		_exit(0);
+	if (cgroup && *cgroup) {
+		_cleanup_close_ int dir = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		_cleanup_close_ int f = dir < 0 ? -1 : openat(dir, "cgroup.freeze", O_WRONLY | O_CLOEXEC);
+		if (f >= 0 && write(f, "0", 1) != 1)
+			(void)0;
+	}
+	if (supervisor > 0)
+		continue_all(supervisor);
+	_exit(0);
+}
+
+static int watchdog_start(struct snappause *p, const char *cgroup, pid_t supervisor, struct sbx_err *err)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return err_sys(err, "snapshot: the pause's watchdog");
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		watchdog(fds[0], cgroup, supervisor);
+	}
+	close(fds[0]);
+	if (pid < 0) {
+		close(fds[1]);
+		return err_sys(err, "snapshot: start the pause's watchdog");
+	}
+	p->watch_fd = fds[1];
+	p->watch_pid = pid;
+	return 0;
+}
+
+/* The pause ended as it should: the watchdog told, and reaped. */
+static void watchdog_end(struct snappause *p)
+{
+	if (p->watch_pid <= 0)
+		return;
+	if (write(p->watch_fd, "k", 1) != 1)
+		(void)0; /* it continues what is continued already */
+	close(p->watch_fd);
+	waitpid(p->watch_pid, NULL, 0);
+	p->watch_fd = -1;
+	p->watch_pid = 0;
+}
+
 int snappause_start(struct snappause *p, const char *cgroup, pid_t supervisor, struct sbx_err *err)
 {
 	memset(p, 0, sizeof(*p));
 	p->cgroup_fd = -1;
+	p->watch_fd = -1;
+	if (watchdog_start(p, cgroup, supervisor, err) < 0)
+		return -1;
 	int r = cgroup && *cgroup ? freeze(p, cgroup, err) : 1;
-	if (r <= 0)
-		return r;
-	if (supervisor <= 0)
+	if (r < 0)
+		return -1; /* freeze ended the pause (and its watchdog) */
+	if (r == 0)
+		return 0;
+	if (supervisor <= 0) {
+		snappause_end(p);
 		return err_set(err, ESRCH, "snapshot: the session's supervisor is not known");
+	}
 	if (stop_all(p, supervisor, err) < 0) {
 		snappause_end(p);
 		return -1;
@@ -201,4 +292,5 @@ void snappause_end(struct snappause *p)
 	p->pidfds = NULL;
 	p->pids = NULL;
 	p->n = 0;
+	watchdog_end(p);
 }

@@ -1,5 +1,5 @@
 # also-as-root
-# root-only: test_system_cache_root_filled_is_read_first test_system_cache_fill_refuses_what_root_does_not_own
+# root-only: test_system_cache_root_filled_is_read_first test_system_cache_fill_refuses_what_root_does_not_own test_system_cache_a_users_flocks_stall_no_fill_and_a_wait_ends
 # The package gateway's cache (issue 27): the size cap and its
 # least-recently-used eviction, `sbxrun cache ls|du|prune|fill`, 20
 # sandboxes at once sharing one upstream download per artifact, and the
@@ -400,9 +400,8 @@ test_system_cache_fill_refuses_what_root_does_not_own() {
 # `sbxrun cache fill` from a package-lock.json: npm ci in a sandbox through
 # the gateway, each tarball verified against the lockfile's integrity; a
 # later run finds them all in the cache.
-test_fill_from_a_package_lock() {
-	"$SBX" image inspect node >/dev/null 2>&1 || fail "the node test image is not imported (tests/images.sh)"
-	cache_fixture "cache = $TESTDIR/sys"
+# A package-lock.json of the fixture's app and its four dependencies.
+fill_lockfile() {
 	python3 - "$RPORT" > "$TESTDIR/package-lock.json" <<'PY'
 import json, sys, urllib.request
 port = sys.argv[1]
@@ -418,6 +417,12 @@ for name in ["app", "set-a", "set-b", "set-c", "set-d"]:
     pk["node_modules/" + name] = e
 print(json.dumps({"name": "fillme", "version": "1.0.0", "lockfileVersion": 3, "requires": True, "packages": pk}))
 PY
+}
+
+test_fill_from_a_package_lock() {
+	"$SBX" image inspect node >/dev/null 2>&1 || fail "the node test image is not imported (tests/images.sh)"
+	cache_fixture "cache = $TESTDIR/sys"
+	fill_lockfile
 	run "$SBX" cache fill -p "$PROF" --image node "$TESTDIR/package-lock.json"
 	assert_status 0
 	assert_contains "$out" "cache fill: 5 artifacts in $XDG_CACHE_HOME/sbxrun/packages (5 new)"
@@ -433,4 +438,71 @@ PY
 		run "$SBX" cache ls --system -p "$PROF"
 		assert_contains "$out" "npm   set-d "
 	fi
+}
+
+# Issue 40, item 7: a user's flock on what of the system cache they can
+# open (every directory and file, and a lock file planted where root's
+# goes) stalls no `cache fill --system` or `cache prune --system` of
+# root's: root's lock files are its own (0600). A lock root's own command
+# holds is waited on, said after a second, and given up at the deadline
+# with the lock named (SBX_LOCK_DEADLINE_MS shortens it to wait it out
+# here): exit 125, nothing pruned.
+test_system_cache_a_users_flocks_stall_no_fill_and_a_wait_ends() {
+	"$SBX" image inspect node >/dev/null 2>&1 || fail "the node test image is not imported (tests/images.sh)"
+	cache_fixture "cache = $TESTDIR/sys"
+	fill_lockfile
+	chmod 0755 "$TESTDIR"
+	mkdir -m 0755 "$TESTDIR/sys"
+	# a lock file others may open, planted where root's cache-wide lock goes
+	install -m 0666 /dev/null "$TESTDIR/sys/lock"
+	run "$SBX" cache fill --system -p "$PROF" --image node "$TESTDIR/package-lock.json"
+	assert_status 0
+	install -m 0666 /dev/null "$TESTDIR/sys/lock"
+	setpriv --reuid 65534 --regid 65534 --clear-groups python3 -c '
+import fcntl, os, sys, time
+held = 0
+for root, dirs, files in os.walk(sys.argv[1]):
+    for p in [root] + [os.path.join(root, f) for f in files]:
+        try:
+            fd = os.open(p, os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held += 1
+        except OSError:
+            pass
+print("held", held, flush=True)
+time.sleep(120)' "$TESTDIR/sys" > "$TESTDIR/held" &
+	local holder=$!
+	trap "kill $holder $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'" EXIT
+	for _ in $(seq 100); do [ -s "$TESTDIR/held" ] && break; sleep 0.1; done
+	[ "$(cut -d' ' -f2 "$TESTDIR/held")" -ge 10 ] || fail "the user locked too little: $(cat "$TESTDIR/held")"
+	# every lock root takes is one the user could not: no wait at all
+	local t0=$SECONDS
+	run timeout 120 "$SBX" cache fill --system -p "$PROF" --image node "$TESTDIR/package-lock.json"
+	assert_status 0 "root's fill while the user holds the cache's files"
+	assert_contains "$out" "cache fill: 5 artifacts in $TESTDIR/sys"
+	assert_not_contains "$err" "waiting for the lock"
+	run timeout 60 "$SBX" cache prune --system -p "$PROF" --older 300d
+	assert_status 0 "root's prune while the user holds the cache's files"
+	assert_not_contains "$err" "waiting for the lock"
+	assert_eq "" "$(find "$TESTDIR/sys" -name '*lock' ! -perm 0600 -print)" "lock files others may open"
+	assert_eq "" "$(find "$TESTDIR/sys" -name '*lock' ! -user root -print)" "lock files not root's"
+	kill "$holder" 2>/dev/null || true
+	# root's own holder: said after a second, given up at the deadline
+	flock "$TESTDIR/sys/lock" sleep 60 &
+	local own=$!
+	trap "kill $own $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'" EXIT
+	sleep 0.3
+	t0=$SECONDS
+	run env SBX_LOCK_DEADLINE_MS=2500 timeout 60 "$SBX" cache prune --system --all -p "$PROF"
+	local took=$((SECONDS - t0))
+	assert_status 125 "a prune past the lock's deadline"
+	assert_contains "$err" "sbxrun: waiting for the lock on '$TESTDIR/sys/lock' (held by another sbxrun process; at most 2.5 s)"
+	assert_contains "$err" "lock '$TESTDIR/sys/lock': still held by another process after 2.5 s, given up (fuser -v '$TESTDIR/sys/lock' names who holds it)"
+	[ "$took" -ge 2 ] && [ "$took" -le 20 ] || fail "the wait took $took s, not the deadline's 2.5"
+	run "$SBX" cache ls --system -p "$PROF"
+	assert_contains "$out" "npm   set-d " "what a prune that gave up left"
+	run env SBX_LOCK_DEADLINE_MS=soon "$SBX" cache prune --system --all -p "$PROF"
+	assert_bad_input "SBX_LOCK_DEADLINE_MS: 'soon' is not a number of milliseconds above 0"
+	kill "$own" 2>/dev/null || true
+	wait "$own" 2>/dev/null || true
 }

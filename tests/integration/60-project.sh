@@ -321,7 +321,15 @@ test_a_deleted_directory_changed_on_the_host_after_the_run() {
 	assert_status 125
 	assert_contains "$err" "conflict: changed on the host since the run: 'sub/f'"
 	assert_contains "$err" "conflict: something below it stays: 'sub'"
+	assert_contains "$err" "conflict: below an entry left out: 'sub/g'"
 	assert_eq "$before" "$(listing proj)" "the project after the refused apply"
+	# show says what apply does: sub/g stays with sub
+	run "$SBX" changes show "$id"
+	assert_contains "$out" "below an entry left out"
+	run "$SBX" changes apply --force-rest "$id"
+	assert_status 0
+	assert_eq "f g" "$(ls proj/sub | tr '\n' ' ' | sed 's/ $//')" "sub after --force-rest: whole"
+	assert_eq "two" "$(tail -1 proj/a)" "the rest applied"
 	# a new file below it instead
 	rm -rf proj
 	project
@@ -333,10 +341,15 @@ test_a_deleted_directory_changed_on_the_host_after_the_run() {
 	assert_status 125
 	assert_contains "$err" "conflict: its listing changed on the host since the run began: 'sub'"
 	assert_eq "$before" "$(listing proj)" "the project after the refused apply"
+	# --force-rest applies the rest, but deletes nothing below the
+	# directory whose deletion it refuses: sub stays whole (issue 40)
 	run "$SBX" changes apply --force-rest "$id"
 	assert_status 0
-	assert_eq "new" "$(ls proj/sub)" "what --force-rest leaves of sub"
-	assert_eq new "$(cat proj/sub/new)"
+	assert_contains "$err" "conflict: its listing changed on the host since the run began: 'sub'"
+	assert_contains "$err" "conflict: below an entry left out: 'sub/f'"
+	assert_eq "f new" "$(ls proj/sub | tr '\n' ' ' | sed 's/ $//')" "what --force-rest leaves of sub"
+	assert_eq "f new" "$(cat proj/sub/f proj/sub/new | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq "one two" "$(cat proj/a | tr '\n' ' ' | sed 's/ $//')" "the rest applied"
 }
 
 # A replaced directory (an opaque one) is not removed and made again: the
@@ -766,4 +779,37 @@ test_root_a_file_system_mounted_below_the_project_is_never_touched() {
 two" "$(cat proj/a)"
 	assert_eq precious "$(cat "$data/precious")" "the file on the tmpfs"
 	mountpoint -q "$data" || fail "the tmpfs is no longer mounted"
+}
+
+# Issue 40: a directory of the project the host denies (mode 000 after the
+# run) was "gone or a symlink now" in the verdict; the verdict says the
+# real cause, and apply refuses it as a conflict. Root reads every
+# directory: its apply goes through.
+test_a_directory_the_host_denies_is_named_as_such() {
+	project
+	mkdir proj/locked
+	echo l > proj/locked/l
+	run "$SBX" run -i tiny --project proj -- sh -c 'echo two >> locked/l'
+	assert_status 0
+	id=$(cs_id)
+	chmod 000 proj/locked
+	run "$SBX" changes show "$id"
+	assert_status 0
+	assert_not_contains "$out$err" "gone or is a symlink"
+	if [ "$(id -u)" = 0 ]; then
+		run "$SBX" changes apply "$id"
+		assert_status 0 "root's apply below a directory of mode 000"
+		chmod 755 proj/locked
+		assert_eq "l two" "$(cat proj/locked/l | tr '\n' ' ' | sed 's/ $//')"
+		return
+	fi
+	assert_contains "$out" "the host denies access to its directory (permission denied)"
+	run "$SBX" changes apply "$id"
+	assert_status 125
+	assert_contains "$err" "conflict: the host denies access to its directory (permission denied): 'locked/l'"
+	chmod 755 proj/locked
+	assert_eq l "$(cat proj/locked/l)" "the file after the refused apply"
+	run "$SBX" changes apply "$id"
+	assert_status 0
+	assert_eq "l two" "$(cat proj/locked/l | tr '\n' ' ' | sed 's/ $//')"
 }

@@ -138,6 +138,17 @@ test_bad_snapshot_names_are_refused() {
 		run "$SBX" session snapshot -- "$n" "$bad"
 		assert_bad_input "invalid snapshot name '$bad' (letters, digits, '.', '_', '-', at most 64, not first '.' or '-')"
 	done
+	# a '--' after the session's name ends the options too: never an
+	# operand, and what follows it is the name, checked (issue 40)
+	run "$SBX" session snapshot "$n" -- -v
+	assert_bad_input "invalid snapshot name '-v' (letters"
+	run "$SBX" session snapshot "$n" -- --
+	assert_bad_input "invalid snapshot name '--' (letters"
+	run "$SBX" session snapshot "$n" -- ok0
+	assert_status 0
+	assert_eq ok0 "$out" "the snapshot named after '--'"
+	run "$SBX" session snapshot "$n" -- ok0 extra
+	assert_bad_input "session snapshot: expected"
 	run "$SBX" session snapshot "$n" ok1
 	assert_status 0
 	run "$SBX" session snapshot "$n" ok1
@@ -301,4 +312,65 @@ test_the_pause_holds_a_fork_and_exit_chain() {
 		[ "$stall" -ge $((paused / 3)) ] || fail "snapshot $i: paused $paused ms, but the chain went on (its longest stall after N=$logged: $stall ms)"
 	done
 	for s in 1 2; do "$SBX" session snapshot-rm "$n-$s" >/dev/null; done
+}
+
+# Issue 40: a `session snapshot` killed (SIGKILL) during its pause left the
+# session stopped for good (every process SIGSTOP'd, or its cgroup
+# frozen). A watchdog the pause starts first undoes it when the snapshot
+# dies: the watcher below sees the pause (a process of the session
+# stopped, or its cgroup frozen), kills the snapshot there, and the
+# session runs again within seconds.
+test_a_snapshot_killed_in_its_pause_leaves_the_session_running() {
+	local n=s$$k
+	start_session "$n" --image tiny
+	run "$SBX" run --session "$n" -- sh -c 'mkdir -p /workspace/w && cd /workspace/w && i=0 && while [ $i -lt 20000 ]; do : > f$i; i=$((i + 1)); done'
+	assert_status 0
+	"$SBX" run --session "$n" -- sleep 6061 >/dev/null 2>&1 &
+	local sleeper=""
+	for _ in $(seq 100); do sleeper=$(pgrep -f "^sleep 6061$" | head -1); [ -n "$sleeper" ] && break; sleep 0.1; done
+	[ -n "$sleeper" ] || fail "the session's sleep 6061 is not running"
+	local killed=""
+	for try in 1 2 3 4 5; do
+		"$SBX" session snapshot "$n" "$n-k$try" >/dev/null 2>&1 &
+		local snap=$!
+		# the pause: the sleeper stopped (T) or its cgroup frozen; the snapshot killed there
+		if python3 - "$sleeper" "$snap" <<'PY'
+import os, signal, sys, time
+pid, snap = sys.argv[1], int(sys.argv[2])
+cg = open("/proc/%s/cgroup" % pid).read().strip().split("::")[-1]
+events = "/sys/fs/cgroup%s/cgroup.events" % cg
+end = time.time() + 60
+while time.time() < end:
+    st = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+    try:
+        frozen = "frozen 1" in open(events).read()
+    except OSError:
+        frozen = False
+    if st in "Tt" or frozen:
+        os.kill(snap, signal.SIGKILL)
+        sys.exit(0)
+    try:
+        if os.waitpid(snap, os.WNOHANG)[0]:
+            sys.exit(1)
+    except ChildProcessError:
+        if not os.path.exists("/proc/%d" % snap):
+            sys.exit(1)
+sys.exit(1)
+PY
+		then killed=$try; wait $snap 2>/dev/null || true; break; fi
+		wait $snap 2>/dev/null || true
+		"$SBX" session snapshot-rm "$n-k$try" >/dev/null 2>&1 || true
+	done
+	[ -n "$killed" ] || fail "no snapshot was caught in its pause in 5 tries"
+	local state="" t
+	for t in $(seq 50); do
+		state=$(awk '{print $3}' "/proc/$sleeper/stat")
+		grep -q "frozen 1" "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$sleeper/cgroup")/cgroup.events" 2>/dev/null || [ "$state" = T ] || break
+		sleep 0.1
+	done
+	[ "$state" != T ] || fail "the session's process is still stopped 5 s after the snapshot was killed in its pause"
+	run timeout 20 "$SBX" run --session "$n" -- echo runs
+	assert_status 0 "a command in the session after the killed snapshot"
+	assert_eq "runs" "$out"
+	"$SBX" session snapshot-rm "$n-k$killed" >/dev/null 2>&1 || true
 }

@@ -454,3 +454,70 @@ PY
 	no_mcp_left "a client gone mid-call"
 	"$SBX" changes prune --all >/dev/null
 }
+
+# Issue 40: snapshot and restore ran in the server's loop with no deadline
+# (the server answered nothing else while a snapshot copied). Now each is a
+# child with the profile's timeout as its deadline, as the change set's
+# walks: a list_snapshots sent after a snapshot of 20,000 files is
+# answered first, and the snapshot past its deadline is killed and
+# answered with a tool error naming it; the session is left running (a
+# pause the killed snapshot held undoes itself) and keeps no snapshot.
+test_snapshot_tool_has_a_deadline_and_the_server_keeps_answering() {
+	local n=ms$$
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	start_session "$n" --image tiny
+	"$SBX" run --session "$n" -- sh -c 'mkdir -p /workspace/w && cd /workspace/w && i=0; while [ $i -lt 20000 ]; do echo $i > f$i; i=$((i+1)); done' ||
+		fail "the files"
+	printf 'inherit = default\n[limits]\ntimeout = 300ms\n' > "$HOME/.config/sbxrun/profiles/stmo$$.ini"
+	trap "rm -f '$HOME/.config/sbxrun/profiles/stmo$$.ini'; '$SBX' session stop '$n' >/dev/null 2>&1" EXIT
+	python3 - "$SBX" "stmo$$" "$n" "big$$" <<'PY' > out.txt 2>&1
+import json, os, select, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "mcp", "-p", sys.argv[2], "--session", sys.argv[3]],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+buf, big = b"", sys.argv[4]
+def send(i, method, params):
+    m = {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
+    p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+def answers(k, wait=30):
+    global buf
+    got, end = [], time.time() + wait
+    while len(got) < k:
+        while b"\n" not in buf:
+            if not select.select([p.stdout], [], [], max(0, end - time.time()))[0]:
+                print("answers so far:", got, flush=True); os._exit(1)
+            buf += os.read(p.stdout.fileno(), 1 << 20)
+        line, buf = buf.split(b"\n", 1)
+        r = json.loads(line)
+        if "id" in r:
+            got.append(r)
+    return got
+send(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+answers(1)
+t0 = time.time()
+send(1, "tools/call", {"name": "snapshot", "arguments": {"name": big}})
+send(2, "tools/call", {"name": "list_snapshots", "arguments": {}})
+send(3, "tools/call", {"name": "snapshot", "arguments": {"name": "other"}})
+a = answers(3)
+ids = [r["id"] for r in a]
+assert ids[-1] == 1, ids  # the snapshot answered last: the server kept answering
+by = {r["id"]: r["result"] for r in a}
+text = lambda r: "".join(c.get("text", "") for c in r["content"])
+assert by[2]["structuredContent"]["snapshots"] == [], by[2]
+assert by[3].get("isError") and "a snapshot or restore of this sandbox is running" in text(by[3]), by[3]
+assert by[1].get("isError") and "snapshot: did not end within its deadline of 300ms" in text(by[1]), by[1]
+assert time.time() - t0 < 20, time.time() - t0
+send(4, "tools/call", {"name": "list_snapshots", "arguments": {}})
+assert answers(1)[0]["result"]["structuredContent"]["snapshots"] == []
+restore = lambda i: send(i, "tools/call", {"name": "restore", "arguments": {"snapshot": big}})
+restore(5)
+r = answers(1)[0]["result"]; assert r.get("isError") and "no snapshot '%s' was taken" % big in text(r), r
+p.stdin.close(); p.wait(30)
+print("done")
+PY
+	[ "$(tail -1 out.txt)" = done ] || fail "the snapshot's deadline: $(cat out.txt)"
+	run timeout 20 "$SBX" run --session "$n" -- sh -c 'cat /workspace/w/f7'
+	assert_status 0 "a command in the session after the snapshot killed at its deadline"
+	assert_eq 7 "$out"
+	run "$SBX" session snapshots
+	assert_not_contains "$out" "big$$" "a snapshot kept past its deadline"
+}
