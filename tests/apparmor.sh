@@ -40,16 +40,16 @@ has "$entry" '/usr/bin/sbxrun Px -> sbxrun_userns,' sbxrun
 has "$entry" '/** ix,' sbxrun
 has "$entry" 'include if exists <local/sbxrun>' sbxrun
 has "$userns" 'userns,' sbxrun_userns
-has "$userns" '/** px -> &sbxrun_child,' sbxrun_userns
+has "$userns" '/** px -> sbxrun_userns//&sbxrun_child,' sbxrun_userns
 has "$userns" '/usr/bin/sbxrun Px -> sbxrun,' sbxrun_userns
 has "$child" 'deny userns,' sbxrun_child
-has "$child" '/** ix,' sbxrun_child
+has "$child" '/** pix -> &sbxrun_child,' sbxrun_child
 [ "$(grep -cx '  userns,' "$prof")" = 1 ] || { echo "'userns,' granted outside sbxrun_userns"; exit 1; }
 # every exec rule of sbxrun_userns: the two above, nothing inherits it
-x=$(printf '%s\n' "$userns" | grep -E '^ +[^#]*\b[pcuiPCUI]x\b' | grep -vxF -e '  /** px -> &sbxrun_child,' -e '  /usr/bin/sbxrun Px -> sbxrun,' || true)
+x=$(printf '%s\n' "$userns" | grep -E '^ +[^#]*\b[pcuiPCUI]x\b' | grep -vxF -e '  /** px -> sbxrun_userns//&sbxrun_child,' -e '  /usr/bin/sbxrun Px -> sbxrun,' || true)
 [ -z "$x" ] || { echo "sbxrun_userns has another exec rule: $x"; exit 1; }
 # the one way into sbxrun_userns scrubs the environment (Px, not px)
-if grep -n -- '-> *sbxrun_userns' "$prof" | grep -v 'Px -> sbxrun_userns,'; then echo "an unscrubbed way into sbxrun_userns"; exit 1; fi
+if grep -n -- '-> *sbxrun_userns,' "$prof" | grep -v 'Px -> sbxrun_userns,'; then echo "an unscrubbed way into sbxrun_userns"; exit 1; fi
 ver=$(apparmor_parser --version | sed -n 's/^AppArmor parser version \([0-9]*\).*/\1/p')
 abi=/etc/apparmor.d/abi
 if [ "${ver:-0}" -ge 4 ]; then
