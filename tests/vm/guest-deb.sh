@@ -97,9 +97,9 @@ if aa4; then
 	: > "$tmp/preload.out"
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	check "LD_PRELOAD into sbxrun: runs once, under sbxrun, without a user namespace; run works" bash -c '
-		as_user env LD_PRELOAD='"$tmp"'/preload.so SBX_PRELOAD_OUT='"$tmp"'/preload.out sbxrun run -- echo ran || exit 1
+		as_user env LD_PRELOAD='"$tmp"'/preload.so SBX_PRELOAD_OUT='"$tmp"'/preload.out sbxrun run -- echo ran; rc=$?
 		cat '"$tmp"'/preload.out
-		[ "$(wc -l < '"$tmp"'/preload.out)" = 1 ] &&
+		[ "$rc" = 0 ] && [ "$(wc -l < '"$tmp"'/preload.out)" = 1 ] &&
 		grep -Eqx "comm=sbxrun label=sbxrun \(enforce\) secure=0 userns=(Operation not permitted|Permission denied)" '"$tmp"'/preload.out'
 	check "control: unshare -U true as $user, unconfined" as_user unshare -U true
 	check "aa-exec -p sbxrun -- unshare -U true fails" bash -c '! as_user aa-exec -p sbxrun -- unshare -U true'
@@ -134,6 +134,8 @@ if aa4; then
 		grep -qx "LD_PRELOAD=" '"$tmp"'/child.out && grep -qx "userns=refused" '"$tmp"'/child.out'
 	rm -f /usr/bin/mmdebstrap
 	mv "$tmp/mmdebstrap.real" /usr/bin/mmdebstrap 2>/dev/null
+	echo "== [deb] the kernel's AppArmor denials so far (for the log):"
+	dmesg 2>/dev/null | grep 'apparmor="DENIED"' | tail -n 20 | sed 's/^/  /'
 	# What the profile cannot stop (docs/security.md): aa-exec straight
 	# into sbxrun_userns from an unconfined program; Ubuntu closes that with
 	# kernel.apparmor_restrict_unprivileged_unconfined=1. Said, not judged.
