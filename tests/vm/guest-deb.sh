@@ -95,6 +95,19 @@ if aa4; then
 	check "the sandbox's command cannot make a user namespace (as $user)" bash -c '
 		out=$(as_user sbxrun run -- sh -c "unshare -U true && echo made || echo refused" 2>&1); echo "$out"
 		echo "$out" | grep -qx refused'
+	# the sandbox's processes may still trace one another (gdb, strace):
+	# PTRACE_ATTACH of a child from python's ctypes
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	check "ptrace among the sandbox's processes under the profile (as $user)" bash -c '
+		out=$(as_user sbxrun run -- python3 -c "
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+pid = os.fork()
+if pid == 0:
+    time.sleep(5); os._exit(0)
+r = libc.ptrace(16, pid, 0, 0)
+print(\"attach\", r, os.strerror(ctypes.get_errno()) if r else \"ok\")
+os.kill(pid, 9)" 2>&1); echo "$out"; [ "$out" = "attach 0 ok" ]'
 	# the helper itself, unconfined: it runs and makes one (so that what
 	# follows can fail)
 	: > "$tmp/preload.out" && chmod a+w "$tmp/preload.out"
