@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -78,17 +80,34 @@ static int find_profile(int rootfd, const char *exe, char **file, char **path)
 	return found;
 }
 
+/* How to get the package's profile for exe: from a source tree, make
+ * install-apparmor writes it for the installed path and loads it. */
+#define PROFILE_FIX(exe) "as root install contrib/apparmor-sbxrun with its path set to %s " \
+	"(in the source tree: make install-apparmor PREFIX=...) and load it with apparmor_parser -r"
+
 int aa_userns_hint(int rootfd, const char *exe, const char *label, char *out, size_t size)
 {
 	_cleanup_free_ char *file = NULL, *path = NULL;
+	char name[256];
 
 	out[0] = '\0';
 	if (aa_restrict_value(rootfd) <= 0)
 		return 0;
-	if (label && label[0] && strcmp(label, "unconfined") != 0) {
-		snprintf(out, size, "AppArmor restricts user namespaces here, and sbxrun runs under "
-			 "the profile '%s': it needs 'userns,' (contrib/apparmor-sbxrun); %s", label,
-			 SYSCTL_FIX);
+	aa_label_name(label ? label : "", name, sizeof(name));
+	if (name[0] && strcmp(name, "unconfined") != 0) {
+		if (strstr(name, "//&" AA_CHILD) || !strcmp(name, AA_CHILD))
+			snprintf(out, size, "AppArmor restricts user namespaces here, and sbxrun runs under "
+				 "'%s': it was started by sbxrun or by a sandbox's command, and what sbxrun "
+				 "starts may not make user namespaces; run it from outside", name);
+		else if (!strcmp(name, AA_ENTRY) || !strcmp(name, AA_USERNS))
+			snprintf(out, size, "AppArmor restricts user namespaces here, and sbxrun runs under "
+				 "'%s', whose loaded profile does not let it make one (an older "
+				 "/etc/apparmor.d/sbxrun?): as root, apparmor_parser -r /etc/apparmor.d/sbxrun; %s",
+				 name, SYSCTL_FIX);
+		else
+			snprintf(out, size, "AppArmor restricts user namespaces here, and sbxrun runs under "
+				 "the profile '%s', which does not grant 'userns,'; run it under sbxrun's own "
+				 "profile (contrib/apparmor-sbxrun); %s", name, SYSCTL_FIX);
 		return 1;
 	}
 	int found = find_profile(rootfd, exe, &file, &path);
@@ -97,16 +116,25 @@ int aa_userns_hint(int rootfd, const char *exe, const char *label, char *out, si
 			 "is not loaded: as root, apparmor_parser -r %s; %s", file, SYSCTL_FIX);
 	else if (found == 1)
 		snprintf(out, size, "AppArmor restricts user namespaces here and %s is not at the "
-			 "path the profile %s names (%s): run that one, or as root add a profile with "
-			 "the lines 'abi <abi/4.0>,' and 'profile sbxrun-local %s flags=(unconfined) "
-			 "{ userns, }' and load it with apparmor_parser -r; %s", exe, file, path, exe,
-			 SYSCTL_FIX);
+			 "path the profile %s names (%s): run that one, or " PROFILE_FIX("%s") "; %s",
+			 exe, file, path, exe, SYSCTL_FIX);
 	else
 		snprintf(out, size, "AppArmor restricts user namespaces here and no profile names "
-			 "%s: as root add one with the lines 'abi <abi/4.0>,' and 'profile sbxrun %s "
-			 "flags=(unconfined) { userns, }' (contrib/apparmor-sbxrun) and load it with "
-			 "apparmor_parser -r; %s", exe, exe, SYSCTL_FIX);
+			 "%s: " PROFILE_FIX("%s") "; %s", exe, exe, SYSCTL_FIX);
 	return 1;
+}
+
+void aa_label_name(const char *label, char *out, size_t size)
+{
+	size_t n = strlen(label);
+
+	/* "NAME (enforce)", "NAME (complain)"...; "unconfined" has no mode */
+	if (n > 3 && label[n - 1] == ')') {
+		const char *open = strrchr(label, '(');
+		if (open && open > label && open[-1] == ' ')
+			n = (size_t)(open - 1 - label);
+	}
+	snprintf(out, size, "%.*s", (int)n, label);
 }
 
 /* This process's AppArmor label ("unconfined", or "NAME (MODE)"), "" if none. */
@@ -135,4 +163,53 @@ int aa_userns_hint_self(char *out, size_t size)
 	exe[n] = '\0';
 	own_label(label, sizeof(label));
 	return aa_userns_hint(rootfd, exe, label, out, size);
+}
+
+/* Set across the exec from AA_ENTRY to AA_USERNS: a second start under
+ * AA_ENTRY with it set means the loaded profile has no such transition (no
+ * loop). TMPDIR rides along in the other: glibc drops it from a secure
+ * exec's environment, and the programs sbxrun starts should see the
+ * caller's. Neither is code: the variables glibc drops because they load
+ * code (LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH, GCONV_PATH...) stay dropped. */
+#define HOP_ENV "SBX_APPARMOR_HOP"
+#define TMPDIR_ENV "SBX_APPARMOR_TMPDIR"
+
+int aa_enter(char **argv, struct sbx_err *err)
+{
+	char label[256], name[256];
+
+	own_label(label, sizeof(label));
+	aa_label_name(label, name, sizeof(name));
+	if (!strcmp(name, AA_ENTRY)) {
+		if (getenv(HOP_ENV))
+			return err_set(err, 0, "AppArmor: sbxrun still runs under the profile '" AA_ENTRY
+				       "' after exec'ing itself: the loaded profile has no way into '"
+				       AA_USERNS "' (an older /etc/apparmor.d/sbxrun?); as root: "
+				       "apparmor_parser -r /etc/apparmor.d/sbxrun");
+		const char *tmpdir = getenv("TMPDIR");
+		if ((tmpdir && setenv(TMPDIR_ENV, tmpdir, 1) < 0) || setenv(HOP_ENV, "1", 1) < 0)
+			return err_sys(err, "AppArmor: setenv");
+		execv("/proc/self/exe", argv);
+		int e = errno;
+		if (e == EPERM && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+			return err_set(err, 0, "AppArmor: no_new_privs is set, under which AppArmor refuses "
+				       "sbxrun the move from its profile '" AA_ENTRY "' to '" AA_USERNS "' "
+				       "(the one that may make user namespaces): start sbxrun without "
+				       "no_new_privs (systemd's NoNewPrivileges=, docker's no-new-privileges)");
+		errno = e;
+		return err_sys(err, "AppArmor: exec /proc/self/exe (from the profile '" AA_ENTRY
+			       "' into '" AA_USERNS "')");
+	}
+	if (!strcmp(name, AA_USERNS)) {
+		if (!getauxval(AT_SECURE))
+			return err_set(err, 0, "AppArmor: sbxrun runs under the profile '" AA_USERNS
+				       "' without a secure exec (aa-exec?): that profile is entered "
+				       "only by sbxrun's own exec of itself; run sbxrun as it is");
+		const char *tmpdir = getenv(TMPDIR_ENV);
+		if (tmpdir && tmpdir[0] && setenv("TMPDIR", tmpdir, 1) < 0)
+			return err_sys(err, "AppArmor: setenv");
+	}
+	unsetenv(HOP_ENV);
+	unsetenv(TMPDIR_ENV);
+	return 0;
 }

@@ -93,11 +93,37 @@ static int image_inspect(const char *name, struct sbx_err *err)
 	return 0;
 }
 
+/* The recipe's environment: a fixed PATH (mmdebstrap and every tool the
+ * recipe runs come from the system's directories, never from the caller's
+ * PATH) and only what says where and who, not what code to load: HOME,
+ * USER, LOGNAME, TMPDIR and the proxy variables pass; PERL5LIB, PERL5OPT,
+ * APT_CONFIG, LD_PRELOAD and the rest do not (docs/security.md,
+ * "AppArmor"). */
+#define RECIPE_PATH "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
+static char **recipe_env(void)
+{
+	static const char *const pass[] = { "HOME", "USER", "LOGNAME", "TMPDIR", "http_proxy",
+		"https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY" };
+	static char *env[ARRAY_SIZE(pass) + 3];
+	size_t n = 0;
+
+	env[n++] = RECIPE_PATH;
+	env[n++] = "LANG=C.UTF-8";
+	for (size_t i = 0; i < ARRAY_SIZE(pass); i++) {
+		const char *v = getenv(pass[i]);
+		if (v)
+			env[n++] = xasprintf("%s=%s", pass[i], v);
+	}
+	env[n] = NULL;
+	return env;
+}
+
 /* On a terminal the recipe's chatter goes to a log and a one-line progress
  * indicator stays; elsewhere (CI logs) the chatter passes through stderr. */
 static pid_t spawn_recipe(const char *script, const char *recipe, const char *suite,
 			  const char *out, const char *logpath, struct sbx_err *err)
 {
+	char **env = recipe_env();
 	pid_t pid = fork();
 
 	if (pid < 0)
@@ -107,7 +133,7 @@ static pid_t spawn_recipe(const char *script, const char *recipe, const char *su
 	int fd = logpath ? open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : 2;
 	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		_exit(127);
-	execl("/bin/sh", "sh", script, recipe, out, suite, (char *)NULL);
+	execle("/bin/sh", "sh", script, recipe, out, suite, (char *)NULL, env);
 	_exit(127);
 }
 

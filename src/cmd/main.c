@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/apparmor.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "cmd/cli.h"
@@ -46,7 +47,9 @@ static int dispatch(int argc, char **argv, struct sbx_err *err)
 int main(int argc, char **argv)
 {
 	struct sbx_err err = { 0 };
-	int r = dispatch(argc, argv, &err);
+	/* under the package's AppArmor profile: into the label that may make
+	 * user namespaces, by a secure exec (src/base/apparmor.c) */
+	int r = aa_enter(argv, &err) < 0 ? -1 : dispatch(argc, argv, &err);
 
 	if (r < 0) {
 		err_print(&err);

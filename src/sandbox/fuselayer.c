@@ -78,10 +78,12 @@ static int drop_bounding_set(void)
 	return 0;
 }
 
+/* In the system's directories, never the caller's PATH: what runs inside
+ * the sandbox's user namespace with its capabilities is the system's
+ * fuse-overlayfs (docs/security.md, "AppArmor"). */
 static char *find_in_path(const char *name)
 {
-	const char *path = getenv("PATH");
-	_cleanup_free_ char *copy = xstrdup(path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin");
+	_cleanup_free_ char *copy = xstrdup("/usr/local/bin:/usr/bin:/bin");
 	char *save = NULL;
 
 	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
@@ -101,7 +103,7 @@ char *fuselayer_probe(char *why, size_t size)
 	int fd;
 
 	if (!bin) {
-		snprintf(why, size, "no fuse-overlayfs on PATH");
+		snprintf(why, size, "no fuse-overlayfs in /usr/local/bin, /usr/bin or /bin");
 		return NULL;
 	}
 	if ((fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)) < 0) {

@@ -33,8 +33,9 @@ static void put(const char *root, const char *rel, const char *text)
 
 static const char profile[] =
 	"# sbxrun's profile\nabi <abi/4.0>,\ninclude <tunables/global>\n\n"
-	"profile sbxrun /usr/bin/sbxrun flags=(unconfined) {\n  userns,\n"
-	"  include if exists <local/sbxrun>\n}\n";
+	"profile sbxrun /usr/bin/sbxrun flags=(attach_disconnected,mediate_deleted) {\n  deny userns,\n"
+	"  /usr/bin/sbxrun Px -> sbxrun_userns,\n  include if exists <local/sbxrun>\n}\n"
+	"profile sbxrun_userns flags=(attach_disconnected,mediate_deleted) {\n  userns,\n}\n";
 
 #define SYSCTL_LAST "or, for the whole machine, sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 
@@ -66,7 +67,8 @@ int main(void)
 	CHECK(aa_restrict_value(fd) == 1);
 	CHECK(aa_userns_hint(fd, "/opt/x/sbxrun", "unconfined", hint, sizeof(hint)) == 1);
 	CHECK_CONTAINS(hint, "no profile names /opt/x/sbxrun");
-	CHECK_CONTAINS(hint, "'profile sbxrun /opt/x/sbxrun flags=(unconfined) { userns, }'");
+	CHECK_CONTAINS(hint, "install contrib/apparmor-sbxrun with its path set to /opt/x/sbxrun");
+	CHECK(!strstr(hint, "flags=(unconfined)"));
 	ends_with_sysctl(hint);
 
 	/* the package's profile, this binary at its path, not loaded */
@@ -81,8 +83,8 @@ int main(void)
 	CHECK(aa_userns_hint(fd, "/home/u/.local/bin/sbxrun", "unconfined", hint, sizeof(hint)) == 1);
 	CHECK_CONTAINS(hint, "/home/u/.local/bin/sbxrun is not at the path the profile "
 		       "/etc/apparmor.d/sbxrun names (/usr/bin/sbxrun)");
-	CHECK_CONTAINS(hint, "'abi <abi/4.0>,' and 'profile sbxrun-local /home/u/.local/bin/sbxrun "
-		       "flags=(unconfined) { userns, }'");
+	CHECK_CONTAINS(hint, "run that one, or as root install contrib/apparmor-sbxrun with its path "
+		       "set to /home/u/.local/bin/sbxrun");
 	ends_with_sysctl(hint);
 
 	/* a second profile naming this copy: that one is the one to load */
@@ -92,9 +94,25 @@ int main(void)
 	CHECK_CONTAINS(hint, "apparmor_parser -r /etc/apparmor.d/sbxrun-local;");
 
 	/* confined by some profile that lacks userns */
-	CHECK(aa_userns_hint(fd, "/usr/bin/sbxrun", "sbxrun (enforce)", hint, sizeof(hint)) == 1);
-	CHECK_CONTAINS(hint, "runs under the profile 'sbxrun (enforce)'");
+	CHECK(aa_userns_hint(fd, "/usr/bin/sbxrun", "other (enforce)", hint, sizeof(hint)) == 1);
+	CHECK_CONTAINS(hint, "runs under the profile 'other', which does not grant 'userns,'");
 	ends_with_sysctl(hint);
+	/* the package's own labels: an older profile loaded */
+	CHECK(aa_userns_hint(fd, "/usr/bin/sbxrun", "sbxrun_userns (enforce)", hint, sizeof(hint)) == 1);
+	CHECK_CONTAINS(hint, "runs under 'sbxrun_userns', whose loaded profile does not let it make one");
+	/* started by sbxrun (what it starts is stacked with sbxrun_child) */
+	CHECK(aa_userns_hint(fd, "/usr/bin/sbxrun", "sbxrun_userns//&sbxrun_child (enforce)", hint,
+			     sizeof(hint)) == 1);
+	CHECK_CONTAINS(hint, "runs under 'sbxrun_userns//&sbxrun_child': it was started by sbxrun");
+
+	/* a label's name without its mode */
+	char name[64];
+	aa_label_name("sbxrun (enforce)", name, sizeof(name));
+	CHECK_STR(name, "sbxrun");
+	aa_label_name("unconfined", name, sizeof(name));
+	CHECK_STR(name, "unconfined");
+	aa_label_name("sbxrun_userns//&sbxrun_child (complain)", name, sizeof(name));
+	CHECK_STR(name, "sbxrun_userns//&sbxrun_child");
 
 	close(fd);
 	snprintf(dir, sizeof(dir), "rm -rf %s", root);
