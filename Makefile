@@ -107,7 +107,7 @@ unit: $(UNIT_BINS)
 # Hermetic: no network beyond the distribution's archive; the tests that
 # reach further are in the tier `net`, listed as skipped here (tests/README.md).
 check: deps
-	$(MAKE) -j$(JOBS) all $(UNIT_BINS) tests/helper/probe tests/helper/preload.so $(BUILD)/gen-docs
+	$(MAKE) -j$(JOBS) all $(UNIT_BINS) tests/helper/probe tests/helper/nouserns tests/helper/preload.so $(BUILD)/gen-docs
 	bash tests/run.sh
 
 # The tier `net`: the tests that reach beyond the distribution's archive
@@ -127,14 +127,14 @@ check-slow: deps
 # In the same boot, the package of `make deb` installed and tried (check-deb).
 check-vm: deps
 	sh tests/deps.sh vm
-	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/preload.so deb
+	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/nouserns tests/helper/preload.so deb
 	bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
 
 # check-vm with every file in every mode, the `# vm-modes:` lines ignored
 # (tests/vm/README.md); about ten minutes more under TCG, not part of CI.
 check-vm-full: deps
 	sh tests/deps.sh vm
-	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/preload.so deb
+	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/nouserns tests/helper/preload.so deb
 	SBX_VM_ALL_MODES=1 bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
 
 # The same in a Debian 13 VM (its 6.12 kernel, systemd 257, AppArmor 4.1
@@ -143,7 +143,7 @@ check-vm-full: deps
 # (tests/vm/README.md: what it runs and how long it takes).
 check-vm13: deps
 	sh tests/deps.sh vm
-	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/preload.so deb
+	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/nouserns tests/helper/preload.so deb
 	SBX_VM_SUITE=trixie bash tests/vm/check.sh --deb $$(ls $(DEB_OUT)/sbxrun_*.deb) $(VM13_FILES)
 
 # CI's short pass of check-vm13: as a user under the user's systemd manager,
@@ -159,7 +159,7 @@ vm13-image: deps
 	SBX_VM_SUITE=trixie sh tests/vm/build.sh > /dev/null
 check-vm13-smoke: deps
 	sh tests/deps.sh vm
-	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/preload.so deb
+	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/nouserns tests/helper/preload.so deb
 	SBX_VM_SUITE=trixie SBX_TESTS="$(VM13_SMOKE_TESTS)" bash tests/vm/check.sh --modes user-systemd \
 		--deb $$(ls $(DEB_OUT)/sbxrun_*.deb) $(VM13_SMOKE_FILES)
 
@@ -171,6 +171,9 @@ check-fresh: deps
 	bash tests/vm/fresh.sh
 
 tests/helper/probe: tests/helper/probe.c
+	$(CC) -static -O2 -Wall -o $@ $<
+
+tests/helper/nouserns: tests/helper/nouserns.c
 	$(CC) -static -O2 -Wall -o $@ $<
 
 # A library for LD_PRELOAD that says where its constructor ran (the AppArmor
@@ -232,7 +235,7 @@ deb:
 # ls` find what it installed.
 check-deb: deb
 	sh tests/deps.sh vm
-	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/preload.so
+	$(MAKE) -j$(JOBS) all tests/helper/probe tests/helper/nouserns tests/helper/preload.so
 	bash tests/vm/check.sh --modes "" --deb $$(ls $(DEB_OUT)/sbxrun_*.deb)
 
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
@@ -266,4 +269,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-san build-fuzz sbxrun sbxrun-san tests/helper/probe tests/helper/preload.so
+	rm -rf build build-san build-fuzz sbxrun sbxrun-san tests/helper/probe tests/helper/nouserns tests/helper/preload.so

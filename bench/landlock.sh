@@ -2,7 +2,7 @@
 # bench/landlock.sh [OUT] - issue 41's start-up goal for the landlock tier:
 # `run -- /bin/true` in the landlock tier within 1 ms of `run` in full, on
 # the same machine. The landlock tier is what sbxrun takes where no user
-# namespace can be made; here bench/nouserns (a seccomp filter that refuses
+# namespace can be made; here tests/helper/nouserns (a seccomp filter that refuses
 # them as Docker's default profile does) makes it so, in front of the same
 # binary. One hyperfine run, each command listed in ROUNDS rounds ("NAME
 # #k") so that a load spike falls on all of them; bench/ratios.py pools the
@@ -19,7 +19,7 @@ out=${1:-/dev/stdout}
 ROUNDS=${BENCH_ROUNDS:-6} RUNS=${BENCH_RUNS:-40}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -o "$tmp/nouserns" "$top/bench/nouserns.c"
+cc -O2 -o "$tmp/nouserns" "$top/tests/helper/nouserns.c"
 chmod -R a+rX "$tmp"
 mkdir -m 1777 "$tmp/out"
 run_as=()
@@ -47,7 +47,7 @@ load=$(cut -d" " -f1 /proc/loadavg)
 	echo "## Start-up in the landlock tier (issue 41)"
 	echo
 	echo "One hyperfine run, $ROUNDS rounds of $RUNS runs per command, alternating; medians pooled over the rounds."
-	echo "The landlock side runs behind bench/nouserns (Docker's refusal of user namespaces, as a seccomp filter);"
+	echo "The landlock side runs behind tests/helper/nouserns (Docker's refusal of user namespaces, as a seccomp filter);"
 	echo "the full side behind \`nouserns --none\` (the same exec, a filter allowing everything). Load (1-minute average before the run): $load."
 	echo
 	python3 "$top/bench/ratios.py" "$tmp/out/ll-bench.json" "run, full" "run, landlock~run, full<=1.0"

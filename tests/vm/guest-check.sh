@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || set -- 20-run.sh 26-session.sh 30-escape.sh 40-limits.sh 41-doctor.sh 43-agent-storage.sh 45-cgroup2.sh \
+[ $# -gt 0 ] || set -- 20-run.sh 26-session.sh 30-escape.sh 40-limits.sh 41-doctor.sh 43-agent-storage.sh 45-cgroup2.sh 47-landlock.sh \
 	50-egress.sh
 [ -s "$images/tiny.tar" ] || { echo "guest-check: no test images in '$images' (--images DIR)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "guest-check: runs as root (it switches to the test user itself)" >&2; exit 2; }

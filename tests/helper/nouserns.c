@@ -1,4 +1,4 @@
-/* bench/nouserns.c - nouserns [--none] CMD [ARG...]: runs CMD under a seccomp
+/* tests/helper/nouserns.c - nouserns [--none] CMD [ARG...]: runs CMD under a seccomp
  * filter that refuses user namespaces the way Docker's default profile
  * does (clone3 ENOSYS, so that libc falls back to clone; clone with
  * CLONE_NEWUSER, unshare and setns EPERM), so that sbxrun takes its
@@ -6,7 +6,8 @@
  * times both tiers side by side on the same machine. --none loads a filter
  * that allows everything instead, so that the full side pays the same exec
  * and filter as the landlock side. Plain BPF, no
- * libseccomp: cc -O2 -o nouserns nouserns.c */
+ * libseccomp: cc -O2 -o nouserns nouserns.c. Used by bench/landlock.sh and
+ * tests/integration/47-landlock.sh (make builds it static: tests/helper/nouserns). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>

@@ -1,0 +1,103 @@
+# vm-modes: user-systemd
+# The landlock tier (issue 41) on this machine's own kernel, without a
+# container: tests/helper/nouserns runs sbxrun under a seccomp filter that
+# refuses user namespaces as Docker's default profile does, so sbxrun must
+# take the landlock tier. 46-containers tries the same inside podman as
+# root; this file runs as the user, here and in the Debian 12 VM (make
+# check-vm), whose kernel 6.1 has Landlock ABI 2: no TCP rules, so there
+# `--net packages` must be refused, not run with the network open.
+
+NOUSERNS=$TOP/tests/helper/nouserns
+
+ll_setup() {
+	[ -x "$NOUSERNS" ] || fail "no $NOUSERNS (make tests/helper/nouserns)"
+	run "$NOUSERNS" "$SBX" run -q -- true
+	[ "$status" = 0 ] || case $err in
+		*"Landlock"*"not"*) skip "this kernel has no Landlock: $err" ;;
+		*) fail "no landlock tier behind nouserns: $err" ;;
+		esac
+	echo "the user's own secret" > "$HOME/ll-secret"
+	chmod 600 "$HOME/ll-secret"
+	# a listener on the host's loopback, which the command must not reach
+	python3 - "$TESTDIR/port" <<'PY' &
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+while True:
+    c, _ = s.accept(); c.sendall(b"reached\n"); c.close()
+PY
+	LISTENER=$!
+	for _ in $(seq 50); do [ -s "$TESTDIR/port" ] && break; sleep 0.1; done
+	PORT=$(cat "$TESTDIR/port")
+	[ -n "$PORT" ] || fail "the listener did not start"
+	trap 'kill $LISTENER 2>/dev/null' EXIT
+}
+
+# The ABI the record gives.
+ll_abi() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["tier"], d["landlock"]["abi"])' "$1"
+}
+
+test_landlock_tier_confines_on_this_kernel() {
+	ll_setup
+	run "$NOUSERNS" "$SBX" run --json "$TESTDIR/rec.json" -- bash -c '
+		echo "ws: $PWD"
+		echo kept > "$PWD/out" && echo "wrote the workspace"
+		echo x > /var/tmp/ll-$$ 2>/dev/null && echo "wrote /var/tmp"
+		echo x > '"$HOME"'/ll-written 2>/dev/null && echo "wrote the home"
+		cat '"$HOME"'/ll-secret 2>/dev/null
+		for p in 1 '"$LISTENER"'; do
+			c=$(tr "\0" " " < /proc/$p/environ 2>/dev/null | head -c 40)
+			[ -n "$c" ] && echo "read the environment of $p: $c"
+		done
+		(exec 3<>/dev/tcp/127.0.0.1/'"$PORT"' && cat <&3) 2>/dev/null
+		kill -0 1 2>/dev/null && echo "signalled pid 1"
+		echo done'
+	assert_status 0
+	assert_contains "$err" "tier landlock"
+	local rec
+	rec=$(ll_abi "$TESTDIR/rec.json")
+	echo "record: $rec" >&2
+	assert_contains "$rec" "landlock "
+	assert_contains "$out" "wrote the workspace"
+	assert_contains "$out" "done"
+	assert_not_contains "$out" "wrote /var/tmp"
+	assert_not_contains "$out" "wrote the home"
+	assert_not_contains "$out" "the user's own secret"
+	assert_not_contains "$out" "read the environment"
+	assert_not_contains "$out" "reached"
+	[ ! -e "$HOME/ll-written" ] || fail "a file was written in the home"
+	# the private workspace is gone after the run
+	local ws
+	ws=$(printf '%s\n' "$out" | sed -n 's/^ws: //p')
+	[ -n "$ws" ] && [ ! -e "$ws" ] || fail "the workspace '$ws' is still there"
+}
+
+# (the listener is the user's own process outside the sandbox: its
+# environment is what Landlock's scope must keep out, as the kernel's
+# ptrace check alone would let the same uid read it)
+
+# --net packages needs Landlock's TCP rules (ABI 4, Linux 6.7): below it the
+# tier cannot keep the command to the proxy's port and must refuse the run
+# (125, one line naming why), never run it with the network open.
+test_landlock_net_packages_by_abi() {
+	ll_setup
+	run "$NOUSERNS" "$SBX" run --json "$TESTDIR/rec.json" -- true
+	assert_status 0
+	local abi
+	abi=$(ll_abi "$TESTDIR/rec.json" | cut -d' ' -f2)
+	echo "Landlock ABI $abi" >&2
+	run "$NOUSERNS" "$SBX" run --net packages -- bash -c '
+		(exec 3<>/dev/tcp/127.0.0.1/'"$PORT"' && cat <&3) 2>/dev/null
+		echo ran'
+	if [ "$abi" -ge 4 ]; then
+		assert_status 0
+		assert_contains "$out" "ran"
+		assert_not_contains "$out" "reached"
+	else
+		assert_status 125
+		assert_not_contains "$out" "ran"
+		[ "$(printf '%s\n' "$err" | grep -c '^sbxrun: error')" = 1 ] || fail "not one error line: $err"
+		assert_contains "$err" "ABI"
+	fi
+}
