@@ -17,6 +17,7 @@
 #define CF SBX_CMD_CACHE_FILL
 
 static const char *const export_formats[] = { "tar", "oci", "docker", NULL };
+static const char *const net_for[] = { "once", "session", "always", NULL };
 
 /* clang-format off */
 const struct sbx_option sbx_options[] = {
@@ -194,6 +195,10 @@ const struct sbx_option sbx_options[] = {
   "disk the gateway's answers not yet read may hold (default 1G; each address at most an eighth)" },
 { SBX_K_ANSWER_TIMEOUT, "answer-timeout", 0, NULL, NULL, SBX_ARG_DURATION, NULL, 0, PX, F(answer_timeout_ms), "DURATION",
   "time a client has to read a gateway answer, from its first byte (default 11m, and 1s per MiB)" },
+{ SBX_K_NET_FOR,    "for",      0,   NULL, NULL, SBX_ARG_ENUM, net_for, L, SBX_CMD_NET_ALLOW, 0, "WHEN",
+  "once (the next connection), session (default: until it ends) or always (also written into the session's profile, with a comment)" },
+{ SBX_K_LS_JSON,    "json",     0,   NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_SESSION_LS, 0, NULL,
+  "one JSON object per session, with the network rules a running one holds now" },
 { SBX_K_FORMAT,     "format",   0,   NULL, NULL, SBX_ARG_ENUM, sbx_export_format_names, 0, PE, F(export_format), "FORMAT",
   "kube (Kubernetes YAML) or seccomp (OCI seccomp JSON)" },
 { SBX_K_KIND,       "kind",     0,   NULL, NULL, SBX_ARG_ENUM, sbx_kube_kind_names, 0, PE, F(kube_kind), "KIND",
@@ -220,6 +225,9 @@ const struct sbx_command sbx_commands[] = {
 { "session", "snapshots", SBX_CMD_SESSION_SNAPSHOTS, "", "list snapshots: name, session, image, size, age" },
 { "session", "snapshot-rm", SBX_CMD_SESSION_SNAPSHOT_RM, "SNAP", "remove a snapshot" },
 { "session", "restore", SBX_CMD_SESSION_RESTORE, "NAME SNAP", "roll the session NAME back to the snapshot SNAP (its processes end; it starts again from SNAP)" },
+{ NULL, "net", 0, "COMMAND [OPTIONS] SESSION HOST[:PORT]", "change a running session's network rules: allow, deny" },
+{ "net", "allow", SBX_CMD_NET_ALLOW, "[--for once|session|always] SESSION HOST[:PORT]", "let the session reach HOST (never past a deny, an address class sbxrun never reaches or the policy)" },
+{ "net", "deny", SBX_CMD_NET_DENY, "SESSION HOST[:PORT]", "refuse HOST (every port without one) from now on, and cut its open connections" },
 { NULL, "download", SBX_CMD_DOWNLOAD, "[OPTIONS] URL DEST|SESSION:DEST", "fetch a URL on the host side into a session's workspace" },
 { NULL, "cp", SBX_CMD_CP, "[OPTIONS] SESSION:PATH HOSTPATH | HOSTPATH SESSION:PATH", "copy files between the host and a session (SESSION:PATH)" },
 { NULL, "image", 0, "COMMAND [OPTIONS] [ARG]", "build, import, list, inspect, export and remove rootfs images" },

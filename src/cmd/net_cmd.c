@@ -1,0 +1,109 @@
+/* net_cmd.c - `sbxrun net allow|deny SESSION HOST[:PORT]`: a running
+ * session's live rules, through its control socket (session/control.h;
+ * the rules themselves: net/proxy.h). --for always also writes the host
+ * into the session's profile, when that profile is the user's own file. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/hostentry.h"
+#include "base/paths.h"
+#include "base/profile.h"
+#include "base/util.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "session/session_client.h"
+
+static const char usage[] =
+	"Changes the network rules of a running session without restarting it: an\n"
+	"allow never lifts a deny, an address class sbxrun never reaches or the\n"
+	"administrator's policy (docs/egress.md, 'Live rules').\n";
+
+/* The profile file --for always writes into: one in the user's profile
+ * directory, or a file named by its path that the user owns; never a
+ * system or stock profile, even for root (nothing is written then). */
+static int own_profile(const char *session, char **path, struct sbx_err *err)
+{
+	_cleanup_free_ char *name = session_profile(session);
+	_cleanup_free_ char *user = paths_user_profiles();
+	struct stat st;
+
+	if (!name)
+		return err_set(err, 0, "session '%s': its profile is not recorded; --for always cannot name a file",
+			       session);
+	if (profile_find(name, path, err) < 0)
+		return -1;
+	size_t n = strlen(user);
+	bool mine = strncmp(*path, user, n) == 0 && (*path)[n] == '/';
+	if (!mine && strchr(name, '/') && lstat(*path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid())
+		mine = true;
+	if (!mine) {
+		err_set(err, 0, "--for always: profile '%s' (%s) is not one of yours; copy it into %s first",
+			name, *path, user);
+		free(steal_ptr(*path));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_always(const char *path, const char *session, const char *host, struct sbx_err *err)
+{
+	char when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime_r(&now, &tm));
+	_cleanup_free_ char *text = xasprintf("\n# %s: allowed by 'sbxrun net allow --for always' for session '%s'\n"
+					      "[network]\nallow = %s\n",
+					      when, session, host);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return err_sys(err, "--for always: %s", path);
+	if (write_all(fd, text, strlen(text)) < 0)
+		return err_sys(err, "--for always: %s", path);
+	return 0;
+}
+
+int cmd_net(int argc, char **argv, struct sbx_err *err)
+{
+	const struct sbx_command *verb;
+	struct cli_args a;
+	struct hostentry e;
+	int r = cli_verb(argc, argv, "net", usage, &verb, err);
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	r = cli_parse(argc - 1, argv + 1, verb->mask, usage, &a, err);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	int nops = argc - 1 - a.rest;
+	char **ops = argv + 1 + a.rest;
+	if (nops != 2)
+		return err_set(err, 0, "net %s: give a SESSION and a HOST[:PORT] (see 'sbxrun net %s --help')",
+			       verb->name, verb->name);
+	if (hostentry_parse(ops[1], &e, err) < 0)
+		return err_wrap(err, "net %s", verb->name);
+	const char *when = a.v[SBX_K_NET_FOR] ? a.v[SBX_K_NET_FOR] : "session";
+	bool always = strcmp(when, "always") == 0;
+	_cleanup_free_ char *path = NULL;
+	if (always && own_profile(ops[0], &path, err) < 0)
+		return -1;
+
+	struct json_object *req = json_object_new_object(), *reply;
+	json_object_object_add(req, "op", json_object_new_string("net"));
+	json_object_object_add(req, "action", json_object_new_string(verb->mask == SBX_CMD_NET_DENY ? "deny" : "allow"));
+	json_object_object_add(req, "host", json_object_new_string(ops[1]));
+	json_object_object_add(req, "for", json_object_new_string(always ? "session" : when));
+	if (session_ask(ops[0], req, &reply, err) < 0)
+		return -1;
+	json_object_put(reply);
+	if (always && write_always(path, ops[0], ops[1], err) < 0)
+		return -1;
+	return 0;
+}
