@@ -115,9 +115,10 @@ _sbxrun() {
 		restore) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		esac ;;
 	net)
-		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "allow deny" -- "$cur")); return; fi
+		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "allow pending deny" -- "$cur")); return; fi
 		case "${COMP_WORDS[2]}" in
 		allow) opts=" --help -h --verbose -v --trace  --quiet -q --for " ;;
+		pending) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		deny) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		esac ;;
 	download)

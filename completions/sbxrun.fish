@@ -14,7 +14,7 @@ complete -c sbxrun -n __fish_use_subcommand -a doctor -d 'which kernel features 
 complete -c sbxrun -n __fish_use_subcommand -a cache -d 'the package gateway'\''s cache: list, total, prune, fill ahead'
 complete -c sbxrun -n __fish_use_subcommand -a changes -d 'change sets of run --project: list, show, diff, apply, discard, prune'
 complete -c sbxrun -n '__fish_seen_subcommand_from session' -a 'start ls stop rm snapshot snapshots snapshot-rm restore'
-complete -c sbxrun -n '__fish_seen_subcommand_from net' -a 'allow deny'
+complete -c sbxrun -n '__fish_seen_subcommand_from net' -a 'allow pending deny'
 complete -c sbxrun -n '__fish_seen_subcommand_from image' -a 'build import ls rm inspect export'
 complete -c sbxrun -n '__fish_seen_subcommand_from profile' -a 'ls show export'
 complete -c sbxrun -n '__fish_seen_subcommand_from cache' -a 'ls du prune fill'

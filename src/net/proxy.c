@@ -48,7 +48,7 @@ enum { TAG_CLIENT = 0, TAG_UPSTREAM = 1 };
 #define TAG_TIMER 3ULL
 #define TAG_LOCAL 5ULL
 
-enum conn_state { C_HEAD, C_RESOLVE, C_CONNECT, C_CHAIN, C_RELAY, C_DRAIN, C_DEAD };
+enum conn_state { C_HEAD, C_HELD, C_RESOLVE, C_CONNECT, C_CHAIN, C_RELAY, C_DRAIN, C_DEAD };
 
 #define CHAIN_ANSWER_MAX 4096
 
@@ -74,6 +74,7 @@ struct conn {
 	uint64_t bytes_up, bytes_down;
 	int64_t deadline;
 	bool kept;                    /* back from the local service, between requests */
+	int64_t held_since;           /* C_HELD: when it was held */
 };
 
 /* A live rule (net allow/deny). */
@@ -100,6 +101,7 @@ struct sbx_proxy {
 	struct ceiling ceil[SBX_POLICY_MAX_FILES];
 	size_t nceil;
 	char *policy_error;           /* the last one told */
+	uint64_t ask_ms;              /* 0: refuse what no rule allows; else hold it this long */
 	struct sbx_resolver *resolver;
 	struct proxy_chain chain;
 	int epfd, lfd, tfd;
@@ -460,21 +462,28 @@ static void cut_open(struct sbx_proxy *p)
 	reap(p);
 }
 
+static void check_request(struct sbx_proxy *p, struct conn *c);
+
+/* A rule changed: every held connection is decided again at once (an
+ * allow lets it on, a deny or the policy refuses it, else it waits on). */
+static void recheck_held(struct sbx_proxy *p)
+{
+	for (struct conn *c = p->conns; c; c = c->next)
+		if (c->state == C_HELD)
+			check_request(p, c);
+}
+
 static const char *rule_name(enum proxy_rule k)
 {
 	return k == PROXY_ALLOW_ONCE ? "allow-once" : k == PROXY_ALLOW_SESSION ? "allow-session" : "deny";
 }
 
-/* Why an approval of e could never take effect, or NULL. */
-static const char *approval_refusal(struct sbx_proxy *p, const struct hostentry *e, char *buf, size_t size)
+/* Why an approval of e could never take effect whatever the rules, or NULL. */
+static const char *approval_refusal_static(const struct hostentry *e, char *buf, size_t size)
 {
-	struct hostmatch_grant g;
-	unsigned port = e->port == HOSTENTRY_DEFAULT_PORTS ? 443 : e->port;
 	struct sockaddr_storage ss = { 0 };
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-	const char *cap;
-
 	if (strcmp(e->host, HOSTMATCH_INTERNAL) == 0 || has_suffix(e->host, ".sbxrun.internal") ||
 	    strcmp(e->host, "localhost") == 0 || has_suffix(e->host, ".localhost"))
 		return "a name for the host's own loopback or sbxrun's services: only a profile's entry may open it";
@@ -490,6 +499,18 @@ static const char *approval_refusal(struct sbx_proxy *p, const struct hostentry 
 			return buf;
 		}
 	}
+	return NULL;
+}
+
+/* Why an approval of e could never take effect, or NULL. */
+static const char *approval_refusal(struct sbx_proxy *p, const struct hostentry *e, char *buf, size_t size)
+{
+	struct hostmatch_grant g;
+	unsigned port = e->port == HOSTENTRY_DEFAULT_PORTS ? 443 : e->port;
+	const char *cap, *w = approval_refusal_static(e, buf, size);
+
+	if (w)
+		return w;
 	for (int i = 0; i < 2; i++) {
 		unsigned pt = e->port == HOSTENTRY_DEFAULT_PORTS ? (i ? 443u : 80u) : port;
 		if (live_match(p, e->host, (int)pt, true))
@@ -528,6 +549,7 @@ int proxy_rule_add(struct sbx_proxy *p, const char *entry, enum proxy_rule kind,
 	proxy_event_rule(&p->ev, rule_name(kind), text, who ? who : "?");
 	if (kind == PROXY_DENY)
 		cut_open(p);
+	recheck_held(p);
 	return 0;
 }
 
@@ -610,12 +632,39 @@ static int set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, bool te
 	if (tell)
 		proxy_event_policy(&p->ev, n ? summary : "no network ceiling", NULL);
 	cut_open(p);
+	recheck_held(p);
 	return 0;
 }
 
 int proxy_set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, struct sbx_err *err)
 {
 	return set_policy(p, pol, true, err);
+}
+
+void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms)
+{
+	p->ask_ms = timeout_ms;
+	/* held connections are decided within 50 ms of an answer (the answer
+	 * acts at once) and of their deadline (the timer ticks every 50 ms) */
+	struct itimerspec its = { { 0, timeout_ms ? 50000000 : 0 }, { 0, timeout_ms ? 50000000 : 0 } };
+	if (!timeout_ms)
+		its = (struct itimerspec){ { 1, 0 }, { 1, 0 } };
+	timerfd_settime(p->tfd, 0, &its, NULL);
+	if (!timeout_ms)
+		for (struct conn *c = p->conns; c; c = c->next)
+			if (c->state == C_HELD)
+				refuse(p, c, 403, "no one to ask any more");
+}
+
+void proxy_pending_each(const struct sbx_proxy *p,
+			void (*fn)(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms), void *arg)
+{
+	int64_t now = now_ms();
+
+	for (const struct conn *c = p->conns; c; c = c->next)
+		if (c->state == C_HELD)
+			fn(arg, c->host, c->req.port, (uint64_t)(now - c->held_since),
+			   c->deadline > now ? (uint64_t)(c->deadline - now) : 0);
 }
 
 void proxy_policy_error(struct sbx_proxy *p, const char *msg)
@@ -626,6 +675,32 @@ void proxy_policy_error(struct sbx_proxy *p, const char *msg)
 	p->policy_error = xstrdup(msg);
 	proxy_event_policy(&p->ev, "unchanged (the rules held before are kept)", msg);
 	log_warn("policy not read again, the rules held before are kept: %s", msg);
+}
+
+/* Whether a request no rule allows may be held and asked about: not one
+ * for an address class an approval never reaches (proxy_rule_add refuses
+ * those, so asking would be a question no answer can lift). */
+static bool askable(const struct conn *c)
+{
+	struct hostentry e;
+	struct sbx_err err;
+	char buf[300];
+
+	if (hostentry_parse(c->host, &e, &err) < 0)
+		return false;
+	return approval_refusal_static(&e, buf, sizeof(buf)) == NULL;
+}
+
+/* No answer to the client yet: listed by proxy_pending_each until a rule
+ * decides it (recheck_held) or ask_ms passes (timers: 403). */
+static void hold(struct sbx_proxy *p, struct conn *c)
+{
+	if (c->state == C_HELD)
+		return; /* still undecided: it keeps its place and deadline */
+	c->state = C_HELD;
+	c->held_since = now_ms();
+	c->deadline = c->held_since + (int64_t)p->ask_ms;
+	proxy_event_decision(&p->ev, c->host, c->req.port, "asked", "no rule allows or refuses it: held for an answer");
 }
 
 static void check_request(struct sbx_proxy *p, struct conn *c)
@@ -686,6 +761,10 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		p->local.take(p->local.ctx, p, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
 		conn_kill(p, c);
+		return;
+	}
+	if ((r == HOSTMATCH_NOT_LISTED || r == HOSTMATCH_BAD_PORT) && p->ask_ms && askable(c)) {
+		hold(p, c);
 		return;
 	}
 	if (r != HOSTMATCH_OK) {
@@ -915,7 +994,9 @@ static void timers(struct sbx_proxy *p)
 	for (struct conn *c = p->conns; c; c = c->next) {
 		if (c->state == C_DEAD || c->deadline > now)
 			continue;
-		if (c->state == C_RESOLVE)
+		if (c->state == C_HELD)
+			refuse(p, c, 403, "no answer within ask_timeout (held, then refused)");
+		else if (c->state == C_RESOLVE)
 			refuse(p, c, 504, "name lookup timed out");
 		else if (c->state == C_CONNECT)
 			connect_next(p, c);

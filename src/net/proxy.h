@@ -124,6 +124,17 @@ void proxy_rules_each(const struct sbx_proxy *p, void (*fn)(void *arg, const cha
  * below 'packages' lets nothing through. Open connections no longer
  * allowed are cut; the change is an event ("policy"). NULL: no ceiling. */
 int proxy_set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, struct sbx_err *err);
+/* Asking ([network] ask, a session): a CONNECT or plain request to a host
+ * that no rule allows or refuses is held, with no answer to the client,
+ * for timeout_ms (0: refused at once, as without ask), and listed by
+ * proxy_pending_each; a rule added (proxy_rule_add) or a policy read
+ * decides the held connections at once; past the deadline it is the same
+ * 403 as without ask. Hosts an approval could never reach are refused at
+ * once, never held. */
+void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms);
+void proxy_pending_each(const struct sbx_proxy *p,
+			void (*fn)(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms),
+			void *arg);
 /* Says on the event stream (and stderr, once per message) that a policy
  * file could not be read again and the rules held are kept. */
 void proxy_policy_error(struct sbx_proxy *p, const char *msg);

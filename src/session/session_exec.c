@@ -366,6 +366,28 @@ static void reply_rules(struct sbx_session *s, int client)
 	json_object_put(o);
 }
 
+static void add_pending(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms)
+{
+	struct json_object *r = json_object_new_object();
+	json_object_object_add(r, "host", json_object_new_string(host));
+	json_object_object_add(r, "port", json_object_new_int(port));
+	json_object_object_add(r, "waited_ms", json_object_new_int64((int64_t)waited_ms));
+	json_object_object_add(r, "left_ms", json_object_new_int64((int64_t)left_ms));
+	json_object_array_add(arg, r);
+}
+
+/* {"op":"pending"}: {"pending":[{"host":..,"port":..,"waited_ms":..,"left_ms":..}]} */
+static void reply_pending(struct sbx_session *s, int client)
+{
+	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
+
+	if (s->px)
+		proxy_pending_each(s->px, add_pending, list);
+	json_object_object_add(o, "pending", list);
+	control_send(client, o, NULL, 0);
+	json_object_put(o);
+}
+
 /* policy.ini or $SBXRUN_POLICY changed: the proxy's ceiling read again. */
 static void policy_changed(struct sbx_session *s)
 {
@@ -405,6 +427,8 @@ static void handle_request(struct sbx_session *s, int client)
 		reply_net(s, client, req);
 	} else if (strcmp(o, "rules") == 0) {
 		reply_rules(s, client);
+	} else if (strcmp(o, "pending") == 0) {
+		reply_pending(s, client);
 	} else if (strcmp(o, "exec") == 0) {
 		struct sbx_session_cmd *c = free_slot(s);
 		if (!c)

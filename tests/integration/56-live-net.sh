@@ -1,6 +1,6 @@
 # also-as-root
 # serial: /etc/sbxrun/policy.ini binds every user (SBX_JOBS=2: after the user pass)
-# root-only: test_etc_policy_change_reaches_a_running_session
+# root-only: test_etc_policy_change_reaches_a_running_session test_net_rules_of_another_users_session
 # Live network rules (issue 42, item 2): `sbxrun net allow|deny` change a
 # running session's rules through its control socket, and a change to the
 # administrator's policy reaches running sessions and `proxy --listen`
@@ -132,7 +132,6 @@ test_net_allow_never_lifts_address_classes_and_bad_input() {
 # Another user's session: its socket is not in our state directory, and
 # its supervisor refuses a peer of another user (session/control.c).
 test_net_rules_of_another_users_session() {
-	[ "$(id -u)" = 0 ] || skip "needs root to act as another user"
 	local n=ln$$d
 	start_session "$n" --image minimal -p packages
 	run setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent XDG_RUNTIME_DIR= \
@@ -240,4 +239,71 @@ test_etc_policy_change_reaches_a_running_session() {
 	assert_eq 403 "$out" "a second after root capped egress"
 	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"policy\":\"$pol: egress none\""
 	rm -f "$pol"
+}
+
+# Ask (issue 42, item 1): with [network] ask, a request no rule allows or
+# refuses is held, listed by net pending, and completed by net allow from
+# another shell; a deny ("no"), the timeout, or no one to ask (a run outside
+# a session) is the same 403 as without ask; an address class is never held.
+test_ask_holds_until_net_allow_and_refuses_on_no_or_timeout() {
+	local n=ln$$i
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 3s\n' > "$TESTDIR/ask.ini"
+	https_proxy="http://127.0.0.1:$PXPORT" start_session "$n" --image minimal -p "$TESTDIR/ask.ini" \
+		--events "$TESTDIR/ev.jsonl"
+	"$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		http://asked.invalid/hello.txt > "$TESTDIR/held.out" 2>&1 &
+	local held=$!
+	local listed=
+	for _ in $(seq 50); do
+		run "$SBX" net pending "$n"
+		[[ "$out" == *asked.invalid:80* ]] && { listed=1; break; }
+		sleep 0.1
+	done
+	[ -n "$listed" ] || fail "the held request is not listed by net pending: $out $err"
+	run "$SBX" net pending
+	assert_contains "$out" "$n" "net pending without a session lists every session's"
+	kill -0 "$held" 2>/dev/null || fail "the request was answered before anyone was asked: $(cat "$TESTDIR/held.out")"
+	run "$SBX" net allow "$n" asked.invalid
+	assert_status 0
+	wait "$held" || true
+	assert_eq 200 "$(cat "$TESTDIR/held.out")" "the held request, completed by net allow"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"host":"asked.invalid","port":80,"decision":"asked"'
+	run "$SBX" net pending "$n"
+	assert_not_contains "$out" "asked.invalid" "decided: no longer pending"
+	# "no": a deny while it is held refuses it at once
+	"$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		http://refused.invalid/hello.txt > "$TESTDIR/no.out" 2>&1 &
+	held=$!
+	for _ in $(seq 50); do
+		run "$SBX" net pending "$n"
+		[[ "$out" == *refused.invalid* ]] && break
+		sleep 0.1
+	done
+	run "$SBX" net deny "$n" refused.invalid
+	assert_status 0
+	wait "$held" || true
+	assert_eq 403 "$(cat "$TESTDIR/no.out")" "a held request denied"
+	# no answer: refused at the timeout (3 s), not before
+	local t0 t1
+	t0=$(date +%s%N)
+	get "$n" unanswered.invalid
+	t1=$(date +%s%N)
+	assert_eq 403 "$out" "no answer within ask_timeout"
+	[ $(( (t1 - t0) / 1000000 )) -ge 2500 ] || fail "refused after $(( (t1 - t0) / 1000000 )) ms, before ask_timeout"
+	# never held: what no approval could reach
+	t0=$(date +%s%N)
+	get "$n" 10.1.2.3
+	t1=$(date +%s%N)
+	assert_eq 403 "$out" "a private address"
+	[ $(( (t1 - t0) / 1000000 )) -lt 2500 ] || fail "a private address was held"
+	# no one to ask: a run outside a session refuses at once
+	https_proxy="http://127.0.0.1:$PXPORT" run "$SBX" run --image minimal -p "$TESTDIR/ask.ini" -- \
+		curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 http://asked.invalid/hello.txt
+	assert_eq 403 "$out" "a run has no one to ask"
+	run "$SBX" net pending nosuch$$
+	assert_bad_input "session 'nosuch$$' is not running"
+	run "$SBX" profile show agent
+	assert_contains "$out" "ask = yes"
 }
