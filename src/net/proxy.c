@@ -81,6 +81,7 @@ struct conn {
 struct live_rule {
 	struct hostentry e;
 	enum proxy_rule kind;
+	bool used;                    /* an allow-once that let its connection through */
 };
 
 /* One policy file's [network] ceiling. */
@@ -415,7 +416,7 @@ static struct live_rule *live_match(struct sbx_proxy *p, const char *canon, int 
 {
 	for (size_t i = 0; i < p->nrules; i++) {
 		struct live_rule *r = &p->rules[i];
-		if (r->kind > PROXY_DENY || (r->kind == PROXY_DENY) != deny)
+		if (r->used || (r->kind == PROXY_DENY) != deny)
 			continue;
 		if (hostentry_allows(&r->e, canon, (unsigned)port))
 			return r;
@@ -542,7 +543,7 @@ int proxy_rule_add(struct sbx_proxy *p, const char *entry, enum proxy_rule kind,
 	if (kind == PROXY_DENY && e.port == HOSTENTRY_DEFAULT_PORTS)
 		e.port = HOSTENTRY_ANY_PORT; /* a deny without a port: every port */
 	p->rules = xrealloc(p->rules, (p->nrules + 1) * sizeof(*p->rules));
-	p->rules[p->nrules++] = (struct live_rule){ e, kind };
+	p->rules[p->nrules++] = (struct live_rule){ e, kind, false };
 	hostentry_format(&e, text, sizeof(text));
 	if (e.port == HOSTENTRY_ANY_PORT)
 		snprintf(text, sizeof(text), "%s", e.host);
@@ -564,7 +565,7 @@ void proxy_rules_each(const struct sbx_proxy *p, void (*fn)(void *arg, const cha
 	}
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct live_rule *r = &p->rules[i];
-		if (r->kind > PROXY_DENY)
+		if (r->used)
 			continue;
 		if (r->e.port == HOSTENTRY_ANY_PORT)
 			snprintf(text, sizeof(text), "%s", r->e.host);
@@ -748,7 +749,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 			memset(&c->grant, 0, sizeof(c->grant));
 			r = HOSTMATCH_OK;
 			if (a->kind == PROXY_ALLOW_ONCE)
-				a->kind = PROXY_DENY + 1; /* used: matches nothing now */
+				a->used = true; /* matches nothing now */
 		}
 	}
 	/* apt's plain HTTP to its hosts goes to the gateway, under package
