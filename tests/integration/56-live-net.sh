@@ -227,8 +227,9 @@ test_etc_policy_change_reaches_a_running_session() {
 	[ ! -e "$pol" ] || skip "$pol exists already: not this test's to change"
 	echo hello > "$TESTDIR/hello.txt"
 	http_serve "$TESTDIR"
-	mkdir -p /etc/sbxrun
-	trap "kill $SRV 2>/dev/null || true; rm -f '$pol'" RETURN
+	local made=
+	[ -d /etc/sbxrun ] || { mkdir /etc/sbxrun; made=1; }
+	trap "kill $SRV 2>/dev/null || true; rm -f '$pol'; [ -z '$made' ] || rmdir /etc/sbxrun 2>/dev/null || true" RETURN
 	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$PORT" > "$TESTDIR/lab.ini"
 	start_session "$n" --image minimal -p "$TESTDIR/lab.ini" --events "$TESTDIR/ev.jsonl"
 	get "$n" "host.sbxrun.internal:$PORT"
