@@ -3,7 +3,7 @@ _sbxrun_list() { COMPREPLY=($(compgen -W "$(eval "$1")" -- "$cur")); }
 _sbxrun() {
 	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run shell session download cp image profile mcp proxy doctor cache changes -h --help -v --verbose --trace -q --quiet --version " -- "$cur"))
+		COMPREPLY=($(compgen -W "run shell session net download cp image profile mcp proxy doctor cache changes -h --help -v --verbose --trace -q --quiet --version " -- "$cur"))
 		return
 	fi
 	case "${COMP_WORDS[1]}:$prev" in
@@ -47,7 +47,7 @@ _sbxrun() {
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--out)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	*:--json)
+	run:--json|shell:--json)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	*:--json-fd)
 		return ;;
@@ -85,6 +85,8 @@ _sbxrun() {
 		return ;;
 	*:--answer-timeout)
 		return ;;
+	*:--for)
+		COMPREPLY=($(compgen -W "once session always " -- "$cur")); return ;;
 	profile:--format)
 		COMPREPLY=($(compgen -W "kube seccomp " -- "$cur")); return ;;
 	*:--kind)
@@ -104,13 +106,20 @@ _sbxrun() {
 		case "${COMP_WORDS[2]}" in stop|rm) [[ "$cur" != -* ]] && { _sbxrun_list "sbxrun session ls 2>/dev/null | awk 'NR>1 {print \$1}'"; return; } ;; esac
 		case "${COMP_WORDS[2]}" in
 		start) opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --image -i --user -u --hostname  --workdir -w --env -e --timeout  --memory  --disk  --pids  --cpus  --net  --allow  --bind  --project  --events  --from " ;;
-		ls) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		ls) opts=" --help -h --verbose -v --trace  --quiet -q --json " ;;
 		stop) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		rm) opts=" --help -h --verbose -v --trace  --quiet -q --force -f" ;;
 		snapshot) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		snapshots) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		snapshot-rm) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		restore) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		esac ;;
+	net)
+		if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "allow pending deny" -- "$cur")); return; fi
+		case "${COMP_WORDS[2]}" in
+		allow) opts=" --help -h --verbose -v --trace  --quiet -q --for " ;;
+		pending) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
+		deny) opts=" --help -h --verbose -v --trace  --quiet -q" ;;
 		esac ;;
 	download)
 		opts=" --help -h --verbose -v --trace  --quiet -q --profile -p --session  --sha256 " ;;

@@ -40,6 +40,7 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_IDLE, "none" },          { SBX_K_LIFETIME, "none" },
 	{ SBX_K_ENFORCE, "best" },       { SBX_K_EGRESS, "none" },
 	{ SBX_K_CA, "host" },            { SBX_K_PROXY_ENV, "tools" },
+	{ SBX_K_NET_ASK, "no" },         { SBX_K_ASK_TIMEOUT, "30s" },
 	{ SBX_K_DL_MAX_SIZE, "1G" },     { SBX_K_DL_TIMEOUT, "10m" },
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
 	{ SBX_K_PKG_TIMEOUT, "30s" },    { SBX_K_PKG_MIN_AGE, "none" },

@@ -83,6 +83,8 @@ struct sbx_config {
 	struct sbx_strlist allow;
 	int ca;
 	int proxy_env;
+	int net_ask;               /* hold and ask (a session's proxy) */
+	uint64_t ask_timeout_ms;
 	/* [download] */
 	struct sbx_strlist dl_allow;
 	uint64_t dl_max_size;

@@ -17,6 +17,7 @@
 #define CF SBX_CMD_CACHE_FILL
 
 static const char *const export_formats[] = { "tar", "oci", "docker", NULL };
+static const char *const net_for[] = { "once", "session", "always", NULL };
 
 /* clang-format off */
 const struct sbx_option sbx_options[] = {
@@ -70,6 +71,10 @@ const struct sbx_option sbx_options[] = {
   "also allow HOST through the packages proxy" },
 { SBX_K_CA,         NULL, 0, "network", "ca", SBX_ARG_ENUM, sbx_ca_names, 0, 0, F(ca), "FROM",
   "CA bundle the sandbox trusts: host (also) or image (only)" },
+{ SBX_K_NET_ASK,    NULL, 0, "network", "ask", SBX_ARG_ENUM, sbx_yesno_names, 0, 0, F(net_ask), "yes|no",
+  "in a session, hold a connection to a host no rule allows or refuses and ask (sbxrun net pending, net allow) instead of refusing it" },
+{ SBX_K_ASK_TIMEOUT, NULL, 0, "network", "ask_timeout", SBX_ARG_DURATION, NULL, 0, 0, F(ask_timeout_ms), "DURATION",
+  "how long a held connection waits for an answer before it is refused (default 30s)" },
 { SBX_K_PROXY_ENV,  NULL, 0, "network", "proxy_env", SBX_ARG_ENUM, sbx_proxy_env_names, 0, 0, F(proxy_env), "WHO",
   "point package tools (tools) or everything (all) at the proxy" },
 { SBX_K_DL_ALLOW,   NULL, 0, "download", "allow", SBX_ARG_HOST, NULL, R, 0, F(dl_allow), "HOST",
@@ -194,6 +199,10 @@ const struct sbx_option sbx_options[] = {
   "disk the gateway's answers not yet read may hold (default 1G; each address at most an eighth)" },
 { SBX_K_ANSWER_TIMEOUT, "answer-timeout", 0, NULL, NULL, SBX_ARG_DURATION, NULL, 0, PX, F(answer_timeout_ms), "DURATION",
   "time a client has to read a gateway answer, from its first byte (default 11m, and 1s per MiB)" },
+{ SBX_K_NET_FOR,    "for",      0,   NULL, NULL, SBX_ARG_ENUM, net_for, L, SBX_CMD_NET_ALLOW, 0, "WHEN",
+  "once (the next connection), session (default: until it ends) or always (also written into the session's profile, with a comment)" },
+{ SBX_K_LS_JSON,    "json",     0,   NULL, NULL, SBX_ARG_NONE, NULL, L, SBX_CMD_SESSION_LS, 0, NULL,
+  "one JSON object per session, with the network rules a running one holds now" },
 { SBX_K_FORMAT,     "format",   0,   NULL, NULL, SBX_ARG_ENUM, sbx_export_format_names, 0, PE, F(export_format), "FORMAT",
   "kube (Kubernetes YAML) or seccomp (OCI seccomp JSON)" },
 { SBX_K_KIND,       "kind",     0,   NULL, NULL, SBX_ARG_ENUM, sbx_kube_kind_names, 0, PE, F(kube_kind), "KIND",
@@ -220,6 +229,10 @@ const struct sbx_command sbx_commands[] = {
 { "session", "snapshots", SBX_CMD_SESSION_SNAPSHOTS, "", "list snapshots: name, session, image, size, age" },
 { "session", "snapshot-rm", SBX_CMD_SESSION_SNAPSHOT_RM, "SNAP", "remove a snapshot" },
 { "session", "restore", SBX_CMD_SESSION_RESTORE, "NAME SNAP", "roll the session NAME back to the snapshot SNAP (its processes end; it starts again from SNAP)" },
+{ NULL, "net", 0, "COMMAND [OPTIONS] SESSION HOST[:PORT]", "change a running session's network rules: allow, deny" },
+{ "net", "allow", SBX_CMD_NET_ALLOW, "[--for once|session|always] SESSION HOST[:PORT]", "let the session reach HOST (never past a deny, an address class sbxrun never reaches or the policy)" },
+{ "net", "pending", SBX_CMD_NET_PENDING, "[SESSION]", "list the connections held for an answer (profile key [network] ask): session, host:port, seconds waited" },
+{ "net", "deny", SBX_CMD_NET_DENY, "SESSION HOST[:PORT]", "refuse HOST (every port without one) from now on, and cut its open connections" },
 { NULL, "download", SBX_CMD_DOWNLOAD, "[OPTIONS] URL DEST|SESSION:DEST", "fetch a URL on the host side into a session's workspace" },
 { NULL, "cp", SBX_CMD_CP, "[OPTIONS] SESSION:PATH HOSTPATH | HOSTPATH SESSION:PATH", "copy files between the host and a session (SESSION:PATH)" },
 { NULL, "image", 0, "COMMAND [OPTIONS] [ARG]", "build, import, list, inspect, export and remove rootfs images" },

@@ -25,6 +25,7 @@ int cmd_doctor(int argc, char **argv, struct sbx_err *err);
 int cmd_cache(int argc, char **argv, struct sbx_err *err);
 /* `sbxrun changes ls|show|diff|apply|discard|prune`: run --project's change sets */
 int cmd_changes(int argc, char **argv, struct sbx_err *err);
+int cmd_net(int argc, char **argv, struct sbx_err *err);
 /* [limits] changes_max of a profile (NULL: the default), under the policy:
  * the one cap over the user's change sets and snapshots */
 int changes_max(const char *profile, uint64_t *max, struct sbx_err *err);

@@ -25,6 +25,7 @@ static const struct {
 	{ "doctor", cmd_doctor },
 	{ "cache", cmd_cache },
 	{ "changes", cmd_changes },
+	{ "net", cmd_net },
 };
 
 static int dispatch(int argc, char **argv, struct sbx_err *err)

@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/filewatch.h"
 #include "base/hostfile.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -184,18 +185,37 @@ static int serve(struct sbx_proxy *px, const sigset_t *set, struct sbx_err *err)
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
 	if (sfd < 0)
 		return err_sys(err, "signalfd");
-	struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = proxy_pollfd(px), .events = POLLIN } };
+	/* policy.ini and $SBXRUN_POLICY, read again when they change */
+	struct filewatch w = { .fd = -1 };
+	struct sbx_err werr;
+	const char *watched[2] = { SBX_POLICY_PATH, secure_getenv(SBX_POLICY_ENV) };
+	if (filewatch_open(&w, watched, 2, &werr) < 0)
+		log_warn("proxy: policy changes will not reach it: %s", werr.msg);
+	struct pollfd p[3] = { { .fd = sfd, .events = POLLIN }, { .fd = proxy_pollfd(px), .events = POLLIN },
+			       { .fd = filewatch_fd(&w), .events = POLLIN } };
+	int r = 0;
 	for (;;) {
-		if (poll(p, 2, -1) < 0) {
+		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			return err_sys(err, "poll");
+			r = err_sys(err, "poll");
+			break;
 		}
 		if (p[0].revents)
-			return 0;
-		if (p[1].revents && proxy_dispatch(px) < 0)
-			return err_sys(err, "proxy");
+			break;
+		if (p[1].revents && proxy_dispatch(px) < 0) {
+			r = err_sys(err, "proxy");
+			break;
+		}
+		if (p[2].revents && filewatch_changed(&w)) {
+			struct sbx_policy pol = { 0 };
+			if (policy_load(&pol, &werr) < 0 || proxy_set_policy(px, &pol, &werr) < 0)
+				proxy_policy_error(px, werr.msg);
+			policy_free(&pol);
+		}
 	}
+	filewatch_close(&w);
+	return r;
 }
 
 /* The proxy and its gateway on lfd, served until a signal of set. */
@@ -212,9 +232,17 @@ static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img
 	struct sbx_gateway_conf gc;
 	_cleanup_free_ char *pypi = NULL;
 	struct sbx_proxy *px = NULL;
+	struct sbx_policy pol = { 0 };
 
 	if (netplan_expand(np, &sets, err) < 0)
 		return -1;
+	/* the ceiling the proxy holds, so that a change is measured against it */
+	conf.apt_hosts = sets.apt_hosts;
+	conf.npm_registry = sets.npm_registry;
+	conf.pypi_index = sets.pypi_index;
+	if (policy_load(&pol, err) < 0)
+		return -1;
+	conf.policy = &pol;
 	/* the gateway a sandbox of this profile and image would have */
 	gateway_conf_init(&gc, cfg, img->npm_registry, img->pypi_index, &pypi);
 	gc.profile_name = cfg->profile;
@@ -223,16 +251,21 @@ static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img
 	gc.held_max = cfg->unread_max;
 	gc.peer_share = true;
 	gc.answer_ms = cfg->answer_timeout_ms;
-	if (gateway_local_for(&gc, &conf.local, err) < 0)
+	if (gateway_local_for(&gc, &conf.local, err) < 0) {
+		policy_free(&pol);
 		return -1;
+	}
 	conf.max_conns = conn_budget(conf.local.host != NULL);
 	int fd = dup(lfd);
 	if (fd < 0) {
 		if (conf.local.host)
 			conf.local.free(conf.local.ctx);
+		policy_free(&pol);
 		return err_sys(err, "dup");
 	}
-	if (proxy_new(&conf, fd, &px, err) < 0)
+	int made = proxy_new(&conf, fd, &px, err);
+	policy_free(&pol);
+	if (made < 0)
 		return -1;
 	say_where(lfd, cfg->profile, secret != NULL, conf.local.host != NULL);
 	int r = serve(px, set, err);

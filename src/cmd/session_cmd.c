@@ -151,7 +151,39 @@ static void list_one(const char *sessions, const char *name)
 		json_object_put(o);
 }
 
-static int do_ls(struct sbx_err *err)
+/* --json: one object per line; a running session's rules asked of it. */
+static void list_one_json(const char *sessions, const char *name)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", sessions, name);
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	struct json_object *o = json_object_from_file(info), *out = json_object_new_object(), *v, *reply;
+	struct sbx_err err;
+	int alive = session_alive(dir);
+
+	json_object_object_add(out, "name", json_object_new_string(name));
+	static const char *const keys[] = { "image", "profile", "started" };
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (o && json_object_object_get_ex(o, keys[i], &v))
+			json_object_object_add(out, keys[i], json_object_get(v));
+	json_object_object_add(out, "state", json_object_new_string(alive ? "running" : "dead"));
+	struct json_object *req = json_object_new_object();
+	json_object_object_add(req, "op", json_object_new_string("rules"));
+	if (alive && session_ask(name, req, &reply, &err) == 0) {
+		if (json_object_object_get_ex(reply, "egress", &v))
+			json_object_object_add(out, "egress", json_object_get(v));
+		if (json_object_object_get_ex(reply, "rules", &v))
+			json_object_object_add(out, "rules", json_object_get(v));
+		json_object_put(reply);
+	} else if (!alive) {
+		json_object_put(req);
+	}
+	printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(out);
+	if (o)
+		json_object_put(o);
+}
+
+static int do_ls(bool json, struct sbx_err *err)
 {
 	_cleanup_free_ char *state = NULL, *sessions = NULL;
 	DIR *d;
@@ -160,11 +192,14 @@ static int do_ls(struct sbx_err *err)
 	if (paths_state_dir(&state, err) < 0)
 		return -1;
 	sessions = xasprintf("%s/sessions", state);
-	printf("%-16s %-12s %-10s %-8s %-8s %s\n", "NAME", "IMAGE", "PROFILE", "AGE", "MEMORY", "STATE");
+	if (!json)
+		printf("%-16s %-12s %-10s %-8s %-8s %s\n", "NAME", "IMAGE", "PROFILE", "AGE", "MEMORY", "STATE");
 	if (!(d = opendir(sessions)))
 		return 0;
 	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
+		if (e->d_name[0] != '.' && json)
+			list_one_json(sessions, e->d_name);
+		else if (e->d_name[0] != '.')
 			list_one(sessions, e->d_name);
 	closedir(d);
 	return 0;
@@ -304,7 +339,7 @@ int cmd_session(int argc, char **argv, struct sbx_err *err)
 	const char *name = argv[1 + a.rest];
 	if (verb->mask == SBX_CMD_SESSION_LS)
 		return nops ? err_set(err, 0, "session ls: unexpected argument '%s'", name)
-			    : do_ls(err) < 0 ? -1 : 0;
+			    : do_ls(a.v[SBX_K_LS_JSON] != NULL, err) < 0 ? -1 : 0;
 	if (verb->mask & SBX_CMD_SESSION_SNAP) {
 		/* options end at the first operand; a '--' after it ends them
 		 * too, as it does before it: never an operand (issue 40) */

@@ -8,6 +8,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
+#include "base/policy.h"
 #include "net/hostmatch.h"
 
 /* Who a connection comes from: its address family, then the address (an
@@ -62,6 +63,7 @@ struct sbx_proxy_conf {
 					   * must prove (net/proxy_auth.h) */
 	const struct hostmatch_list *hosts; /* the network plan's list, compiled (copied);
 					     * NULL: allow and the sets above */
+	const struct sbx_policy *policy;  /* NULL, or the ceiling read at start (proxy_set_policy) */
 	struct proxy_local local;         /* .host NULL: none; freed by the proxy,
 					   * even when proxy_new fails */
 };
@@ -97,6 +99,45 @@ int proxy_dispatch(struct sbx_proxy *p);
  * next[0..len) the bytes of it already read. The proxy owns fd now. */
 void proxy_keep(struct sbx_proxy *p, int fd, const unsigned char *peer, const char *next, size_t len);
 void proxy_counters(const struct sbx_proxy *p, struct sbx_proxy_counters *out);
+
+/* Live rules (`sbxrun net allow|deny`, docs/egress.md). An allow is one
+ * more rule above the allow list and below the rest: it never lifts a live
+ * deny, the package rules' withholding, the administrator's policy or an
+ * address class (an approved host is dialled as an unlisted one would be:
+ * no loopback, private, link-local or metadata address, nor the host's
+ * own). A deny applies to every new connection at once and cuts the open
+ * tunnels and relayed requests it names. */
+enum proxy_rule { PROXY_ALLOW_ONCE, PROXY_ALLOW_SESSION, PROXY_DENY };
+/* entry: HOST or HOST:PORT (no *.DOMAIN, no @set); who: for the event
+ * ("net allow", a user's name). An allow that could never take effect is
+ * refused with why. Returns 0, or -1 with err. */
+int proxy_rule_add(struct sbx_proxy *p, const char *entry, enum proxy_rule kind, const char *who,
+		   struct sbx_err *err);
+/* Calls fn for each rule the proxy holds now: kind "allow" (the profile's
+ * list and package sets, expanded), "allow-once", "allow-session",
+ * "deny", "policy" (an administrator's [network] allow ceiling, FILE: ENTRY). */
+void proxy_rules_each(const struct sbx_proxy *p, void (*fn)(void *arg, const char *kind, const char *entry),
+		      void *arg);
+/* The administrator's ceiling, read again (policy.ini changed): every
+ * file's [network] allow, expanded with the image's sets, must let a host
+ * through besides the allow list or a live allow; a file capping egress
+ * below 'packages' lets nothing through. Open connections no longer
+ * allowed are cut; the change is an event ("policy"). NULL: no ceiling. */
+int proxy_set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, struct sbx_err *err);
+/* Asking ([network] ask, a session): a CONNECT or plain request to a host
+ * that no rule allows or refuses is held, with no answer to the client,
+ * for timeout_ms (0: refused at once, as without ask), and listed by
+ * proxy_pending_each; a rule added (proxy_rule_add) or a policy read
+ * decides the held connections at once; past the deadline it is the same
+ * 403 as without ask. Hosts an approval could never reach are refused at
+ * once, never held. */
+void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms);
+void proxy_pending_each(const struct sbx_proxy *p,
+			void (*fn)(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms),
+			void *arg);
+/* Says on the event stream (and stderr, once per message) that a policy
+ * file could not be read again and the rules held are kept. */
+void proxy_policy_error(struct sbx_proxy *p, const char *msg);
 void proxy_free(struct sbx_proxy *p);
 
 #endif

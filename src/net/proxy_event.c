@@ -165,3 +165,28 @@ int proxy_event_response(const struct proxy_events *ev, char *buf, size_t size, 
 		     status, status_text(status), n, ev->profile, shost, body);
 	return n < 0 || (size_t)n >= size ? -1 : n;
 }
+
+void proxy_event_rule(struct proxy_events *ev, const char *rule, const char *entry, const char *by)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "rule", json_object_new_string(rule));
+	json_object_object_add(o, "host", json_object_new_string(entry));
+	json_object_object_add(o, "by", json_object_new_string(by));
+	emit(ev, o, "rule");
+}
+
+void proxy_event_cut(struct proxy_events *ev, const char *host, int port, const char *reason)
+{
+	json_object *o = base(host, port, "cut");
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	emit(ev, o, "egress");
+}
+
+void proxy_event_policy(struct proxy_events *ev, const char *what, const char *error)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "policy", json_object_new_string(what));
+	if (error)
+		json_object_object_add(o, "error", json_object_new_string(error));
+	emit(ev, o, "policy");
+}

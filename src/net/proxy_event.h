@@ -31,6 +31,13 @@ void proxy_event_dns(struct proxy_events *ev, const char *name, const char *type
 		     int rcode, uint64_t left_out);
 /* The DNS stub dropped dropped queries over its rate (total: so far). */
 void proxy_event_dns_limit(struct proxy_events *ev, uint64_t dropped, uint64_t total, unsigned rate);
+/* A live rule added (rule: "allow-once", "allow-session", "deny") by whom. */
+void proxy_event_rule(struct proxy_events *ev, const char *rule, const char *entry, const char *by);
+/* An open connection closed because a rule no longer lets it through. */
+void proxy_event_cut(struct proxy_events *ev, const char *host, int port, const char *reason);
+/* The administrator's policy read again: what it says now, or the error
+ * that kept the rules held before. */
+void proxy_event_policy(struct proxy_events *ev, const char *what, const char *error);
 /* Formats the HTTP error response; returns its length. */
 int proxy_event_response(const struct proxy_events *ev, char *buf, size_t size, int status,
 			 const char *host, const char *why);

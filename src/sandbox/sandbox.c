@@ -285,6 +285,16 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 				     plan->img.pypi_index };
 	struct sbx_gateway_conf gc = plan->gw;
 	struct rlimit rl;
+	struct sbx_policy pol = { 0 };
+	struct sbx_err perr;
+
+	/* the administrator's ceiling, held by the proxy so that a change to
+	 * it (proxy_set_policy) is measured against the same */
+	conf.apt_hosts = hs.apt_hosts;
+	conf.npm_registry = hs.npm_registry;
+	conf.pypi_index = hs.pypi_index;
+	if (policy_load(&pol, &perr) == 0)
+		conf.policy = &pol;
 
 	/* each relayed connection holds six fds (two sockets, two pipes) */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -303,7 +313,9 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 			conf.local.free(conf.local.ctx);
 		return err_sys(err, "dup");
 	}
-	return proxy_new(&conf, fd, px, err);
+	int r = proxy_new(&conf, fd, px, err);
+	policy_free(&pol);
+	return r;
 }
 
 int sandbox_dns(const struct sbx_plan *plan, int sock, struct sbx_dnsstub **dns, struct sbx_err *err)

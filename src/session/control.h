@@ -10,6 +10,12 @@
  *   {"op":"root"}                   {"workspace":"/w","image":..} with the root's O_PATH fd
  *   {"op":"layer"}                  {"upper":"layer/upper","ws":"ws",..} with the staging
  *                                   directory's and the root's O_PATH fds (a snapshot)
+ *   {"op":"net","action":"allow|deny","host":"HOST[:PORT]","for":"once|session"}
+ *                                   a live rule for its egress proxy: {"ok":true}
+ *   {"op":"rules"}                  {"egress":MODE,"rules":[{"rule":KIND,"host":ENTRY}]}
+ *                                   (net/proxy.h, proxy_rules_each)
+ *   {"op":"pending"}                {"pending":[{"host":..,"port":N,"waited_ms":N,"left_ms":N}]}:
+ *                                   connections held for an answer ([network] ask)
  *   {"op":"stop"}                   ends the session
  * Replies (session → client):
  *   {"event":"pty"}                 with the terminal's master fd (tty requests)

@@ -143,6 +143,9 @@ static __attribute__((noreturn)) void supervisor_main(const struct sbx_config *c
 	}
 	(void)!write(ready_fd, "", 1);
 	close(ready_fd);
+	/* a session can be asked: sbxrun net pending / net allow reach it */
+	if (s.px && cfg->net_ask)
+		proxy_set_ask(s.px, cfg->ask_timeout_ms ? cfg->ask_timeout_ms : 30000);
 	s.started = s.last_active = now_ms();
 	int code = session_serve(&s, &set);
 	supervise_kill(s.sb.pid, s.sb.pidfd);

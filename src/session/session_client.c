@@ -225,6 +225,35 @@ static int ask_fds(const char *name, const char *op, int *fds, size_t want, stru
 	return 0;
 }
 
+int session_ask(const char *name, struct json_object *req, struct json_object **reply, struct sbx_err *err)
+{
+	_cleanup_close_ int s = session_connect(name, err);
+	struct json_object *v;
+	int got[4];
+	size_t n = 0;
+
+	*reply = NULL;
+	if (s < 0) {
+		json_object_put(req);
+		return -1;
+	}
+	int r = control_send(s, req, NULL, 0);
+	json_object_put(req);
+	if (r == 0 && control_recv(s, reply, got, &n, 4) != 0)
+		r = -1;
+	for (size_t i = 0; i < n; i++)
+		close(got[i]);
+	if (r == 0 && !json_object_object_get_ex(*reply, "error", &v))
+		return 0;
+	r = *reply && json_object_object_get_ex(*reply, "error", &v)
+		? err_set(err, 0, "session '%s': %s", name, json_object_get_string(v))
+		: err_plain(err, EPROTO, "session '%s': no answer", name);
+	if (*reply)
+		json_object_put(*reply);
+	*reply = NULL;
+	return r;
+}
+
 int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err *err)
 {
 	struct json_object *reply, *v;

@@ -16,6 +16,9 @@ int session_root(const char *name, int *rootfd, char **workspace, struct sbx_err
  * writable layer and workspace) and of its root, and what its supervisor
  * says of them (control.h, "layer"); all owned by the caller. */
 int session_layer(const char *name, int fds[2], struct json_object **info, struct sbx_err *err);
+/* One request without fds (control.h), req taken; *reply: the answer,
+ * the caller's; an answer with "error" is an error naming the session. */
+int session_ask(const char *name, struct json_object *req, struct json_object **reply, struct sbx_err *err);
 /* Runs argv (or a login shell when NULL) in cfg->session; returns the exit
  * status to use. Only per-command options may be given with --session. */
 /* The profile a session was started with (NULL if unknown). */

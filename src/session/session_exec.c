@@ -304,6 +304,105 @@ static void reply_layer(const struct sbx_session *s, int client)
 	json_object_put(o);
 }
 
+/* {"op":"net","action":"allow|deny","host":"HOST[:PORT]","for":"once|session"}:
+ * a live rule for the session's proxy (control.h). */
+static void reply_net(struct sbx_session *s, int client, struct json_object *req)
+{
+	struct json_object *a = req_get(req, "action", json_type_string), *h = req_get(req, "host", json_type_string);
+	struct json_object *f = req_get(req, "for", json_type_string);
+	struct sbx_err err = { 0 };
+	enum proxy_rule kind;
+
+	if (!a || !h) {
+		reply_error(client, "request: net needs an action and a host", NULL);
+		return;
+	}
+	const char *act = json_object_get_string(a), *fr = f ? json_object_get_string(f) : "session";
+	if (strcmp(act, "deny") == 0)
+		kind = PROXY_DENY;
+	else if (strcmp(act, "allow") == 0 && strcmp(fr, "once") == 0)
+		kind = PROXY_ALLOW_ONCE;
+	else if (strcmp(act, "allow") == 0 && strcmp(fr, "session") == 0)
+		kind = PROXY_ALLOW_SESSION;
+	else {
+		reply_error(client, "request: net: unknown action or duration", NULL);
+		return;
+	}
+	if (!s->px) {
+		snprintf(err.msg, sizeof(err.msg),
+			 "session '%s' has no egress proxy (egress is '%s'): no rule to change", s->name,
+			 s->plan.net.mode_name ? s->plan.net.mode_name : "?");
+		reply_err(client, &err);
+		return;
+	}
+	if (proxy_rule_add(s->px, json_object_get_string(h), kind, "sbxrun net", &err) < 0) {
+		reply_err(client, &err);
+		return;
+	}
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	control_send(client, o, NULL, 0);
+	json_object_put(o);
+}
+
+static void add_rule(void *arg, const char *kind, const char *entry)
+{
+	struct json_object *r = json_object_new_object();
+	json_object_object_add(r, "rule", json_object_new_string(kind));
+	json_object_object_add(r, "host", json_object_new_string(entry));
+	json_object_array_add(arg, r);
+}
+
+/* {"op":"rules"}: {"egress":MODE,"rules":[{"rule":..,"host":..}]} */
+static void reply_rules(struct sbx_session *s, int client)
+{
+	struct json_object *o = json_object_new_object(), *rules = json_object_new_array();
+
+	if (s->px)
+		proxy_rules_each(s->px, add_rule, rules);
+	json_object_object_add(o, "egress", json_object_new_string(s->plan.net.mode_name ? s->plan.net.mode_name : "?"));
+	json_object_object_add(o, "rules", rules);
+	control_send(client, o, NULL, 0);
+	json_object_put(o);
+}
+
+static void add_pending(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms)
+{
+	struct json_object *r = json_object_new_object();
+	json_object_object_add(r, "host", json_object_new_string(host));
+	json_object_object_add(r, "port", json_object_new_int(port));
+	json_object_object_add(r, "waited_ms", json_object_new_int64((int64_t)waited_ms));
+	json_object_object_add(r, "left_ms", json_object_new_int64((int64_t)left_ms));
+	json_object_array_add(arg, r);
+}
+
+/* {"op":"pending"}: {"pending":[{"host":..,"port":..,"waited_ms":..,"left_ms":..}]} */
+static void reply_pending(struct sbx_session *s, int client)
+{
+	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
+
+	if (s->px)
+		proxy_pending_each(s->px, add_pending, list);
+	json_object_object_add(o, "pending", list);
+	control_send(client, o, NULL, 0);
+	json_object_put(o);
+}
+
+/* policy.ini or $SBXRUN_POLICY changed: the proxy's ceiling read again. */
+static void policy_changed(struct sbx_session *s)
+{
+	struct sbx_policy pol = { 0 };
+	struct sbx_err err = { 0 };
+
+	if (!filewatch_changed(&s->policy_watch) || !s->px)
+		return;
+	if (policy_load(&pol, &err) < 0 || proxy_set_policy(s->px, &pol, &err) < 0)
+		proxy_policy_error(s->px, err.msg);
+	else
+		s->timeout_cap_ms = policy_timeout_cap_ms(&pol);
+	policy_free(&pol);
+}
+
 static void handle_request(struct sbx_session *s, int client)
 {
 	struct json_object *req = NULL, *op;
@@ -324,6 +423,12 @@ static void handle_request(struct sbx_session *s, int client)
 		reply_root(s, client);
 	} else if (strcmp(o, "layer") == 0) {
 		reply_layer(s, client);
+	} else if (strcmp(o, "net") == 0) {
+		reply_net(s, client, req);
+	} else if (strcmp(o, "rules") == 0) {
+		reply_rules(s, client);
+	} else if (strcmp(o, "pending") == 0) {
+		reply_pending(s, client);
 	} else if (strcmp(o, "exec") == 0) {
 		struct sbx_session_cmd *c = free_slot(s);
 		if (!c)
@@ -546,7 +651,7 @@ static void check_deadlines(struct sbx_session *s, uint64_t now)
 /* Which command a polled fd belongs to: fills the map while building. The
  * first slots are the session's own: control socket, signals, init, proxy,
  * DNS stub, the init's messages. */
-#define FIXED_SLOTS 6
+#define FIXED_SLOTS 7
 struct slot { struct sbx_session_cmd *c; int what; };
 
 static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map, int sfd)
@@ -559,6 +664,7 @@ static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map,
 	p[n++] = (struct pollfd){ s->px ? proxy_pollfd(s->px) : -1, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->dns ? dnsstub_pollfd(s->dns) : -1, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->init_gone ? -1 : s->sb.sync, POLLIN, 0 };
+	p[n++] = (struct pollfd){ s->px ? filewatch_fd(&s->policy_watch) : -1, POLLIN, 0 };
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
 		struct sbx_session_cmd *c = &s->cmds[i];
 		if (!c->used)
@@ -610,6 +716,10 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 	if (policy_load(&pol, &perr) == 0)
 		s->timeout_cap_ms = policy_timeout_cap_ms(&pol);
 	policy_free(&pol);
+	const char *watched[2] = { SBX_POLICY_PATH, secure_getenv(SBX_POLICY_ENV) };
+	s->policy_watch.fd = -1;
+	if (s->px && filewatch_open(&s->policy_watch, watched, 2, &perr) < 0)
+		log_warn("session '%s': policy changes will not reach it: %s", s->name, perr.msg);
 	watch_start(&s->limits, &s->plan, 0, 1, 0);
 	while (!s->stopping) {
 		ahead_ask(s);
@@ -632,6 +742,8 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 		}
 		if (p[5].revents & (POLLIN | POLLHUP | POLLERR))
 			init_msg(s);
+		if (p[6].revents & POLLIN)
+			policy_changed(s);
 		dispatch(s, p, map, n);
 		if (p[0].revents & POLLIN)
 			accept_client(s);
@@ -644,5 +756,6 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 		}
 	ahead_drop(s);
 	watch_free(&s->limits);
+	filewatch_close(&s->policy_watch);
 	return 0;
 }

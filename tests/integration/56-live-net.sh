@@ -1,0 +1,310 @@
+# also-as-root
+# serial: /etc/sbxrun/policy.ini binds every user (SBX_JOBS=2: after the user pass)
+# root-only: test_etc_policy_change_reaches_a_running_session test_net_rules_of_another_users_session
+# Live network rules (issue 42, item 2): `sbxrun net allow|deny` change a
+# running session's rules through its control socket, and a change to the
+# administrator's policy reaches running sessions and `proxy --listen`
+# sidecars within a second, without a restart.
+
+# A host no rule names, reached for real: the name does not resolve, so the
+# session's proxy hands it by name to its upstream proxy (https_proxy, as in
+# a company's network), tests/helper/fwdproxy.py, which tunnels every
+# CONNECT to the test's HTTP server. Sets PORT (the server) and PXPORT.
+fixtures() {
+	echo hello > "$TESTDIR/hello.txt"
+	http_serve "$TESTDIR"
+	python3 -u "$TOP/tests/helper/fwdproxy.py" "$TESTDIR/fwd.log" "127.0.0.1:$PORT" > "$TESTDIR/.px-port" &
+	FWD=$!
+	for _ in $(seq 100); do [ -s "$TESTDIR/.px-port" ] && break; sleep 0.1; done
+	PXPORT=$(head -1 "$TESTDIR/.px-port")
+	[ -n "$PXPORT" ] || fail "the upstream proxy fixture did not start"
+}
+
+# The HTTP status of GET http://HOST/hello.txt from inside session $1.
+get() { # session host
+	run "$SBX" run --session "$1" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 "http://$2/hello.txt"
+}
+
+test_net_allow_lets_a_refused_host_through_without_a_restart() {
+	local n=ln$$a
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	https_proxy="http://127.0.0.1:$PXPORT" start_session "$n" --image minimal -p packages --events "$TESTDIR/ev.jsonl"
+	get "$n" approved.invalid
+	assert_eq 403 "$out" "a host no rule names"
+	run "$SBX" net allow "$n" approved.invalid
+	assert_status 0 "net allow"
+	get "$n" approved.invalid
+	assert_eq 200 "$out" "the same request after net allow, same session"
+	get "$n" approved.invalid
+	assert_eq 200 "$out" "--for session (the default) holds"
+	assert_contains "$(cat "$TESTDIR/fwd.log")" "CONNECT approved.invalid:80"
+	# once: the next connection, then refused again
+	run "$SBX" net allow --for once "$n" once.invalid
+	assert_status 0 "net allow --for once"
+	get "$n" once.invalid
+	assert_eq 200 "$out" "the first request after --for once"
+	get "$n" once.invalid
+	assert_eq 403 "$out" "the second request after --for once"
+	# a port is a port: 8080 was not approved
+	get "$n" approved.invalid:8080
+	assert_eq 403 "$out" "another port than the approved one"
+	# what the session holds now, and the record of who changed it
+	run "$SBX" session ls --json
+	assert_status 0
+	local line
+	line=$(grep "\"name\":\"$n\"" <<<"$out") || fail "no line for $n: $out"
+	assert_contains "$line" '{"rule":"allow-session","host":"approved.invalid"}'
+	assert_contains "$line" '"egress":"packages"'
+	assert_not_contains "$line" 'once.invalid' "a used once-rule is not held"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"rule":"allow-session","host":"approved.invalid","by":"sbxrun net"'
+	# deny tightens: the next connection is refused; allow cannot lift it
+	run "$SBX" net deny "$n" approved.invalid
+	assert_status 0 "net deny"
+	get "$n" approved.invalid
+	assert_eq 403 "$out" "after net deny"
+	run "$SBX" net allow "$n" approved.invalid
+	assert_bad_input "cannot allow 'approved.invalid': denied by a live rule"
+	run "$SBX" session ls --json
+	assert_contains "$out" '{"rule":"deny","host":"approved.invalid"}'
+	# a deny cuts what is open to the host: a slow answer (2 bytes a
+	# second for 500 s) ends when the host is denied
+	run "$SBX" net allow "$n" drip.invalid
+	assert_status 0
+	"$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code} %{size_download}' -x http://127.0.0.1:3128 \
+		http://drip.invalid/drip > "$TESTDIR/drip.out" 2>&1 &
+	local drip=$!
+	sleep 2
+	kill -0 "$drip" 2>/dev/null || fail "the slow request ended before the deny: $(cat "$TESTDIR/drip.out")"
+	run "$SBX" net deny "$n" drip.invalid
+	assert_status 0
+	for _ in $(seq 50); do kill -0 "$drip" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$drip" 2>/dev/null; then
+		kill "$drip"
+		fail "the open connection to a denied host was not cut within 5 s"
+	fi
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"host":"drip.invalid","port":80,"decision":"cut"'
+}
+
+# An approval never reaches what sbxrun never reaches, whatever the
+# spelling; bad input is one line and 125.
+test_net_allow_never_lifts_address_classes_and_bad_input() {
+	local n=ln$$b
+	start_session "$n" --image minimal -p packages
+	local h
+	for h in 127.0.0.1:8080 '[::1]:80' 169.254.169.254 10.1.2.3 192.168.0.1:8080 100.64.0.1 0.0.0.0 \
+		host.sbxrun.internal:8080 packages.sbxrun.internal localhost:80; do
+		run "$SBX" net allow "$n" "$h"
+		assert_bad_input "cannot allow"
+	done
+	run "$SBX" net allow "$n" 127.0.0.1:8080
+	assert_bad_input "loopback"
+	run "$SBX" net allow "$n" 169.254.169.254
+	assert_contains "$err" "169.254.169.254"
+	run "$SBX" net allow "$n" '*.example.org'
+	assert_bad_input "a live rule names one host"
+	run "$SBX" net allow "$n" 'exa mple.org'
+	assert_bad_input "exa mple.org"
+	run "$SBX" net allow "$n" 2130706433
+	assert_bad_input "2130706433"
+	run "$SBX" net allow "$n" example.org:70000
+	assert_bad_input "example.org:70000"
+	run "$SBX" net allow --for ever "$n" example.org
+	assert_bad_input "--for"
+	run "$SBX" net allow "$n"
+	assert_bad_input "give a SESSION and a HOST"
+	run "$SBX" net allow nosuch$$ example.org
+	assert_bad_input "session 'nosuch$$' is not running"
+	run "$SBX" net deny nosuch$$ example.org
+	assert_bad_input "is not running"
+	run "$SBX" net permit "$n" example.org
+	assert_status 125
+	# nothing of the refused ones is held
+	run "$SBX" session ls --json
+	assert_not_contains "$(grep "\"name\":\"$n\"" <<<"$out")" "allow-session"
+	# a session without a proxy has no rules to change
+	local m=ln$$c
+	start_session "$m" --image minimal
+	run "$SBX" net allow "$m" example.org
+	assert_bad_input "has no egress proxy (egress is 'none')"
+}
+
+# Another user's session: its socket is not in our state directory, and
+# its supervisor refuses a peer of another user (session/control.c).
+test_net_rules_of_another_users_session() {
+	local n=ln$$d
+	start_session "$n" --image minimal -p packages
+	run setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent XDG_RUNTIME_DIR= \
+		"$SBX" net allow "$n" example.org
+	assert_status 125
+	assert_contains "$err" "$n"
+}
+
+# --for always writes the host into the session's profile (the user's own
+# file), with a comment; a built-in profile is refused, nothing written.
+test_net_allow_always_writes_the_users_profile() {
+	local n=ln$$e p="$HOME/.config/sbxrun/profiles/live$$.ini"
+	mkdir -p "$(dirname "$p")"
+	printf 'inherit = packages\n[network]\nallow = pypi.org\n' > "$p"
+	trap "rm -f '$p'" RETURN
+	start_session "$n" --image minimal -p "live$$"
+	run "$SBX" net allow --for always "$n" always.example.org:8443
+	assert_status 0 "net allow --for always"
+	assert_contains "$(cat "$p")" "allowed by 'sbxrun net allow --for always' for session '$n'"
+	assert_contains "$(cat "$p")" "allow = always.example.org:8443"
+	run "$SBX" profile show "live$$"
+	assert_status 0 "the profile reads back"
+	assert_contains "$out" "always.example.org:8443"
+	assert_contains "$out" "pypi.org"
+	local m=ln$$f
+	start_session "$m" --image minimal -p packages
+	run "$SBX" net allow --for always "$m" always.example.org
+	assert_bad_input "is not one of yours"
+	run "$SBX" session ls --json
+	assert_not_contains "$(grep "\"name\":\"$m\"" <<<"$out")" "always.example.org"
+}
+
+# The policy's ceiling, changed while a session and a sidecar run: their
+# next request is refused within a second, the change is on the event
+# stream; a policy that cannot be read keeps the rules held, said once.
+test_policy_change_reaches_a_session_and_a_sidecar() {
+	local n=ln$$g
+	echo hello > "$TESTDIR/hello.txt"
+	http_serve "$TESTDIR"
+	trap "kill $SRV 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$PORT" > "$TESTDIR/lab.ini"
+	: > "$TESTDIR/policy.ini"
+	export SBXRUN_POLICY=$TESTDIR/policy.ini
+	start_session "$n" --image minimal -p "$TESTDIR/lab.ini" --events "$TESTDIR/ev.jsonl"
+	"$SBX" proxy --listen 127.0.0.1:0 -p "$TESTDIR/lab.ini" --image minimal --events "$TESTDIR/side.jsonl" \
+		2> "$TESTDIR/proxy.err" &
+	local px=$!
+	trap "kill $SRV $px 2>/dev/null || true" RETURN
+	listen_port "$px" "$TESTDIR/proxy.err"
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 200 "$out" "the session before the policy changed"
+	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$LISTEN_PORT" "http://host.sbxrun.internal:$PORT/hello.txt"
+	assert_eq 200 "$out" "the sidecar before the policy changed"
+	# the administrator narrows [network] allow: written elsewhere, renamed in
+	printf '[network]\nallow = pypi.org\n' > "$TESTDIR/policy.new"
+	mv "$TESTDIR/policy.new" "$TESTDIR/policy.ini"
+	sleep 1
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 403 "$out" "the session's next request, a second after"
+	run curl -s -w '%{http_code}' -x "http://127.0.0.1:$LISTEN_PORT" "http://host.sbxrun.internal:$PORT/hello.txt"
+	assert_contains "$out" "403" "the sidecar's next request, a second after"
+	assert_contains "$out" "administrator's policy $TESTDIR/policy.ini"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"policy\":\"$TESTDIR/policy.ini: pypi.org\",\"time\""
+	assert_contains "$(cat "$TESTDIR/side.jsonl")" "\"event\":\"policy\""
+	run "$SBX" session ls --json
+	assert_contains "$(grep "\"name\":\"$n\"" <<<"$out")" "{\"rule\":\"policy\",\"host\":\"$TESTDIR/policy.ini: pypi.org\"}"
+	# an approval cannot go past the policy either
+	run "$SBX" net allow "$n" example.org
+	assert_bad_input "not allowed by the administrator's policy $TESTDIR/policy.ini"
+	# a file that cannot be read: the rules held are kept, and it is said
+	# (a new command refuses to start under it: sbxrun run --session too)
+	printf '[network]\nallow = \n[nonsense\n' > "$TESTDIR/policy.ini"
+	sleep 1
+	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$LISTEN_PORT" "http://host.sbxrun.internal:$PORT/hello.txt"
+	assert_eq 403 "$out" "a bad policy keeps the rules held (the sidecar)"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"policy":"unchanged (the rules held before are kept)"'
+	assert_contains "$(cat "$TESTDIR/proxy.err")" "policy not read again, the rules held before are kept"
+	[ "$(grep -c 'policy not read again' "$TESTDIR/proxy.err")" = 1 ] || fail "said more than once: $(cat "$TESTDIR/proxy.err")"
+	touch "$TESTDIR/policy.ini"
+	sleep 0.5
+	[ "$(grep -c 'policy not read again' "$TESTDIR/proxy.err")" = 1 ] || fail "said again: $(cat "$TESTDIR/proxy.err")"
+	# lifted again: the same session and sidecar reach the host
+	: > "$TESTDIR/policy.ini"
+	sleep 1
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 200 "$out" "after the policy was lifted"
+	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$LISTEN_PORT" "http://host.sbxrun.internal:$PORT/hello.txt"
+	assert_eq 200 "$out" "the sidecar after the policy was lifted"
+}
+
+test_etc_policy_change_reaches_a_running_session() {
+	local n=ln$$h pol=/etc/sbxrun/policy.ini
+	[ ! -e "$pol" ] || skip "$pol exists already: not this test's to change"
+	echo hello > "$TESTDIR/hello.txt"
+	http_serve "$TESTDIR"
+	local made=
+	[ -d /etc/sbxrun ] || { mkdir /etc/sbxrun; made=1; }
+	trap "kill $SRV 2>/dev/null || true; rm -f '$pol'; [ -z '$made' ] || rmdir /etc/sbxrun 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$PORT" > "$TESTDIR/lab.ini"
+	start_session "$n" --image minimal -p "$TESTDIR/lab.ini" --events "$TESTDIR/ev.jsonl"
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 200 "$out" "before the policy"
+	printf '[network]\negress = none\n' > "$pol"
+	sleep 1
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 403 "$out" "a second after root capped egress"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"policy\":\"$pol: egress none\""
+	rm -f "$pol"
+}
+
+# Ask (issue 42, item 1): with [network] ask, a request no rule allows or
+# refuses is held, listed by net pending, and completed by net allow from
+# another shell; a deny ("no"), the timeout, or no one to ask (a run outside
+# a session) is the same 403 as without ask; an address class is never held.
+test_ask_holds_until_net_allow_and_refuses_on_no_or_timeout() {
+	local n=ln$$i
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 3s\n' > "$TESTDIR/ask.ini"
+	https_proxy="http://127.0.0.1:$PXPORT" start_session "$n" --image minimal -p "$TESTDIR/ask.ini" \
+		--events "$TESTDIR/ev.jsonl"
+	"$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		http://asked.invalid/hello.txt > "$TESTDIR/held.out" 2>&1 &
+	local held=$!
+	local listed=
+	for _ in $(seq 50); do
+		run "$SBX" net pending "$n"
+		[[ "$out" == *asked.invalid:80* ]] && { listed=1; break; }
+		sleep 0.1
+	done
+	[ -n "$listed" ] || fail "the held request is not listed by net pending: $out $err"
+	run "$SBX" net pending
+	assert_contains "$out" "$n" "net pending without a session lists every session's"
+	kill -0 "$held" 2>/dev/null || fail "the request was answered before anyone was asked: $(cat "$TESTDIR/held.out")"
+	run "$SBX" net allow "$n" asked.invalid
+	assert_status 0
+	wait "$held" || true
+	assert_eq 200 "$(cat "$TESTDIR/held.out")" "the held request, completed by net allow"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"host":"asked.invalid","port":80,"decision":"asked"'
+	run "$SBX" net pending "$n"
+	assert_not_contains "$out" "asked.invalid" "decided: no longer pending"
+	# "no": a deny while it is held refuses it at once
+	"$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		http://refused.invalid/hello.txt > "$TESTDIR/no.out" 2>&1 &
+	held=$!
+	for _ in $(seq 50); do
+		run "$SBX" net pending "$n"
+		[[ "$out" == *refused.invalid* ]] && break
+		sleep 0.1
+	done
+	run "$SBX" net deny "$n" refused.invalid
+	assert_status 0
+	wait "$held" || true
+	assert_eq 403 "$(cat "$TESTDIR/no.out")" "a held request denied"
+	# no answer: refused at the timeout (3 s), not before
+	local t0 t1
+	t0=$(date +%s%N)
+	get "$n" unanswered.invalid
+	t1=$(date +%s%N)
+	assert_eq 403 "$out" "no answer within ask_timeout"
+	[ $(( (t1 - t0) / 1000000 )) -ge 2500 ] || fail "refused after $(( (t1 - t0) / 1000000 )) ms, before ask_timeout"
+	# never held: what no approval could reach
+	t0=$(date +%s%N)
+	get "$n" 10.1.2.3
+	t1=$(date +%s%N)
+	assert_eq 403 "$out" "a private address"
+	[ $(( (t1 - t0) / 1000000 )) -lt 2500 ] || fail "a private address was held"
+	# no one to ask: a run outside a session refuses at once
+	https_proxy="http://127.0.0.1:$PXPORT" run "$SBX" run --image minimal -p "$TESTDIR/ask.ini" -- \
+		curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 http://asked.invalid/hello.txt
+	assert_eq 403 "$out" "a run has no one to ask"
+	run "$SBX" net pending nosuch$$
+	assert_bad_input "session 'nosuch$$' is not running"
+	run "$SBX" profile show agent
+	assert_contains "$out" "ask = yes"
+}
