@@ -16,6 +16,9 @@ run_tier=${SBX_TIER:-integration}
 # "# root-only: test_a test_b" in a file: those run in the root pass only
 # (not as a skip in the user pass, which CI would count as a failure)
 root_only=" $(sed -n 's/^# root-only: //p' "$file" | tr '\n' ' ') "
+# "# user-only: test_a test_b": those run in the user pass only (what root
+# would run again is the same code on the same path: CI's time is budgeted)
+user_only=" $(sed -n 's/^# user-only: //p' "$file" | tr '\n' ' ') "
 tier_of() { # test: prints "TIER why" (integration has no why)
 	local line
 	line=$(grep -E "^# tier [a-z]+: (.* )?$1( .*)?$" "$file" | head -1)
@@ -25,6 +28,7 @@ tier_of() { # test: prints "TIER why" (integration has no why)
 }
 for t in $(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '{print $3}' | grep '^test_'); do
 	[ "$who" = user ] && [[ "$root_only" == *" $t "* ]] && continue
+	[ "$who" = root ] && [[ "$user_only" == *" $t "* ]] && continue
 	# SBX_TESTS="test_a test_b": only these (a quick rerun of a few tests)
 	[ -n "${SBX_TESTS:-}" ] && [[ " $SBX_TESTS " != *" $t "* ]] && continue
 	name="$(basename "$file" .sh)/$t ($who)"

@@ -1,4 +1,5 @@
 # also-as-root
+# user-only: test_debian_npm_installs_hundreds_of_packages test_gateway_holds_unread_answers_on_disk
 # tier net: test_npm_install_twice_through_the_gateway_second_from_the_cache -- reaches the npm registry (a real npm install, twice)
 # tier net: test_a_real_project_installed_tested_reviewed_and_applied -- reaches the npm registry (jest and its 300 packages)
 # The package gateway (issue 27): npm in a `packages` sandbox talks plain

@@ -1,4 +1,5 @@
 # also-as-root
+# user-only: test_apt_gateway_cuts_an_endless_index_on_disk test_apt_source_files_are_served_as_the_sources_index_lists
 # apt through the package gateway (issue 27): apt keeps the image's sources
 # and its proxy; the proxy hands its plain-HTTP GETs for the image's apt
 # hosts (@apt, read at import: no registry host is written here) to the
