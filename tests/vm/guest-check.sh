@@ -45,7 +45,7 @@ uid=$(id -u "$user") || exit 2
 T=$(mktemp -d /var/tmp/sbxrun-vmcheck.XXXXXX)
 chmod 0755 "$T"
 trap 'rm -rf "$T"' EXIT
-cp -R "$top/sbxrun" "$top/profiles" "$top/rootfs" "$top/tests" "$T/"
+cp -R "$top/sbxrun" "$top/profiles" "$top/rootfs" "$top/contrib" "$top/tests" "$T/"
 [ -d "$top/completions" ] && cp -R "$top/completions" "$T/"
 mkdir "$T/images" && cp "$images/minimal.tar.zst" "$images/tiny.tar" "$T/images/"
 chmod -R a+rX "$T"
