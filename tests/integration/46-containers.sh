@@ -425,8 +425,8 @@ test_strict_refuses_landlock() {
 # Rootless podman: "${SBX_TEST_USER}p", an account made here (idempotent:
 # made once, kept) with subuid and subgid ranges of its own, runs podman as
 # itself: --runtime runc and the ulimits of pm46's containers.conf, its vfs
-# storage and runtime directory under its home, tiny imported again once a
-# run. PODMAN then runs podman as that account; the test's directory is
+# storage and runtime directory under its home (~/pm46), tiny imported
+# again once a run. PODMAN then runs podman as that account; the test's directory is
 # made readable for its bind mounts; the account's pause process (which
 # holds podman's user namespace) is ended with the test.
 pm46r() {
@@ -446,14 +446,14 @@ pm46r() {
 	) 9> "$TOP/pm46/lock-r" || fail "could not make the account $PU with subuid ranges"
 	PH=$(getent passwd "$PU" | cut -d: -f6)
 	local d=$PH/pm46
+	# (rootless podman takes no graphroot from a storage.conf: the flags)
 	PODMAN=(runuser -u "$PU" -- env -C "$PH" -i HOME="$PH" PATH=/usr/sbin:/usr/bin:/sbin:/bin
 		XDG_RUNTIME_DIR="$d/xdg" CONTAINERS_CONF="$TOP/pm46/containers.conf"
-		CONTAINERS_STORAGE_CONF="$d/storage.conf" podman)
+		podman --root "$d/storage" --runroot "$d/run" --storage-driver vfs)
 	(
 		flock 9
 		[ -e "$TOP/pm46/rootless-ready" ] && exit 0
-		runuser -u "$PU" -- sh -c 'umask 077; mkdir -p "$1/xdg" &&
-			printf "[storage]\ndriver = \"vfs\"\ngraphroot = \"%s/storage\"\nrunroot = \"%s/run\"\n" "$1" "$1" > "$1/storage.conf"' _ "$d" &&
+		runuser -u "$PU" -- sh -c 'umask 077; mkdir -p "$1/xdg"' _ "$d" &&
 		{ "${PODMAN[@]}" rmi -f localhost/sbx46 >/dev/null 2>&1; "${PODMAN[@]}" import -q "$IMAGES/tiny.tar" localhost/sbx46 >/dev/null; } &&
 		touch "$TOP/pm46/rootless-ready"
 	) 9> "$TOP/pm46/lock-r" || fail "rootless podman as $PU could not import tiny: $("${PODMAN[@]}" info 2>&1 | tail -3)"
@@ -480,4 +480,23 @@ test_rootless_docker_like_user_is_landlock() {
 	landlock_secrets
 	in_pod --user 1000:1000 "${landlock_pod[@]}" -- "$landlock_escapes"
 	assert_landlock_escapes
+}
+
+# Root of a rootless container is the account's own uid: the uid sbxrun
+# gives root's images and sandboxes (2147000000) is not in its map, so the
+# first import is refused with one line and a hint naming the fix (a user
+# of the container), not run half-way.
+test_rootless_root_names_the_fix() {
+	pm46r
+	run timeout 60 "${PODMAN[@]}" run --rm --network none -v "$SBX:/sbx/sbxrun:ro" \
+		-v "$IMAGES/tiny.tar:/sbx/tiny.tar:ro" -v /usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu:ro \
+		-v /usr/lib64:/lib64:ro -e HOME=/tmp localhost/sbx46 /bin/sh -c '
+		/sbx/sbxrun image import /sbx/tiny.tar --name tiny; echo "rc=$?"
+		ls -a /tmp/.local/share/sbxrun/images'
+	assert_status 0
+	assert_contains "$out" "rc=125"
+	assert_contains "$err" "sbxrun: error: import '/sbx/tiny.tar': prepare '/tmp/.local/share/sbxrun/images/.staging-"
+	assert_contains "$err" "hint: as root sbxrun gives its images and sandboxes uid 2147000000, which this user namespace does not map"
+	assert_not_contains "$out" ".staging-" "a staging directory left behind"
+	[ "$(printf '%s\n' "$err" | grep -c '^sbxrun: error:')" = 1 ] || fail "not one error line: $err"
 }
