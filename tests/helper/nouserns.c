@@ -1,17 +1,11 @@
-/* tests/helper/nouserns.c - nouserns [--none|--nomount] CMD [ARG...]: runs CMD under a seccomp
+/* tests/helper/nouserns.c - nouserns [--none] CMD [ARG...]: runs CMD under a seccomp
  * filter that refuses user namespaces the way Docker's default profile
  * does (clone3 ENOSYS, so that libc falls back to clone; clone with
  * CLONE_NEWUSER, unshare and setns EPERM), so that sbxrun takes its
  * landlock tier on a machine that would give it full: bench/landlock.sh
  * times both tiers side by side on the same machine. --none loads a filter
  * that allows everything instead, so that the full side pays the same exec
- * and filter as the landlock side. --nomount is the fixture of Ubuntu's
- * AppArmor restriction without sbxrun's profile (23.10+): there a user
- * namespace is made, but without capabilities in it, so that its first
- * mount (and the uid map's write from inside, sethostname, pivot_root)
- * fails with EPERM; here namespaces are made, and mount, umount2,
- * pivot_root, sethostname and the new mount API (open_tree, move_mount,
- * fsopen, fsmount, mount_setattr) answer EPERM. Plain BPF, no
+ * and filter as the landlock side. Plain BPF, no
  * libseccomp: cc -O2 -o nouserns nouserns.c. Used by bench/landlock.sh and
  * tests/integration/47-landlock.sh (make builds it static: tests/helper/nouserns). */
 #define _GNU_SOURCE
@@ -50,34 +44,15 @@ int main(int argc, char **argv)
 		ERR(EPERM),
 		RET(SECCOMP_RET_ALLOW),
 	};
-	static const int nomount_nrs[] = { __NR_mount, __NR_umount2, __NR_pivot_root, __NR_sethostname,
-					   __NR_open_tree, __NR_move_mount, __NR_fsopen, __NR_fsmount,
-					   __NR_mount_setattr };
-	struct sock_filter nomount[4 + 2 * 9 + 1] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		RET(SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	};
 	struct sock_filter allow[] = { RET(SECCOMP_RET_ALLOW) };
-	size_t k = 4;
-
-	for (size_t i = 0; i < sizeof(nomount_nrs) / sizeof(nomount_nrs[0]); i++) {
-		nomount[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nomount_nrs[i], 0, 1);
-		nomount[k++] = (struct sock_filter)ERR(EPERM);
-	}
-	nomount[k++] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 
 	if (argc > 1 && strcmp(argv[1], "--none") == 0) {
 		prog = (struct sock_fprog){ .len = 1, .filter = allow };
 		argv++, argc--;
-	} else if (argc > 1 && strcmp(argv[1], "--nomount") == 0) {
-		prog = (struct sock_fprog){ .len = (unsigned short)k, .filter = nomount };
-		argv++, argc--;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: nouserns [--none|--nomount] CMD [ARG...]\n");
+		fprintf(stderr, "usage: nouserns CMD [ARG...]\n");
 		return 2;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||

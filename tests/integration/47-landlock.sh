@@ -7,9 +7,10 @@
 # check-vm), whose kernel 6.1 has Landlock ABI 2: no TCP rules, so there
 # `--net packages` must be refused, not run with the network open. And
 # the case of a user namespace made but not usable (Ubuntu's AppArmor
-# restriction), with nouserns --nomount as its fixture.
+# restriction), with probe deny-mount as its fixture.
 
 NOUSERNS=$TOP/tests/helper/nouserns
+PROBE=$TOP/tests/helper/probe
 
 ll_setup() {
 	[ -x "$NOUSERNS" ] || fail "no $NOUSERNS (make tests/helper/nouserns)"
@@ -40,9 +41,10 @@ ll_abi() {
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["tier"], d["landlock"]["abi"])' "$1"
 }
 
-# The escapes the tier claims, tried (NOUSERNS's options first: the fixture).
+# The escapes the tier claims, tried under the fixture ("$@": the command
+# that runs sbxrun under its filter).
 ll_confines() {
-	run "$NOUSERNS" "$@" "$SBX" run --json "$TESTDIR/rec.json" -- bash -c '
+	run "$@" "$SBX" run --json "$TESTDIR/rec.json" -- bash -c '
 		echo "ws: $PWD"
 		echo kept > "$PWD/out" && echo "wrote the workspace"
 		echo x > /var/tmp/ll-$$ 2>/dev/null && echo "wrote /var/tmp"
@@ -77,26 +79,26 @@ ll_confines() {
 
 test_landlock_tier_confines_on_this_kernel() {
 	ll_setup
-	ll_confines
+	ll_confines "$NOUSERNS"
 }
 
 # A user namespace made but not usable, as under Ubuntu's AppArmor
 # restriction without sbxrun's profile (23.10+: made without capabilities,
-# its first mount refused). The fixture: nouserns --nomount, whose filter
-# lets namespaces be made and refuses mount (and the rest of the mount
-# API, sethostname, pivot_root) with EPERM. run takes the landlock tier and
+# its first mount refused). The fixture: probe deny-mount (41-doctor's),
+# whose filter lets namespaces be made and refuses mount and the rest of
+# the mount API with EPERM. run takes the landlock tier and
 # its escape checks hold; doctor names the case and that tier; enforce =
 # strict refuses it in one line, with the cause and the fix.
 test_unusable_userns_takes_landlock() {
 	ll_setup
-	ll_confines --nomount
-	run "$NOUSERNS" --nomount "$SBX" doctor
+	ll_confines "$PROBE" deny-mount
+	run "$PROBE" deny-mount "$SBX" doctor
 	assert_status 0
 	assert_contains "$out" "user namespace       unusable: created one, but no mount in it is allowed"
 	assert_contains "$out" "tier                 landlock: a user namespace is made here, but cannot be used: the seccomp filter sbxrun runs under refuses mount in it"
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf '[sandbox]\ninherit = default\n[limits]\nenforce = strict\n' > "$HOME/.config/sbxrun/profiles/ll47strict.ini"
-	run "$NOUSERNS" --nomount "$SBX" run -p ll47strict --pids unlimited --memory unlimited --cpus unlimited -- echo RAN
+	run "$PROBE" deny-mount "$SBX" run -p ll47strict --pids unlimited --memory unlimited --cpus unlimited -- echo RAN
 	rm -f "$HOME/.config/sbxrun/profiles/ll47strict.ini"
 	assert_status 125
 	assert_not_contains "$out" "RAN"
