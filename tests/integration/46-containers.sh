@@ -439,8 +439,9 @@ pm46r() {
 		id "$PU" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$PU" || exit 1
 		local f end
 		for f in subuid subgid; do
-			grep -q "^$PU:" /etc/$f && continue
-			end=$(awk -F: '$2 + $3 > m { m = $2 + $3 } END { print (m > 100000 ? m : 100000) }' /etc/subuid /etc/subgid)
+			grep -qs "^$PU:" /etc/$f && continue
+			end=$(cat /etc/subuid /etc/subgid 2>/dev/null |
+				awk -F: '$2 + $3 > m { m = $2 + $3 } END { print (m > 100000 ? m : 100000) }')
 			usermod "--add-${f}s" "$end-$((end + 65535))" "$PU" || exit 1
 		done
 	) 9> "$TOP/pm46/lock-r" || fail "could not make the account $PU with subuid ranges"
