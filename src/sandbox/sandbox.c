@@ -120,7 +120,7 @@ static int start_landlock(const struct sbx_plan *plan, struct sbx_sandbox *sb, i
 	sb->pid = clone_sandbox(0, &sb->pidfd, &(int){ 0 }, err);
 	if (sb->pid == 0)
 		child_landlock_main(sb->ll_plan, sync);
-	sb->gave_up = TIER_LANDLOCK;
+	sb->gave_up |= TIER_LANDLOCK;
 	return sb->pid < 0 ? -1 : 0;
 }
 
@@ -261,6 +261,7 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 		close(sb->pidfd);
 		sb->sync = sb->pidfd = -1;
 		tier_userns_unusable(err);
+		sb->gave_up |= TIER_UNUSABLE;
 		r = start_try(plan, sb, -1, 1, err);
 	}
 	if (r != 0) {

@@ -41,6 +41,9 @@ static const struct {
 	  "read-only but a private workspace", "a container or host that allows user namespaces "
 	  "(--security-opt seccomp=unconfined, or a seccomp profile that allows clone, unshare and "
 	  "setns with namespace flags)" },
+	{ TIER_UNUSABLE, "a user namespace was made, but its first mount was refused (AppArmor's "
+	  "restriction without sbxrun's profile, or a seccomp filter)", "sbxrun's AppArmor profile "
+	  "installed and loaded, or no filter that refuses mount" },
 };
 
 enum sbx_tier tier_of(unsigned gave_up)
@@ -190,8 +193,15 @@ void tier_announce(const struct sbx_plan *plan, unsigned gave_up)
 	const char *name = tier_name(tier_of(gave_up));
 
 	tier_describe(gave_up, why, sizeof(why));
-	if (plan->ll)
+	if (plan->ll) { /* and why there is none to use, where one was made */
 		landlock_describe(plan->ll, why, sizeof(why));
+		if (gave_up & TIER_UNUSABLE) {
+			size_t n = strlen(why);
+			snprintf(why + n, sizeof(why) - n, "; ");
+			n = strlen(why);
+			tier_describe(TIER_UNUSABLE, why + n, sizeof(why) - n);
+		}
+	}
 	if (plan->ll)
 		log_warn("tier landlock: %s; 'sbxrun doctor' names the fix", why);
 	else if (gave_up)

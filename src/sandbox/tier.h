@@ -20,6 +20,7 @@ enum {
 	TIER_PROC_PID = 2,      /* a new proc refused, proc with subset=pid taken */
 	TIER_PROC_NONE = 4,     /* no proc at all: a /proc of machine-wide files only */
 	TIER_LANDLOCK = 8,      /* no user namespace at all: the landlock tier (landlock.h) */
+	TIER_UNUSABLE = 16,     /* with it: one was made, but not usable (tier_userns_unusable) */
 };
 
 /* The flags of every proc sbxrun mounts (run, session commands, doctor). */

@@ -80,6 +80,7 @@ ll_confines() {
 test_landlock_tier_confines_on_this_kernel() {
 	ll_setup
 	ll_confines "$NOUSERNS"
+	assert_not_contains "$err" "a user namespace was made" "where none can be made"
 }
 
 # A user namespace made but not usable, as under Ubuntu's AppArmor
@@ -92,6 +93,8 @@ test_landlock_tier_confines_on_this_kernel() {
 test_unusable_userns_takes_landlock() {
 	ll_setup
 	ll_confines "$PROBE" deny-mount
+	assert_contains "$err" "; a user namespace was made, but its first mount was refused (AppArmor's restriction without sbxrun's profile, or a seccomp filter); 'sbxrun doctor' names the fix"
+	assert_contains "$(cat "$TESTDIR/rec.json")" "a user namespace was made, but its first mount was refused" "the record's why"
 	run "$PROBE" deny-mount "$SBX" doctor
 	assert_status 0
 	assert_contains "$out" "user namespace       unusable: created one, but no mount in it is allowed"
