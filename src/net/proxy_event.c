@@ -190,3 +190,17 @@ void proxy_event_policy(struct proxy_events *ev, const char *what, const char *e
 		json_object_object_add(o, "error", json_object_new_string(error));
 	emit(ev, o, "policy");
 }
+
+void proxy_event_credential(int fd, const char *var, const char *host, int port, const char *decision)
+{
+	json_object *o = base(host, port, decision);
+	json_object_object_add(o, "var", json_object_new_string(var));
+	proxy_event_write(fd, o, "credential");
+}
+
+void proxy_event_decision_fd(int fd, const char *host, int port, const char *decision, const char *reason)
+{
+	json_object *o = base(host, port, decision);
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	proxy_event_write(fd, o, "egress");
+}
