@@ -216,12 +216,12 @@ int credspec_read_secret(const struct sbx_credspec *c, char *buf, size_t size, s
 		return check_secret(buf, n, what, err);
 	}
 	if (lstat(c->from, &st) < 0)
-		return err_sys(err, "file:%s", c->from);
+		return err_set(err, errno, "file:%s: %s", c->from, strerror(errno));
 	if (check_stat(c, &st, err) < 0)
 		return -1;
 	_cleanup_close_ int fd = open(c->from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return err_sys(err, "file:%s", c->from);
+		return err_set(err, errno, "file:%s: %s", c->from, strerror(errno));
 	if (fstat(fd, &st) < 0)
 		return err_sys(err, "file:%s", c->from);
 	if (check_stat(c, &st, err) < 0)

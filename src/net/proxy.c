@@ -31,6 +31,7 @@
 #include "net/proxy_rules.h"
 #include "net/relay.h"
 #include "net/resolver.h"
+#include "net/tlsmitm.h"
 
 /* Each relayed connection holds two sockets and two pipes. */
 #define MAX_CONNS 128
@@ -76,6 +77,7 @@ struct conn {
 	int64_t deadline;
 	bool kept;                    /* back from the local service, between requests */
 	int64_t held_since;           /* C_HELD: when it was held */
+	const char *cred_var;         /* plain HTTP: the binding whose secret it carries */
 };
 
 struct sbx_proxy {
@@ -95,6 +97,8 @@ struct sbx_proxy {
 	char *auth;
 	struct proxy_local local;
 	struct sbx_proxy_counters count;
+	const struct sbx_creds *cred; /* [credentials], or NULL */
+	struct sbx_tlsmitm *mitm;     /* their HTTPS side, or NULL */
 };
 
 static int ep_add(struct sbx_proxy *p, int fd, uint32_t events, uint64_t tag)
@@ -201,6 +205,51 @@ static void relay(struct sbx_proxy *p, struct conn *c)
 		conn_kill(p, c);
 }
 
+/* A CONNECT to a host with a credential binding: the TLS relay of
+ * net/tlsmitm.c takes both sockets from here on. */
+static void broker(struct sbx_proxy *p, struct conn *c, const char *ok, size_t len)
+{
+	struct sbx_err err;
+
+	if (c->head_len != c->req.head_len) {
+		refuse(p, c, 400, "bytes sent before the tunnel was established");
+		return;
+	}
+	epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
+	epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->ufd, NULL);
+	if (send(c->cfd, ok, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len &&
+	    tlsmitm_start(p->mitm, steal_fd(c->cfd), steal_fd(c->ufd), c->host, c->req.port, &err) == 0)
+		p->count.allowed++;
+	conn_kill(p, c);
+}
+
+/* Credentials (net/cred.h): a head carrying a placeholder where it does
+ * not belong is refused; a plain request to a bound host gets the secret
+ * (told when it is relayed). false: refused. */
+static bool cred_gate(struct sbx_proxy *p, struct conn *c)
+{
+	const char *var = NULL;
+	char *out = NULL, why[200];
+	size_t olen;
+	enum cred_verdict v = c->req.kind == HTTPREQ_CONNECT
+		? (cred_carried(p->cred, c->head, c->req.head_len, &var) ? CRED_REFUSED : CRED_NONE)
+		: cred_rewrite(p->cred, c->host, c->req.port, c->req.upstream, c->req.upstream_len, &out, &olen, &var);
+
+	if (v == CRED_USED) {
+		explicit_bzero(c->req.upstream, c->req.upstream_len);
+		free(c->req.upstream);
+		c->req.upstream = out;
+		c->req.upstream_len = olen;
+		c->cred_var = var;
+	}
+	if (v != CRED_REFUSED)
+		return true;
+	proxy_event_credential(p->ev.fd, var, c->host, c->req.port, "refused");
+	snprintf(why, sizeof(why), "the placeholder of %s is bound to another host (or sent in a URL)", var);
+	refuse(p, c, 403, why);
+	return false;
+}
+
 /* down_extra: bytes an upstream proxy sent after its answer. */
 static void start_relay(struct sbx_proxy *p, struct conn *c, const char *down_extra, size_t extra_len)
 {
@@ -208,6 +257,12 @@ static void start_relay(struct sbx_proxy *p, struct conn *c, const char *down_ex
 
 	struct sbx_err err;
 
+	if (c->req.kind == HTTPREQ_CONNECT && p->mitm && cred_binds(p->cred, c->host, c->req.port)) {
+		broker(p, c, ok, sizeof(ok) - 1);
+		return;
+	}
+	if (c->cred_var)
+		proxy_event_credential(p->ev.fd, c->cred_var, c->host, c->req.port, "used");
 	if (relay_dir_init(&c->up, &err) < 0 || relay_dir_init(&c->down, &err) < 0) {
 		refuse(p, c, 502, "out of file descriptors");
 		return;
@@ -524,6 +579,8 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		refuse(p, c, 403, "not a valid host name (numeric IPv4 forms are refused)");
 		return;
 	}
+	if (p->cred && !cred_gate(p, c))
+		return;
 	if (p->local.host && c->req.kind == HTTPREQ_ABSOLUTE && c->req.port == 80 &&
 	    strcmp(c->host, p->local.host) == 0) {
 		/* the service reads and answers from here on */
@@ -889,6 +946,9 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	char summary[1024];
 	if (conf->policy && proxy_rules_set_policy(&p->rules, conf->policy, summary, sizeof(summary), err) < 0)
 		goto fail;
+	p->cred = conf->cred;
+	if (conf->cred && conf->tlsca && tlsmitm_new(conf->tlsca, conf->cred, conf->events_fd, &p->mitm, err) < 0)
+		goto fail;
 	if (proxy_chain_from_env(&p->chain, err) < 0 || resolver_new(&p->resolver, err) < 0 ||
 	    setup_fds(p, listen_fd, err) < 0)
 		goto fail;
@@ -919,6 +979,7 @@ void proxy_free(struct sbx_proxy *p)
 	for (struct conn *c = p->conns; c; c = c->next)
 		conn_kill(p, c);
 	reap(p);
+	tlsmitm_free(p->mitm);
 	resolver_free(p->resolver);
 	proxy_rules_free(&p->rules);
 	proxy_chain_free(&p->chain);

@@ -3,6 +3,7 @@
 #include "sandbox/credplan.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
