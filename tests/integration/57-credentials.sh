@@ -95,12 +95,16 @@ test_git_push_and_npm_whoami_with_the_token_held_on_the_host() {
 		git push -q origin HEAD:main 2>&1 && echo PUSHED
 		printf '//host.sbxrun.internal:$P1/:_authToken=\${NPM_TOKEN}\n' > ~/.npmrc
 		npm whoami --registry https://host.sbxrun.internal:$P1/ 2>&1
+		python3 -c 'import urllib.request as u, time; print(\"py:\", u.urlopen(\"https://host.sbxrun.internal:$P1/-/whoami\").read().decode(), flush=True); time.sleep(60)' &
+		sleep 1.5
 		python3 -c '$SCAN' '${TOKEN:0:$half}' '${TOKEN:$half}' \"\$GH_TOKEN\""
 	echo "run: $((SECONDS - t0))s" >&2
 	assert_status 0
 	assert_contains "$out" "GH=sbxrun-cred-"
 	assert_contains "$out" "PUSHED"
 	assert_contains "$out" "tester" "npm whoami"
+	assert_contains "$out" 'py: {"username":"tester"}' "python's urllib"
+	assert_contains "$out" "scanned 3 processes" "the scan (sh, the sleeping python, itself)"
 	assert_eq "pushed-from-the-sandbox" "$(git -C "$TESTDIR/srv/repo.git" log -1 --format=%s main)" "the server's main"
 	[ ! -e "$TESTDIR/srv/bad-auth" ] || fail "the server saw requests without the token: $(cat "$TESTDIR/srv/bad-auth")"
 	assert_contains "$out" "placeholder seen: True" "the scan (it finds the placeholder)"
