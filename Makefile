@@ -6,13 +6,13 @@ DATADIR = $(PREFIX)/share/sbxrun
 MANDIR = $(PREFIX)/share/man/man1
 VERSION = 0.1
 
-# libarchive, libcurl and libcrypto are loaded on first use (src/base/lazylib.c),
+# libarchive, libcurl, libcrypto and libssl are loaded on first use (src/base/lazylib.c),
 # libsystemd only to ask systemd for a delegated cgroup (src/sandbox/scope.c),
 # zlib for export --patch, libgit2 for the .gitignore fold of changes show
 # (src/undo/csignore.c; its soname, read here, changes with each release):
 # only their headers are needed at build time.
 PKGS = libseccomp libcap-ng inih json-c
-LAZY_PKGS = libarchive libcurl libcrypto libsystemd zlib libgit2
+LAZY_PKGS = libarchive libcurl libcrypto libssl libsystemd zlib libgit2
 CC ?= cc
 # The builds of check, demo and the other test targets (a second make, after
 # `deps`) use every core.
