@@ -101,6 +101,8 @@ test_git_push_and_npm_whoami_with_the_token_held_on_the_host() {
 	echo "run: $((SECONDS - t0))s" >&2
 	assert_status 0
 	assert_contains "$out" "GH=sbxrun-cred-"
+	local ph_run
+	ph_run=$(printf '%s\n' "$out" | sed -n 's/^GH=//p')
 	assert_contains "$out" "PUSHED"
 	assert_contains "$out" "tester" "npm whoami"
 	assert_contains "$out" 'py: {"username":"tester"}' "python's urllib"
@@ -114,6 +116,17 @@ test_git_push_and_npm_whoami_with_the_token_held_on_the_host() {
 	ev=$(cat "$TESTDIR/ev")
 	assert_contains "$ev" '"decision":"used","var":"GH_TOKEN"'
 	assert_contains "$ev" '"decision":"used","var":"NPM_TOKEN"'
+
+	# A session: a placeholder of its own, brokered the same way.
+	start_session cred57 -p "$TESTDIR/cred.ini" --image node
+	run "$SBX" run --session cred57 -- sh -c "echo GH=\$GH_TOKEN
+		curl -s -x \$SBXRUN_PROXY https://host.sbxrun.internal:$P1/-/whoami"
+	assert_status 0
+	assert_contains "$out" '{"username":"tester"}' "whoami in a session"
+	local ph_session
+	ph_session=$(printf '%s\n' "$out" | sed -n 's/^GH=//p')
+	assert_contains "$ph_session" "sbxrun-cred-"
+	assert_ne "$ph_run" "$ph_session" "the session's placeholder against the run's"
 }
 
 test_the_placeholder_elsewhere_is_refused_and_other_tunnels_are_untouched() {
@@ -146,6 +159,15 @@ test_the_placeholder_elsewhere_is_refused_and_other_tunnels_are_untouched() {
 	assert_contains "$ev" '"decision":"refused","var":"GH_TOKEN"'
 	assert_contains "$ev" '"decision":"refused","var":"NPM_TOKEN"'
 	assert_not_contains "$ev$out$err" "$TOKEN" "output and events"
+
+	# An upstream whose certificate sbxrun does not trust (the test's CA
+	# not given): the secret is not sent, the sandbox gets a 502 saying why.
+	run env -u SSL_CERT_FILE "$SBX" run -p "$TESTDIR/cred.ini" --image node --events "$TESTDIR/ev2" -- sh -c "
+		curl -s -w ' %{http_code}' -x \$SBXRUN_PROXY https://host.sbxrun.internal:$P1/-/whoami"
+	assert_status 0
+	assert_contains "$out" "the upstream's TLS could not be verified" "an upstream not trusted"
+	assert_contains "$out" " 502"
+	assert_not_contains "$(cat "$TESTDIR/ev2")" '"decision":"used"' "events of an upstream not trusted"
 }
 
 test_bad_credentials_lines_are_refused_in_one_line() {
