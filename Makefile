@@ -62,7 +62,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net bench-undo docs check-vm check-vm-full check-fresh
+.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net bench-cred bench-undo docs check-vm check-vm-full check-fresh
 
 all: $(BIN)
 
@@ -204,6 +204,11 @@ bench-ab: all
 bench-net: all
 	sh tests/deps.sh bench
 	bash bench/netstart.sh $(BASE)
+
+# What a brokered HTTPS request adds over a tunnelled one ([credentials],
+# bench/cred.sh), as a user whose store holds the node image.
+bench-cred: all
+	bash bench/cred.sh
 
 # Issue 36's undo and branch goals: run --project on a 1 GB checkout, changes
 # diff and apply of 10,000 files, session snapshot and fork (bench/undo.sh).

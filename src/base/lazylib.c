@@ -295,6 +295,7 @@ LAZY_VOID(S, SSL_CTX_set_verify, (SSL_CTX *c, int mode, SSL_verify_cb cb), (c, m
 LAZY(S, SSL *, SSL_new, (SSL_CTX *c), (c))
 LAZY_VOID(S, SSL_free, (SSL *s), (s))
 LAZY(S, int, SSL_set_fd, (SSL *s, int fd), (s, fd))
+LAZY(S, int, SSL_get_fd, (const SSL *s), (s))
 LAZY(S, int, SSL_set1_host, (SSL *s, const char *h), (s, h))
 LAZY(S, long, SSL_ctrl, (SSL *s, int cmd, long l, void *p), (s, cmd, l, p))
 LAZY(S, int, SSL_accept, (SSL *s), (s))

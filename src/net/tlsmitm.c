@@ -7,6 +7,8 @@
 #include "net/tlsmitm.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -229,7 +231,12 @@ static bool pump_requests(struct job *j)
 /* One read from s; false at its end or an error. */
 static bool from(struct job *j, SSL *s, char *tmp, int *n)
 {
+	int one = 1;
+
 	*n = SSL_read(s, tmp, CHUNK);
+	/* ACK at once: a server that writes a head and then a body (Nagle on
+	 * its side) would otherwise wait for the delayed ACK, 40 ms */
+	setsockopt(SSL_get_fd(s), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 	if (*n > 0) {
 		j->deadline = now_ms() + IDLE_MS;
 		return true;
@@ -300,10 +307,14 @@ static bool upstream(struct job *j)
 	return false;
 }
 
+/* Blocking with one-second timeouts; no Nagle: a request head written
+ * right after a handshake message must not wait for its ACK. */
 static void timeouts(int fd)
 {
 	struct timeval tv = { 1, 0 };
-	int fl = fcntl(fd, F_GETFL);
+	int one = 1, fl = fcntl(fd, F_GETFL);
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
