@@ -341,6 +341,7 @@ static void cut_open(struct sbx_proxy *p)
 		proxy_conn_kill(p, c);
 	}
 	reap(p);
+	proxy_cred_cut(p);
 }
 
 static void check_request(struct sbx_proxy *p, struct conn *c);

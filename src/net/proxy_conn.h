@@ -95,6 +95,8 @@ bool proxy_cred_gate(struct sbx_proxy *p, struct conn *c, char *why, size_t size
  * *why when it cannot be; else 0, the relay starts (a plain request that
  * carries a secret is told as used). */
 int proxy_cred_start(struct sbx_proxy *p, struct conn *c, const char *ok, size_t len, const char **why);
+/* A tightening: the brokered connections it no longer lets through end. */
+void proxy_cred_cut(struct sbx_proxy *p);
 
 /* Closes c's sockets now; it is freed when the batch of events is done. */
 void proxy_conn_kill(struct sbx_proxy *p, struct conn *c);

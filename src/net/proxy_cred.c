@@ -56,3 +56,20 @@ int proxy_cred_start(struct sbx_proxy *p, struct conn *c, const char *ok, size_t
 	proxy_conn_kill(p, c);
 	return 1;
 }
+
+static bool cut_one(void *arg, const char *host, int port)
+{
+	struct sbx_proxy *p = arg;
+	char buf[300];
+	const char *why = proxy_rules_refusal(&p->rules, host, port, buf, sizeof(buf));
+
+	if (why)
+		proxy_event_cut(&p->ev, host, port, why);
+	return why != NULL;
+}
+
+void proxy_cred_cut(struct sbx_proxy *p)
+{
+	if (p->mitm)
+		tlsmitm_cut(p->mitm, cut_one, p);
+}

@@ -45,12 +45,15 @@ struct sbx_tlsmitm {
 	pthread_cond_t cv;
 	unsigned active;
 	bool stop;
+	struct job *jobs;     /* the running ones, under mu (tlsmitm_cut) */
 };
 
 /* What the next bytes from the sandbox are. */
 enum req_state { R_HEAD, R_BODY, R_CHUNK_SIZE, R_CHUNK_DATA, R_TRAILER, R_RAW };
 
 struct job {
+	struct job *next, *prev;
+	bool cut;             /* a rule no longer lets it through: it ends */
 	struct sbx_tlsmitm *m;
 	int cfd, ufd;
 	char host[272];
@@ -65,7 +68,8 @@ struct job {
 
 static bool stopping(struct job *j)
 {
-	return __atomic_load_n(&j->m->stop, __ATOMIC_RELAXED) || now_ms() > j->deadline;
+	return __atomic_load_n(&j->m->stop, __ATOMIC_RELAXED) || __atomic_load_n(&j->cut, __ATOMIC_RELAXED) ||
+	       now_ms() > j->deadline;
 }
 
 /* Whether a TLS call that returned r may be tried again (a socket
@@ -343,8 +347,14 @@ static void *job_main(void *arg)
 	close(j->cfd);
 	close(j->ufd);
 	struct sbx_tlsmitm *m = j->m;
-	free(j);
 	pthread_mutex_lock(&m->mu);
+	if (j->prev)
+		j->prev->next = j->next;
+	else
+		m->jobs = j->next;
+	if (j->next)
+		j->next->prev = j->prev;
+	free(j);
 	m->active--;
 	pthread_cond_broadcast(&m->cv);
 	pthread_mutex_unlock(&m->mu);
@@ -410,6 +420,10 @@ int tlsmitm_start(struct sbx_tlsmitm *m, int cfd, int ufd, const char *host, int
 	snprintf(j->host, sizeof(j->host), "%s", host);
 	pthread_mutex_lock(&m->mu);
 	m->active++;
+	j->next = m->jobs;
+	if (m->jobs)
+		m->jobs->prev = j;
+	m->jobs = j;
 	pthread_mutex_unlock(&m->mu);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -419,13 +433,25 @@ int tlsmitm_start(struct sbx_tlsmitm *m, int cfd, int ufd, const char *host, int
 	if (r != 0) {
 		close(cfd);
 		close(ufd);
-		free(j);
 		pthread_mutex_lock(&m->mu);
+		m->jobs = j->next;
+		if (j->next)
+			j->next->prev = NULL;
 		m->active--;
 		pthread_mutex_unlock(&m->mu);
+		free(j);
 		return err_set(err, r, "credentials: pthread_create");
 	}
 	return 0;
+}
+
+void tlsmitm_cut(struct sbx_tlsmitm *m, bool (*cut)(void *arg, const char *host, int port), void *arg)
+{
+	pthread_mutex_lock(&m->mu);
+	for (struct job *j = m->jobs; j; j = j->next)
+		if (!__atomic_load_n(&j->cut, __ATOMIC_RELAXED) && cut(arg, j->host, j->port))
+			__atomic_store_n(&j->cut, true, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&m->mu);
 }
 
 void tlsmitm_free(struct sbx_tlsmitm *m)

@@ -9,6 +9,8 @@
 #ifndef SBX_TLSMITM_H
 #define SBX_TLSMITM_H
 
+#include <stdbool.h>
+
 #include "base/err.h"
 #include "net/cred.h"
 #include "net/tlsca.h"
@@ -22,6 +24,9 @@ int tlsmitm_new(struct sbx_tlsca *ca, const struct sbx_creds *cr, int events_fd,
  * (connected to a vetted address of host, or a tunnel through the upstream
  * proxy) and brokers them; both are closed when it ends. */
 int tlsmitm_start(struct sbx_tlsmitm *m, int cfd, int ufd, const char *host, int port, struct sbx_err *err);
+/* A tightening: every brokered connection for which cut(arg, host, port)
+ * says so ends within a second (cut is called in the caller's thread). */
+void tlsmitm_cut(struct sbx_tlsmitm *m, bool (*cut)(void *arg, const char *host, int port), void *arg);
 /* Ends every brokered connection (within about a second) and frees m. */
 void tlsmitm_free(struct sbx_tlsmitm *m);
 

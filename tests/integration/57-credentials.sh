@@ -1,3 +1,4 @@
+# also-as-root
 # Credentials brokered by the egress proxy (issue 42, items 3 and 4;
 # docs/egress.md "Credentials"): a [credentials] line binds a token held on
 # the host to one host and path; inside, the variable holds a placeholder.
@@ -127,6 +128,28 @@ test_git_push_and_npm_whoami_with_the_token_held_on_the_host() {
 	ph_session=$(printf '%s\n' "$out" | sed -n 's/^GH=//p')
 	assert_contains "$ph_session" "sbxrun-cred-"
 	assert_ne "$ph_run" "$ph_session" "the session's placeholder against the run's"
+
+	# A live deny cuts a brokered connection that is open (within a second).
+	"$SBX" run --session cred57 -- python3 -c '
+import http.client, os, ssl, sys, time
+c = http.client.HTTPSConnection("127.0.0.1", 3128, context=ssl.create_default_context())
+c.set_tunnel("host.sbxrun.internal", int(sys.argv[1]))
+def get():
+    c.request("GET", "/-/whoami"); r = c.getresponse(); r.read(); return r.status
+print("first", get(), flush=True)
+while not os.path.exists("/tmp/go"): time.sleep(0.05)
+time.sleep(1.5)
+try:
+    print("second", get(), flush=True)
+except Exception as e:
+    print("second failed:", type(e).__name__, flush=True)' "$P1" > "$TESTDIR/held" 2>&1 &
+	local bg=$!
+	for _ in $(seq 100); do grep -q first "$TESTDIR/held" && break; sleep 0.1; done
+	assert_contains "$(cat "$TESTDIR/held")" "first 200" "the brokered connection before the deny"
+	"$SBX" net deny cred57 "host.sbxrun.internal:$P1" >/dev/null
+	"$SBX" run --session cred57 -- touch /tmp/go
+	wait "$bg" || true
+	assert_contains "$(cat "$TESTDIR/held")" "second failed" "the brokered connection after the deny"
 }
 
 test_the_placeholder_elsewhere_is_refused_and_other_tunnels_are_untouched() {
