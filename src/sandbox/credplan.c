@@ -86,6 +86,9 @@ int credplan_ca(struct sbx_credplan *cp, int rootfs_fd, struct sbx_err *err)
 	char buf[65536];
 	ssize_t n;
 
+	/* a second try (another tier) was cloned while the first CA existed:
+	 * a new one, which that process never held */
+	tlsca_free(steal_ptr(cp->ca));
 	if (tlsca_new(cred_hosts(cp->cr), &cp->ca, err) < 0)
 		return -1;
 	_cleanup_close_ int out = open(cp->bundle, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
