@@ -1,4 +1,5 @@
 # also-as-root
+# user-only: test_git_push_and_npm_whoami_with_the_token_held_on_the_host
 # Credentials brokered by the egress proxy (issue 42, items 3 and 4;
 # docs/egress.md "Credentials"): a [credentials] line binds a token held on
 # the host to one host and path; inside, the variable holds a placeholder.
