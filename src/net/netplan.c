@@ -92,7 +92,8 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	/* a sidecar's peers are held to the rules as a sandbox is; a pod's
 	 * plan compiles no list (its sidecar's does) */
 	np->gateway_only = np->proxy && who != NETPLAN_POD &&
-			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms ||
+			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms || cfg->pkg_not_after ||
+			    cfg->pkg_malicious.n ||
 			    cfg->pkg_offline == SBX_ON);
 	const char *ups[2] = { cfg->pkg_npm, cfg->pkg_pypi };
 	for (size_t i = 0; i < 2; i++)

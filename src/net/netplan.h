@@ -63,7 +63,8 @@ struct sbx_netplan {
 	struct hostmatch_sets sets;
 	struct hostmatch_list hosts; /* with a proxy: the list compiled, sets expanded
 				      * (netplan_expand) */
-	/* Under package rules ([packages] allow, deny, min_age, offline) the
+	/* Under package rules ([packages] allow, deny, min_age, not_after,
+	 * malicious, offline) the
 	 * gateway alone reaches the upstreams it serves: the image's @npm,
 	 * @pypi and @apt and a profile's upstreams are withheld from the
 	 * proxy on every port, whatever entry of the list would let them

@@ -351,14 +351,20 @@ test_gateway_rules_close_the_way_around() {
 	gw_fixture
 	local p
 	p=$(gw_rules_profile around 'allow = npm:good\n')
-	for prof in "gwlab$$" "$p"; do
+	# a feed alone, or not_after alone, is a package rule too (the registry
+	# reached directly would serve what it names)
+	printf '[]' > "$TESTDIR/empty-feed.json"
+	local q r
+	q=$(gw_rules_profile aroundfeed "malicious = $TESTDIR/empty-feed.json\n")
+	r=$(gw_rules_profile aroundwhen 'not_after = 2100-01-01\n')
+	for prof in "gwlab$$" "$p" "$q" "$r"; do
 		run "$SBX" run -p "$prof" --image minimal -- sh -c '
 			curl -sS -x "$npm_config_proxy" -o /dev/null -w "direct %{http_code}\n" "http://host.sbxrun.internal:$1/left-pad"
 			curl -sS -x "$npm_config_proxy" -o /dev/null -w "gateway %{http_code}\n" "http://packages.sbxrun.internal/npm/good"' sh "$RPORT"
 		assert_status 0
 		echo "$prof: $out" >&2
 		assert_contains "$out" "gateway 200"
-		if [ "$prof" = "$p" ]; then
+		if [ "$prof" != "gwlab$$" ]; then
 			assert_contains "$out" "direct 403"
 		else
 			assert_contains "$out" "direct 200"
