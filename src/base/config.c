@@ -20,6 +20,8 @@
 const char *const sbx_storage_names[] = { "tmpfs", "disk", NULL };
 const char *const sbx_seccomp_names[] = { "off", "default", NULL };
 const char *const sbx_yesno_names[] = { "no", "yes", NULL };
+/* narrower later, as a policy's ceiling reads an enum (policy.c's CAP_DOWN) */
+const char *const sbx_pkg_mode_names[] = { "report", "enforce", NULL };
 const char *const sbx_enforce_names[] = { "best", "strict", NULL };
 const char *const sbx_tier_names[] = { "landlock", "nested", "full", NULL };
 const char *const sbx_egress_names[] = { "none", "packages", "full", NULL };
@@ -46,6 +48,7 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
 	{ SBX_K_PKG_TIMEOUT, "30s" },    { SBX_K_PKG_MIN_AGE, "none" },
 	{ SBX_K_PKG_OFFLINE, "no" },     { SBX_K_PKG_CACHE_MAX, "10G" },
+	{ SBX_K_PKG_MODE, "enforce" },
 	{ SBX_K_CHANGES_MAX, "4G" },
 	{ SBX_K_PKG_INDEX_MAX_AGE, "2m" }, { SBX_K_PKG_INDEX_MAX_STALE, "1d" },
 	{ SBX_K_PKG_CACHE, "/var/cache/sbxrun/packages" },

@@ -24,6 +24,8 @@ enum sbx_tier { SBX_TIER_LANDLOCK, SBX_TIER_NESTED, SBX_TIER_FULL };
 extern const char *const sbx_storage_names[];
 extern const char *const sbx_seccomp_names[];
 extern const char *const sbx_yesno_names[];
+extern const char *const sbx_pkg_mode_names[];  /* [packages] mode: report, enforce (enum sbx_pkg_mode) */
+enum sbx_pkg_mode { SBX_PKG_REPORT, SBX_PKG_ENFORCE };
 extern const char *const sbx_enforce_names[];
 extern const char *const sbx_egress_names[];
 extern const char *const sbx_ca_names[];
@@ -103,6 +105,7 @@ struct sbx_config {
 	uint64_t pkg_index_max_age_ms;  /* an index served from the cache this long unasked; 0: never */
 	uint64_t pkg_index_max_stale_ms; /* then this much longer while revalidated behind; 0: never */
 	int pkg_offline;           /* enum sbx_onoff: only what the cache holds */
+	int pkg_mode;              /* enum sbx_pkg_mode: report serves what the rules would refuse */
 	char *pkg_not_after;       /* DATE: versions published after it are hidden; NULL: none */
 	struct sbx_strlist pkg_malicious; /* OSV feeds (files, directories) whose packages are refused */
 	uint64_t pkg_cache_max;    /* the user's cache's cap in bytes; 0: unlimited */

@@ -107,6 +107,8 @@ const struct sbx_option sbx_options[] = {
   "serve every ecosystem as it was on DATE (YYYY-MM-DD, from 00:00 UTC, or YYYY-MM-DDTHH:MM:SSZ): later versions, and versions without a date, are hidden" },
 { SBX_K_PKG_MALICIOUS, NULL, 0, "packages", "malicious", SBX_ARG_STRING, NULL, R, 0, F(pkg_malicious), "FILE|DIR",
   "a malicious-package feed in OSV JSON (a file, or a directory of them such as the OpenSSF malicious-packages osv/ tree): the packages and versions it names are refused" },
+{ SBX_K_PKG_MODE, NULL, 0, "packages", "mode", SBX_ARG_ENUM, sbx_pkg_mode_names, 0, 0, F(pkg_mode), "enforce|report",
+  "enforce: the rules (allow, deny, min_age, not_after, malicious) refuse; report: what they would refuse is served and told (a package-refused event with \"decision\": \"report\", a line on stderr), for rolling rules out; offline and digest checks always refuse" },
 { SBX_K_PKG_INDEX_MAX_AGE, NULL, 0, "packages", "index_max_age", SBX_ARG_DURATION, NULL, 0, 0, F(pkg_index_max_age_ms), "DURATION",
   "an index document (packument, PyPI page, apt's Release and Packages) is served from the cache this long before upstream is asked again (default 2m; none: ask every time)" },
 { SBX_K_PKG_INDEX_MAX_STALE, NULL, 0, "packages", "index_max_stale", SBX_ARG_DURATION, NULL, 0, 0, F(pkg_index_max_stale_ms), "DURATION",

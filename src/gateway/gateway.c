@@ -62,7 +62,8 @@ void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *c
 		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
 		.index_max_stale_ms = (int64_t)cfg->pkg_index_max_stale_ms,
 		.rules = { .allow = &cfg->pkg_allow, .deny = &cfg->pkg_deny,
-			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON },
+			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON,
+			   .report = cfg->pkg_mode == SBX_PKG_REPORT },
 		.malicious = &cfg->pkg_malicious,
 		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,
 	};
@@ -368,6 +369,8 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 			goto fail;
 		gw->conf.rules.feed = gw->feed;
 	}
+	gw->conf.rules.on_report = gw_report;
+	gw->conf.rules.report_arg = gw;
 	gw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	gw->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	gw->curl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);

@@ -141,6 +141,12 @@ void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype
  * message names: rules_which). */
 void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, const char *name,
 	     const char *version, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* [packages] mode = report (rules.h's on_report, arg the gateway): what a
+ * rule would have refused, served. A "package-refused" event with
+ * "decision": "report" once per package, version and rule; one line on
+ * sbxrun's stderr once per package and rule. name NULL: the ecosystem
+ * (apt's indexes under an allow list that names no deb:). */
+void gw_report(void *gw, const char *eco, const char *name, const char *version, const char *why);
 /* One line on sbxrun's stderr, the first time key is told in this gateway. */
 void gw_tell_once(struct gw *gw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Sends the open file fd (the client owns it now). */
