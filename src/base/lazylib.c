@@ -134,6 +134,7 @@ LAZY(A, int, archive_read_next_header, (ar *a, ae **e), (a, e))
 LAZY(A, int, archive_read_data_block, (ar *a, const void **b, size_t *n, la_int64_t *o), (a, b, n, o))
 /* one compressed stream (the package gateway's Debian indexes) */
 LAZY(A, int, archive_read_support_format_raw, (ar *a), (a))
+LAZY(A, int, archive_read_support_format_zip_seekable, (ar *a), (a))
 LAZY(A, int, archive_read_support_filter_all, (ar *a), (a))
 LAZY(A, int, archive_read_open_memory, (ar *a, const void *b, size_t n), (a, b, n))
 LAZY(A, la_ssize_t, archive_read_data, (ar *a, void *b, size_t n), (a, b, n))
@@ -236,6 +237,13 @@ LAZY(O, int, EVP_DigestFinal_ex, (EVP_MD_CTX *c, unsigned char *md, unsigned int
 LAZY(O, int, EVP_EncodeBlock, (unsigned char *t, const unsigned char *f, int n), (t, f, n))
 LAZY(O, int, EVP_DecodeBlock, (unsigned char *t, const unsigned char *f, int n), (t, f, n))
 LAZY(O, int, CRYPTO_memcmp, (const void *a, const void *b, size_t n), (a, b, n))
+/* ed25519: the Go checksum database's signed notes (gateway/gosum.c) */
+LAZY(O, EVP_PKEY *, EVP_PKEY_new_raw_public_key, (int t, ENGINE *e, const unsigned char *k, size_t n), (t, e, k, n))
+LAZY_VOID(O, EVP_PKEY_free, (EVP_PKEY *k), (k))
+LAZY(O, int, EVP_DigestVerifyInit, (EVP_MD_CTX *c, EVP_PKEY_CTX **p, const EVP_MD *t, ENGINE *e, EVP_PKEY *k),
+     (c, p, t, e, k))
+LAZY(O, int, EVP_DigestVerify, (EVP_MD_CTX *c, const unsigned char *s, size_t sn, const unsigned char *m, size_t mn),
+     (c, s, sn, m, mn))
 #undef O
 
 /* zlib: the deflated data of a binary file in `changes export --patch`
