@@ -372,12 +372,41 @@ static void sumdb_request(struct gw *gw, struct gw_client *cl, const char *p, si
 		p[0] == 't' && !partial, pass_then);
 }
 
-static void go_request(struct gw *gw, struct gw_client *cl, const char *path)
+static int hexval(char c)
 {
-	size_t len = strcspn(path, "?#");
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The go command escapes '!' as %21 (Go's URL path escaping): percent
+ * escapes of the characters a module path or version may hold are decoded;
+ * any other escape ('/', '%', a control byte...) stays, and is refused. */
+static void unpercent(const char *in, size_t len, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 1 < size; i++) {
+		int hi = i + 2 < len && in[i] == '%' ? hexval(in[i + 1]) : -1, lo = hi >= 0 ? hexval(in[i + 2]) : -1;
+		char c = (char)(hi * 16 + lo);
+		if (lo >= 0 && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("!~+-._@", c))) {
+			out[o++] = c;
+			i += 2;
+		} else {
+			out[o++] = in[i];
+		}
+	}
+	out[o] = '\0';
+}
+
+static void go_request(struct gw *gw, struct gw_client *cl, const char *raw)
+{
+	char path[2048];
+	size_t len;
 	struct go_req *r;
 	const char *why;
 	char refused[600];
+
+	unpercent(raw, strcspn(raw, "?#"), path, sizeof(path));
+	len = strlen(path);
 
 	if (!gw->go_upstream) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "no Go upstream is configured ([packages] go)");
