@@ -141,10 +141,12 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 		char want[140];
 		if (a->want.algo == SRI_GOH1)
 			gosum_h1_string(a->want.digest, want, sizeof(want));
-		snprintf(why, sizeof(why), "integrity mismatch: %s %s %s, upstream sent %s (nothing cached)",
-			 a->want.algo == SRI_GOH1 ? "the checksum database says" : "the index says",
-			 a->want.algo == SRI_GOH1 ? "" : sri_algo_name(a->want.algo),
-			 a->want.algo == SRI_GOH1 ? want : a->want.hex, got);
+		if (a->want.algo == SRI_GOH1)
+			snprintf(why, sizeof(why), "integrity mismatch: the checksum database says %s, upstream "
+				 "sent %s (nothing cached)", want, got);
+		else
+			snprintf(why, sizeof(why), "integrity mismatch: the index says %s %s, upstream sent %s "
+				 "(nothing cached)", sri_algo_name(a->want.algo), a->want.hex, got);
 		fail_all(gw, a, 502, why);
 	} else if (commit(gw, a) < 0) {
 		fail_all(gw, a, 502, "cannot write to the cache");

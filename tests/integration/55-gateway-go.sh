@@ -49,7 +49,7 @@ hits() { curl -sS "http://127.0.0.1:$GPORT/_hits"; }
 
 # go mod download in a sandbox of the lab profile, the project at /app
 GO_DOWNLOAD='export PATH=/usr/lib/go-1.19/bin:$PATH GOPATH=/tmp/gopath GOCACHE=/tmp/gocache http_proxy=$SBXRUN_PROXY
-	cd /app && go mod download 2>&1; echo "download=$?"'
+	cp -r /app /tmp/app && cd /tmp/app && go mod download 2>&1; echo "download=$?"'
 
 test_go_mod_download_through_the_gateway() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
@@ -85,7 +85,7 @@ test_go_tampered_zip_and_bad_names_refused() {
 	run "$SBX" run -p "golab$$" --image minimal $GOBIN_DIRS --events "$TESTDIR/ev" -- sh -c '
 		export PATH=/usr/lib/go-1.19/bin:$PATH GOPATH=/tmp/gopath GOCACHE=/tmp/gocache http_proxy=$SBXRUN_PROXY
 		mkdir /tmp/a && cd /tmp/a && printf "module x.example/a\n\ngo 1.19\n\nrequire mods.example/evil v1.0.0\n" > go.mod
-		go mod download 2>&1 | tail -3; echo "download=$?"
+		go mod download > /tmp/dl.log 2>&1; echo "download=$?"; tail -3 /tmp/dl.log
 		G=http://packages.sbxrun.internal/go
 		for p in mods.example/evil/@v/v1.0.0.zip "mods.example/../etc/@v/list" mods.example/Caps/@v/list \
 			"mods.example/dep01/@v/v1.0.0%2e.zip" mods.example/dep01/@v/master.info "mods.example/dep01/@v/v1.0.0.zip/x" \
@@ -102,7 +102,7 @@ test_go_tampered_zip_and_bad_names_refused() {
 	assert_contains "$out" "404 sumdb/other.db/supported"
 	assert_contains "$out" "404 sumdb/sumdb.fixture/tile/8/0/../x"
 	assert_contains "$out" "200 mods.example/dep01/@v/v1.0.0.mod"
-	assert_not_contains "$out" "download=0"
+	assert_contains "$out" "download=1"
 	assert_contains "$err" "go mods.example/evil@v1.0.0: integrity mismatch: the checksum database says"
 	assert_contains "$err" "(nothing cached)"
 	assert_eq 0 "$(ls "$XDG_CACHE_HOME/sbxrun/packages/goh1" 2>/dev/null | grep -cx '[0-9a-f]\{64\}')" "zips in the cache"

@@ -89,9 +89,17 @@ func gosum(path, vers string) ([]byte, error) {
 	if m == nil {
 		return nil, fmt.Errorf("no such module %s@%s", path, vers)
 	}
-	zf := filepath.Join(os.TempDir(), fmt.Sprintf("goproxy-%d.zip", os.Getpid()))
-	check(os.WriteFile(zf, m.zip, 0o644))
+	f, err := os.CreateTemp("", "goproxy-*.zip")
+	if err != nil {
+		return nil, err
+	}
+	zf := f.Name()
 	defer os.Remove(zf)
+	_, err = f.Write(m.zip)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
 	h, err := dirhash.HashZip(zf, dirhash.Hash1)
 	if err != nil {
 		return nil, err
