@@ -132,41 +132,70 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct go_req *r, const
 
 /* --- first seen: a version's age --- */
 
-/* When this cache first saw path's version (Unix seconds), recording now
- * for one it never saw. The record ("VERSION SECONDS" lines) is the
- * module's; a record lost to eviction makes versions younger, never older. */
-static int64_t first_seen(struct gw *gw, const struct gomod_req *m, const char *version)
+/* When this cache first saw each of path's n versions (Unix seconds;
+ * 0: never). With record, one never seen is recorded as seen now, all in
+ * one write. The record ("VERSION SECONDS" lines) is the module's; only
+ * versions upstream listed or the checksum database vouched for are
+ * recorded (a sandbox cannot fill it with made-up ones), and a record lost
+ * to eviction makes versions younger, never older. */
+static void first_seen(struct gw *gw, const struct gomod_req *m, char (*v)[GOMOD_VER_MAX], size_t n, int64_t *seen,
+		       bool record)
 {
-	_cleanup_free_ char *key = xasprintf("seen/%s", m->esc), *body = NULL;
+	_cleanup_free_ char *key = xasprintf("seen/%s", m->esc), *body = NULL, *add = NULL;
 	char etag[8];
-	size_t len = 0, vl = strlen(version);
+	size_t len = 0, alen = 0;
 	int64_t age, now = (int64_t)time(NULL);
 
-	if (gw_cache_index_get(gw->cache, "go", gw->go_upstream, key, &body, &len, etag, sizeof(etag), &age) == 1) {
-		for (const char *p = body, *e; p < body + len; p = e + 1) {
+	if (gw_cache_index_get(gw->cache, "go", gw->go_upstream, key, &body, &len, etag, sizeof(etag), &age) != 1)
+		len = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t vl = strlen(v[i]);
+		seen[i] = 0;
+		for (const char *p = body, *e; p && p < body + len && !seen[i]; p = e + 1) {
 			if (!(e = memchr(p, '\n', (size_t)(body + len - p))))
 				break;
-			if ((size_t)(e - p) > vl + 1 && memcmp(p, version, vl) == 0 && p[vl] == ' ')
-				return strtoll(p + vl + 1, NULL, 10);
+			if ((size_t)(e - p) > vl + 1 && memcmp(p, v[i], vl) == 0 && p[vl] == ' ')
+				seen[i] = strtoll(p + vl + 1, NULL, 10);
 		}
+		if (seen[i] || !record)
+			continue;
+		seen[i] = now;
+		add = xrealloc(add, alen + vl + 24);
+		alen += (size_t)sprintf(add + alen, "%s %" PRId64 "\n", v[i], now);
 	}
-	_cleanup_free_ char *line = xasprintf("%s %" PRId64 "\n", version, now);
-	_cleanup_free_ char *out = xasprintf("%.*s%s", (int)len, body ? body : "", line);
-	gw_cache_index_put(gw->cache, "go", gw->go_upstream, key, out, strlen(out), "");
-	return now;
+	if (!alen)
+		return;
+	_cleanup_free_ char *out = xmalloc(len + alen + 1);
+	memcpy(out, body ? body : "", len);
+	memcpy(out + len, add, alen);
+	gw_cache_index_put(gw->cache, "go", gw->go_upstream, key, out, len + alen, "");
 }
 
-/* 0 when version may be served by the age rule, else -1 with why. */
-static int age_ok(struct gw *gw, const struct gomod_req *m, const char *version, char *why, size_t size)
+/* 0 when a version first seen at seen may be served by the age rule
+ * (never seen: now, deny when unsure), else -1 with why. */
+static int age_ok(struct gw *gw, const struct gomod_req *m, const char *version, int64_t seen, char *why,
+		  size_t size)
 {
-	int64_t seen = first_seen(gw, m, version);
 	char inner[400];
+	int64_t now = (int64_t)time(NULL);
 
-	if (!gw->conf.rules.min_age_s || rules_age(&gw->conf.rules, seen, (int64_t)time(NULL), inner, sizeof(inner)) == 0)
+	if (!gw->conf.rules.min_age_s || rules_age(&gw->conf.rules, seen ? seen : now, now, inner, sizeof(inner)) == 0)
 		return 0;
 	snprintf(why, size, "go %s %s: first seen by the gateway %s", m->path, version,
 		 inner + (strncmp(inner, "published ", 10) == 0 ? 10 : 0));
 	return -1;
+}
+
+/* The same for one version (recorded when record). */
+static int age_ok1(struct gw *gw, const struct gomod_req *m, const char *version, bool record, char *why,
+		   size_t size)
+{
+	char v[1][GOMOD_VER_MAX];
+	int64_t seen;
+
+	snprintf(v[0], sizeof(v[0]), "%s", version);
+	first_seen(gw, m, v, 1, &seen, record);
+	return age_ok(gw, m, version, seen, why, size);
 }
 
 /* --- @v/list, @latest, .info --- */
@@ -185,8 +214,10 @@ static void list_then(struct gw *gw, struct gw_client *cl, struct go_req *r, con
 	if (fetched)
 		gw_cache_index_put(gw->cache, "go", gw->go_upstream, r->key, body, len, "");
 	_cleanup_free_ char *out = xmalloc(n * GOMOD_VER_MAX + 1);
+	_cleanup_free_ int64_t *seen = xcalloc(n + 1, sizeof(*seen));
+	first_seen(gw, &r->m, v, n, seen, true);
 	for (size_t i = 0; i < n; i++) {
-		if (age_ok(gw, &r->m, v[i], why, sizeof(why)) < 0) {
+		if (age_ok(gw, &r->m, v[i], seen[i], why, sizeof(why)) < 0) {
 			if (hidden++ < 6 && t < sizeof(told))
 				t += (size_t)snprintf(told + t, sizeof(told) - t, "%s%s", t ? ", " : "", v[i]);
 			continue;
@@ -217,7 +248,7 @@ static void info_then(struct gw *gw, struct gw_client *cl, struct go_req *r, con
 			r->m.path, r->m.kind == GOMOD_INFO ? ".info" : "@latest");
 		return;
 	}
-	if (r->m.kind == GOMOD_LATEST && age_ok(gw, &r->m, v, why, sizeof(why)) < 0) {
+	if (r->m.kind == GOMOD_LATEST && age_ok1(gw, &r->m, v, true, why, sizeof(why)) < 0) {
 		/* the go command then picks from @v/list, which shows only what may be served */
 		gw_fail(gw, cl, 404, "go", r->m.path, v, "%s", why);
 		return;
@@ -249,6 +280,11 @@ static void lookup_then(struct gw *gw, struct gw_client *cl, struct go_req *r, c
 	}
 	if (fetched)
 		gw_cache_index_put(gw->cache, "go", gw->go_sumdb_url, r->key, body, len, "");
+	char refused[600];
+	if (age_ok1(gw, &r->m, r->m.version, true, refused, sizeof(refused)) < 0) {
+		gw_fail(gw, cl, 403, "go", r->m.path, r->m.version, "%s", refused);
+		return;
+	}
 	if (r->m.kind == GOMOD_ZIP) {
 		_cleanup_free_ char *url = xasprintf("%s%s/@v/%s.zip", gw->go_upstream, r->m.esc, r->m.vesc);
 		struct gw_artifact_req ar = { .eco = "go", .name = r->m.path, .version = r->m.version, .url = url,
@@ -424,7 +460,7 @@ static void go_request(struct gw *gw, struct gw_client *cl, const char *raw)
 		return;
 	}
 	if (rules_name(&gw->conf.rules, "go", r->m.path, refused, sizeof(refused)) < 0 ||
-	    (r->m.version[0] && age_ok(gw, &r->m, r->m.version, refused, sizeof(refused)) < 0)) {
+	    (r->m.kind == GOMOD_INFO && age_ok1(gw, &r->m, r->m.version, false, refused, sizeof(refused)) < 0)) {
 		gw_fail(gw, cl, 403, "go", r->m.path, what(r), "%s", refused);
 		req_free(r);
 		return;
@@ -448,6 +484,8 @@ static void go_request(struct gw *gw, struct gw_client *cl, const char *raw)
 		break;
 	case GOMOD_MOD:
 	case GOMOD_ZIP:
+		/* the age rule once the database vouched for the version: a pinned
+		 * one is recorded then, and matures */
 		get_lookup(gw, cl, r);
 		break;
 	}
