@@ -22,101 +22,9 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "net/hostmatch.h"
-#include "net/httpreq.h"
 #include "net/proxy.h"
 #include "net/proxy_auth.h"
-#include "net/proxy_chain.h"
-#include "net/proxy_event.h"
-#include "net/relay.h"
-#include "net/resolver.h"
-
-/* Each relayed connection holds two sockets and two pipes. */
-#define MAX_CONNS 128
-#define HEAD_TIMEOUT_MS 10000
-/* Accepts per wake-up, so a stream of connections cannot starve the rest. */
-#define ACCEPT_BATCH 64
-#define RESOLVE_TIMEOUT_MS 20000
-#define CONNECT_TIMEOUT_MS 10000
-#define IDLE_TIMEOUT_MS 300000
-#define DRAIN_TIMEOUT_MS 2000
-
-/* epoll tags: a conn pointer with the low bits naming the side. */
-enum { TAG_CLIENT = 0, TAG_UPSTREAM = 1 };
-#define TAG_LISTEN 1ULL
-#define TAG_RESOLVER 2ULL
-#define TAG_TIMER 3ULL
-#define TAG_LOCAL 5ULL
-
-enum conn_state { C_HEAD, C_HELD, C_RESOLVE, C_CONNECT, C_CHAIN, C_RELAY, C_DRAIN, C_DEAD };
-
-#define CHAIN_ANSWER_MAX 4096
-
-struct conn {
-	struct conn *next;
-	uint64_t id;                  /* in order of arrival: the lowest is the oldest */
-	unsigned char peer[PROXY_PEER_KEY];       /* family, then the address (IPv6: its /64) */
-	enum conn_state state;
-	int cfd, ufd;
-	char *head;
-	size_t head_len;
-	struct httpreq req;
-	char host[HOSTMATCH_MAX + 8];
-	struct hostmatch_grant grant;
-	struct resolver_result res;   /* the vetted addresses */
-	struct resolver_result dial;  /* what to connect to: those, or the upstream proxy */
-	int dial_port;
-	size_t next_addr;
-	char target[300];             /* chained: the CONNECT target, else "" */
-	char *answer;                 /* chained: the upstream proxy's answer */
-	size_t answer_len;
-	struct relay_dir up, down;
-	uint64_t bytes_up, bytes_down;
-	int64_t deadline;
-	bool kept;                    /* back from the local service, between requests */
-	int64_t held_since;           /* C_HELD: when it was held */
-};
-
-/* A live rule (net allow/deny). */
-struct live_rule {
-	struct hostentry e;
-	enum proxy_rule kind;
-	bool used;                    /* an allow-once that let its connection through */
-};
-
-/* One policy file's [network] ceiling. */
-struct ceiling {
-	char *path;
-	bool none;                    /* egress capped below packages */
-	bool listed;                  /* [network] allow set: l is the ceiling */
-	struct hostmatch_list l;
-	char *text;                   /* for proxy_rules_each */
-};
-
-struct sbx_proxy {
-	struct proxy_events ev;
-	struct hostmatch_list allow;
-	struct hostmatch_sets sets;   /* the image's, for the policy's @sets */
-	struct live_rule *rules;
-	size_t nrules;
-	struct ceiling ceil[SBX_POLICY_MAX_FILES];
-	size_t nceil;
-	char *policy_error;           /* the last one told */
-	uint64_t ask_ms;              /* 0: refuse what no rule allows; else hold it this long */
-	struct sbx_resolver *resolver;
-	struct proxy_chain chain;
-	int epfd, lfd, tfd;
-	struct conn *conns;
-	size_t nconns;                /* in the list, the dead not yet reaped included */
-	size_t live;
-	uint64_t next_id;
-	unsigned max_conns, max_per_peer, head_timeout_ms;
-	bool queue;                   /* full: new connections wait in the backlog */
-	bool paused;                  /* not accepting: full (queue) */
-	char *auth;
-	struct proxy_local local;
-	struct sbx_proxy_counters count;
-};
+#include "net/proxy_conn.h"
 
 static int ep_add(struct sbx_proxy *p, int fd, uint32_t events, uint64_t tag)
 {
@@ -129,7 +37,7 @@ static uint64_t conn_tag(struct conn *c, int side)
 	return (uint64_t)(uintptr_t)c | (uint64_t)side;
 }
 
-static void conn_kill(struct sbx_proxy *p, struct conn *c)
+void proxy_conn_kill(struct sbx_proxy *p, struct conn *c)
 {
 	if (c->state == C_DEAD)
 		return;
@@ -173,7 +81,7 @@ static void drain(struct sbx_proxy *p, struct conn *c)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 		return;
 	}
 }
@@ -189,7 +97,7 @@ static void conn_reply(struct sbx_proxy *p, struct conn *c, int status, const ch
 	if (c->ufd >= 0)
 		close(steal_fd(c->ufd));
 	if (n > 0 && send(c->cfd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 		return;
 	}
 	shutdown(c->cfd, SHUT_WR);
@@ -219,7 +127,7 @@ static void relay(struct sbx_proxy *p, struct conn *c)
 	if (c->bytes_up != up0 || c->bytes_down != down0)
 		c->deadline = now_ms() + IDLE_TIMEOUT_MS;
 	if (err || (c->up.shut && c->down.shut))
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 }
 
 /* down_extra: bytes an upstream proxy sent after its answer. */
@@ -404,39 +312,7 @@ static bool fixed_address(struct conn *c)
 	return true;
 }
 
-/* ---- live rules ------------------------------------------------------ */
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static struct live_rule *live_match(struct sbx_proxy *p, const char *canon, int port, bool deny)
-{
-	for (size_t i = 0; i < p->nrules; i++) {
-		struct live_rule *r = &p->rules[i];
-		if (r->used || (r->kind == PROXY_DENY) != deny)
-			continue;
-		if (hostentry_allows(&r->e, canon, (unsigned)port))
-			return r;
-	}
-	return NULL;
-}
-
-/* NULL if every policy file's ceiling lets canon:port through, else the
- * path of one that does not. */
-static const char *ceiling_refusal(const struct sbx_proxy *p, const char *canon, int port)
-{
-	struct hostmatch_grant g;
-
-	for (size_t i = 0; i < p->nceil; i++) {
-		const struct ceiling *f = &p->ceil[i];
-		if (f->none || (f->listed && hostmatch_check(&f->l, canon, port, &g) != HOSTMATCH_OK))
-			return f->path;
-	}
-	return NULL;
-}
+/* ---- live rules (their logic: proxy_rules.c) -------------------------- */
 
 static bool host_named(const struct conn *c)
 {
@@ -447,18 +323,16 @@ static bool host_named(const struct conn *c)
  * relayed requests alike (docs/egress.md, "Live rules"). */
 static void cut_open(struct sbx_proxy *p)
 {
+	char buf[300];
+
 	for (struct conn *c = p->conns; c; c = c->next) {
 		if (!host_named(c))
 			continue;
-		const char *why = live_match(p, c->host, c->req.port, true) ? "denied by a live rule" : NULL;
-		const char *capped = why ? NULL : ceiling_refusal(p, c->host, c->req.port);
-		char msg[300];
-		if (capped)
-			snprintf(msg, sizeof(msg), "not allowed by the administrator's policy %s", capped);
-		if (!why && !capped)
+		const char *why = proxy_rules_refusal(&p->rules, c->host, c->req.port, buf, sizeof(buf));
+		if (!why)
 			continue;
-		proxy_event_cut(&p->ev, c->host, c->req.port, why ? why : msg);
-		conn_kill(p, c);
+		proxy_event_cut(&p->ev, c->host, c->req.port, why);
+		proxy_conn_kill(p, c);
 	}
 	reap(p);
 }
@@ -474,80 +348,14 @@ static void recheck_held(struct sbx_proxy *p)
 			check_request(p, c);
 }
 
-static const char *rule_name(enum proxy_rule k)
-{
-	return k == PROXY_ALLOW_ONCE ? "allow-once" : k == PROXY_ALLOW_SESSION ? "allow-session" : "deny";
-}
-
-/* Why an approval of e could never take effect whatever the rules, or NULL. */
-static const char *approval_refusal_static(const struct hostentry *e, char *buf, size_t size)
-{
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-	if (strcmp(e->host, HOSTMATCH_INTERNAL) == 0 || has_suffix(e->host, ".sbxrun.internal") ||
-	    strcmp(e->host, "localhost") == 0 || has_suffix(e->host, ".localhost"))
-		return "a name for the host's own loopback or sbxrun's services: only a profile's entry may open it";
-	if (inet_pton(AF_INET, e->host, &s4->sin_addr) == 1)
-		s4->sin_family = AF_INET;
-	else if (inet_pton(AF_INET6, e->host, &s6->sin6_addr) == 1)
-		s6->sin6_family = AF_INET6;
-	if (ss.ss_family) {
-		struct hostmatch_grant none = { 0 };
-		const char *w = hostmatch_addr_refusal((struct sockaddr *)&ss, &none);
-		if (w) {
-			snprintf(buf, size, "%s: an approval never reaches it", w);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
-/* Why an approval of e could never take effect, or NULL. */
-static const char *approval_refusal(struct sbx_proxy *p, const struct hostentry *e, char *buf, size_t size)
-{
-	struct hostmatch_grant g;
-	unsigned port = e->port == HOSTENTRY_DEFAULT_PORTS ? 443 : e->port;
-	const char *cap, *w = approval_refusal_static(e, buf, size);
-
-	if (w)
-		return w;
-	for (int i = 0; i < 2; i++) {
-		unsigned pt = e->port == HOSTENTRY_DEFAULT_PORTS ? (i ? 443u : 80u) : port;
-		if (live_match(p, e->host, (int)pt, true))
-			return "denied by a live rule (an approval never lifts a deny)";
-		if ((cap = ceiling_refusal(p, e->host, (int)pt))) {
-			snprintf(buf, size, "not allowed by the administrator's policy %s", cap);
-			return buf;
-		}
-		if (hostmatch_check(&p->allow, e->host, (int)pt, &g) == HOSTMATCH_GATEWAY_ONLY)
-			return "kept to the package gateway by the profile's package rules";
-	}
-	return NULL;
-}
-
 int proxy_rule_add(struct sbx_proxy *p, const char *entry, enum proxy_rule kind, const char *who,
 		   struct sbx_err *err)
 {
-	struct hostentry e;
-	char buf[300], text[300];
-	const char *why;
+	char text[320];
 
-	if (hostentry_parse(entry, &e, err) < 0)
+	if (proxy_rules_add(&p->rules, entry, kind, text, sizeof(text), err) < 0)
 		return -1;
-	if (e.suffix)
-		return err_set(err, 0, "'%s': a live rule names one host (HOST or HOST:PORT), not *.DOMAIN",
-			       entry);
-	if (kind != PROXY_DENY && (why = approval_refusal(p, &e, buf, sizeof(buf))))
-		return err_set(err, 0, "cannot allow '%s': %s", entry, why);
-	if (kind == PROXY_DENY && e.port == HOSTENTRY_DEFAULT_PORTS)
-		e.port = HOSTENTRY_ANY_PORT; /* a deny without a port: every port */
-	p->rules = xrealloc(p->rules, (p->nrules + 1) * sizeof(*p->rules));
-	p->rules[p->nrules++] = (struct live_rule){ e, kind, false };
-	hostentry_format(&e, text, sizeof(text));
-	if (e.port == HOSTENTRY_ANY_PORT)
-		snprintf(text, sizeof(text), "%s", e.host);
-	proxy_event_rule(&p->ev, rule_name(kind), text, who ? who : "?");
+	proxy_event_rule(&p->ev, proxy_rules_kind_name(kind), text, who ? who : "?");
 	if (kind == PROXY_DENY)
 		cut_open(p);
 	recheck_held(p);
@@ -557,89 +365,19 @@ int proxy_rule_add(struct sbx_proxy *p, const char *entry, enum proxy_rule kind,
 void proxy_rules_each(const struct sbx_proxy *p, void (*fn)(void *arg, const char *kind, const char *entry),
 		      void *arg)
 {
-	char text[320];
-
-	for (size_t i = 0; i < p->allow.n; i++) {
-		hostentry_format(&p->allow.v[i].e, text, sizeof(text));
-		fn(arg, "allow", text);
-	}
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct live_rule *r = &p->rules[i];
-		if (r->used)
-			continue;
-		if (r->e.port == HOSTENTRY_ANY_PORT)
-			snprintf(text, sizeof(text), "%s", r->e.host);
-		else
-			hostentry_format(&r->e, text, sizeof(text));
-		fn(arg, rule_name(r->kind), text);
-	}
-	for (size_t i = 0; i < p->nceil; i++)
-		if (p->ceil[i].text)
-			fn(arg, "policy", p->ceil[i].text);
-}
-
-static void ceilings_free(struct sbx_proxy *p)
-{
-	for (size_t i = 0; i < p->nceil; i++) {
-		free(p->ceil[i].path);
-		free(p->ceil[i].text);
-		hostmatch_free(&p->ceil[i].l);
-	}
-	p->nceil = 0;
-}
-
-static int set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, bool tell, struct sbx_err *err)
-{
-	struct ceiling next[SBX_POLICY_MAX_FILES] = { 0 };
-	size_t n = 0;
-	char summary[1024] = "";
-
-	for (size_t i = 0; pol && i < pol->n; i++) {
-		const struct sbx_config *caps = &pol->file[i].caps;
-		struct ceiling *f = &next[n];
-		bool egress = caps->origin[SBX_K_EGRESS] != NULL, listed = caps->origin[SBX_K_ALLOW] != NULL;
-		if (!egress && !listed)
-			continue;
-		f->path = xstrdup(pol->file[i].path);
-		f->none = egress && caps->egress < SBX_EGRESS_PACKAGES;
-		f->listed = listed;
-		if (listed && hostmatch_compile(&caps->allow, &p->sets, &f->l, err) < 0) {
-			n++;
-			for (size_t k = 0; k < n; k++) {
-				free(next[k].path);
-				hostmatch_free(&next[k].l);
-			}
-			return err_wrap(err, "%s", pol->file[i].path);
-		}
-		size_t len = 0;
-		len += (size_t)snprintf(summary + len, sizeof(summary) - len, "%s%s:", n ? "; " : "", f->path);
-		if (f->none && len < sizeof(summary))
-			len += (size_t)snprintf(summary + len, sizeof(summary) - len, " egress none");
-		for (size_t k = 0; listed && k < caps->allow.n && len < sizeof(summary); k++)
-			len += (size_t)snprintf(summary + len, sizeof(summary) - len, " %s", caps->allow.v[k]);
-		f->text = xstrdup(summary);
-		summary[0] = '\0';
-		n++;
-	}
-	ceilings_free(p);
-	memcpy(p->ceil, next, sizeof(next));
-	p->nceil = n;
-	free(steal_ptr(p->policy_error));
-	/* the summary of every file, for the event */
-	summary[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		snprintf(summary + strlen(summary), sizeof(summary) - strlen(summary), "%s%s", i ? "; " : "",
-			 p->ceil[i].text);
-	if (tell)
-		proxy_event_policy(&p->ev, n ? summary : "no network ceiling", NULL);
-	cut_open(p);
-	recheck_held(p);
-	return 0;
+	proxy_rules_list(&p->rules, fn, arg);
 }
 
 int proxy_set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, struct sbx_err *err)
 {
-	return set_policy(p, pol, true, err);
+	char summary[1024];
+
+	if (proxy_rules_set_policy(&p->rules, pol, summary, sizeof(summary), err) < 0)
+		return -1;
+	proxy_event_policy(&p->ev, summary, NULL);
+	cut_open(p);
+	recheck_held(p);
+	return 0;
 }
 
 void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms)
@@ -670,10 +408,8 @@ void proxy_pending_each(const struct sbx_proxy *p,
 
 void proxy_policy_error(struct sbx_proxy *p, const char *msg)
 {
-	if (p->policy_error && strcmp(p->policy_error, msg) == 0)
+	if (!proxy_rules_policy_error_new(&p->rules, msg))
 		return;
-	free(p->policy_error);
-	p->policy_error = xstrdup(msg);
 	proxy_event_policy(&p->ev, "unchanged (the rules held before are kept)", msg);
 	log_warn("policy not read again, the rules held before are kept: %s", msg);
 }
@@ -683,13 +419,9 @@ void proxy_policy_error(struct sbx_proxy *p, const char *msg)
  * those, so asking would be a question no answer can lift). */
 static bool askable(const struct conn *c)
 {
-	struct hostentry e;
-	struct sbx_err err;
 	char buf[300];
 
-	if (hostentry_parse(c->host, &e, &err) < 0)
-		return false;
-	return approval_refusal_static(&e, buf, sizeof(buf)) == NULL;
+	return proxy_rules_unapprovable(c->host, buf, sizeof(buf)) == NULL;
 }
 
 /* No answer to the client yet: listed by proxy_pending_each until a rule
@@ -727,31 +459,17 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
 		p->local.take(p->local.ctx, p, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 		return;
 	}
-	if (live_match(p, c->host, c->req.port, true)) {
-		refuse(p, c, 403, "denied by a live rule (sbxrun net deny)");
+	const char *no = proxy_rules_refusal(&p->rules, c->host, c->req.port, why, sizeof(why));
+	if (no) {
+		refuse(p, c, 403, no);
 		return;
 	}
-	const char *capped = ceiling_refusal(p, c->host, c->req.port);
-	if (capped) {
-		snprintf(why, sizeof(why), "not allowed by the administrator's policy %s", capped);
-		refuse(p, c, 403, why);
-		return;
-	}
-	r = hostmatch_check(&p->allow, c->host, c->req.port, &c->grant);
-	/* approval: one more rule above the list; an approved host is dialled
-	 * as an unlisted one (no private, loopback or internal grant) */
-	if (r == HOSTMATCH_NOT_LISTED || r == HOSTMATCH_BAD_PORT) {
-		struct live_rule *a = live_match(p, c->host, c->req.port, false);
-		if (a && strcmp(c->host, HOSTMATCH_INTERNAL) != 0) {
-			memset(&c->grant, 0, sizeof(c->grant));
-			r = HOSTMATCH_OK;
-			if (a->kind == PROXY_ALLOW_ONCE)
-				a->used = true; /* matches nothing now */
-		}
-	}
+	/* a live allow lifts only what the list leaves out: an approved host
+	 * is dialled as an unlisted one (no private, loopback or internal grant) */
+	r = proxy_rules_check(&p->rules, c->host, c->req.port, &c->grant);
 	/* apt's plain HTTP to its hosts goes to the gateway, under package
 	 * rules (GATEWAY_ONLY) as without, and behind an upstream proxy too
 	 * (the gateway fetches through it: gateway/gw_proxy.c) */
@@ -761,7 +479,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
 		p->local.take(p->local.ctx, p, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 		return;
 	}
 	if ((r == HOSTMATCH_NOT_LISTED || r == HOSTMATCH_BAD_PORT) && p->ask_ms && askable(c)) {
@@ -796,7 +514,7 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno != EAGAIN) {
-			conn_kill(p, c);
+			proxy_conn_kill(p, c);
 			return;
 		}
 		/* A client may send its request and half-close at once. */
@@ -808,7 +526,7 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 	int r = httpreq_parse(c->head, c->head_len, &c->req, &status, &why);
 	if (r == 0) {
 		if (eof)
-			conn_kill(p, c);
+			proxy_conn_kill(p, c);
 		return;
 	}
 	if (r < 0) {
@@ -817,80 +535,6 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 		return;
 	}
 	check_request(p, c);
-}
-
-/* Who a connection comes from: the address, or an IPv6 address's /64
- * (what one host is given), a v4-mapped address as IPv4. */
-static void peer_key(const struct sockaddr_storage *ss, unsigned char key[PROXY_PEER_KEY])
-{
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-	memset(key, 0, PROXY_PEER_KEY);
-	key[0] = (unsigned char)ss->ss_family;
-	if (ss->ss_family == AF_INET) {
-		memcpy(key + 1, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	} else if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
-		key[0] = AF_INET;
-		memcpy(key + 1, s6->sin6_addr.s6_addr + 12, 4);
-	} else if (ss->ss_family == AF_INET6) {
-		memcpy(key + 1, s6->sin6_addr.s6_addr, 8);
-	}
-}
-
-/* Idle: no complete request head yet, or done and lingering after a reply. */
-static bool idle(const struct conn *c)
-{
-	return c->state == C_HEAD || c->state == C_DRAIN;
-}
-
-/* Whether c may be closed for another connection: idle, and, for a
- * sandbox's own door (queue), one that has had its answer (kept open
- * between requests, or lingering), never one whose first request is
- * still on its way: npm 9 through a proxy opens a connection for each of
- * hundreds of requests at once, and its heads come late. */
-static bool sheddable(const struct sbx_proxy *p, const struct conn *c)
-{
-	return idle(c) && (!p->queue || (c->kept && c->head_len == 0) || c->state == C_DRAIN);
-}
-
-/* Makes room for one more connection from peer (NULL: anyone): closes the
- * oldest sheddable one among those; false when none is. */
-static bool shed_oldest(struct sbx_proxy *p, const unsigned char *peer)
-{
-	struct conn *old = NULL;
-
-	for (struct conn *c = p->conns; c; c = c->next)
-		if (sheddable(p, c) && (!peer || memcmp(c->peer, peer, sizeof(c->peer)) == 0) &&
-		    (!old || c->id < old->id))
-			old = c;
-	if (!old)
-		return false;
-	conn_kill(p, old);
-	p->count.shed++;
-	return true;
-}
-
-/* Open now: the proxy's own and those the local service took from peer
- * (NULL: from anyone), which are busy (never shed). */
-static size_t open_of(struct sbx_proxy *p, const unsigned char *peer)
-{
-	size_t n = p->local.host && p->local.clients_of ? p->local.clients_of(p->local.ctx, peer) : 0;
-
-	if (!peer)
-		return n + p->live;
-	for (struct conn *c = p->conns; c; c = c->next)
-		n += c->state != C_DEAD && memcmp(c->peer, peer, sizeof(c->peer)) == 0;
-	return n;
-}
-
-/* Whether there is room for a connection from peer (NULL: the cap in
- * all alone), shedding if need be; without them one peer could hold all
- * of the local service's. */
-static bool room_for(struct sbx_proxy *p, const unsigned char *peer)
-{
-	if (peer && p->max_per_peer && open_of(p, peer) >= p->max_per_peer && !shed_oldest(p, peer))
-		return false;
-	return open_of(p, NULL) < p->max_conns || shed_oldest(p, NULL);
 }
 
 /* A sandbox's door, full: the listening socket is left out of the loop
@@ -934,15 +578,15 @@ static void accept_all(struct sbx_proxy *p)
 		struct sockaddr_storage ss = { 0 };
 		socklen_t sl = sizeof(ss);
 		unsigned char peer[PROXY_PEER_KEY];
-		if (p->queue && !room_for(p, NULL)) {
+		if (p->queue && !proxy_room_for(p, NULL)) {
 			accepting(p, false);
 			return;
 		}
 		int fd = accept4(p->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;  /* EAGAIN, or a transient error: try on the next event */
-		peer_key(&ss, peer);
-		if (!room_for(p, peer)) {
+		proxy_peer_key(&ss, peer);
+		if (!proxy_room_for(p, peer)) {
 			p->count.turned_away++;
 			close(fd);
 			continue;
@@ -1004,7 +648,7 @@ static void timers(struct sbx_proxy *p)
 		else if (c->state == C_CHAIN)
 			refuse(p, c, 504, "the upstream proxy did not answer");
 		else
-			conn_kill(p, c);
+			proxy_conn_kill(p, c);
 	}
 }
 
@@ -1045,12 +689,8 @@ int proxy_dispatch(struct sbx_proxy *p)
 			conn_event(p, (struct conn *)(uintptr_t)(tag & ~3ULL), (int)(tag & 3), evs[i].events);
 	}
 	reap(p);
-	if (p->paused && open_of(p, NULL) < p->max_conns)
+	if (p->paused && proxy_may_resume(p))
 		accepting(p, true);
-	else if (p->paused)
-		for (struct conn *c = p->conns; c && p->paused; c = c->next)
-			if (sheddable(p, c))
-				accepting(p, true);
 	return 0;
 }
 
@@ -1093,15 +733,13 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	 * kill the supervisor. Children must reset SIGPIPE before exec. */
 	signal(SIGPIPE, SIG_IGN);
 	proxy_event_init(&p->ev, conf->profile_name, conf->events_fd);
-	p->sets = sets;
-	if (conf->policy && set_policy(p, conf->policy, false, err) < 0)
-		goto fail;
-	if (conf->hosts)
-		hostmatch_copy(conf->hosts, &p->allow);
-	else if (hostmatch_compile(conf->allow, &sets, &p->allow, err) < 0) {
+	if (proxy_rules_init(&p->rules, conf->hosts, conf->allow, &sets, err) < 0) {
 		err_wrap(err, "profile '%s'", conf->profile_name ? conf->profile_name : "?");
 		goto fail;
 	}
+	char summary[1024];
+	if (conf->policy && proxy_rules_set_policy(&p->rules, conf->policy, summary, sizeof(summary), err) < 0)
+		goto fail;
 	if (proxy_chain_from_env(&p->chain, err) < 0 || resolver_new(&p->resolver, err) < 0 ||
 	    setup_fds(p, listen_fd, err) < 0)
 		goto fail;
@@ -1130,13 +768,10 @@ void proxy_free(struct sbx_proxy *p)
 	if (!p)
 		return;
 	for (struct conn *c = p->conns; c; c = c->next)
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 	reap(p);
 	resolver_free(p->resolver);
-	hostmatch_free(&p->allow);
-	ceilings_free(p);
-	free(p->rules);
-	free(p->policy_error);
+	proxy_rules_free(&p->rules);
 	proxy_chain_free(&p->chain);
 	proxy_event_fini(&p->ev);
 	if (p->local.host && p->local.free)
