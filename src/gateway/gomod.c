@@ -26,8 +26,8 @@ static int unescape(const char *esc, size_t len, char *out, size_t size)
 
 	for (size_t i = 0; i < len; i++) {
 		char c = esc[i];
-		if (c >= 'A' && c <= 'Z')
-			return -1;
+		if ((c >= 'A' && c <= 'Z') || (unsigned char)c <= ' ' || (unsigned char)c >= 0x7f)
+			return -1;  /* a NUL would cut the name short */
 		if (c == '!') {
 			if (++i >= len || esc[i] < 'a' || esc[i] > 'z')
 				return -1;

@@ -45,7 +45,8 @@ static void hash1(struct line *l, size_t n, unsigned char h1[32])
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
 	unsigned int len = 32;
 
-	qsort(l, n, sizeof(*l), by_name);
+	if (n > 1)
+		qsort(l, n, sizeof(*l), by_name);
 	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
 	for (size_t i = 0; i < n; i++) {
 		EVP_DigestUpdate(c, l[i].hex, 64);

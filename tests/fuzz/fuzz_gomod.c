@@ -2,7 +2,8 @@
  * documents (gateway/gomod.c): the input is tried as a request path below
  * /go/, as an @v/list body and as an .info document. A path or version
  * accepted must escape back to exactly what was asked (the escaped form is
- * unique), hold no "..", control byte, '%' or capital in its escaped form,
+ * unique), hold no ".." element, NUL, control byte, '%' or capital in its
+ * escaped form,
  * and every version a list yields must itself be accepted again. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,7 +20,9 @@ static void check_req(const char *p, size_t n)
 
 	if (gomod_request(p, n, &r, NULL) < 0)
 		return;
-	if (gomod_escape(r.path, back, sizeof(back)) < 0 || strcmp(back, r.esc) != 0 || strstr(r.path, "..") ||
+	size_t pl = strlen(r.path);
+	if (gomod_escape(r.path, back, sizeof(back)) < 0 || strcmp(back, r.esc) != 0 || strstr(r.path, "/../") ||
+	    strncmp(r.path, "../", 3) == 0 || (pl >= 3 && strcmp(r.path + pl - 3, "/..") == 0) || memchr(p, '\0', n) ||
 	    strchr(r.esc, '%') || strpbrk(r.esc, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
 		abort();
 	for (const char *c = r.path; *c; c++)

@@ -107,6 +107,9 @@ static void test_paths(void)
 	memset(longp, 'a', sizeof(longp));
 	memcpy(longp, "a.b/", 4);
 	CHECK(gomod_path(longp, sizeof(longp), out, sizeof(out), &why) < 0);
+	/* a NUL inside (found by fuzz_gomod): it would cut the name short */
+	CHECK(gomod_path("a.b/c\0d", 7, out, sizeof(out), &why) < 0);
+	CHECK(gomod_version("v1.0.0\0x", 8, out, sizeof(out), &why) < 0);
 }
 
 static void test_versions(void)
