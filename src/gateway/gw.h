@@ -92,6 +92,7 @@ struct gw {
 	char **told;               /* what gw_tell_once said already */
 	size_t ntold;
 	struct gw_proxy *upproxy;  /* the upstream proxy of sbxrun's environment, or NULL (gw_proxy.c) */
+	struct malfeed *feed;      /* [packages] malicious, read at the start (conf.rules.feed) */
 };
 
 #define GW_INDEX_MAX_AGE_MS 120000  /* [packages] index_max_age's default */

@@ -171,15 +171,20 @@ static void first_seen(struct gw *gw, const struct gomod_req *m, char (*v)[GOMOD
 	gw_cache_index_put(gw->cache, "go", gw->go_upstream, key, out, len + alen, "");
 }
 
-/* 0 when a version first seen at seen may be served by the age rule
- * (never seen: now, deny when unsure), else -1 with why. */
+/* 0 when a version first seen at seen may be served by the rules of
+ * versions (a malicious-package feed; min_age and not_after with the time
+ * first seen as the version's date; never seen: now, deny when unsure),
+ * else -1 with why. */
 static int age_ok(struct gw *gw, const struct gomod_req *m, const char *version, int64_t seen, char *why,
 		  size_t size)
 {
 	char inner[400];
 	int64_t now = (int64_t)time(NULL);
 
-	if (!gw->conf.rules.min_age_s || rules_age(&gw->conf.rules, seen ? seen : now, now, inner, sizeof(inner)) == 0)
+	if (rules_version(&gw->conf.rules, "go", m->path, version, why, size) < 0)
+		return -1;  /* a malicious-package feed names it */
+	if (!rules_dated(&gw->conf.rules) ||
+	    rules_age(&gw->conf.rules, seen ? seen : now, now, inner, sizeof(inner)) == 0)
 		return 0;
 	snprintf(why, size, "go %s %s: first seen by the gateway %s", m->path, version,
 		 inner + (strncmp(inner, "published ", 10) == 0 ? 10 : 0));
@@ -226,11 +231,11 @@ static void list_then(struct gw *gw, struct gw_client *cl, struct go_req *r, con
 	}
 	free(v);
 	if (hidden) {
-		char min[32], key[GOMOD_PATH_MAX + 8];
-		rules_say_age(gw->conf.rules.min_age_s, min, sizeof(min));
+		char by[160], key[GOMOD_PATH_MAX + 8];
+		rules_hiding(&gw->conf.rules, by, sizeof(by));
 		snprintf(key, sizeof(key), "go:%s", r->m.path);
-		gw_tell_once(gw, key, "go '%s': %zu version%s first seen less than [packages] min_age (%s) ago "
-			     "hidden (%s)", r->m.path, hidden, hidden == 1 ? "" : "s", min, told);
+		gw_tell_once(gw, key, "go '%s': %zu version%s %s hidden (%s; the age of a Go version is since the "
+			     "gateway first saw it)", r->m.path, hidden, hidden == 1 ? "" : "s", by, told);
 	}
 	gw_reply(gw, cl, 200, TEXT, out, o);
 }

@@ -135,7 +135,7 @@ test_go_rules_deny_min_age_offline() {
 	assert_contains "$out" "mods.example/dep01/@v/v1.0.0.zip 403"
 	assert_contains "$err" "go mods.example/dep01 v1.0.0: first seen by the gateway"
 	assert_contains "$err" "[packages] min_age is 24 hours"
-	assert_contains "$err" "go 'mods.example/dep01': 2 versions first seen less than [packages] min_age"
+	assert_contains "$err" "go 'mods.example/dep01': 2 versions younger than [packages] min_age (24 hours) hidden"
 	# offline: what the cache holds (dep02 fetched above), nothing else
 	cp "$PROF.base" "$PROF"
 	printf 'offline = yes\n' >> "$PROF"
