@@ -109,7 +109,8 @@ test_go_tampered_zip_and_bad_names_refused() {
 	assert_contains "$(cat "$TESTDIR/ev")" '"event":"package-refused"'
 }
 
-# deny, min_age and offline, through curl (what the go command asks).
+# deny, min_age, a malicious feed and offline, through curl (what the go
+# command asks).
 test_go_rules_deny_min_age_offline() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	go_fixture
@@ -136,6 +137,20 @@ test_go_rules_deny_min_age_offline() {
 	assert_contains "$err" "go mods.example/dep01 v1.0.0: first seen by the gateway"
 	assert_contains "$err" "[packages] min_age is 24 hours"
 	assert_contains "$err" "go 'mods.example/dep01': 2 versions younger than [packages] min_age (24 hours) hidden"
+	# a malicious-package feed (OSV) naming one version: hidden from the
+	# list, refused when pinned; the other version served
+	cp "$PROF.base" "$PROF"
+	printf '{"id":"MAL-2026-9","affected":[{"package":{"ecosystem":"Go","name":"mods.example/dep03"},"versions":["v1.0.0"]}]}' \
+		> "$TESTDIR/mal.json"
+	printf 'malicious = %s\n' "$TESTDIR/mal.json" >> "$PROF"
+	run "$SBX" run -p "golab$$" --image minimal -- sh -c 'G=http://packages.sbxrun.internal/go
+		for p in mods.example/dep03/@v/list mods.example/dep03/@v/v1.0.0.zip mods.example/dep03/@v/v1.1.0.zip; do
+			printf "%s " "$p"; curl -sS -x "$SBXRUN_PROXY" -o /tmp/body -w "%{http_code}" "$G/$p"; printf " %s\n" "$(head -c 60 /tmp/body | tr "\n" ,)"
+		done'
+	assert_contains "$out" "mods.example/dep03/@v/list 200 v1.1.0,"
+	assert_contains "$out" "mods.example/dep03/@v/v1.0.0.zip 403"
+	assert_contains "$out" "mods.example/dep03/@v/v1.1.0.zip 200"
+	assert_contains "$err" "MAL-2026-9"
 	# offline: what the cache holds (dep02 fetched above), nothing else
 	cp "$PROF.base" "$PROF"
 	printf 'offline = yes\n' >> "$PROF"
