@@ -24,7 +24,8 @@ static const char *const gw_pypi_vars[] = { "PIP_INDEX_URL", "UV_INDEX_URL", "UV
 static const char *const gw_host_vars[] = { "PIP_TRUSTED_HOST" };
 static const char *const gw_go_empty_vars[] = { "GONOSUMDB", "GOPRIVATE", "GONOPROXY" };
 static const char *const ca_vars[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT",
-				       "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO" };
+				       "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO",
+				       "GIT_SSL_CAINFO" };
 
 /* The host's CA bundle: on networks that intercept TLS, package managers
  * inside must trust what the host trusts (docs/design.md, facts it rests on). */
@@ -68,6 +69,14 @@ static void plan_env(const struct sbx_config *cfg, enum netplan_for who, struct 
 	add_vars(np, (const char *const[]){ "GOSUMDB" }, 1, NETPLAN_V_GW_GOSUMDB);
 	add_vars(np, (const char *const[]){ "GOFLAGS" }, 1, NETPLAN_V_GW_GOFLAGS);
 	add_vars(np, gw_go_empty_vars, ARRAY_SIZE(gw_go_empty_vars), NETPLAN_V_GW_GO_EMPTY);
+}
+
+void netplan_ca_vars(struct sbx_netplan *np)
+{
+	for (size_t i = 0; i < np->nenv; i++)
+		if (np->env[i].value == NETPLAN_V_CA)
+			return;
+	add_vars(np, ca_vars, ARRAY_SIZE(ca_vars), NETPLAN_V_CA);
 }
 
 void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct sbx_netplan *np)
