@@ -49,7 +49,7 @@ struct netplan_var {
 	enum netplan_value value;
 };
 
-#define NETPLAN_MAX_VARS 32
+#define NETPLAN_MAX_VARS 40
 #define NETPLAN_NO_PROXY "localhost,127.0.0.1"
 
 struct sbx_netplan {
