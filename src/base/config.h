@@ -98,6 +98,8 @@ struct sbx_config {
 	/* [packages]: the package gateway (src/gateway/) */
 	char *pkg_npm;             /* npm upstream URL; NULL: the image's */
 	char *pkg_pypi;            /* PyPI simple index URL; NULL: the image's */
+	char *pkg_go;              /* Go module proxy URL; NULL: none */
+	char *pkg_go_sumdb;        /* "NAME+HASH+KEY URL": Go's checksum database */
 	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
 	struct sbx_strlist pkg_allow;  /* [ECO:]GLOB: only these (empty: all) */
 	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */
@@ -171,6 +173,8 @@ void config_strlist_free(struct sbx_strlist *l);
  * npm) needs: the gateway reaches an upstream only through the allow list,
  * so a policy's [network] allow caps it too. -1: not a valid upstream. */
 int config_upstream_entry(const char *url, char *out, size_t size);
+/* The URL of [packages] go_sumdb's value ("NAME+HASH+KEY URL"), or NULL. */
+const char *config_go_sumdb_url(const char *v);
 int config_check(const struct sbx_config *cfg, struct sbx_err *err);
 /* The value formatted as a profile would write it (lists: one per call). */
 void config_format(const struct sbx_config *cfg, const struct sbx_option *opt,

@@ -349,6 +349,12 @@ int cli_sandbox_config(int argc, char **argv, sbx_cmds cmd, const char *usage,
 	if ((cmd & runs_proxy) && !in_session && cfg->egress == SBX_EGRESS_PACKAGES &&
 	    config_upstream_entry(cfg->pkg_pypi, up, sizeof(up)) == 0)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_PYPI], 0, err);
+	const char *go_ups[] = { cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
+	const enum sbx_key go_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_GO_SUMDB };
+	for (size_t i = 0; i < 2; i++)
+		if ((cmd & runs_proxy) && !in_session && cfg->egress == SBX_EGRESS_PACKAGES &&
+		    config_upstream_entry(go_ups[i], up, sizeof(up)) == 0)
+			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[go_keys[i]], 0, err);
 	if (policy_enforce(cfg, err) < 0)
 		return -1;
 	return config_check(cfg, err);

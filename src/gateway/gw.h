@@ -28,6 +28,7 @@ struct gw_ecosystem {
 extern const struct gw_ecosystem gw_npm;
 extern const struct gw_ecosystem gw_deb;
 extern const struct gw_ecosystem gw_pypi;
+extern const struct gw_ecosystem gw_go;
 
 struct gw_client {
 	struct gw_client *next;
@@ -76,6 +77,10 @@ struct gw {
 	struct gw_deb *deb;        /* the .debs waiting for a table (gw_deb.c) */
 	struct gw_debidx *debidx;  /* the tables of the Packages indexes apt fetched (gw_debidx.c) */
 	char *pypi_upstream;       /* the simple index, with a trailing '/' */
+	char *go_upstream;         /* the Go module proxy, with a trailing '/' */
+	char *go_sumdb_key;        /* its checksum database's verifier key */
+	char *go_sumdb_name;       /* the key's name */
+	char *go_sumdb_url;        /* and its URL, with a trailing '/' */
 	/* the npm and PyPI upstreams' URLs, the profile's and the image's
 	 * (@npm, @pypi), separated by spaces: hosts the deb route never
 	 * reaches (gw_deb.c) */
