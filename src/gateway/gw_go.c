@@ -184,7 +184,7 @@ static int age_ok(struct gw *gw, const struct gomod_req *m, const char *version,
 	if (rules_version(&gw->conf.rules, "go", m->path, version, why, size) < 0)
 		return -1;  /* a malicious-package feed names it */
 	if (!rules_dated(&gw->conf.rules) ||
-	    rules_age(&gw->conf.rules, seen ? seen : now, now, inner, sizeof(inner)) == 0)
+	    rules_age(&gw->conf.rules, "go", m->path, version, seen ? seen : now, now, inner, sizeof(inner)) == 0)
 		return 0;
 	snprintf(why, size, "go %s %s: first seen by the gateway %s", m->path, version,
 		 inner + (strncmp(inner, "published ", 10) == 0 ? 10 : 0));
