@@ -164,7 +164,7 @@ test_run_names_the_apparmor_fix_where_a_mount_is_refused() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf '[sandbox]\ninherit = default\n[limits]\nenforce = strict\n' > "$HOME/.config/sbxrun/profiles/aa41strict.ini"
 	trap 'rm -f "$HOME/.config/sbxrun/profiles/aa41strict.ini"' EXIT
-	local strict=(-p aa41strict --pids unlimited --memory unlimited --cpus unlimited --net none)
+	local strict=(-p aa41strict --pids unlimited --memory unlimited --cpus unlimited --disk unlimited --net none)
 	# the default profile takes the landlock tier, and says so
 	run aa_machine "$TESTDIR/own" 1 "$SBX" run --net none -- echo RAN
 	assert_status 0
