@@ -28,6 +28,7 @@
 #include "net/proxy_auth.h"
 #include "net/proxy_chain.h"
 #include "net/proxy_event.h"
+#include "net/proxy_rules.h"
 #include "net/relay.h"
 #include "net/resolver.h"
 
@@ -77,31 +78,9 @@ struct conn {
 	int64_t held_since;           /* C_HELD: when it was held */
 };
 
-/* A live rule (net allow/deny). */
-struct live_rule {
-	struct hostentry e;
-	enum proxy_rule kind;
-	bool used;                    /* an allow-once that let its connection through */
-};
-
-/* One policy file's [network] ceiling. */
-struct ceiling {
-	char *path;
-	bool none;                    /* egress capped below packages */
-	bool listed;                  /* [network] allow set: l is the ceiling */
-	struct hostmatch_list l;
-	char *text;                   /* for proxy_rules_each */
-};
-
 struct sbx_proxy {
 	struct proxy_events ev;
-	struct hostmatch_list allow;
-	struct hostmatch_sets sets;   /* the image's, for the policy's @sets */
-	struct live_rule *rules;
-	size_t nrules;
-	struct ceiling ceil[SBX_POLICY_MAX_FILES];
-	size_t nceil;
-	char *policy_error;           /* the last one told */
+	struct proxy_rules rules;     /* allow list, live rules, policy ceilings */
 	uint64_t ask_ms;              /* 0: refuse what no rule allows; else hold it this long */
 	struct sbx_resolver *resolver;
 	struct proxy_chain chain;
@@ -404,39 +383,7 @@ static bool fixed_address(struct conn *c)
 	return true;
 }
 
-/* ---- live rules ------------------------------------------------------ */
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static struct live_rule *live_match(struct sbx_proxy *p, const char *canon, int port, bool deny)
-{
-	for (size_t i = 0; i < p->nrules; i++) {
-		struct live_rule *r = &p->rules[i];
-		if (r->used || (r->kind == PROXY_DENY) != deny)
-			continue;
-		if (hostentry_allows(&r->e, canon, (unsigned)port))
-			return r;
-	}
-	return NULL;
-}
-
-/* NULL if every policy file's ceiling lets canon:port through, else the
- * path of one that does not. */
-static const char *ceiling_refusal(const struct sbx_proxy *p, const char *canon, int port)
-{
-	struct hostmatch_grant g;
-
-	for (size_t i = 0; i < p->nceil; i++) {
-		const struct ceiling *f = &p->ceil[i];
-		if (f->none || (f->listed && hostmatch_check(&f->l, canon, port, &g) != HOSTMATCH_OK))
-			return f->path;
-	}
-	return NULL;
-}
+/* ---- live rules (their logic: proxy_rules.c) -------------------------- */
 
 static bool host_named(const struct conn *c)
 {
@@ -447,17 +394,15 @@ static bool host_named(const struct conn *c)
  * relayed requests alike (docs/egress.md, "Live rules"). */
 static void cut_open(struct sbx_proxy *p)
 {
+	char buf[300];
+
 	for (struct conn *c = p->conns; c; c = c->next) {
 		if (!host_named(c))
 			continue;
-		const char *why = live_match(p, c->host, c->req.port, true) ? "denied by a live rule" : NULL;
-		const char *capped = why ? NULL : ceiling_refusal(p, c->host, c->req.port);
-		char msg[300];
-		if (capped)
-			snprintf(msg, sizeof(msg), "not allowed by the administrator's policy %s", capped);
-		if (!why && !capped)
+		const char *why = proxy_rules_refusal(&p->rules, c->host, c->req.port, buf, sizeof(buf));
+		if (!why)
 			continue;
-		proxy_event_cut(&p->ev, c->host, c->req.port, why ? why : msg);
+		proxy_event_cut(&p->ev, c->host, c->req.port, why);
 		conn_kill(p, c);
 	}
 	reap(p);
@@ -474,80 +419,14 @@ static void recheck_held(struct sbx_proxy *p)
 			check_request(p, c);
 }
 
-static const char *rule_name(enum proxy_rule k)
-{
-	return k == PROXY_ALLOW_ONCE ? "allow-once" : k == PROXY_ALLOW_SESSION ? "allow-session" : "deny";
-}
-
-/* Why an approval of e could never take effect whatever the rules, or NULL. */
-static const char *approval_refusal_static(const struct hostentry *e, char *buf, size_t size)
-{
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-	if (strcmp(e->host, HOSTMATCH_INTERNAL) == 0 || has_suffix(e->host, ".sbxrun.internal") ||
-	    strcmp(e->host, "localhost") == 0 || has_suffix(e->host, ".localhost"))
-		return "a name for the host's own loopback or sbxrun's services: only a profile's entry may open it";
-	if (inet_pton(AF_INET, e->host, &s4->sin_addr) == 1)
-		s4->sin_family = AF_INET;
-	else if (inet_pton(AF_INET6, e->host, &s6->sin6_addr) == 1)
-		s6->sin6_family = AF_INET6;
-	if (ss.ss_family) {
-		struct hostmatch_grant none = { 0 };
-		const char *w = hostmatch_addr_refusal((struct sockaddr *)&ss, &none);
-		if (w) {
-			snprintf(buf, size, "%s: an approval never reaches it", w);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
-/* Why an approval of e could never take effect, or NULL. */
-static const char *approval_refusal(struct sbx_proxy *p, const struct hostentry *e, char *buf, size_t size)
-{
-	struct hostmatch_grant g;
-	unsigned port = e->port == HOSTENTRY_DEFAULT_PORTS ? 443 : e->port;
-	const char *cap, *w = approval_refusal_static(e, buf, size);
-
-	if (w)
-		return w;
-	for (int i = 0; i < 2; i++) {
-		unsigned pt = e->port == HOSTENTRY_DEFAULT_PORTS ? (i ? 443u : 80u) : port;
-		if (live_match(p, e->host, (int)pt, true))
-			return "denied by a live rule (an approval never lifts a deny)";
-		if ((cap = ceiling_refusal(p, e->host, (int)pt))) {
-			snprintf(buf, size, "not allowed by the administrator's policy %s", cap);
-			return buf;
-		}
-		if (hostmatch_check(&p->allow, e->host, (int)pt, &g) == HOSTMATCH_GATEWAY_ONLY)
-			return "kept to the package gateway by the profile's package rules";
-	}
-	return NULL;
-}
-
 int proxy_rule_add(struct sbx_proxy *p, const char *entry, enum proxy_rule kind, const char *who,
 		   struct sbx_err *err)
 {
-	struct hostentry e;
-	char buf[300], text[300];
-	const char *why;
+	char text[320];
 
-	if (hostentry_parse(entry, &e, err) < 0)
+	if (proxy_rules_add(&p->rules, entry, kind, text, sizeof(text), err) < 0)
 		return -1;
-	if (e.suffix)
-		return err_set(err, 0, "'%s': a live rule names one host (HOST or HOST:PORT), not *.DOMAIN",
-			       entry);
-	if (kind != PROXY_DENY && (why = approval_refusal(p, &e, buf, sizeof(buf))))
-		return err_set(err, 0, "cannot allow '%s': %s", entry, why);
-	if (kind == PROXY_DENY && e.port == HOSTENTRY_DEFAULT_PORTS)
-		e.port = HOSTENTRY_ANY_PORT; /* a deny without a port: every port */
-	p->rules = xrealloc(p->rules, (p->nrules + 1) * sizeof(*p->rules));
-	p->rules[p->nrules++] = (struct live_rule){ e, kind, false };
-	hostentry_format(&e, text, sizeof(text));
-	if (e.port == HOSTENTRY_ANY_PORT)
-		snprintf(text, sizeof(text), "%s", e.host);
-	proxy_event_rule(&p->ev, rule_name(kind), text, who ? who : "?");
+	proxy_event_rule(&p->ev, proxy_rules_kind_name(kind), text, who ? who : "?");
 	if (kind == PROXY_DENY)
 		cut_open(p);
 	recheck_held(p);
@@ -557,89 +436,19 @@ int proxy_rule_add(struct sbx_proxy *p, const char *entry, enum proxy_rule kind,
 void proxy_rules_each(const struct sbx_proxy *p, void (*fn)(void *arg, const char *kind, const char *entry),
 		      void *arg)
 {
-	char text[320];
-
-	for (size_t i = 0; i < p->allow.n; i++) {
-		hostentry_format(&p->allow.v[i].e, text, sizeof(text));
-		fn(arg, "allow", text);
-	}
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct live_rule *r = &p->rules[i];
-		if (r->used)
-			continue;
-		if (r->e.port == HOSTENTRY_ANY_PORT)
-			snprintf(text, sizeof(text), "%s", r->e.host);
-		else
-			hostentry_format(&r->e, text, sizeof(text));
-		fn(arg, rule_name(r->kind), text);
-	}
-	for (size_t i = 0; i < p->nceil; i++)
-		if (p->ceil[i].text)
-			fn(arg, "policy", p->ceil[i].text);
-}
-
-static void ceilings_free(struct sbx_proxy *p)
-{
-	for (size_t i = 0; i < p->nceil; i++) {
-		free(p->ceil[i].path);
-		free(p->ceil[i].text);
-		hostmatch_free(&p->ceil[i].l);
-	}
-	p->nceil = 0;
-}
-
-static int set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, bool tell, struct sbx_err *err)
-{
-	struct ceiling next[SBX_POLICY_MAX_FILES] = { 0 };
-	size_t n = 0;
-	char summary[1024] = "";
-
-	for (size_t i = 0; pol && i < pol->n; i++) {
-		const struct sbx_config *caps = &pol->file[i].caps;
-		struct ceiling *f = &next[n];
-		bool egress = caps->origin[SBX_K_EGRESS] != NULL, listed = caps->origin[SBX_K_ALLOW] != NULL;
-		if (!egress && !listed)
-			continue;
-		f->path = xstrdup(pol->file[i].path);
-		f->none = egress && caps->egress < SBX_EGRESS_PACKAGES;
-		f->listed = listed;
-		if (listed && hostmatch_compile(&caps->allow, &p->sets, &f->l, err) < 0) {
-			n++;
-			for (size_t k = 0; k < n; k++) {
-				free(next[k].path);
-				hostmatch_free(&next[k].l);
-			}
-			return err_wrap(err, "%s", pol->file[i].path);
-		}
-		size_t len = 0;
-		len += (size_t)snprintf(summary + len, sizeof(summary) - len, "%s%s:", n ? "; " : "", f->path);
-		if (f->none && len < sizeof(summary))
-			len += (size_t)snprintf(summary + len, sizeof(summary) - len, " egress none");
-		for (size_t k = 0; listed && k < caps->allow.n && len < sizeof(summary); k++)
-			len += (size_t)snprintf(summary + len, sizeof(summary) - len, " %s", caps->allow.v[k]);
-		f->text = xstrdup(summary);
-		summary[0] = '\0';
-		n++;
-	}
-	ceilings_free(p);
-	memcpy(p->ceil, next, sizeof(next));
-	p->nceil = n;
-	free(steal_ptr(p->policy_error));
-	/* the summary of every file, for the event */
-	summary[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		snprintf(summary + strlen(summary), sizeof(summary) - strlen(summary), "%s%s", i ? "; " : "",
-			 p->ceil[i].text);
-	if (tell)
-		proxy_event_policy(&p->ev, n ? summary : "no network ceiling", NULL);
-	cut_open(p);
-	recheck_held(p);
-	return 0;
+	proxy_rules_list(&p->rules, fn, arg);
 }
 
 int proxy_set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, struct sbx_err *err)
 {
-	return set_policy(p, pol, true, err);
+	char summary[1024];
+
+	if (proxy_rules_set_policy(&p->rules, pol, summary, sizeof(summary), err) < 0)
+		return -1;
+	proxy_event_policy(&p->ev, summary, NULL);
+	cut_open(p);
+	recheck_held(p);
+	return 0;
 }
 
 void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms)
@@ -670,10 +479,8 @@ void proxy_pending_each(const struct sbx_proxy *p,
 
 void proxy_policy_error(struct sbx_proxy *p, const char *msg)
 {
-	if (p->policy_error && strcmp(p->policy_error, msg) == 0)
+	if (!proxy_rules_policy_error_new(&p->rules, msg))
 		return;
-	free(p->policy_error);
-	p->policy_error = xstrdup(msg);
 	proxy_event_policy(&p->ev, "unchanged (the rules held before are kept)", msg);
 	log_warn("policy not read again, the rules held before are kept: %s", msg);
 }
@@ -683,13 +490,9 @@ void proxy_policy_error(struct sbx_proxy *p, const char *msg)
  * those, so asking would be a question no answer can lift). */
 static bool askable(const struct conn *c)
 {
-	struct hostentry e;
-	struct sbx_err err;
 	char buf[300];
 
-	if (hostentry_parse(c->host, &e, &err) < 0)
-		return false;
-	return approval_refusal_static(&e, buf, sizeof(buf)) == NULL;
+	return proxy_rules_unapprovable(c->host, buf, sizeof(buf)) == NULL;
 }
 
 /* No answer to the client yet: listed by proxy_pending_each until a rule
@@ -730,28 +533,14 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		conn_kill(p, c);
 		return;
 	}
-	if (live_match(p, c->host, c->req.port, true)) {
-		refuse(p, c, 403, "denied by a live rule (sbxrun net deny)");
+	const char *no = proxy_rules_refusal(&p->rules, c->host, c->req.port, why, sizeof(why));
+	if (no) {
+		refuse(p, c, 403, no);
 		return;
 	}
-	const char *capped = ceiling_refusal(p, c->host, c->req.port);
-	if (capped) {
-		snprintf(why, sizeof(why), "not allowed by the administrator's policy %s", capped);
-		refuse(p, c, 403, why);
-		return;
-	}
-	r = hostmatch_check(&p->allow, c->host, c->req.port, &c->grant);
-	/* approval: one more rule above the list; an approved host is dialled
-	 * as an unlisted one (no private, loopback or internal grant) */
-	if (r == HOSTMATCH_NOT_LISTED || r == HOSTMATCH_BAD_PORT) {
-		struct live_rule *a = live_match(p, c->host, c->req.port, false);
-		if (a && strcmp(c->host, HOSTMATCH_INTERNAL) != 0) {
-			memset(&c->grant, 0, sizeof(c->grant));
-			r = HOSTMATCH_OK;
-			if (a->kind == PROXY_ALLOW_ONCE)
-				a->used = true; /* matches nothing now */
-		}
-	}
+	/* a live allow lifts only what the list leaves out: an approved host
+	 * is dialled as an unlisted one (no private, loopback or internal grant) */
+	r = proxy_rules_check(&p->rules, c->host, c->req.port, &c->grant);
 	/* apt's plain HTTP to its hosts goes to the gateway, under package
 	 * rules (GATEWAY_ONLY) as without, and behind an upstream proxy too
 	 * (the gateway fetches through it: gateway/gw_proxy.c) */
@@ -1093,15 +882,13 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	 * kill the supervisor. Children must reset SIGPIPE before exec. */
 	signal(SIGPIPE, SIG_IGN);
 	proxy_event_init(&p->ev, conf->profile_name, conf->events_fd);
-	p->sets = sets;
-	if (conf->policy && set_policy(p, conf->policy, false, err) < 0)
-		goto fail;
-	if (conf->hosts)
-		hostmatch_copy(conf->hosts, &p->allow);
-	else if (hostmatch_compile(conf->allow, &sets, &p->allow, err) < 0) {
+	if (proxy_rules_init(&p->rules, conf->hosts, conf->allow, &sets, err) < 0) {
 		err_wrap(err, "profile '%s'", conf->profile_name ? conf->profile_name : "?");
 		goto fail;
 	}
+	char summary[1024];
+	if (conf->policy && proxy_rules_set_policy(&p->rules, conf->policy, summary, sizeof(summary), err) < 0)
+		goto fail;
 	if (proxy_chain_from_env(&p->chain, err) < 0 || resolver_new(&p->resolver, err) < 0 ||
 	    setup_fds(p, listen_fd, err) < 0)
 		goto fail;
@@ -1133,10 +920,7 @@ void proxy_free(struct sbx_proxy *p)
 		conn_kill(p, c);
 	reap(p);
 	resolver_free(p->resolver);
-	hostmatch_free(&p->allow);
-	ceilings_free(p);
-	free(p->rules);
-	free(p->policy_error);
+	proxy_rules_free(&p->rules);
 	proxy_chain_free(&p->chain);
 	proxy_event_fini(&p->ev);
 	if (p->local.host && p->local.free)
