@@ -242,6 +242,144 @@ test_etc_policy_change_reaches_a_running_session() {
 	rm -f "$pol"
 }
 
+# The fixture npm registry (tests/helper/npmreg.py) as a profile's npm
+# upstream, in the user's profile $1 (its own lines after); sets REG, RPORT.
+npm_fixture() { # profile-name [lines]
+	python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/reg.log" > "$TESTDIR/.reg-port" &
+	REG=$!
+	for _ in $(seq 100); do [ -s "$TESTDIR/.reg-port" ] && break; sleep 0.1; done
+	RPORT=$(head -1 "$TESTDIR/.reg-port")
+	[ -n "$RPORT" ] || fail "the fixture registry did not start"
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = packages\n[packages]\nnpm = http://host.sbxrun.internal:%s/\ntimeout = 2s\n%b' "$RPORT" "${2:-}" \
+		> "$HOME/.config/sbxrun/profiles/$1.ini"
+}
+
+# The status of GET http://packages.sbxrun.internal/npm/$2 from session $1.
+npm_get() { # session path
+	run "$SBX" run --session "$1" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		"http://packages.sbxrun.internal/npm/$2"
+}
+
+# The same through the sidecar on $SCPORT: status, then the body.
+npm_side() { # path
+	run curl -s -w ' %{http_code}' -x "http://127.0.0.1:$SCPORT" "http://packages.sbxrun.internal/npm/$1"
+}
+
+# Waits up to a second for session $1's npm_get of $2 to give $3; says
+# how long it took.
+within_a_second() { # session path status
+	local t0
+	t0=$(date +%s%N)
+	for _ in $(seq 20); do
+		npm_get "$1" "$2"
+		[ "$out" = "$3" ] && break
+		sleep 0.05
+	done
+	assert_eq "$3" "$out" "session $1's request for $2 a second after the change"
+	echo "    $2: $3 after $(( ($(date +%s%N) - t0) / 1000000 )) ms" >&2
+}
+
+# Issue 42's "tried from outside": a [packages] deny or offline = yes added
+# to the policy while a session and a sidecar run reaches their gateways:
+# the next request is refused, the change is on each event stream, and the
+# way around the gateway (the registry's own host through the proxy, open
+# while no package rule exists) closes with it.
+test_package_policy_reaches_a_session_and_a_sidecar() {
+	local n=ln$$j p=pk$$j
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	npm_fixture "$p"
+	trap "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$p.ini'" RETURN
+	: > "$TESTDIR/policy.ini"
+	export SBXRUN_POLICY=$TESTDIR/policy.ini
+	start_session "$n" --image minimal -p "$p" --events "$TESTDIR/ev.jsonl"
+	"$SBX" proxy --listen 127.0.0.1:0 -p "$p" --image minimal --events "$TESTDIR/side.jsonl" \
+		2> "$TESTDIR/proxy.err" &
+	local sc=$!
+	trap "kill $REG $sc 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$p.ini'" RETURN
+	listen_port "$sc" "$TESTDIR/proxy.err"
+	SCPORT=$LISTEN_PORT
+	npm_get "$n" good
+	assert_eq 200 "$out" "the session's gateway before the policy changed"
+	npm_side good
+	assert_contains "$out" " 200" "the sidecar's gateway before the policy changed"
+	run "$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		"http://host.sbxrun.internal:$RPORT/left-pad"
+	assert_eq 200 "$out" "the registry's own host, no package rule yet"
+	# root denies a package: written elsewhere, renamed in
+	printf '[packages]\ndeny = npm:left-pad\n' > "$TESTDIR/policy.new"
+	mv "$TESTDIR/policy.new" "$TESTDIR/policy.ini"
+	within_a_second "$n" left-pad 403
+	npm_side left-pad
+	assert_contains "$out" " 403" "the sidecar's next request"
+	assert_contains "$out" "npm 'left-pad' is denied by [packages] deny = npm:left-pad (policy $TESTDIR/policy.ini:2)"
+	npm_get "$n" good
+	assert_eq 200 "$out" "a package the deny does not name"
+	run "$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		"http://host.sbxrun.internal:$RPORT/left-pad"
+	assert_eq 403 "$out" "the way around the gateway, closed with the first package rule"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"packages\":\"deny = npm:left-pad (policy $TESTDIR/policy.ini:2)\",\"by\":\"policy\""
+	assert_contains "$(cat "$TESTDIR/side.jsonl")" "\"packages\":\"deny = npm:left-pad (policy $TESTDIR/policy.ini:2)\""
+	# offline: only what the cache holds (good's packument is cached, other never asked)
+	printf '[packages]\noffline = yes\n' > "$TESTDIR/policy.ini"
+	within_a_second "$n" other 503
+	npm_side other
+	assert_contains "$out" "offline: npm 'other' is not in the cache"
+	assert_eq 0 "$(grep -c '^other' "$TESTDIR/reg.log" || true)" "upstream requests for other"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"packages":"offline","by":"policy"'
+	# a file that cannot be read keeps what is held, said once
+	printf '[packages]\noffline = perhaps\n' > "$TESTDIR/policy.ini"
+	sleep 0.5
+	npm_side other
+	assert_contains "$out" "offline: npm 'other' is not in the cache" "a bad policy keeps the rules held (the sidecar)"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"policy":"unchanged (the rules held before are kept)"'
+	touch "$TESTDIR/policy.ini"
+	sleep 0.3
+	[ "$(grep -c 'policy not read again' "$TESTDIR/proxy.err")" = 1 ] || fail "said other than once: $(cat "$TESTDIR/proxy.err")"
+	# lifted: the same session and sidecar fetch again
+	: > "$TESTDIR/policy.ini"
+	within_a_second "$n" other 200
+	npm_side left-pad
+	assert_contains "$out" " 200" "the sidecar after the policy was lifted"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"packages":"none","by":"policy"'
+}
+
+# The session's own profile read again: a [packages] deny and a narrower
+# [network] allow apply to its next requests, the command line's values
+# of the start kept; a profile that no longer reads keeps the rules held.
+test_profile_change_reaches_a_running_session() {
+	local n=ln$$k p=pk$$k
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	echo hello > "$TESTDIR/hello.txt"
+	http_serve "$TESTDIR"
+	npm_fixture "$p" "[network]\nallow = host.sbxrun.internal:$PORT\n"
+	local prof=$HOME/.config/sbxrun/profiles/$p.ini
+	trap "kill $REG $SRV 2>/dev/null || true; rm -f '$prof'" RETURN
+	start_session "$n" --image minimal -p "$p" --events "$TESTDIR/ev.jsonl" --allow example.org
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 200 "$out" "the profile's host before the change"
+	npm_get "$n" left-pad
+	assert_eq 200 "$out" "left-pad before the change"
+	printf 'inherit = packages\n[packages]\nnpm = http://host.sbxrun.internal:%s/\ntimeout = 2s\ndeny = npm:left-pad\n' \
+		"$RPORT" > "$prof.new"
+	mv "$prof.new" "$prof"
+	within_a_second "$n" left-pad 403
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 403 "$out" "the host the profile no longer allows"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"packages\":\"deny = npm:left-pad ($prof:5)\",\"by\":\"profile $prof\""
+	run "$SBX" session ls --json
+	local line
+	line=$(grep "\"name\":\"$n\"" <<<"$out") || fail "no line for $n: $out"
+	assert_contains "$line" '{"rule":"allow","host":"example.org"}' "the command line's --allow, kept"
+	assert_not_contains "$line" "host.sbxrun.internal:$PORT\"" "the entry the profile dropped"
+	# a profile that does not read: the rules held are kept, said once
+	printf '[packages]\ndeny = \xff\n' > "$prof"
+	sleep 0.5
+	npm_get "$n" left-pad
+	assert_eq 403 "$out" "a bad profile keeps the rules held"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"policy":"profile not read again (the rules held before are kept)"'
+}
+
 # Ask (issue 42, item 1): with [network] ask, a request no rule allows or
 # refuses is held, listed by net pending, and completed by net allow from
 # another shell; a deny ("no"), the timeout, or no one to ask (a run outside
