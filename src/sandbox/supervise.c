@@ -22,6 +22,7 @@
 #include "net/dnsstub.h"
 #include "net/proxy.h"
 #include "term/pty.h"
+#include "sandbox/askterm.h"
 #include "sandbox/watch.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
@@ -82,6 +83,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	struct sbx_watch w;
 	siginfo_t info = { 0 };
 	int sync_open = 1;
+	struct sbx_askterm asked = { 0 };
 
 	watch_start(&w, plan, plan->timeout_ms, 1, 1);
 	if (sfd < 0) {
@@ -112,6 +114,8 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		pty_relay_handle(relay, p + 5, np - 5);
 		if (px && (p[3].revents & POLLIN))
 			proxy_dispatch(px);
+		if (px && plan->ask_ms && relay->master >= 0)
+			askterm_step(&asked, px, relay);
 		if (dns && (p[4].revents & POLLIN))
 			dnsstub_dispatch(dns);
 		/* the timeout, the disk quota, memory on the rlimit fallback */

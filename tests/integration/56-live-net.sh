@@ -446,3 +446,35 @@ test_ask_holds_until_net_allow_and_refuses_on_no_or_timeout() {
 	run "$SBX" profile show agent
 	assert_contains "$out" "ask = yes"
 }
+
+# Ask on the terminal (issue 42, item 1): an interactive run -t with ask
+# holds a request and asks on the caller's stderr, naming the rule each key
+# makes; the key is read from the caller's terminal and never reaches the
+# sandbox (what is typed meanwhile is dropped); "n" is the 403 of a deny.
+test_ask_on_the_terminal_of_run_t() {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
+	local q='curl -s -o /dev/null -w "%{http_code}\n" -x http://127.0.0.1:3128'
+	local s
+	s=$(tmux_start "https_proxy=http://127.0.0.1:$PXPORT '$SBX' run -t --image minimal -p $TESTDIR/ask.ini -- sh -c '
+		$q http://asked.invalid/hello.txt; $q http://asked.invalid/hello.txt; read x; echo \"got[\$x]\";
+		$q http://no.invalid/hello.txt; echo done'; sleep 60")
+	trap "kill $SRV $FWD 2>/dev/null || true; tmux -L $s kill-server 2>/dev/null || true" RETURN
+	wait_for "$s" "asks to reach asked.invalid:80"
+	assert_contains "$(screen "$s" | tr -d '\n')" "[o] allow-once asked.invalid:80  [s] allow-session asked.invalid:80  [n] deny asked.invalid:80 ?"
+	keys "$s" x
+	keys "$s" s
+	wait_for "$s" "200"
+	# allow-session: the second request is not asked
+	sleep 0.5
+	assert_eq 1 "$(screen "$s" | grep -c 'asks to reach asked.invalid')" "asked once for the session"
+	keys "$s" hi Enter
+	wait_for "$s" "got["
+	assert_contains "$(screen "$s")" "got[hi]" "the sandbox read neither the answer nor the key dropped while asked"
+	wait_for "$s" "asks to reach no.invalid:80"
+	keys "$s" n
+	wait_for "$s" "done"
+	assert_contains "$(screen "$s")" "403"
+}
