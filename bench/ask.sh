@@ -11,7 +11,9 @@
 # HTTP server: no name of the test resolves) and the answer. Beside it, the
 # proxy's own part from the session's --events: the rule's record to the
 # held connection's "allowed" record (milliseconds, as the events stamp
-# them). Prints the median, the 90th percentile and the worst of each.
+# them), and `net allow`'s own run, start to exit (a process of sbxrun's:
+# most of the first). Prints the median, the 90th percentile and the
+# worst of each.
 # Run as an unprivileged user with the image minimal in its store (root:
 # as SBX_BENCH_USER, as bench/run.sh does).
 set -eu
@@ -48,8 +50,8 @@ python3 -u "$top/tests/helper/fwdproxy.py" "$d/fwd.log" "127.0.0.1:$(head -1 "$d
 pids+=($!)
 for _ in $(seq 100); do [ -s "$d/.px-port" ] && break; sleep 0.1; done
 printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$d/ask.ini"
-https_proxy="http://127.0.0.1:$(head -1 "$d/.px-port")" "$SBX" session start "$name" --image minimal \
-	-p "$d/ask.ini" --events "$d/ev.jsonl" >/dev/null
+https_proxy="http://127.0.0.1:$(head -1 "$d/.px-port")" "$SBX" session start --image minimal \
+	-p "$d/ask.ini" --events "$d/ev.jsonl" "$name" >/dev/null
 
 for i in $(seq "$ROUNDS"); do
 	host=r$i.invalid
@@ -60,15 +62,17 @@ for i in $(seq "$ROUNDS"); do
 	until "$SBX" net pending "$name" 2>/dev/null | grep -q "$host"; do sleep 0.02; done
 	t0=$(date +%s%N)
 	"$SBX" net allow --for once "$name" "$host" >/dev/null
+	echo "$(( ($(date +%s%N) - t0) / 1000 ))" >> "$d/cmd"
 	wait "$client"
 	read -r code t1 < "$d/out.$i"
 	[ "$code" = 200 ] || { echo "bench: round $i answered $code" >&2; exit 1; }
 	echo "$(( (t1 - t0) / 1000 ))" >> "$d/e2e"
 done
 
-python3 - "$d/e2e" "$d/ev.jsonl" "$ROUNDS" <<'PY'
+python3 - "$d/e2e" "$d/ev.jsonl" "$d/cmd" <<'PY'
 import json, statistics, sys
 e2e = sorted(int(x) / 1000 for x in open(sys.argv[1]))
+cmd = sorted(int(x) / 1000 for x in open(sys.argv[3]))
 rule, own = {}, []
 for line in open(sys.argv[2]):
     e = json.loads(line)
@@ -81,6 +85,7 @@ def row(what, v):
     p90 = v[min(len(v) - 1, int(len(v) * 0.9))]
     print("%-40s median %7.1f ms   p90 %7.1f ms   worst %7.1f ms   (%d rounds)" % (what, statistics.median(v), p90, v[-1], len(v)))
 row("net allow -> the client's answer", e2e)
+row("net allow's own run (start to exit)", cmd)
 if own:
     row("the proxy's part (rule -> allowed event)", own)
 PY
