@@ -335,7 +335,9 @@ static void reply_net(struct sbx_session *s, int client, struct json_object *req
 		reply_err(client, &err);
 		return;
 	}
-	if (proxy_rule_add(s->px, json_object_get_string(h), kind, "sbxrun net", &err) < 0) {
+	struct json_object *by = req_get(req, "by", json_type_string);
+	if (proxy_rule_add(s->px, json_object_get_string(h), kind, by ? json_object_get_string(by) : "sbxrun net",
+			   &err) < 0) {
 		reply_err(client, &err);
 		return;
 	}

@@ -239,6 +239,18 @@ test_etc_policy_change_reaches_a_running_session() {
 	get "$n" "host.sbxrun.internal:$PORT"
 	assert_eq 403 "$out" "a second after root capped egress"
 	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"policy\":\"$pol: egress none\""
+	# root's [packages] deny reaches the session's gateway the same way
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	local m=ln$$m p=pk$$m
+	npm_fixture "$p"
+	trap "kill $SRV $REG 2>/dev/null || true; rm -f '$pol' '$HOME/.config/sbxrun/profiles/$p.ini'; [ -z '$made' ] || rmdir /etc/sbxrun 2>/dev/null || true" RETURN
+	rm -f "$pol"
+	start_session "$m" --image minimal -p "$p" --events "$TESTDIR/ev2.jsonl"
+	npm_get "$m" left-pad
+	assert_eq 200 "$out" "left-pad before root's deny"
+	printf '[packages]\ndeny = npm:left-pad\n' > "$pol"
+	within_a_second "$m" left-pad 403
+	assert_contains "$(cat "$TESTDIR/ev2.jsonl")" "\"packages\":\"deny = npm:left-pad (policy $pol:2)\",\"by\":\"policy\""
 	rm -f "$pol"
 }
 
@@ -477,4 +489,56 @@ test_ask_on_the_terminal_of_run_t() {
 	keys "$s" n
 	wait_for "$s" "done"
 	assert_contains "$(screen "$s")" "403"
+}
+
+# Ask through MCP (issue 42, item 1): `sbxrun mcp` with a client that
+# declared elicitation asks each held connection with elicitation/create
+# (MCP 2025-06-18) naming the rule each choice makes; accept applies it,
+# decline is a deny (403 at once); the tool network_requests lists what is
+# held and approves nothing.
+test_ask_through_mcp_elicitation() {
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
+	https_proxy="http://127.0.0.1:$PXPORT" python3 - "$SBX" "$TESTDIR/ask.ini" <<'PY' > "$TESTDIR/mcp.out" 2>&1 || true
+import json, subprocess, sys
+sbx, prof = sys.argv[1:3]
+p = subprocess.Popen([sbx, "mcp", "--image", "minimal", "-p", prof],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m):
+    p.stdin.write((json.dumps(dict(m, jsonrpc="2.0")) + "\n").encode()); p.stdin.flush()
+def read():
+    return json.loads(p.stdout.readline())
+send({"id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+      "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}})
+assert read()["id"] == 0
+curl = "curl -s -o /dev/null -w %%{http_code} -x http://127.0.0.1:3128 http://%s/hello.txt"
+def held(n, host, answer):
+    send({"id": n, "method": "tools/call", "params": {"name": "exec", "arguments": {"cmd": ["sh", "-c", curl % host]}}})
+    while True:
+        m = read()
+        if m.get("method") == "elicitation/create":
+            text = m["params"]["message"]
+            assert "asks to reach %s:80" % host in text and "allow-once %s:80" % host in text, m
+            assert m["params"]["requestedSchema"]["properties"]["decision"]["enum"] == ["allow-once", "allow-session", "deny"], m
+            # the agent's side meanwhile: it can list, never approve
+            send({"id": n + 100, "method": "tools/call", "params": {"name": "network_requests", "arguments": {}}})
+            r = read()
+            assert r["id"] == n + 100 and "%s:80 held" % host in r["result"]["content"][0]["text"], r
+            send({"id": m["id"], "result": answer})
+        elif m.get("id") == n:
+            return m["result"]["structuredContent"]["stdout"]
+print("accept", held(1, "asked.invalid", {"action": "accept", "content": {"decision": "allow-once"}}))
+print("decline", held(2, "no.invalid", {"action": "decline"}))
+print("rules", subprocess.run([sbx, "session", "ls", "--json"], capture_output=True, text=True).stdout)
+send({"id": 3, "method": "tools/call", "params": {"name": "allow_host", "arguments": {"host": "x.invalid"}}})
+print("allow_host", json.dumps(read()))
+p.stdin.close(); p.wait(60)
+PY
+	local o
+	o=$(cat "$TESTDIR/mcp.out")
+	assert_contains "$o" "accept 200" "accepted allow-once: the held request completed"
+	assert_contains "$o" "decline 403" "declined: refused at once"
+	assert_contains "$o" "unknown tool" "no tool approves a host"
+	assert_contains "$o" '{"rule":"deny","host":"no.invalid:80"}' "the user's no, a deny the session holds"
 }
