@@ -163,6 +163,7 @@ integration_pass() { # user [parallel|serial]
 		t0=$(date +%s)
 		run_as "$u" "$f"
 		echo "== $(basename "$f") as $u: $(($(date +%s) - t0)) s"
+		echo "time $(($(date +%s) - t0)) $(basename "$f" .sh) $u" >> "$results"
 	done
 	echo "== integration tests ($SBX_TIER) as $u${2:+, $2 files}: $(($(date +%s) - p0)) s"
 }

@@ -27,6 +27,11 @@ if [ $((skipn + tiern)) -gt 0 ]; then
 		echo "(CI=true: a skip counts as a failure; a test left to its tier does not)"; failn=$((failn + skipn))
 	fi
 fi
+# the slowest files of this run, for whoever must keep CI within its hour
+if grep -q '^time ' "$results"; then
+	echo "== slowest files (seconds, file, user)"
+	grep '^time ' "$results" | sort -k2,2nr | head -12 | awk '{ printf "  %5d  %s (%s)\n", $2, $3, $4 }'
+fi
 failed='^fail '; [ "${CI:-}" = true ] && failed='^(fail|skip) '
 if [ "$failn" -gt 0 ]; then echo "== failed"; grep -E "$failed" "$results" | cut -d' ' -f3- | sed 's/^/  /'; fi
 echo "$pass passed, $failn failed, $((skipn + tiern)) skipped"

@@ -319,6 +319,14 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 		r = pkgrule_check(s, err);
 		v = r < 0 ? NULL : xstrdup(s);
 		break;
+	case SBX_ARG_STRING: /* [packages] malicious: a host path */
+		if (s[0] != '/')
+			r = err_set(err, 0, "'%s' is not an absolute path", s);
+		for (const char *c = s; r == 0 && *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				r = err_set(err, 0, "a control character in the path");
+		v = r < 0 ? NULL : xstrdup(s);
+		break;
 	case SBX_ARG_COPY: {
 		_cleanup_free_ char *path = NULL, *dest = NULL;
 		r = relpath_copy_spec(s, &path, &dest, err);
@@ -351,6 +359,8 @@ static int set_string(struct sbx_config *cfg, const struct sbx_option *o, const 
 		r = check_hostname(s, err);
 	else if (o->key == SBX_K_SHA256 && (strlen(s) != 64 || strspn(s, "0123456789abcdefABCDEF") != 64))
 		r = err_set(err, 0, "'%s' is not a SHA-256 digest (64 hex digits)", s);
+	else if (o->key == SBX_K_PKG_NOT_AFTER)
+		r = pkgrule_date(s, NULL, err);
 	else if (s[0] == '\0')
 		r = err_set(err, 0, "empty value");
 	if (r < 0)

@@ -209,16 +209,67 @@ const char *paths_stock_dir(void)
 	return dir;
 }
 
+/* Of a map's lines "INSIDE OUTSIDE COUNT": 1 when id is inside one,
+ * and in *top the highest inside id. */
+static int map_holds(const char *map, unsigned id, unsigned long long *top)
+{
+	unsigned long long in, out, n;
+	int holds = 0, used;
+
+	*top = 0;
+	while (map && sscanf(map, " %llu %llu %llu%n", &in, &out, &n, &used) == 3 && n > 0) {
+		holds |= id >= in && id - in < n;
+		if (in + n - 1 > *top)
+			*top = in + n - 1;
+		map += used;
+	}
+	return holds;
+}
+
+unsigned paths_root_host_id_of(const char *uid_map, const char *gid_map)
+{
+	unsigned long long ut, gt;
+	int u = map_holds(uid_map, SBX_ROOT_HOST_UID, &ut), g = map_holds(gid_map, SBX_ROOT_HOST_UID, &gt);
+
+	if (u && g)
+		return SBX_ROOT_HOST_UID;
+	unsigned long long top = ut < gt ? ut : gt;
+	return top > 0 && top < SBX_ROOT_HOST_UID ? (unsigned)top : SBX_ROOT_HOST_UID;
+}
+
+static void read_map(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+unsigned paths_root_host_id(void)
+{
+	static unsigned id;
+	char u[1024], g[1024];
+
+	if (!id) {
+		read_map("/proc/self/uid_map", u, sizeof(u));
+		read_map("/proc/self/gid_map", g, sizeof(g));
+		id = paths_root_host_id_of(u, g);
+	}
+	return id;
+}
+
 unsigned paths_sandbox_host_uid(void)
 {
-	return geteuid() == 0 ? SBX_ROOT_HOST_UID : (unsigned)geteuid();
+	return geteuid() == 0 ? paths_root_host_id() : (unsigned)geteuid();
 }
 
 void paths_as_sandbox_owner(int enter)
 {
 	if (geteuid() != 0)
 		return;
-	unsigned id = enter ? SBX_ROOT_HOST_UID : 0;
+	unsigned id = enter ? paths_root_host_id() : 0;
 	setfsgid(id);
 	setfsuid(id);
 }

@@ -24,6 +24,12 @@ const char *paths_stock_dir(void);
  * sandbox (and the images it runs, owned accordingly) use this unprivileged
  * host uid and gid, far above the usual subuid ranges. */
 #define SBX_ROOT_HOST_UID 2147000000u
+/* Root's sandboxes' uid and gid: SBX_ROOT_HOST_UID, or where this user
+ * namespace does not map it (root of a rootless container: its own uid
+ * and 65536 subuids) the highest id both of its maps hold, never 0. */
+unsigned paths_root_host_id(void);
+/* The same parsed from a uid_map's and a gid_map's text (unit tests). */
+unsigned paths_root_host_id_of(const char *uid_map, const char *gid_map);
 /* The host uid the sandbox's files belong to: the caller, or the above. */
 unsigned paths_sandbox_host_uid(void);
 /* Called as root, host-side writes into a sandbox are made as that uid (so

@@ -4,7 +4,9 @@
 
 #include <ctype.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 const char *const pkgrule_ecosystems[] = { "npm", "pypi", "deb", NULL };
 
@@ -118,4 +120,35 @@ bool pkgrule_covers(const char *const *wide, size_t n, const char *entry)
 		if (!eco_covered(wide, n, pkgrule_ecosystems[i], entry))
 			return false;
 	return true;
+}
+
+int pkgrule_date(const char *s, int64_t *out, struct sbx_err *err)
+{
+	struct tm tm = { 0 }, back;
+	int n = 0;
+	size_t len = strlen(s);
+
+	if (len == 10)
+		n = sscanf(s, "%4d-%2d-%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) == 3 ? 3 : 0;
+	else if (len == 20 && s[10] == 'T' && s[19] == 'Z')
+		n = sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+			   &tm.tm_min, &tm.tm_sec) == 6 ? 6 : 0;
+	for (size_t i = 0; n && i < len; i++)  /* digits where digits go: no signs, no spaces */
+		if ((i == 4 || i == 7) ? s[i] != '-' : (i == 13 || i == 16) ? s[i] != ':' : i == 10 || i == 19 ? 0
+		    : (s[i] < '0' || s[i] > '9'))
+			n = 0;
+	if (n && tm.tm_year >= 1970 && tm.tm_mon >= 1 && tm.tm_mon <= 12 && tm.tm_hour < 24 && tm.tm_min < 60 &&
+	    tm.tm_sec < 60) {
+		tm.tm_year -= 1900;
+		tm.tm_mon -= 1;
+		back = tm;
+		time_t t = timegm(&tm);
+		/* timegm normalises Feb 30 into March: a date that moved was none */
+		if (t >= 0 && tm.tm_mday == back.tm_mday && tm.tm_mon == back.tm_mon) {
+			if (out)
+				*out = (int64_t)t;
+			return 0;
+		}
+	}
+	return err_set(err, 0, "'%s' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)", s);
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 
@@ -26,5 +27,10 @@ void pkgrule_normalize(const char *eco, const char *name, char *out, size_t size
  * applies to. Sure answers only: a glob is covered by the same glob, by
  * "*", or by a literal prefix then "*". */
 bool pkgrule_covers(const char *const *wide, size_t n, const char *entry);
+
+/* [packages] not_after: "YYYY-MM-DD" (00:00 UTC that day) or
+ * "YYYY-MM-DDTHH:MM:SSZ", no earlier than 1970 nor later than 9999.
+ * *out (may be NULL): Unix seconds. Returns 0, or -1 with err. */
+int pkgrule_date(const char *s, int64_t *out, struct sbx_err *err);
 
 #endif

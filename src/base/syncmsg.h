@@ -21,6 +21,7 @@ enum sbx_msg_type {
 	SBX_MSG_DNS,         /* child → host: the DNS stub's UDP socket */
 	SBX_MSG_FUSE,        /* child → host: /dev/fuse fd, user and mount ns fds */
 	SBX_MSG_PREPARED,    /* session init → host: a command's init made ahead (channel, pidfd) */
+	SBX_MSG_UNUSABLE,    /* child → host: its namespaces were made, but no mount in them (errnum) */
 };
 
 enum sbx_exit_kind { SBX_EXIT_CODE = 1, SBX_EXIT_SIGNAL };

@@ -255,12 +255,20 @@ static void report_fuse_storage(int fuse_mounts)
 
 static int report_sandbox(int got)
 {
-	line("user namespace", got & P_USERNS ? "ok: created one (with a mount namespace)"
-					      : "missing: unshare(CLONE_NEWUSER|CLONE_NEWNS) failed");
-	if (!(got & P_USERNS))
+	/* made, but not even a mount in it (Ubuntu's AppArmor restriction
+	 * without sbxrun's profile): run takes it as none ('tier' below) */
+	int unusable = (got & P_USERNS) && !(got & (P_TMPFS | P_OVL_DISK));
+
+	if (unusable)
+		line("user namespace", "unusable: created one, but no mount in it is allowed (its id "
+		     "maps or a tmpfs refused)");
+	else
+		line("user namespace", got & P_USERNS ? "ok: created one (with a mount namespace)"
+						      : "missing: unshare(CLONE_NEWUSER|CLONE_NEWNS) failed");
+	if (!(got & P_USERNS) || unusable)
 		hint("see the sysctl lines above; inside a container, the container must allow it");
 	/* none at all: run takes the landlock tier where Landlock is there ('tier' below) */
-	if (!(got & P_USERNS) && landlock_abi() >= 1)
+	if ((!(got & P_USERNS) || unusable) && landlock_abi() >= 1)
 		return 1;
 	line("tmpfs in userns", got & P_TMPFS ? "ok" : "missing: cannot mount a tmpfs in a user namespace");
 	if (got & P_XATTR)
@@ -363,10 +371,14 @@ static void check_tier(void)
 	char why[512];
 	struct sbx_err err = { 0 };
 
-	if (!(got & TIER_P_USERNS)) {
-		err_set(&err, errnum, "unshare: %s", strerror(errnum));
-		err.plain = 1;
-		tier_no_userns(&err);
+	if (!(got & TIER_P_MOUNT)) {
+		if (got & TIER_P_USERNS) { /* as run's child finds it (contain.c) */
+			err_plain(&err, EPERM, "its id maps or a mount in it: %s", strerror(EPERM));
+			tier_userns_unusable(&err);
+		} else {
+			err_plain(&err, errnum, "unshare: %s", strerror(errnum));
+			tier_no_userns(&err);
+		}
 		int abi = landlock_abi();
 		if (abi < 1) {
 			line("tier", "none: %s; and no Landlock (the landlock tier's confinement)", err.msg);

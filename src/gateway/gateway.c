@@ -12,8 +12,10 @@
 #include <sys/timerfd.h>
 #include <time.h>
 
+#include "base/pkgrule.h"
 #include "base/util.h"
 #include "gateway/gw.h"
+#include "gateway/malfeed.h"
 #include "gateway/pkgcache.h"
 
 #define MAX_CLIENTS 256
@@ -61,8 +63,12 @@ void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *c
 		.index_max_stale_ms = (int64_t)cfg->pkg_index_max_stale_ms,
 		.rules = { .allow = &cfg->pkg_allow, .deny = &cfg->pkg_deny,
 			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON },
+		.malicious = &cfg->pkg_malicious,
 		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,
 	};
+	/* checked when the profile was read (pkgrule_date) */
+	if (cfg->pkg_not_after && pkgrule_date(cfg->pkg_not_after, &conf->rules.not_after_s, NULL) == 0)
+		conf->rules.not_after = cfg->pkg_not_after;
 }
 
 int gateway_local_for(const struct sbx_gateway_conf *conf, struct proxy_local *out,
@@ -363,6 +369,11 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 	if (hostmatch_compile(gw->conf.allow, gw->conf.sets, &gw->allow, err) < 0 || compile_apt(gw, err) < 0 ||
 	    cache_open(gw, conf, err) < 0)
 		goto fail;
+	if (conf->malicious && conf->malicious->n) {
+		if (malfeed_load(conf->malicious, &gw->feed, err) < 0)
+			goto fail;
+		gw->conf.rules.feed = gw->feed;
+	}
 	gw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	gw->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	gw->curl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -414,6 +425,7 @@ void gateway_free(struct sbx_gateway *g)
 	free(gw->not_apt);
 	free(gw->profile);
 	gw_live_fini(gw);
+	malfeed_free(gw->feed);
 	for (size_t i = 0; i < gw->ntold; i++)
 		free(gw->told[i]);
 	free(gw->told);

@@ -43,7 +43,10 @@ struct sbx_gateway_conf {
 					    * sandbox's gateway has one peer: none) */
 	uint64_t answer_ms;                /* an answer's time from its first byte, and
 					    * 1 s per MiB of it (0: GW_ANSWER_MS) */
-	struct gw_rules rules;             /* [packages] allow, deny, min_age, offline */
+	struct gw_rules rules;             /* [packages] allow, deny, min_age, not_after, offline */
+	const struct sbx_strlist *malicious; /* [packages] malicious: read by gateway_new
+					    * into rules.feed; one that cannot be read
+					    * fails the gateway (never half a feed) */
 };
 
 struct sbx_gateway;

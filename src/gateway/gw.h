@@ -87,6 +87,7 @@ struct gw {
 	char **told;               /* what gw_tell_once said already */
 	size_t ntold;
 	struct gw_proxy *upproxy;  /* the upstream proxy of sbxrun's environment, or NULL (gw_proxy.c) */
+	struct malfeed *feed;      /* [packages] malicious, read at the start (conf.rules.feed) */
 	/* conf.rules' lists, the gateway's own (set again while it runs:
 	 * gw_live.c), and the rules as last told */
 	struct sbx_strlist live_allow, live_deny;

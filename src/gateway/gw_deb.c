@@ -296,7 +296,8 @@ static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const
 			"lists this file, so its digest is unknown (refused; run apt-get update)", key);
 		return;
 	}
-	if (rules_name(&gw->conf.rules, "deb", e.package, why, sizeof(why)) < 0) {
+	if (rules_name(&gw->conf.rules, "deb", e.package, why, sizeof(why)) < 0 ||
+	    rules_version(&gw->conf.rules, "deb", e.package, e.version, why, sizeof(why)) < 0) {
 		gw_fail(gw, cl, 403, "deb", e.package, e.version, "deb %s@%s: %s", e.package, e.version, why);
 		return;
 	}

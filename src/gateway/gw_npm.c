@@ -46,7 +46,7 @@ static void serve_packument(struct gw *gw, struct gw_client *cl, struct npm_req 
 	_cleanup_free_ char *out = NULL;
 	size_t out_len = 0;
 	struct sbx_err err;
-	char min[32], key[NPM_NAME_MAX + 8];
+	char hiding[160], key[NPM_NAME_MAX + 8];
 
 	if (npm_doc_serve(doc, len, r->name, GATEWAY_NPM_URL, &s, &out, &out_len, &err) < 0) {
 		gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, err.msg);
@@ -54,10 +54,10 @@ static void serve_packument(struct gw *gw, struct gw_client *cl, struct npm_req 
 	}
 	if (s.hidden) {
 		/* npm's own "No matching version" cannot say why: this line does */
-		rules_say_age(gw->conf.rules.min_age_s, min, sizeof(min));
+		rules_hiding(&gw->conf.rules, hiding, sizeof(hiding));
 		snprintf(key, sizeof(key), "npm:%s", r->name);
-		gw_tell_once(gw, key, "npm '%s': %zu version%s younger than [packages] min_age (%s) hidden: %s",
-			     r->name, s.hidden, s.hidden == 1 ? "" : "s", min, s.told);
+		gw_tell_once(gw, key, "npm '%s': %zu version%s %s hidden: %s", r->name, s.hidden,
+			     s.hidden == 1 ? "" : "s", hiding, s.told);
 	}
 	gw_reply(gw, cl, 200, "application/json", out, out_len);
 }
@@ -82,6 +82,8 @@ static void serve_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r, co
 	} else if (rules_age(&gw->conf.rules, d.published_s, (int64_t)time(NULL), why, sizeof(why)) < 0) {
 		/* a pin (a lockfile's) to a version the packument hides */
 		gw_fail(gw, cl, 403, "npm", r->name, d.version, "npm %s@%s: %s", r->name, d.version, why);
+	} else if (rules_version(&gw->conf.rules, "npm", r->name, d.version, why, sizeof(why)) < 0) {
+		gw_fail(gw, cl, 403, "npm", r->name, d.version, "%s", why);
 	} else if (sri_from_npm(d.integrity, d.shasum, &ar.want) < 0) {
 		gw_fail(gw, cl, 502, "npm", r->name, d.version, "npm %s@%s: its index gives no digest to check",
 			r->name, d.version);
@@ -149,7 +151,7 @@ static void get_doc_offline(struct gw *gw, struct gw_client *cl, struct npm_req 
 	snprintf(other, sizeof(other), "%s%s", r->full ? "" : "+", r->name);
 	if (gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len, r->etag,
 			       sizeof(r->etag), &age) == 1 ||
-	    (!gw->conf.rules.min_age_s &&
+	    (!rules_dated(&gw->conf.rules) &&
 	     gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, other, &r->cached, &r->cached_len, r->etag,
 				sizeof(r->etag), &age) == 1)) {
 		serve_doc(gw, cl, r, r->cached, r->cached_len);
@@ -250,7 +252,7 @@ static void npm_request(struct gw *gw, struct gw_client *cl, const char *path)
 	}
 	/* a tarball is looked up in the abbreviated form npm itself reads;
 	 * min_age needs the dates only the full one has */
-	r->full = gw->conf.rules.min_age_s || (!sep && !strstr(cl->accept, CORGI));
+	r->full = rules_dated(&gw->conf.rules) || (!sep && !strstr(cl->accept, CORGI));
 	snprintf(r->key, sizeof(r->key), "%s%s", r->full ? "+" : "", r->name);
 	get_doc(gw, cl, r);
 }

@@ -69,7 +69,7 @@ static char *absolute(const char *base, const char *href)
  * once per project. */
 static void tell_hidden(struct gw *gw, const char *name, const struct pypi_page *pg, const bool *keep)
 {
-	char min[32], key[PYPI_NAME_MAX + 8], told[256] = "", v[64];
+	char hiding[160], key[PYPI_NAME_MAX + 8], told[256] = "", v[64];
 	size_t n = 0, o = 0;
 
 	for (size_t i = 0; i < pg->n; i++) {
@@ -81,10 +81,10 @@ static void tell_hidden(struct gw *gw, const char *name, const struct pypi_page 
 	}
 	if (!n)
 		return;
-	rules_say_age(gw->conf.rules.min_age_s, min, sizeof(min));
+	rules_hiding(&gw->conf.rules, hiding, sizeof(hiding));
 	snprintf(key, sizeof(key), "pypi:%s", name);
-	gw_tell_once(gw, key, "pypi '%s': %zu file%s younger than [packages] min_age (%s) hidden (version %s)",
-		     name, n, n == 1 ? "" : "s", min, told);
+	gw_tell_once(gw, key, "pypi '%s': %zu file%s %s hidden (version %s)", name, n, n == 1 ? "" : "s", hiding,
+		     told);
 }
 
 static void serve_page(struct gw *gw, struct gw_client *cl, struct pypi_req *r, const struct pypi_page *pg)
@@ -94,7 +94,7 @@ static void serve_page(struct gw *gw, struct gw_client *cl, struct pypi_req *r, 
 	size_t len = 0;
 
 	/* young files are hidden: the installer picks an older version */
-	pypi_doc_keep(pg, &gw->conf.rules, (int64_t)time(NULL), keep);
+	pypi_doc_keep(pg, r->name, &gw->conf.rules, (int64_t)time(NULL), keep);
 	tell_hidden(gw, r->name, pg, keep);
 	out = r->json ? pypi_doc_json(pg, r->name, base, keep, &len) : pypi_doc_html(pg, r->name, base, keep, &len);
 	if (!out)
@@ -119,6 +119,8 @@ static void serve_file(struct gw *gw, struct gw_client *cl, struct pypi_req *r, 
 			"(refused)", r->name, version, r->file);
 	} else if (rules_age(&gw->conf.rules, f->upload_time, (int64_t)time(NULL), why, sizeof(why)) < 0) {
 		gw_fail(gw, cl, 403, "pypi", r->name, version, "pypi %s %s: %s", r->name, version, why);
+	} else if (rules_version(&gw->conf.rules, "pypi", r->name, version, why, sizeof(why)) < 0) {
+		gw_fail(gw, cl, 403, "pypi", r->name, version, "%s", why);
 	} else if (!(url = absolute(page, f->url))) {
 		gw_fail(gw, cl, 502, "pypi", r->name, version, "pypi %s %s: the index's link for '%s' is not a URL",
 			r->name, version, r->file);

@@ -2,6 +2,8 @@
  * input from upstream, so every member is checked for its type. */
 #define _GNU_SOURCE
 #include "gateway/npm_doc.h"
+#include "gateway/malfeed.h"
+#include "gateway/semver.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -108,69 +110,7 @@ static json_object *parse(const char *doc, size_t len, struct sbx_err *err)
 	return o;
 }
 
-/* --- versions: semver's order, enough to pick a dist-tag's version --- */
-
-struct semver {
-	uint64_t n[3];
-	const char *pre;  /* after '-', up to '+' or the end; NULL: a release */
-	size_t pre_len;
-};
-
-static bool semver_parse(const char *s, struct semver *v)
-{
-	memset(v, 0, sizeof(*v));
-	for (int i = 0; i < 3; i++) {
-		char *end;
-		if (*s < '0' || *s > '9')
-			return false;
-		v->n[i] = strtoull(s, &end, 10);
-		s = end;
-		if (i < 2 && *s++ != '.')
-			return false;
-	}
-	if (*s == '-') {
-		v->pre = s + 1;
-		v->pre_len = strcspn(v->pre, "+");
-		s = v->pre + v->pre_len;
-		if (!v->pre_len)
-			return false;
-	}
-	return *s == '\0' || *s == '+';
-}
-
-/* One dot-separated prerelease identifier against another (semver 11.4). */
-static int ident_cmp(const char *a, size_t al, const char *b, size_t bl)
-{
-	bool an = strspn(a, "0123456789") >= al, bn = strspn(b, "0123456789") >= bl;
-
-	if (an && bn && al != bl)
-		return al < bl ? -1 : 1;
-	if (an != bn)
-		return an ? -1 : 1;
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
-
-static int semver_cmp(const struct semver *a, const struct semver *b)
-{
-	for (int i = 0; i < 3; i++)
-		if (a->n[i] != b->n[i])
-			return a->n[i] < b->n[i] ? -1 : 1;
-	if (!a->pre || !b->pre)
-		return (!a->pre) - (!b->pre);
-	const char *p = a->pre, *q = b->pre, *pe = p + a->pre_len, *qe = q + b->pre_len;
-	while (p < pe && q < qe) {
-		size_t pl = strcspn(p, ".+"), ql = strcspn(q, ".+");
-		pl = pl > (size_t)(pe - p) ? (size_t)(pe - p) : pl;
-		ql = ql > (size_t)(qe - q) ? (size_t)(qe - q) : ql;
-		int c = ident_cmp(p, pl, q, ql);
-		if (c)
-			return c;
-		p += pl + (p + pl < pe);
-		q += ql + (q + ql < qe);
-	}
-	return (p < pe) - (q < qe);
-}
+/* --- versions (semver.c), newest first --- */
 
 static int version_order(const void *x, const void *y)  /* newest first; odd names last */
 {
@@ -221,9 +161,9 @@ static void rewrite_links(json_object *o, const char *name, const char *base)
 	drop_versions(o, drop, ndrop);
 }
 
-/* min_age: the versions too young, or with no date, go; s->told names
- * the newest few with their ages. */
-static void hide_young(json_object *o, struct npm_serve *s)
+/* min_age, not_after, a feed: the versions they refuse go; s->told names
+ * the newest few with their ages (or the feed's record). */
+static void hide_versions(json_object *o, const char *name, struct npm_serve *s)
 {
 	json_object *time = member(o, "time", json_type_object);
 	char **drop = NULL, why[256], age[64];
@@ -231,7 +171,8 @@ static void hide_young(json_object *o, struct npm_serve *s)
 
 	json_object_object_foreach(member(o, "versions", json_type_object), ver, v) {
 		(void)v;
-		if (rules_age(s->rules, rules_time(str_member(time, ver)), s->now_s, why, sizeof(why)) == 0)
+		if (rules_age(s->rules, rules_time(str_member(time, ver)), s->now_s, why, sizeof(why)) == 0 &&
+		    rules_version(s->rules, "npm", name, ver, why, sizeof(why)) == 0)
 			continue;
 		drop = xrealloc(drop, (n + 1) * sizeof(*drop));
 		drop[n++] = xstrdup(ver);
@@ -242,6 +183,12 @@ static void hide_young(json_object *o, struct npm_serve *s)
 	s->told[0] = '\0';
 	for (size_t i = 0; i < n && i < 3; i++) {
 		int64_t t = rules_time(str_member(time, drop[i]));
+		const char *mal = malfeed_match(s->rules->feed, "npm", name, drop[i], NULL);
+		if (mal) {
+			snprintf(s->told + strlen(s->told), sizeof(s->told) - strlen(s->told), "%s%.64s (%s)",
+				 i ? ", " : "", drop[i], mal);
+			continue;
+		}
 		if (t > 0)
 			rules_say_age(s->now_s > t ? (uint64_t)(s->now_s - t) : 0, age, sizeof(age));
 		snprintf(s->told + strlen(s->told), sizeof(s->told) - strlen(s->told), "%s%.64s (%s%s%s)",
@@ -308,8 +255,8 @@ int npm_doc_serve(const char *doc, size_t len, const char *name, const char *bas
 
 	if (!o)
 		return -1;
-	if (s && s->rules && s->rules->min_age_s)
-		hide_young(o, s);
+	if (s && s->rules && rules_per_version(s->rules))
+		hide_versions(o, name, s);
 	rewrite_links(o, name, base);
 	fix_tags(o);
 	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -28,7 +28,7 @@ int npm_doc_rewrite(const char *doc, size_t len, const char *name, const char *b
 
 /* What a packument is served under, and what that hid. */
 struct npm_serve {
-	const struct gw_rules *rules;  /* min_age: versions younger (or undated) are hidden */
+	const struct gw_rules *rules;  /* min_age, not_after, a feed: the versions they refuse are hidden */
 	int64_t now_s;
 	size_t hidden;                 /* out: how many */
 	char told[400];                /* out: the newest of them with their ages,

@@ -427,12 +427,18 @@ const struct pypi_file *pypi_doc_find(const struct pypi_page *p, const char *fil
 
 /* --- what the gateway serves --- */
 
-void pypi_doc_keep(const struct pypi_page *p, const struct gw_rules *r, int64_t now_s, bool *keep)
+void pypi_doc_keep(const struct pypi_page *p, const char *name, const struct gw_rules *r, int64_t now_s,
+		   bool *keep)
 {
 	char why[256];
 
-	for (size_t i = 0; i < p->n; i++)
-		keep[i] = rules_age(r, p->files[i].upload_time, now_s, why, sizeof(why)) == 0;
+	char v[128];
+
+	for (size_t i = 0; i < p->n; i++) {
+		pypi_doc_version(name, p->files[i].filename, v, sizeof(v));
+		keep[i] = rules_age(r, p->files[i].upload_time, now_s, why, sizeof(why)) == 0 &&
+			  rules_version(r, "pypi", name, v, why, sizeof(why)) == 0;
+	}
 }
 
 static void put_escaped(FILE *m, const char *s)

@@ -52,10 +52,12 @@ void pypi_page_free(struct pypi_page *p);
 /* The file of that name, or NULL. */
 const struct pypi_file *pypi_doc_find(const struct pypi_page *p, const char *filename);
 
-/* keep[i] (p->n entries): whether file i is old enough for the rules' age
- * rule at now_s (rules_age with its upload-time: a page without dates
- * keeps nothing under an age rule). */
-void pypi_doc_keep(const struct pypi_page *p, const struct gw_rules *r, int64_t now_s, bool *keep);
+/* keep[i] (p->n entries): whether file i of project name passes the
+ * rules' dates at now_s (rules_age with its upload-time: a page without
+ * dates keeps nothing under min_age or not_after) and its version no
+ * malicious-package feed names (rules_version). */
+void pypi_doc_keep(const struct pypi_page *p, const char *name, const struct gw_rules *r, int64_t now_s,
+		   bool *keep);
 
 /* The page served for project name: every file with a sha256 and keep[i]
  * (keep NULL: all) linked at base + filename + "#sha256=..."; metadata

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/pkgrule.h"
+#include "gateway/malfeed.h"
 
 void rules_normalize(const char *eco, const char *name, char *out, size_t size)
 {
@@ -49,6 +50,11 @@ int rules_name(const struct gw_rules *r, const char *eco, const char *name, char
 				 origin_of(r->deny, i));
 			return -1;
 		}
+	const char *origin, *id = malfeed_match(r->feed, eco, name, NULL, &origin);
+	if (id) {
+		snprintf(why, size, "%s '%s' is known malicious (%s, [packages] malicious %s)", eco, name, id, origin);
+		return -1;
+	}
 	if (!r->allow || r->allow->n == 0)
 		return 0;
 	for (size_t i = 0; i < r->allow->n; i++) {
@@ -91,6 +97,18 @@ int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char
 {
 	char age[32], min[32];
 
+	if (r->not_after_s && published_s <= 0) {
+		snprintf(why, size, "its publication date is unknown, and [packages] not_after = %s", r->not_after);
+		return -1;
+	}
+	if (r->not_after_s && published_s > r->not_after_s) {
+		char when[32];
+		time_t t = (time_t)published_s;
+		struct tm tm;
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+		snprintf(why, size, "published %s, after [packages] not_after = %s", when, r->not_after);
+		return -1;
+	}
 	if (!r->min_age_s)
 		return 0;
 	say_age(min, sizeof(min), r->min_age_s);
@@ -103,6 +121,45 @@ int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char
 	say_age(age, sizeof(age), now_s > published_s ? (uint64_t)(now_s - published_s) : 0);
 	snprintf(why, size, "published %s ago, [packages] min_age is %s", age, min);
 	return -1;
+}
+
+int rules_version(const struct gw_rules *r, const char *eco, const char *name, const char *version, char *why,
+		  size_t size)
+{
+	const char *origin, *id = malfeed_match(r->feed, eco, name, version, &origin);
+
+	if (!id)
+		return 0;
+	snprintf(why, size, "%s '%s@%s' is known malicious (%s, [packages] malicious %s)", eco, name, version, id,
+		 origin);
+	return -1;
+}
+
+bool rules_dated(const struct gw_rules *r)
+{
+	return r->min_age_s || r->not_after_s;
+}
+
+bool rules_per_version(const struct gw_rules *r)
+{
+	return rules_dated(r) || (r->feed && malfeed_count(r->feed));
+}
+
+void rules_hiding(const struct gw_rules *r, char *out, size_t size)
+{
+	char min[32] = "";
+	bool feed = r->feed && malfeed_count(r->feed);
+
+	if (r->min_age_s)
+		say_age(min, sizeof(min), r->min_age_s);
+	if (!r->not_after_s && !feed) {
+		snprintf(out, size, "younger than [packages] min_age (%s)", min);
+		return;
+	}
+	snprintf(out, size, "under [packages]%s%s%s%s%s%s%s", min[0] ? " min_age (" : "", min, min[0] ? ")" : "",
+		 r->not_after_s ? (min[0] ? ", not_after = " : " not_after = ") : "",
+		 r->not_after_s ? r->not_after : "", feed && (min[0] || r->not_after_s) ? "," : "",
+		 feed ? " malicious" : "");
 }
 
 void rules_say_age(uint64_t s, char *out, size_t size)
@@ -129,6 +186,10 @@ void rules_which(const char *why, char *rule, size_t size)
 		snprintf(rule, size, "min_age = %.*s", (int)strcspn(p + 22, ",;)"), p + 22);
 	else if (strstr(why, "[packages] offline = yes"))
 		snprintf(rule, size, "offline");
+	else if ((p = strstr(why, "[packages] not_after = ")))
+		snprintf(rule, size, "not_after = %.*s", (int)strcspn(p + 23, " ,;)"), p + 23);
+	else if ((p = strstr(why, "is known malicious (")))
+		snprintf(rule, size, "malicious = %.*s", (int)strcspn(p + 20, ","), p + 20);
 }
 
 int64_t rules_time(const char *iso)

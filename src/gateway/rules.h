@@ -13,8 +13,13 @@ struct gw_rules {
 	const struct sbx_strlist *allow;  /* "ECO:GLOB" or "GLOB" (every ecosystem); NULL or empty: all */
 	const struct sbx_strlist *deny;   /* the same; wins over allow */
 	uint64_t min_age_s;               /* 0: no age rule */
+	int64_t not_after_s;              /* 0: none; else versions published later are hidden */
+	const char *not_after;            /* as the profile wrote it, for messages */
+	const struct malfeed *feed;       /* NULL: none; the packages and versions it names are refused */
 	bool offline;                     /* serve only what the cache holds */
 };
+
+struct malfeed;
 
 /* The name as the ecosystem compares it: PyPI's normalised (PEP 503:
  * lower case, runs of "-_." as one "-"); npm and deb as given. */
@@ -34,6 +39,22 @@ int rules_ecosystem(const struct gw_rules *r, const char *eco, char *why, size_t
  * is old enough at now_s; -1 with why ("published 2 days ago, min_age is
  * 7 days"). An unknown date under an age rule is too young: deny. */
 int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char *why, size_t size);
+
+/* 0 when version VERSION of NAME may be served; -1 with why when a
+ * malicious-package feed names it ("npm 'x@1.0.0' is known malicious
+ * (MAL-2025-1, [packages] malicious FILE)"). */
+int rules_version(const struct gw_rules *r, const char *eco, const char *name, const char *version, char *why,
+		  size_t size);
+
+/* Whether an ecosystem must read the versions' dates (min_age, not_after)
+ * or look at each version (a feed) before it serves an index. */
+bool rules_dated(const struct gw_rules *r);
+bool rules_per_version(const struct gw_rules *r);
+
+/* What hides versions of an index, for the line that says how many:
+ * "younger than [packages] min_age (7 days)", or with not_after or a
+ * feed "hidden by [packages] min_age (7 days), not_after = D, malicious". */
+void rules_hiding(const struct gw_rules *r, char *out, size_t size);
 
 /* An age in words ("2 days", "5 hours", "3 minutes"), as rules_age says it. */
 void rules_say_age(uint64_t seconds, char *out, size_t size);

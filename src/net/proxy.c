@@ -22,80 +22,9 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "net/hostmatch.h"
-#include "net/httpreq.h"
 #include "net/proxy.h"
 #include "net/proxy_auth.h"
-#include "net/proxy_chain.h"
-#include "net/proxy_event.h"
-#include "net/proxy_rules.h"
-#include "net/relay.h"
-#include "net/resolver.h"
-
-/* Each relayed connection holds two sockets and two pipes. */
-#define MAX_CONNS 128
-#define HEAD_TIMEOUT_MS 10000
-/* Accepts per wake-up, so a stream of connections cannot starve the rest. */
-#define ACCEPT_BATCH 64
-#define RESOLVE_TIMEOUT_MS 20000
-#define CONNECT_TIMEOUT_MS 10000
-#define IDLE_TIMEOUT_MS 300000
-#define DRAIN_TIMEOUT_MS 2000
-
-/* epoll tags: a conn pointer with the low bits naming the side. */
-enum { TAG_CLIENT = 0, TAG_UPSTREAM = 1 };
-#define TAG_LISTEN 1ULL
-#define TAG_RESOLVER 2ULL
-#define TAG_TIMER 3ULL
-#define TAG_LOCAL 5ULL
-
-enum conn_state { C_HEAD, C_HELD, C_RESOLVE, C_CONNECT, C_CHAIN, C_RELAY, C_DRAIN, C_DEAD };
-
-#define CHAIN_ANSWER_MAX 4096
-
-struct conn {
-	struct conn *next;
-	uint64_t id;                  /* in order of arrival: the lowest is the oldest */
-	unsigned char peer[PROXY_PEER_KEY];       /* family, then the address (IPv6: its /64) */
-	enum conn_state state;
-	int cfd, ufd;
-	char *head;
-	size_t head_len;
-	struct httpreq req;
-	char host[HOSTMATCH_MAX + 8];
-	struct hostmatch_grant grant;
-	struct resolver_result res;   /* the vetted addresses */
-	struct resolver_result dial;  /* what to connect to: those, or the upstream proxy */
-	int dial_port;
-	size_t next_addr;
-	char target[300];             /* chained: the CONNECT target, else "" */
-	char *answer;                 /* chained: the upstream proxy's answer */
-	size_t answer_len;
-	struct relay_dir up, down;
-	uint64_t bytes_up, bytes_down;
-	int64_t deadline;
-	bool kept;                    /* back from the local service, between requests */
-	int64_t held_since;           /* C_HELD: when it was held */
-};
-
-struct sbx_proxy {
-	struct proxy_events ev;
-	struct proxy_rules rules;     /* allow list, live rules, policy ceilings */
-	uint64_t ask_ms;              /* 0: refuse what no rule allows; else hold it this long */
-	struct sbx_resolver *resolver;
-	struct proxy_chain chain;
-	int epfd, lfd, tfd;
-	struct conn *conns;
-	size_t nconns;                /* in the list, the dead not yet reaped included */
-	size_t live;
-	uint64_t next_id;
-	unsigned max_conns, max_per_peer, head_timeout_ms;
-	bool queue;                   /* full: new connections wait in the backlog */
-	bool paused;                  /* not accepting: full (queue) */
-	char *auth;
-	struct proxy_local local;
-	struct sbx_proxy_counters count;
-};
+#include "net/proxy_conn.h"
 
 static int ep_add(struct sbx_proxy *p, int fd, uint32_t events, uint64_t tag)
 {
@@ -108,7 +37,7 @@ static uint64_t conn_tag(struct conn *c, int side)
 	return (uint64_t)(uintptr_t)c | (uint64_t)side;
 }
 
-static void conn_kill(struct sbx_proxy *p, struct conn *c)
+void proxy_conn_kill(struct sbx_proxy *p, struct conn *c)
 {
 	if (c->state == C_DEAD)
 		return;
@@ -152,7 +81,7 @@ static void drain(struct sbx_proxy *p, struct conn *c)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 		return;
 	}
 }
@@ -168,7 +97,7 @@ static void conn_reply(struct sbx_proxy *p, struct conn *c, int status, const ch
 	if (c->ufd >= 0)
 		close(steal_fd(c->ufd));
 	if (n > 0 && send(c->cfd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 		return;
 	}
 	shutdown(c->cfd, SHUT_WR);
@@ -198,7 +127,7 @@ static void relay(struct sbx_proxy *p, struct conn *c)
 	if (c->bytes_up != up0 || c->bytes_down != down0)
 		c->deadline = now_ms() + IDLE_TIMEOUT_MS;
 	if (err || (c->up.shut && c->down.shut))
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 }
 
 /* down_extra: bytes an upstream proxy sent after its answer. */
@@ -403,7 +332,7 @@ static void cut_open(struct sbx_proxy *p)
 		if (!why)
 			continue;
 		proxy_event_cut(&p->ev, c->host, c->req.port, why);
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 	}
 	reap(p);
 }
@@ -550,7 +479,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
 		p->local.take(p->local.ctx, p, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 		return;
 	}
 	const char *no = proxy_rules_refusal(&p->rules, c->host, c->req.port, why, sizeof(why));
@@ -570,7 +499,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->cfd, NULL);
 		p->local.take(p->local.ctx, p, steal_fd(c->cfd), c->peer, c->head, c->head_len);
 		p->count.allowed++;
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 		return;
 	}
 	if ((r == HOSTMATCH_NOT_LISTED || r == HOSTMATCH_BAD_PORT) && p->ask_ms && askable(c)) {
@@ -605,7 +534,7 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno != EAGAIN) {
-			conn_kill(p, c);
+			proxy_conn_kill(p, c);
 			return;
 		}
 		/* A client may send its request and half-close at once. */
@@ -617,7 +546,7 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 	int r = httpreq_parse(c->head, c->head_len, &c->req, &status, &why);
 	if (r == 0) {
 		if (eof)
-			conn_kill(p, c);
+			proxy_conn_kill(p, c);
 		return;
 	}
 	if (r < 0) {
@@ -626,80 +555,6 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 		return;
 	}
 	check_request(p, c);
-}
-
-/* Who a connection comes from: the address, or an IPv6 address's /64
- * (what one host is given), a v4-mapped address as IPv4. */
-static void peer_key(const struct sockaddr_storage *ss, unsigned char key[PROXY_PEER_KEY])
-{
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-	memset(key, 0, PROXY_PEER_KEY);
-	key[0] = (unsigned char)ss->ss_family;
-	if (ss->ss_family == AF_INET) {
-		memcpy(key + 1, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	} else if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
-		key[0] = AF_INET;
-		memcpy(key + 1, s6->sin6_addr.s6_addr + 12, 4);
-	} else if (ss->ss_family == AF_INET6) {
-		memcpy(key + 1, s6->sin6_addr.s6_addr, 8);
-	}
-}
-
-/* Idle: no complete request head yet, or done and lingering after a reply. */
-static bool idle(const struct conn *c)
-{
-	return c->state == C_HEAD || c->state == C_DRAIN;
-}
-
-/* Whether c may be closed for another connection: idle, and, for a
- * sandbox's own door (queue), one that has had its answer (kept open
- * between requests, or lingering), never one whose first request is
- * still on its way: npm 9 through a proxy opens a connection for each of
- * hundreds of requests at once, and its heads come late. */
-static bool sheddable(const struct sbx_proxy *p, const struct conn *c)
-{
-	return idle(c) && (!p->queue || (c->kept && c->head_len == 0) || c->state == C_DRAIN);
-}
-
-/* Makes room for one more connection from peer (NULL: anyone): closes the
- * oldest sheddable one among those; false when none is. */
-static bool shed_oldest(struct sbx_proxy *p, const unsigned char *peer)
-{
-	struct conn *old = NULL;
-
-	for (struct conn *c = p->conns; c; c = c->next)
-		if (sheddable(p, c) && (!peer || memcmp(c->peer, peer, sizeof(c->peer)) == 0) &&
-		    (!old || c->id < old->id))
-			old = c;
-	if (!old)
-		return false;
-	conn_kill(p, old);
-	p->count.shed++;
-	return true;
-}
-
-/* Open now: the proxy's own and those the local service took from peer
- * (NULL: from anyone), which are busy (never shed). */
-static size_t open_of(struct sbx_proxy *p, const unsigned char *peer)
-{
-	size_t n = p->local.host && p->local.clients_of ? p->local.clients_of(p->local.ctx, peer) : 0;
-
-	if (!peer)
-		return n + p->live;
-	for (struct conn *c = p->conns; c; c = c->next)
-		n += c->state != C_DEAD && memcmp(c->peer, peer, sizeof(c->peer)) == 0;
-	return n;
-}
-
-/* Whether there is room for a connection from peer (NULL: the cap in
- * all alone), shedding if need be; without them one peer could hold all
- * of the local service's. */
-static bool room_for(struct sbx_proxy *p, const unsigned char *peer)
-{
-	if (peer && p->max_per_peer && open_of(p, peer) >= p->max_per_peer && !shed_oldest(p, peer))
-		return false;
-	return open_of(p, NULL) < p->max_conns || shed_oldest(p, NULL);
 }
 
 /* A sandbox's door, full: the listening socket is left out of the loop
@@ -743,15 +598,15 @@ static void accept_all(struct sbx_proxy *p)
 		struct sockaddr_storage ss = { 0 };
 		socklen_t sl = sizeof(ss);
 		unsigned char peer[PROXY_PEER_KEY];
-		if (p->queue && !room_for(p, NULL)) {
+		if (p->queue && !proxy_room_for(p, NULL)) {
 			accepting(p, false);
 			return;
 		}
 		int fd = accept4(p->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;  /* EAGAIN, or a transient error: try on the next event */
-		peer_key(&ss, peer);
-		if (!room_for(p, peer)) {
+		proxy_peer_key(&ss, peer);
+		if (!proxy_room_for(p, peer)) {
 			p->count.turned_away++;
 			close(fd);
 			continue;
@@ -813,7 +668,7 @@ static void timers(struct sbx_proxy *p)
 		else if (c->state == C_CHAIN)
 			refuse(p, c, 504, "the upstream proxy did not answer");
 		else
-			conn_kill(p, c);
+			proxy_conn_kill(p, c);
 	}
 }
 
@@ -854,12 +709,8 @@ int proxy_dispatch(struct sbx_proxy *p)
 			conn_event(p, (struct conn *)(uintptr_t)(tag & ~3ULL), (int)(tag & 3), evs[i].events);
 	}
 	reap(p);
-	if (p->paused && open_of(p, NULL) < p->max_conns)
+	if (p->paused && proxy_may_resume(p))
 		accepting(p, true);
-	else if (p->paused)
-		for (struct conn *c = p->conns; c && p->paused; c = c->next)
-			if (sheddable(p, c))
-				accepting(p, true);
 	return 0;
 }
 
@@ -937,7 +788,7 @@ void proxy_free(struct sbx_proxy *p)
 	if (!p)
 		return;
 	for (struct conn *c = p->conns; c; c = c->next)
-		conn_kill(p, c);
+		proxy_conn_kill(p, c);
 	reap(p);
 	resolver_free(p->resolver);
 	proxy_rules_free(&p->rules);

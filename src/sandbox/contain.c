@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -72,6 +73,23 @@ static int wait_go(struct contain *c, struct sbx_err *err)
 			close(fds[i]);
 	log_trace("child: go");
 	return 0;
+}
+
+/* The first step that needs a capability in the new namespaces. Where
+ * they are made but not usable (Ubuntu's AppArmor restriction without
+ * sbxrun's profile makes the user namespace without capabilities; a
+ * seccomp filter that refuses mount), the host side is told so and takes
+ * the landlock tier as where none can be made (tier.h); nothing has been
+ * done in them yet. */
+static int namespaces_usable(struct contain *c, struct sbx_err *err)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+		return 0;
+	if (errno != EPERM && errno != EACCES)
+		return err_sys(err, "make the sandbox's mounts private");
+	struct sbx_msg m = { .type = SBX_MSG_UNUSABLE, .errnum = errno };
+	(void)msg_send(c->fd, &m, NULL, 0);
+	_exit(125);
 }
 
 /* With all capabilities in our namespace still: counts of its own. */
@@ -381,6 +399,7 @@ static const struct contain_step {
 	{ "inherited fds closed", CHILD, close_fds },
 	{ "inherited fds closed, the landlock ruleset kept", LL_CHILD, close_fds_but_ruleset },
 	{ "GO from the host side (uid and gid maps written, cgroup joined)", CHILD | LL_CHILD, wait_go },
+	{ "a mount in its namespaces: usable, not only made", CHILD, namespaces_usable },
 	{ "inotify and fanotify counts of its own", CHILD, own_ucounts },
 	{ "host sources opened", CHILD, open_sources },
 	{ "the mapped uid and gid", CHILD, identity },

@@ -295,7 +295,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		plan->home = xstrdup("/root");
 	}
 	plan->host_uid = paths_sandbox_host_uid();
-	plan->host_gid = geteuid() == 0 ? (gid_t)SBX_ROOT_HOST_UID : getegid();
+	plan->host_gid = geteuid() == 0 ? (gid_t)paths_root_host_id() : getegid();
 	plan->workdir = xstrdup(cfg->workdir ? cfg->workdir : cfg->workspace ? cfg->workspace : plan->home);
 	plan->stdin_tty = isatty(0);
 	plan->tty = cfg->tty;

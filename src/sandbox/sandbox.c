@@ -120,7 +120,7 @@ static int start_landlock(const struct sbx_plan *plan, struct sbx_sandbox *sb, i
 	sb->pid = clone_sandbox(0, &sb->pidfd, &(int){ 0 }, err);
 	if (sb->pid == 0)
 		child_landlock_main(sb->ll_plan, sync);
-	sb->gave_up = TIER_LANDLOCK;
+	sb->gave_up |= TIER_LANDLOCK;
 	return sb->pid < 0 ? -1 : 0;
 }
 
@@ -140,8 +140,8 @@ static int start_fuse(const struct sbx_plan *plan, struct sbx_sandbox *sb, int *
 	return r;
 }
 
-/* A uid_map write or a first mount refused: where AppArmor restricts user
- * namespaces, the hint names its fix (base/apparmor.c). */
+/* A later step refused: where AppArmor restricts user namespaces, the
+ * hint names its fix (base/apparmor.c). */
 static void userns_hint(struct sbx_err *err)
 {
 	char hint[sizeof(err->hint)];
@@ -151,7 +151,9 @@ static void userns_hint(struct sbx_err *err)
 }
 
 /* Host side, after clone: id maps, GO (with a root caller's --project DIR,
- * idmapped, when there is one), then wait for the child's fds. */
+ * idmapped, when there is one), then wait for the child's fds. 1 (err
+ * says which step) where the namespaces were made but are not usable: the
+ * maps' write or the child's first mount refused (contain.c). */
 static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int project_fd,
 		       struct sbx_err *err)
 {
@@ -160,10 +162,8 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int 
 	int r;
 
 	log_trace("host: cloned");
-	if (!plan->ll && userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0) {
-		userns_hint(err);
-		return -1;
-	}
+	if (!plan->ll && userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0)
+		return err->errnum == EPERM || err->errnum == EACCES ? 1 : -1;
 	if (msg_send(sb->sync, &m, project_fd >= 0 ? &project_fd : NULL, project_fd >= 0) < 0)
 		return err_sys(err, "start the sandbox");
 	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 &&
@@ -187,6 +187,10 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int 
 	log_trace("host: sandbox ready");
 	if (r != 0)
 		return err_set(err, 0, "the sandbox died while being set up");
+	if (m.type == SBX_MSG_UNUSABLE) {
+		err_set(err, m.errnum, "a mount in the sandbox's new namespaces");
+		return 1;
+	}
 	if (m.type == SBX_MSG_ERROR) {
 		msg_error(&m, err);
 		err_wrap(err, "sandbox setup");
@@ -204,29 +208,25 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int 
 	return 0;
 }
 
-int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
+/* One try: the sandbox's namespaces (unless unusable: they were made and
+ * could not be used, err says why), else the landlock tier where the plan
+ * accepts it; then its cgroup and its set-up. 1 where the namespaces
+ * turned out unusable (start_child). */
+static int start_try(const struct sbx_plan *plan, struct sbx_sandbox *sb, int project_fd,
+		     int unusable, struct sbx_err *err)
 {
-	int sv[2];
-	_cleanup_close_ int project_fd = -1;
+	int sv[2], no_userns = unusable;
 
-	memset(sb, 0, sizeof(*sb));
-	sb->pidfd = sb->sync = sb->proxy_fd = sb->dns_fd = sb->fuse.pidfd = -1;
-	sb->ll = plan->ll_state;
-	/* root's sandbox is another uid: DIR's owner is shown as that one */
-	if (plan->project.src && geteuid() == 0 && (project_fd = idmap_project(plan, err)) < 0)
-		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(err, "socketpair");
 	/* the network namespace (unless egress = full) comes from net_start */
-	int no_userns = 0;
-	sb->pid = clone_sandbox(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS,
-				&sb->pidfd, &no_userns, err);
+	sb->pid = unusable ? -1 : clone_sandbox(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
+						CLONE_NEWIPC | CLONE_NEWUTS, &sb->pidfd, &no_userns, err);
 	if (sb->pid < 0 && no_userns && tier_landlock_accepted(plan, err))
 		start_landlock(plan, sb, sv[1], err);
 	if (sb->pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
-		sandbox_release(sb);
 		return -1;
 	}
 	if (sb->ll_plan)
@@ -239,8 +239,34 @@ int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sb
 	sb->sync = sv[0];
 	if (!plan->pid1_loop)
 		limits_kill_as_group(&plan->lim);
-	if (limits_attach(&plan->lim, sb->pid, err) < 0 || start_child(plan, sb, project_fd, err) < 0) {
+	if (limits_attach(&plan->lim, sb->pid, err) < 0)
+		return -1;
+	return start_child(plan, sb, project_fd, err);
+}
+
+int sandbox_start(const struct sbx_plan *plan, struct sbx_sandbox *sb, struct sbx_err *err)
+{
+	_cleanup_close_ int project_fd = -1;
+
+	memset(sb, 0, sizeof(*sb));
+	sb->pidfd = sb->sync = sb->proxy_fd = sb->dns_fd = sb->fuse.pidfd = -1;
+	sb->ll = plan->ll_state;
+	/* root's sandbox is another uid: DIR's owner is shown as that one */
+	if (plan->project.src && geteuid() == 0 && (project_fd = idmap_project(plan, err)) < 0)
+		return -1;
+	int r = start_try(plan, sb, project_fd, 0, err);
+	if (r == 1) { /* made but not usable: as if none could be made */
 		supervise_kill(sb->pid, sb->pidfd);
+		close(sb->sync);
+		close(sb->pidfd);
+		sb->sync = sb->pidfd = -1;
+		tier_userns_unusable(err);
+		sb->gave_up |= TIER_UNUSABLE;
+		r = start_try(plan, sb, -1, 1, err);
+	}
+	if (r != 0) {
+		if (sb->pid > 0)
+			supervise_kill(sb->pid, sb->pidfd);
 		sandbox_release(sb);
 		return -1;
 	}

@@ -41,6 +41,9 @@ static const struct {
 	  "read-only but a private workspace", "a container or host that allows user namespaces "
 	  "(--security-opt seccomp=unconfined, or a seccomp profile that allows clone, unshare and "
 	  "setns with namespace flags)" },
+	{ TIER_UNUSABLE, "a user namespace was made, but its first mount was refused (AppArmor's "
+	  "restriction without sbxrun's profile, or a seccomp filter)", "sbxrun's AppArmor profile "
+	  "installed and loaded, or no filter that refuses mount" },
 };
 
 enum sbx_tier tier_of(unsigned gave_up)
@@ -147,6 +150,26 @@ void tier_no_userns(struct sbx_err *err)
 		err_hint(err, "user namespaces may be disabled here; run 'sbxrun doctor'");
 }
 
+void tier_userns_unusable(struct sbx_err *err)
+{
+	char aa[512];
+	int filters;
+	const char *made = "a user namespace is made here, but cannot be used";
+
+	if (aa_userns_hint_self(aa, sizeof(aa))) {
+		err_wrap(err, "%s: AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns "
+			 "= 1: made without capabilities, as no profile lets sbxrun use one)", made);
+		err_hint(err, "%s", aa);
+	} else if (tier_seccomp_mode(&filters) == 2) {
+		err_wrap(err, "%s: the seccomp filter sbxrun runs under refuses mount in it", made);
+		err_hint(err, "run sbxrun without that filter, or a container with --security-opt "
+			 "seccomp=unconfined or a seccomp profile that allows mount");
+	} else {
+		err_wrap(err, "%s", made);
+		err_hint(err, "'sbxrun doctor' names what refuses it");
+	}
+}
+
 int tier_landlock_accepted(const struct sbx_plan *plan, struct sbx_err *err)
 {
 	char hint[sizeof(err->hint)];
@@ -170,8 +193,15 @@ void tier_announce(const struct sbx_plan *plan, unsigned gave_up)
 	const char *name = tier_name(tier_of(gave_up));
 
 	tier_describe(gave_up, why, sizeof(why));
-	if (plan->ll)
+	if (plan->ll) { /* and why there is none to use, where one was made */
 		landlock_describe(plan->ll, why, sizeof(why));
+		if (gave_up & TIER_UNUSABLE) {
+			size_t n = strlen(why);
+			snprintf(why + n, sizeof(why) - n, "; ");
+			n = strlen(why);
+			tier_describe(TIER_UNUSABLE, why + n, sizeof(why) - n);
+		}
+	}
 	if (plan->ll)
 		log_warn("tier landlock: %s; 'sbxrun doctor' names the fix", why);
 	else if (gave_up)
@@ -208,10 +238,20 @@ static int probe_proc(void)
 	return mount("proc", "/proc", "proc", TIER_PROC_FLAGS, "subset=pid") == 0 ? TIER_P_PROC_PID : 0;
 }
 
+static int write_ok(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : write(fd, s, strlen(s));
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(s);
+}
+
 static __attribute__((noreturn)) void probe_child(uid_t uid, gid_t gid, int report)
 {
 	char map[64];
-	int got = TIER_P_USERNS, st = 0;
+	int got = TIER_P_USERNS, st = 0, mapped;
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS) < 0) {
 		int e = errno;
@@ -220,9 +260,14 @@ static __attribute__((noreturn)) void probe_child(uid_t uid, gid_t gid, int repo
 	}
 	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
 	write_str("/proc/self/setgroups", "deny");
-	write_str("/proc/self/uid_map", map);
+	mapped = write_ok("/proc/self/uid_map", map);
 	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-	write_str("/proc/self/gid_map", map);
+	mapped &= write_ok("/proc/self/gid_map", map);
+	/* as run's child: made, but usable? (its first step, contain.c) */
+	if (mapped && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+		got |= TIER_P_MOUNT;
+	else
+		_exit(got);
 	if (sethostname("sbxrun", 6) == 0)
 		got |= TIER_P_HOSTNAME;
 	pid_t pid = fork();

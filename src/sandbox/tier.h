@@ -20,6 +20,7 @@ enum {
 	TIER_PROC_PID = 2,      /* a new proc refused, proc with subset=pid taken */
 	TIER_PROC_NONE = 4,     /* no proc at all: a /proc of machine-wide files only */
 	TIER_LANDLOCK = 8,      /* no user namespace at all: the landlock tier (landlock.h) */
+	TIER_UNUSABLE = 16,     /* with it: one was made, but not usable (tier_userns_unusable) */
 };
 
 /* The flags of every proc sbxrun mounts (run, session commands, doctor). */
@@ -39,6 +40,12 @@ int tier_step_refused(const struct sbx_plan *plan, unsigned bit, unsigned *gave_
 /* Host side: no user namespace could be made (clone's errno in err): the
  * cause read from the machine and its fix as err's hint. */
 void tier_no_userns(struct sbx_err *err);
+/* Host side: the namespaces were made but are not usable (err: the uid
+ * map's write or the child's first mount, refused): the cause read from
+ * the machine (AppArmor's restriction without sbxrun's profile, a seccomp
+ * filter) and its fix as err's hint. The run then goes on as where no user
+ * namespace can be made. */
+void tier_userns_unusable(struct sbx_err *err);
 /* Host side, no user namespace (err from tier_no_userns): 1 when the plan
  * accepts the landlock tier; else 0, and err says which tier is required,
  * why, and the fix. */
@@ -56,6 +63,7 @@ enum {
 	TIER_P_HOSTNAME = 2, /* sethostname in its fresh uts namespace */
 	TIER_P_PROC = 4,     /* a new proc of its fresh pid namespace */
 	TIER_P_PROC_PID = 8, /* proc with subset=pid */
+	TIER_P_MOUNT = 16,   /* its id maps written and a mount made in it: usable */
 };
 /* The TIER_P_ bits; *errnum: why the user namespace was refused. */
 unsigned tier_probe(int *errnum);

@@ -43,7 +43,7 @@ static void child_extract(int archive_fd, int stagingfd, int report_fd)
 {
 	struct child_report rep = { .rc = -1 };
 	_cleanup_close_ int rootfd = -1;
-	uid_t uid = SBX_ROOT_HOST_UID;
+	uid_t uid = paths_root_host_id();
 
 	umask(022);
 	/* Entered while still root: the caller's working directory may be closed

@@ -279,6 +279,12 @@ int store_staging_new(const struct sbx_store *s, unsigned owner_uid, char **name
 	return 0;
 fail:
 	err_sys(err, "prepare '%s/%s'", s->path, buf);
+	/* root in a user namespace that maps no id but its own (unshare -r):
+	 * none is left for the sandboxes (paths_root_host_id) */
+	if (err->errnum == EINVAL && geteuid() == 0)
+		err_hint(err, "as root sbxrun gives its images and sandboxes uid %u, which this user "
+			 "namespace does not map (it maps no id but root's): give it a range of ids "
+			 "(subuids, as a rootless container has) or run sbxrun as a user", owner_uid);
 	unlinkat(s->fd, buf, AT_REMOVEDIR);
 	return -1;
 }

@@ -51,7 +51,7 @@ int project_prepare(struct sbx_config *cfg, const char *session, struct changese
 		err_hint(err, "apply or discard some ('sbxrun changes ls'), or 'sbxrun changes prune'");
 		return -1;
 	}
-	gid_t gid = geteuid() == 0 ? (gid_t)SBX_ROOT_HOST_UID : getegid();
+	gid_t gid = geteuid() == 0 ? (gid_t)paths_root_host_id() : getegid();
 	struct timespec start = { si.project_start_s, si.project_start_ns };
 	if (changeset_create(cfg->project, cfg->image, session, cfg->from ? &start : NULL, uid, gid, cs,
 			     &dirfd, err) < 0)

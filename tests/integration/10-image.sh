@@ -2,6 +2,7 @@
 # serial: the system image store in /var/lib/sbxrun (SBX_JOBS=2: after the user pass)
 # root-only: test_system_store_searched_after_user_store test_system_store_serves_an_unprivileged_user
 # root-only: test_system_store_copy_follows_a_reimport test_system_store_a_users_flocks_stall_no_root_command
+# user-only: test_import_as_root_of_a_one_id_userns_says_why
 # tests/integration/10-image.sh - the image store: import of the real minimal
 # image, the digest cache, inspect/ls/rm, and crafted hostile tarballs that
 # must be refused whole with nothing left behind.
@@ -395,4 +396,19 @@ time.sleep(300)' /var/lib/sbxrun > "$TESTDIR/held" &
 	assert_status 0 "root's import after the store's lock was let go"
 	assert_contains "$err" "sbxrun: waiting for the lock on '/var/lib/sbxrun/images/.lock' (held by another sbxrun process"
 	wait "$own"
+}
+
+# Root of a user namespace that maps no id but its own (unshare -r): no
+# uid is left for root's images (2147000000 on a host, the highest id
+# mapped in a rootless container, 46-containers), so the import is refused
+# in one line with the reason and a hint, and leaves no staging directory.
+# User only: as root, unshare -r maps root alone too (the same path).
+test_import_as_root_of_a_one_id_userns_says_why() {
+	mkdir "$TESTDIR/h"
+	run env HOME="$TESTDIR/h" XDG_DATA_HOME= unshare -r "$SBX" image import "$IMAGES/tiny.tar" --name t1
+	assert_status 125
+	assert_contains "$err" "sbxrun: error: import '$IMAGES/tiny.tar': prepare '"
+	assert_contains "$err" "hint: as root sbxrun gives its images and sandboxes uid 2147000000, which this user namespace does not map"
+	[ "$(printf '%s\n' "$err" | grep -c .)" = 2 ] || fail "not one error and one hint: $err"
+	[ -z "$(find "$TESTDIR/h" -name '.staging-*')" ] || fail "a staging directory left: $(find "$TESTDIR/h" -name '.staging-*')"
 }

@@ -122,7 +122,10 @@ test_doctor_leaves_the_kernel_log_alone() {
 }
 
 # Issue 35: where AppArmor restricts user namespaces (Ubuntu 23.10 and
-# later), `run` itself names the fix in its one error line, as doctor does.
+# later), `run` itself names the fix, as doctor does; since issue 41 it
+# tells that namespace (made, but unusable) apart and takes the landlock
+# tier, or refuses in one line naming the fix where the profile asks for
+# full (enforce = strict here).
 # No Debian kernel has the restriction, so the machine is laid out as one
 # that has it, in a mount namespace of the test's own (as root): the sysctl
 # reads 1 (a tmpfs with a copy of /proc/sys/kernel over it), /etc/apparmor.d
@@ -158,28 +161,39 @@ test_run_names_the_apparmor_fix_where_a_mount_is_refused() {
 	mkdir pkg own none
 	sed 's|/usr/local/bin/sbxrun|/usr/bin/sbxrun|' "$TOP/contrib/apparmor-sbxrun" > pkg/sbxrun
 	sed "s|/usr/bin/sbxrun|$exe|" pkg/sbxrun > own/sbxrun
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf '[sandbox]\ninherit = default\n[limits]\nenforce = strict\n' > "$HOME/.config/sbxrun/profiles/aa41strict.ini"
+	trap 'rm -f "$HOME/.config/sbxrun/profiles/aa41strict.ini"' EXIT
+	local strict=(-p aa41strict --pids unlimited --memory unlimited --cpus unlimited --net none)
+	# the default profile takes the landlock tier, and says so
+	run aa_machine "$TESTDIR/own" 1 "$SBX" run --net none -- echo RAN
+	assert_status 0
+	assert_contains "$out" "RAN"
+	assert_contains "$err" "sbxrun: warning: tier landlock:"
 	# the package's profile names another path than this binary's
-	run aa_machine "$TESTDIR/pkg" 1 "$SBX" run --net none -- true
+	run aa_machine "$TESTDIR/pkg" 1 "$SBX" run "${strict[@]}" -- true
 	assert_status 125
 	assert_eq 2 "$(printf '%s\n' "$err" | grep -c .)" "the error and its one hint line: $err"
-	assert_contains "$(printf '%s\n' "$err" | head -1)" "sbxrun: error: sandbox setup:"
+	assert_contains "$(printf '%s\n' "$err" | head -1)" "sbxrun: error: tier full is required ([limits] enforce = strict), but only landlock is possible here: a user namespace is made here, but cannot be used: AppArmor restricts them"
 	assert_contains "$err" "AppArmor restricts user namespaces here and $exe is not at the path the profile"
 	assert_contains "$err" "(/usr/bin/sbxrun)"
 	assert_contains "$err" "install contrib/apparmor-sbxrun with its path set to $exe"
 	assert_not_contains "$err" "flags=(unconfined)"
 	assert_contains "$err" "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 	# a profile names this binary, and the restriction still bites: not loaded
-	run aa_machine "$TESTDIR/own" 1 "$SBX" run --net none -- true
+	run aa_machine "$TESTDIR/own" 1 "$SBX" run "${strict[@]}" -- true
 	assert_status 125
 	assert_contains "$err" "sbxrun's profile is not loaded: as root, apparmor_parser -r /etc/apparmor.d/sbxrun"
 	# no profile at all
-	run aa_machine "$TESTDIR/none" 1 "$SBX" run --net none -- true
+	run aa_machine "$TESTDIR/none" 1 "$SBX" run "${strict[@]}" -- true
 	assert_contains "$err" "no profile names $exe"
-	# doctor says the same of the same machine
+	# doctor says the same of the same machine, and names the tier
 	run aa_machine "$TESTDIR/own" 1 "$SBX" doctor
 	assert_contains "$out$err" "apparmor_parser -r /etc/apparmor.d/sbxrun"
+	assert_contains "$out" "user namespace       unusable: created one, but no mount in it is allowed"
+	assert_contains "$out" "tier                 landlock: a user namespace is made here, but cannot be used: AppArmor restricts them"
 	# the same refusal where AppArmor restricts nothing: no word of it
-	run aa_machine "$TESTDIR/own" 0 "$SBX" run --net none -- true
+	run aa_machine "$TESTDIR/own" 0 "$SBX" run "${strict[@]}" -- true
 	assert_status 125
 	assert_not_contains "$err" "AppArmor"
 }

@@ -6,6 +6,8 @@
 # root-only: test_landlock_escapes_hold_root test_landlock_escapes_hold_user
 # root-only: test_landlock_limits_hold test_landlock_packages_reach_the_proxy_only
 # root-only: test_strict_refuses_landlock test_landlock_terminal_is_its_own
+# root-only: test_rootless_user_is_nested test_rootless_docker_like_user_is_landlock
+# root-only: test_rootless_root_is_nested
 # tests/integration/46-containers.sh - sbxrun inside real rootful podman
 # containers (issue 41): (a) podman's default seccomp and masked /proc, as
 # root and as a user in the container: the nested tier; (b) a seccomp
@@ -15,7 +17,11 @@
 # of this run once ($TOP/pm46, vfs: no mount to leave behind), with sbxrun,
 # the profiles and the host's libraries bound in read-only (the tiny image
 # has none; one test gives it the C library alone).
-# Root only: rootless podman needs subuid ranges the test user lacks.
+# Rootless podman (the test_rootless_ tests): a second account of the
+# test's own ("${SBX_TEST_USER}p", made by pm46r with a subuid range; the
+# test user is never given one, other files rely on it having none) runs
+# podman as itself, its storage under its home; the same checks run in its
+# containers. Root only: the root pass makes that account.
 
 pm46() {
 	[ "$AS_ROOT" = 1 ] || skip "podman runs in the root pass"
@@ -63,6 +69,8 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+PODMAN=(podman)
+
 # in_pod [podman run options] -- SCRIPT: SCRIPT in a fresh container, as
 # its root unless --user is given; sbxrun is $SBX there (the tiny image has
 # no C library: the host's libraries are bound where the binary looks),
@@ -71,7 +79,7 @@ in_pod() {
 	local opts=()
 	while [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
-	run timeout 120 podman run --rm --network none "${opts[@]}" \
+	run timeout 120 "${PODMAN[@]}" run --rm --network none "${opts[@]}" \
 		-v "$SBX:/sbx/sbxrun:ro" -v "$IMAGES/tiny.tar:/sbx/tiny.tar:ro" \
 		-v "$TOP/profiles:/usr/local/share/sbxrun/profiles:ro" \
 		-v /usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu:ro -v /usr/lib64:/lib64:ro \
@@ -120,20 +128,26 @@ test_podman_default_user_is_nested() {
 # Outside the workspace nothing of the container is written, the network
 # is only the sandbox's lo, no process of the container shows, and -q
 # silences the tier's line.
-test_nested_escapes_hold() {
-	pm46
-	in_pod -- '
+nested_escapes='
 	echo kept > /tmp/outside
 	sbx run -q --image tiny --net none -- sh -c "echo changed > /tmp/outside; ls /sbx 2>&1;
 		echo procs=\$(ls /proc | grep -c \"^[0-9]\"); cat /tmp/outside" 2>&1
 	echo "outside=$(cat /tmp/outside)"
 	sbx run -q --image tiny --net none -- probe connect 1.1.1.1:53 2>&1; echo "net=$?"'
+
+assert_nested_escapes() {
 	assert_status 0
 	assert_contains "$out" "outside=kept" "the container's /tmp after the run"
 	assert_contains "$out" "No such file or directory" "the container's files are not in the sandbox"
 	assert_not_contains "$out" "tier nested" "-q"
 	assert_contains "$out" "net=1" "--net none in the nested tier"
 	assert_contains "$out" "procs=0" "process directories in the sandbox's /proc"
+}
+
+test_nested_escapes_hold() {
+	pm46
+	in_pod -- "$nested_escapes"
+	assert_nested_escapes
 }
 
 test_nested_limits_hold() {
@@ -406,4 +420,80 @@ test_strict_refuses_landlock() {
 	assert_contains "$out" "the administrator's policy requires it"
 	[ "$(printf '%s\n' "$out" | grep -c '^sbxrun: error:')" = 4 ] || fail "not one error line each: $out"
 	[ "$(printf '%s\n' "$out" | grep -c '^hint:')" = 4 ] || fail "not one hint each: $out"
+}
+
+# Rootless podman: "${SBX_TEST_USER}p", an account made here (idempotent:
+# made once, kept) with subuid and subgid ranges of its own, runs podman as
+# itself: --runtime runc and the ulimits of pm46's containers.conf, its vfs
+# storage and runtime directory under its home (~/pm46), tiny imported
+# again once a run. PODMAN then runs podman as that account; the test's directory is
+# made readable for its bind mounts; the account's pause process (which
+# holds podman's user namespace) is ended with the test.
+pm46r() {
+	pm46
+	command -v newuidmap >/dev/null ||
+		{ [ "${CI:-}" = true ] && fail "newuidmap missing (uidmap, tests/deps.sh)"; skip "newuidmap is not installed (uidmap, tests/deps.sh)"; }
+	PU=${SBX_TEST_USER:-sbxtest}p
+	(
+		flock 9
+		id "$PU" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$PU" || exit 1
+		local f end
+		for f in subuid subgid; do
+			grep -qs "^$PU:" /etc/$f && continue
+			end=$(cat /etc/subuid /etc/subgid 2>/dev/null |
+				awk -F: '$2 + $3 > m { m = $2 + $3 } END { print (m > 100000 ? m : 100000) }')
+			usermod "--add-${f}s" "$end-$((end + 65535))" "$PU" || exit 1
+		done
+	) 9> "$TOP/pm46/lock-r" || fail "could not make the account $PU with subuid ranges"
+	PH=$(getent passwd "$PU" | cut -d: -f6)
+	local d=$PH/pm46
+	# (rootless podman takes no graphroot from a storage.conf: the flags)
+	PODMAN=(runuser -u "$PU" -- env -C "$PH" -i HOME="$PH" PATH=/usr/sbin:/usr/bin:/sbin:/bin
+		XDG_RUNTIME_DIR="$d/xdg" CONTAINERS_CONF="$TOP/pm46/containers.conf"
+		podman --root "$d/storage" --runroot "$d/run" --storage-driver vfs)
+	(
+		flock 9
+		[ -e "$TOP/pm46/rootless-ready" ] && exit 0
+		runuser -u "$PU" -- sh -c 'umask 077; mkdir -p "$1/xdg"' _ "$d" &&
+		{ "${PODMAN[@]}" rmi -f localhost/sbx46 >/dev/null 2>&1; "${PODMAN[@]}" import -q "$IMAGES/tiny.tar" localhost/sbx46 >/dev/null; } &&
+		touch "$TOP/pm46/rootless-ready"
+	) 9> "$TOP/pm46/lock-r" || fail "rootless podman as $PU could not import tiny: $("${PODMAN[@]}" info 2>&1 | tail -3)"
+	chmod 755 "$TESTDIR"
+	trap 'kill "$(cat "$PH/pm46/xdg/libpod/tmp/pause.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
+}
+
+# As a user of a rootless container, under podman's default seccomp and
+# masked /proc: nested, which doctor names; its escape checks hold.
+test_rootless_user_is_nested() {
+	pm46r
+	in_pod --user 1000:1000 -- "$nested_checks"
+	assert_nested
+	in_pod --user 1000:1000 -- "$nested_escapes"
+	assert_nested_escapes
+}
+
+# The docker-like seccomp in a rootless container: landlock, named by
+# doctor with its cause and fix; its escape checks hold.
+test_rootless_docker_like_user_is_landlock() {
+	pm46r
+	in_pod --user 1000:1000 --security-opt "seccomp=$TESTDIR/docker-like.json" -- "$landlock_checks"
+	assert_landlock
+	landlock_secrets
+	in_pod --user 1000:1000 "${landlock_pod[@]}" -- "$landlock_escapes"
+	assert_landlock_escapes
+}
+
+# Root of a rootless container is the account's own uid, and its user
+# namespace maps 65536 ids more: not 2147000000, the uid sbxrun gives
+# root's images and sandboxes on a host, so there they get the highest id
+# both maps hold (65536). The tier is nested, as for a user, and its
+# escape checks hold.
+test_rootless_root_is_nested() {
+	pm46r
+	in_pod -- "$nested_checks"'
+	ls -ldn $HOME/.local/share/sbxrun/images/*/rootfs | awk "{ print \"owner=\" \$3, \$4 }"'
+	assert_nested
+	assert_contains "$out" "owner=65536 65536" "the image's owner: the highest id the maps hold"
+	in_pod -- "$nested_escapes"
+	assert_nested_escapes
 }

@@ -5,9 +5,12 @@
 # take the landlock tier. 46-containers tries the same inside podman as
 # root; this file runs as the user, here and in the Debian 12 VM (make
 # check-vm), whose kernel 6.1 has Landlock ABI 2: no TCP rules, so there
-# `--net packages` must be refused, not run with the network open.
+# `--net packages` must be refused, not run with the network open. And
+# the case of a user namespace made but not usable (Ubuntu's AppArmor
+# restriction), with probe deny-mount as its fixture.
 
 NOUSERNS=$TOP/tests/helper/nouserns
+PROBE=$TOP/tests/helper/probe
 
 ll_setup() {
 	[ -x "$NOUSERNS" ] || fail "no $NOUSERNS (make tests/helper/nouserns)"
@@ -38,9 +41,10 @@ ll_abi() {
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["tier"], d["landlock"]["abi"])' "$1"
 }
 
-test_landlock_tier_confines_on_this_kernel() {
-	ll_setup
-	run "$NOUSERNS" "$SBX" run --json "$TESTDIR/rec.json" -- bash -c '
+# The escapes the tier claims, tried under the fixture ("$@": the command
+# that runs sbxrun under its filter).
+ll_confines() {
+	run "$@" "$SBX" run --json "$TESTDIR/rec.json" -- bash -c '
 		echo "ws: $PWD"
 		echo kept > "$PWD/out" && echo "wrote the workspace"
 		echo x > /var/tmp/ll-$$ 2>/dev/null && echo "wrote /var/tmp"
@@ -71,6 +75,42 @@ test_landlock_tier_confines_on_this_kernel() {
 	local ws
 	ws=$(printf '%s\n' "$out" | sed -n 's/^ws: //p')
 	[ -n "$ws" ] && [ ! -e "$ws" ] || fail "the workspace '$ws' is still there"
+}
+
+test_landlock_tier_confines_on_this_kernel() {
+	ll_setup
+	ll_confines "$NOUSERNS"
+	assert_not_contains "$err" "a user namespace was made" "where none can be made"
+}
+
+# A user namespace made but not usable, as under Ubuntu's AppArmor
+# restriction without sbxrun's profile (23.10+: made without capabilities,
+# its first mount refused). The fixture: probe deny-mount (41-doctor's),
+# whose filter lets namespaces be made and refuses mount and the rest of
+# the mount API with EPERM. run takes the landlock tier and
+# its escape checks hold; doctor names the case and that tier; enforce =
+# strict refuses it in one line, with the cause and the fix.
+test_unusable_userns_takes_landlock() {
+	ll_setup
+	ll_confines "$PROBE" deny-mount
+	assert_contains "$err" "; a user namespace was made, but its first mount was refused (AppArmor's restriction without sbxrun's profile, or a seccomp filter); 'sbxrun doctor' names the fix"
+	assert_contains "$(cat "$TESTDIR/rec.json")" "a user namespace was made, but its first mount was refused" "the record's why"
+	run "$PROBE" deny-mount "$SBX" doctor
+	assert_status 0
+	assert_contains "$out" "user namespace       unusable: created one, but no mount in it is allowed"
+	assert_contains "$out" "tier                 landlock: a user namespace is made here, but cannot be used: the seccomp filter sbxrun runs under refuses mount in it"
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf '[sandbox]\ninherit = default\n[limits]\nenforce = strict\n' > "$HOME/.config/sbxrun/profiles/ll47strict.ini"
+	run "$PROBE" deny-mount "$SBX" run -p ll47strict --pids unlimited --memory unlimited --cpus unlimited -- echo RAN
+	rm -f "$HOME/.config/sbxrun/profiles/ll47strict.ini"
+	assert_status 125
+	assert_not_contains "$out" "RAN"
+	assert_contains "$err" "sbxrun: error: tier full is required ([limits] enforce = strict), but only landlock is possible here: a user namespace is made here, but cannot be used: the seccomp filter sbxrun runs under refuses mount in it: a mount in the sandbox's new namespaces: Operation not permitted"
+	assert_contains "$err" "hint: run sbxrun without that filter"
+	[ "$(printf '%s\n' "$err" | grep -c '^sbxrun: error:')" = 1 ] || fail "not one error line: $err"
+	local left
+	left=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'sbxrun-landlock.*' -user "$(id -u)")
+	[ -z "$left" ] || fail "a landlock workspace left: $left"
 }
 
 # (the listener is the user's own process outside the sandbox: its

@@ -286,6 +286,63 @@ test_gateway_rules_allow_deny_and_min_age() {
 	assert_eq 0 "$(grep -c 'aged-2.0.0' "$TESTDIR/reg.log")" "young tarball requests upstream"
 }
 
+# [packages] not_after (the registry as it was on a date) and malicious (an
+# OSV feed, the OpenSSF format): what each names is hidden from the
+# packument and refused as a pin (a lockfile's), with the rule and the
+# record; a feed that cannot be read is no gateway at all (125).
+test_gateway_not_after_and_a_malicious_feed() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local p d feed="$TESTDIR/osv"
+	d=$(date -u -d '25 days ago' +%F)
+	mkdir -p "$feed/npm/withdep" "$feed/npm/aged"
+	printf '{"id":"MAL-2099-1","affected":[{"package":{"ecosystem":"npm","name":"withdep"},"ranges":[{"type":"SEMVER","events":[{"introduced":"0"}]}]}]}' \
+		> "$feed/npm/withdep/MAL-2099-1.json"
+	printf '{"id":"MAL-2099-2","affected":[{"package":{"ecosystem":"npm","name":"aged"},"versions":["1.1.0"]}]}' \
+		> "$feed/npm/aged/MAL-2099-2.json"
+	p=$(gw_rules_profile when "not_after = $d\n")
+	gw_ask "$p" "$TESTDIR/ev" aged aged old aged/-/aged-1.0.0.tgz later aged/-/aged-1.1.0.tgz
+	assert_status 0
+	local doc
+	doc=$(printf '%s\n' "$out" | grep -A1 '^aged 200' | tail -1)
+	assert_contains "$doc" '"dist-tags":{"latest":"1.0.0"}'
+	assert_not_contains "$doc" '1.1.0' "the packument as it was $d"
+	assert_contains "$out" "old 200"
+	assert_contains "$out" "later 403"
+	assert_contains "$out" "npm aged@1.1.0: published $(date -u -d '20 days ago' +%F)"
+	assert_contains "$out" ", after [packages] not_after = $d"
+	assert_contains "$err" "sbxrun: gateway: npm 'aged': 2 versions under [packages] not_after = $d hidden: 2.0.0 (published 2 days ago), 1.1.0 (published 20 days ago)"
+	assert_contains "$(gw_refusals "$TESTDIR/ev")" "aged 1.1.0 403 not_after = $d"
+
+	p=$(gw_rules_profile feed "malicious = $feed\n")
+	gw_ask "$p" "$TESTDIR/ev2" whole withdep wholetar withdep/-/withdep-1.0.0.tgz aged aged \
+		pin aged/-/aged-1.1.0.tgz fine aged/-/aged-1.0.0.tgz
+	assert_status 0
+	assert_contains "$out" "whole 403"
+	assert_contains "$out" "npm 'withdep' is known malicious (MAL-2099-1, [packages] malicious $feed/npm/withdep/MAL-2099-1.json)"
+	assert_contains "$out" "wholetar 403"
+	doc=$(printf '%s\n' "$out" | grep -A1 '^aged 200' | tail -1)
+	assert_contains "$doc" '"dist-tags":{"latest":"2.0.0"}'
+	assert_not_contains "$doc" '"1.1.0"' "the packument, its malicious version hidden"
+	assert_contains "$out" "pin 403"
+	assert_contains "$out" "npm 'aged@1.1.0' is known malicious (MAL-2099-2,"
+	assert_contains "$out" "fine 200"
+	assert_contains "$err" "sbxrun: gateway: npm 'aged': 1 version under [packages] malicious hidden: 1.1.0 (MAL-2099-2)"
+	local refused
+	refused=$(gw_refusals "$TESTDIR/ev2")
+	assert_contains "$refused" "withdep - 403 malicious = MAL-2099-1"
+	assert_contains "$refused" "aged 1.1.0 403 malicious = MAL-2099-2"
+	# nothing of withdep, nor the malicious tarball, was asked upstream
+	assert_eq 0 "$(grep -cE '^/?(withdep|aged/-/aged-1.1.0)' "$TESTDIR/reg.log")" "upstream requests"
+
+	# a feed that is not OSV JSON: no gateway, no run
+	printf '{"id":' > "$feed/npm/aged/MAL-2099-3.json"
+	run "$SBX" run -p "$p" --image minimal -- true
+	assert_status 125
+	assert_contains "$err" "$feed/npm/aged/MAL-2099-3.json"
+	assert_contains "$err" "not JSON"
+}
+
 # Under rules the gateway alone reaches the upstream it serves: a client
 # sent around it, through the proxy to the registry's own host, is refused
 # (without rules that way is open, as the first run shows).
@@ -458,6 +515,8 @@ test_gateway_rules_bad_values_and_profile_show() {
 		'min_age = 7 days|min_age: invalid duration '"'7 days'" \
 		'min_age = 0|min_age: '"'0'"': zero is not a limit' \
 		'offline = maybe|offline: invalid value '"'maybe'"' (one of: no, yes)' \
+		'not_after = 2025-02-30|not_after: '"'2025-02-30'"' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)' \
+		'malicious = feeds/osv|malicious: '"'feeds/osv'"' is not an absolute path' \
 		'npm = http://host.sbxrun.internal:/|[packages] npm: '"'http://host.sbxrun.internal:/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)' \
 		'pypi = https://host.sbxrun.internal/|[packages] pypi: '"'https://host.sbxrun.internal/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)'; do
 		printf '[packages]\n%s\n' "${line%%|*}" > "$f"

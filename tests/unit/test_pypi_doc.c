@@ -200,20 +200,20 @@ static void test_keep(void)
 
 	CHECK(pypi_doc_parse(json, strlen(json), &pg, &err) == 0 && pg.n == 3);
 	pg.files[1].upload_time = 1704164645 + 9 * 86400;
-	pypi_doc_keep(&pg, &r, 1704164645 + 10 * 86400, keep);
+	pypi_doc_keep(&pg, "demo", &r, 1704164645 + 10 * 86400, keep);
 	CHECK(keep[0] && !keep[1] && !keep[2]);  /* 10 days, 1 day, no date */
 	char *out = pypi_doc_json(&pg, "demo", BASE, keep, &len);
 	CHECK_CONTAINS(out, "demo-1.0-py3-none-any.whl");
 	CHECK(strstr(out, "demo-2.0") == NULL);
 	free(out);
 	r.min_age_s = 0;
-	pypi_doc_keep(&pg, &r, 0, keep);
+	pypi_doc_keep(&pg, "demo", &r, 0, keep);
 	CHECK(keep[0] && keep[1] && keep[2]);
 	pypi_page_free(&pg);
 
 	r.min_age_s = 60;
 	CHECK(pypi_doc_parse(html, strlen(html), &pg, &err) == 0 && pg.n == 4);
-	pypi_doc_keep(&pg, &r, 1704164645, keep);
+	pypi_doc_keep(&pg, "demo", &r, 1704164645, keep);
 	CHECK(!keep[0] && !keep[1] && !keep[2] && !keep[3]);
 	pypi_page_free(&pg);
 }

@@ -1,6 +1,7 @@
 /* test_store.c - unit tests of the image store's pure parts: apt source and
  * environment parsing, names, digests and their cache, meta.json, and the
- * extractor's refusals on tarballs written here with libarchive. */
+ * extractor's refusals on tarballs written here with libarchive; the uid
+ * root's images get (base/paths.c). */
 #define _GNU_SOURCE
 #include <archive.h>
 #include <archive_entry.h>
@@ -14,6 +15,7 @@
 #include "store/imgmeta.h"
 #include "store/import.h"
 #include "store/store.h"
+#include "base/paths.h"
 #include "base/util.h"
 #include "unit.h"
 
@@ -190,6 +192,22 @@ static void test_extract(const char *base)
 	CHECK(getcwd(cwd, sizeof(cwd)) && strcmp(cwd, dir) != 0);
 }
 
+/* Root's images and sandboxes: uid 2147000000 where the maps hold it (the
+ * host), else the highest id both maps hold (root of a rootless
+ * container), never 0. */
+static void test_root_host_id(void)
+{
+	const char *host = "         0          0 4294967295\n";
+	const char *rootless = "         0       1017          1\n         1    1148576      65536\n";
+
+	CHECK(paths_root_host_id_of(host, host) == SBX_ROOT_HOST_UID);
+	CHECK(paths_root_host_id_of(rootless, rootless) == 65536);
+	CHECK(paths_root_host_id_of(rootless, "0 1017 1\n1 1148576 1000\n") == 1000);
+	CHECK(paths_root_host_id_of("0 1017 1\n", "0 1017 1\n") == SBX_ROOT_HOST_UID);
+	CHECK(paths_root_host_id_of("", "") == SBX_ROOT_HOST_UID);
+	CHECK(paths_root_host_id_of(host, rootless) == 65536);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/sbx-unit-store.XXXXXX";
@@ -200,6 +218,7 @@ int main(void)
 	test_deb822();
 	test_environment();
 	test_names();
+	test_root_host_id();
 	if (dir) {
 		test_digest(dir);
 		test_meta_roundtrip(dir);

@@ -100,6 +100,7 @@ for mode in $modes; do
 		t0=$(date +%s)
 		in_mode "$mode" bash "$T/tests/run_file.sh" "$f" "$r" 2>&1 | sed "s/^/[$mode] /"
 		echo "== [$mode] $(basename "$f"): $(($(date +%s) - t0)) s"
+		echo "time $(($(date +%s) - t0)) $(basename "$f" .sh) $mode" >> "$results"
 		# "pass integration 40-limits/test_x (user)" -> "pass integration [user-systemd] 40-limits/test_x"
 		sed -E "s/^(pass|fail|skip|tier) ([^ ]+) /\1 \2 [$mode] /; s/ \((root|user)\)(:|$)/\2/" "$r" >> "$results"
 	done

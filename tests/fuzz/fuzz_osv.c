@@ -1,0 +1,85 @@
+/* fuzz_osv.c - libFuzzer harness for malicious-package feeds
+ * (gateway/malfeed.c): the input is one feed file as a user may download
+ * it (an OSV record or an array of them), then every name and version the
+ * records gave is asked back, with a few made up. Properties: a feed that
+ * loads names at least what its explicit versions list (a record's own
+ * version always matches it), asking never crashes, and a second load of
+ * the same bytes gives the same count. */
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "gateway/malfeed.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *eco_of(const char *osv)
+{
+	if (!osv)
+		return NULL;
+	if (strcmp(osv, "npm") == 0)
+		return "npm";
+	if (strcmp(osv, "PyPI") == 0)
+		return "pypi";
+	if (strncmp(osv, "Debian", 6) == 0 && (osv[6] == '\0' || osv[6] == ':'))
+		return "deb";
+	return NULL;
+}
+
+/* Each explicit version of each affected package must be named. */
+static void check_versions(const struct malfeed *f, json_object *rec)
+{
+	json_object *aff, *w;
+
+	if (!json_object_is_type(rec, json_type_object) || json_object_object_get_ex(rec, "withdrawn", &w) ||
+	    !json_object_object_get_ex(rec, "affected", &aff) || !json_object_is_type(aff, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(aff); i++) {
+		json_object *a = json_object_array_get_idx(aff, i), *pkg, *eco, *name, *vers;
+		if (!json_object_object_get_ex(a, "package", &pkg) || !json_object_object_get_ex(pkg, "ecosystem", &eco) ||
+		    !json_object_object_get_ex(pkg, "name", &name) || !json_object_is_type(name, json_type_string))
+			continue;
+		const char *e = eco_of(json_object_get_string(eco)), *n = json_object_get_string(name);
+		if (!e || !json_object_object_get_ex(a, "versions", &vers) || !json_object_is_type(vers, json_type_array))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(vers); k++) {
+			json_object *v = json_object_array_get_idx(vers, k);
+			if (json_object_is_type(v, json_type_string) && !malfeed_match(f, e, n, json_object_get_string(v), NULL))
+				abort();
+		}
+		(void)malfeed_match(f, e, n, NULL, NULL);
+		(void)malfeed_match(f, e, n, "0.0.0", NULL);
+		(void)malfeed_match(f, e, n, "v1.2.3-rc.1+x", NULL);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct malfeed *f = malfeed_new(), *g = malfeed_new();
+	struct sbx_err err;
+	int r = malfeed_add_json(f, (const char *)data, size, "fuzz.json", &err);
+
+	malfeed_finish(f);
+	if (r == 0) {
+		if (malfeed_add_json(g, (const char *)data, size, "fuzz.json", &err) < 0)
+			abort();
+		malfeed_finish(g);
+		if (malfeed_count(f) != malfeed_count(g))
+			abort();
+		json_tokener *tok = json_tokener_new_ex(32);
+		json_object *o = tok ? json_tokener_parse_ex(tok, (const char *)data, (int)size) : NULL;
+		if (o && json_object_is_type(o, json_type_array))
+			for (size_t i = 0; i < json_object_array_length(o); i++)
+				check_versions(f, json_object_array_get_idx(o, i));
+		else if (o)
+			check_versions(f, o);
+		json_object_put(o);
+		if (tok)
+			json_tokener_free(tok);
+	}
+	malfeed_free(f);
+	malfeed_free(g);
+	return 0;
+}

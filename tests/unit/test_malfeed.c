@@ -1,0 +1,207 @@
+/* test_malfeed.c - a malicious-package feed (OSV records) read and asked:
+ * explicit versions, every version, semver ranges (introduced, fixed,
+ * last_affected), ranges sbxrun cannot order (every version: deny when
+ * unsure), withdrawn records, ecosystems mapped and names compared as the
+ * ecosystem does; bad feeds refused whole; files and directories read
+ * without following links; and the rules that ask it, with not_after. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/pkgrule.h"
+#include "base/util.h"
+#include "gateway/malfeed.h"
+#include "gateway/rules.h"
+#include "unit.h"
+
+static const char *feed_json =
+	"[{\"id\":\"MAL-2025-1\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"evil\"},"
+	"\"ranges\":[{\"type\":\"SEMVER\",\"events\":[{\"introduced\":\"0\"}]}]}]},"
+	"{\"id\":\"MAL-2025-2\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"hijacked\"},"
+	"\"versions\":[\"1.2.4\",\"1.2.5\"]}]},"
+	"{\"id\":\"MAL-2025-3\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"ranged\"},"
+	"\"ranges\":[{\"type\":\"SEMVER\",\"events\":[{\"introduced\":\"2.0.0\"},{\"fixed\":\"2.1.0\"},"
+	"{\"introduced\":\"3.0.0\"},{\"last_affected\":\"3.0.2\"}]}]}]},"
+	"{\"id\":\"MAL-2025-4\",\"affected\":[{\"package\":{\"ecosystem\":\"PyPI\",\"name\":\"Bad_Pkg\"},"
+	"\"ranges\":[{\"type\":\"ECOSYSTEM\",\"events\":[{\"introduced\":\"1.0\"},{\"fixed\":\"1.1\"}]}]}]},"
+	"{\"id\":\"MAL-2025-5\",\"withdrawn\":\"2025-02-01T00:00:00Z\",\"affected\":[{\"package\":"
+	"{\"ecosystem\":\"npm\",\"name\":\"cleared\"}}]},"
+	"{\"id\":\"MAL-2025-6\",\"affected\":[{\"package\":{\"ecosystem\":\"Debian:12\",\"name\":\"badpkg\"},"
+	"\"versions\":[\"1.0-1\"]},{\"package\":{\"ecosystem\":\"Go\",\"name\":\"example.com/m\"},"
+	"\"ranges\":[{\"type\":\"SEMVER\",\"events\":[{\"introduced\":\"0\"},{\"fixed\":\"1.0.1\"}]}]},"
+	"{\"package\":{\"ecosystem\":\"Hackage\",\"name\":\"ignored\"}}]}]";
+
+static void test_match(void)
+{
+	struct malfeed *f = malfeed_new();
+	struct sbx_err err;
+	const char *origin = NULL;
+
+	CHECK(malfeed_add_json(f, feed_json, strlen(feed_json), "feed.json", &err) == 0);
+	malfeed_finish(f);
+	CHECK(malfeed_count(f) == 6);  /* the withdrawn and the unknown ecosystem name nothing */
+	CHECK_STR(malfeed_match(f, "npm", "evil", "9.9.9", &origin), "MAL-2025-1");
+	CHECK_STR(origin, "feed.json");
+	CHECK_STR(malfeed_match(f, "npm", "evil", NULL, NULL), "MAL-2025-1");
+	CHECK(malfeed_match(f, "npm", "evilx", "1.0.0", NULL) == NULL);
+	CHECK(malfeed_match(f, "pypi", "evil", "1.0.0", NULL) == NULL);
+	/* explicit versions: those alone, and never the whole package */
+	CHECK_STR(malfeed_match(f, "npm", "hijacked", "1.2.5", NULL), "MAL-2025-2");
+	CHECK(malfeed_match(f, "npm", "hijacked", "1.2.3", NULL) == NULL);
+	CHECK(malfeed_match(f, "npm", "hijacked", NULL, NULL) == NULL);
+	/* semver ranges: [2.0.0, 2.1.0) and [3.0.0, 3.0.2] */
+	CHECK(malfeed_match(f, "npm", "ranged", "1.9.9", NULL) == NULL);
+	CHECK_STR(malfeed_match(f, "npm", "ranged", "2.0.0", NULL), "MAL-2025-3");
+	CHECK_STR(malfeed_match(f, "npm", "ranged", "2.0.9-beta.1", NULL), "MAL-2025-3");
+	CHECK(malfeed_match(f, "npm", "ranged", "2.1.0", NULL) == NULL);
+	CHECK_STR(malfeed_match(f, "npm", "ranged", "3.0.2", NULL), "MAL-2025-3");
+	CHECK(malfeed_match(f, "npm", "ranged", "3.0.3", NULL) == NULL);
+	/* a version semver cannot read, inside a semver range: deny */
+	CHECK_STR(malfeed_match(f, "npm", "ranged", "latest-ish", NULL), "MAL-2025-3");
+	/* PyPI's ECOSYSTEM range (PEP 440 order, not semver): every version,
+	 * and the name as PyPI compares it */
+	CHECK_STR(malfeed_match(f, "pypi", "bad-pkg", "0.1", NULL), "MAL-2025-4");
+	CHECK_STR(malfeed_match(f, "pypi", "BAD.PKG", "5.0", NULL), "MAL-2025-4");
+	CHECK(malfeed_match(f, "npm", "cleared", "1.0.0", NULL) == NULL);
+	CHECK_STR(malfeed_match(f, "deb", "badpkg", "1.0-1", NULL), "MAL-2025-6");
+	CHECK(malfeed_match(f, "deb", "badpkg", "1.0-2", NULL) == NULL);
+	/* Go's v-prefixed versions, under [0, 1.0.1) */
+	CHECK_STR(malfeed_match(f, "go", "example.com/m", "v1.0.0", NULL), "MAL-2025-6");
+	CHECK(malfeed_match(f, "go", "example.com/m", "v1.0.1", NULL) == NULL);
+	malfeed_free(f);
+	CHECK(malfeed_match(NULL, "npm", "evil", "1.0.0", NULL) == NULL);
+}
+
+static void test_bad_feeds(void)
+{
+	static const char *bad[] = {
+		"", "{", "[1]", "{\"id\":\"MAL-1\"}", "{\"affected\":[]}", "{\"id\":\"MAL-1\",\"affected\":[{}]}",
+		"{\"id\":\"MAL-1\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"\"}}]}",
+		"{\"id\":\"MAL-1\",\"affected\":[]} {}", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+	};
+	struct sbx_err err;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct malfeed *f = malfeed_new();
+		CHECK(malfeed_add_json(f, bad[i], strlen(bad[i]), "bad.json", &err) < 0);
+		CHECK_CONTAINS(err.msg, "bad.json");
+		malfeed_free(f);
+	}
+}
+
+static void put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	CHECK(fd >= 0 && write_all(fd, text, strlen(text)) == 0);
+	close(fd);
+}
+
+/* A directory as the OpenSSF repository lays it out: osv/ECO/NAME/MAL-*.json,
+ * a README beside, a link never followed, a bad file failing the whole load. */
+static void test_load(void)
+{
+	char dir[] = "/tmp/test_malfeed.XXXXXX", p[300];
+	struct sbx_strlist paths = { 0 };
+	struct malfeed *f = NULL;
+	struct sbx_err err;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(p, sizeof(p), "%s/osv/npm/evil", dir);
+	CHECK(mkdir_p(p, 0755, &err) == 0);
+	snprintf(p, sizeof(p), "%s/osv/npm/evil/MAL-2025-1.json", dir);
+	put(p, "{\"id\":\"MAL-2025-1\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"evil\"}}]}");
+	snprintf(p, sizeof(p), "%s/osv/README.md", dir);
+	put(p, "not json");
+	snprintf(p, sizeof(p), "%s/outside.json", dir);
+	put(p, "{\"id\":\"MAL-9\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"linked\"}}]}");
+	snprintf(p, sizeof(p), "%s/osv/npm/link.json", dir);
+	CHECK(symlink("../../outside.json", p) == 0);
+	snprintf(p, sizeof(p), "%s/osv", dir);
+	config_strlist_add(&paths, xstrdup(p), "test");
+	CHECK(malfeed_load(&paths, &f, &err) == 0);
+	CHECK(malfeed_count(f) == 1);
+	CHECK_STR(malfeed_match(f, "npm", "evil", "1.0.0", NULL), "MAL-2025-1");
+	CHECK(malfeed_match(f, "npm", "linked", "1.0.0", NULL) == NULL);
+	malfeed_free(f);
+	f = NULL;
+
+	snprintf(p, sizeof(p), "%s/osv/npm/evil/MAL-2025-2.json", dir);
+	put(p, "{\"id\":\"MAL-2025-2\"");
+	CHECK(malfeed_load(&paths, &f, &err) < 0 && f == NULL);
+	CHECK_CONTAINS(err.msg, "MAL-2025-2.json");
+	config_strlist_free(&paths);
+
+	config_strlist_add(&paths, xstrdup("relative/feed"), "test");
+	CHECK(malfeed_load(&paths, &f, &err) < 0);
+	CHECK_CONTAINS(err.msg, "not an absolute path");
+	config_strlist_free(&paths);
+	snprintf(p, sizeof(p), "%s/missing", dir);
+	config_strlist_add(&paths, xstrdup(p), "test");
+	CHECK(malfeed_load(&paths, &f, &err) < 0);
+	CHECK_CONTAINS(err.msg, "missing");
+	config_strlist_free(&paths);
+	CHECK(rm_rf_at(AT_FDCWD, dir, &err) == 0);
+}
+
+static void test_rules(void)
+{
+	struct malfeed *f = malfeed_new();
+	struct sbx_err err;
+	struct gw_rules r = { 0 };
+	char why[300], rule[100];
+	int64_t d;
+
+	CHECK(malfeed_add_json(f, feed_json, strlen(feed_json), "/srv/feed.json", &err) == 0);
+	malfeed_finish(f);
+	r.feed = f;
+	CHECK(rules_name(&r, "npm", "evil", why, sizeof(why)) < 0);
+	CHECK_STR(why, "npm 'evil' is known malicious (MAL-2025-1, [packages] malicious /srv/feed.json)");
+	rules_which(why, rule, sizeof(rule));
+	CHECK_STR(rule, "malicious = MAL-2025-1");
+	CHECK(rules_name(&r, "npm", "hijacked", why, sizeof(why)) == 0);
+	CHECK(rules_version(&r, "npm", "hijacked", "1.2.4", why, sizeof(why)) < 0);
+	CHECK_STR(why, "npm 'hijacked@1.2.4' is known malicious (MAL-2025-2, [packages] malicious /srv/feed.json)");
+	CHECK(rules_version(&r, "npm", "hijacked", "1.2.3", why, sizeof(why)) == 0);
+	CHECK(rules_per_version(&r) && !rules_dated(&r));
+
+	/* not_after: what was published by then; no date, no version */
+	CHECK(pkgrule_date("2025-01-02", &d, &err) == 0 && d == 1735776000);
+	CHECK(pkgrule_date("2025-01-02T03:04:05Z", &d, &err) == 0 && d == 1735776000 + 3 * 3600 + 4 * 60 + 5);
+	r.not_after_s = 1735776000;
+	r.not_after = "2025-01-02";
+	CHECK(rules_dated(&r));
+	CHECK(rules_age(&r, 1735776000, 1800000000, why, sizeof(why)) == 0);
+	CHECK(rules_age(&r, 1735776001, 1800000000, why, sizeof(why)) < 0);
+	CHECK_STR(why, "published 2025-01-02T00:00:01Z, after [packages] not_after = 2025-01-02");
+	rules_which(why, rule, sizeof(rule));
+	CHECK_STR(rule, "not_after = 2025-01-02");
+	CHECK(rules_age(&r, 0, 1800000000, why, sizeof(why)) < 0);
+	CHECK_CONTAINS(why, "publication date is unknown");
+	r.min_age_s = 7 * 86400;
+	rules_hiding(&r, why, sizeof(why));
+	CHECK_STR(why, "under [packages] min_age (7 days), not_after = 2025-01-02, malicious");
+	r.not_after_s = 0;
+	r.feed = NULL;
+	rules_hiding(&r, why, sizeof(why));
+	CHECK_STR(why, "younger than [packages] min_age (7 days)");
+	malfeed_free(f);
+
+	static const char *bad[] = { "2025-1-02", "2025-02-30", "1969-12-31", "2025-01-02T24:00:00Z",
+				     "2025-01-02 03:04:05", "2025-01-02T03:04:05", "+025-01-02", "2025-01-0x", "",
+				     "2025-13-01", "2025-01-02T03:04:05+01:00" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		CHECK(pkgrule_date(bad[i], &d, &err) < 0);
+		CHECK_CONTAINS(err.msg, "is not a date");
+	}
+}
+
+int main(void)
+{
+	test_match();
+	test_bad_feeds();
+	test_load();
+	test_rules();
+	return unit_done("test_malfeed");
+}
