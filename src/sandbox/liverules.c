@@ -71,33 +71,46 @@ static void copy_key(struct sbx_config *to, const struct sbx_config *from, enum 
 	config_set(to, o, value, from->origin[key], 0, &ignore);
 }
 
+/* Says trouble once (the event stream and stderr) until it changes. */
+static void tell(struct sbx_liverules *lr, const char *what, const char *msg)
+{
+	if (lr->said && strcmp(lr->said, msg) == 0)
+		return;
+	free(lr->said);
+	lr->said = xstrdup(msg);
+	proxy_note_policy(lr->px, what, msg);
+	log_warn("%s: %s", what, msg);
+}
+
 /* The keys a running sandbox reads again, as a new one would start: the
  * profile's, the command line's of the start, the egress it runs under,
- * the proxy's defaults (the policy is the caller's). */
-static int reread(struct sbx_liverules *lr, struct sbx_config *out, struct sbx_err *err)
+ * the proxy's defaults (the policy is the caller's). A profile that does
+ * not read (gone, broken, not found from here) is said once, and what it
+ * gave at the start stands in for it, so that the policy still applies. */
+static bool reread(struct sbx_liverules *lr, struct sbx_config *out)
 {
 	struct sbx_config prof;
 	const struct sbx_config *st = lr->started;
-	int r = -1;
+	struct sbx_err err;
 
 	config_init(&prof);
 	config_init(out);
-	if (profile_load(&prof, lr->profile ? lr->profile : st->profile ? st->profile : "default", err) < 0)
-		goto out;
+	bool read = profile_load(&prof, lr->profile ? lr->profile : st->profile ? st->profile : "default", &err) == 0;
+	if (!read)
+		tell(lr, "profile not read again (what it gave at the start is kept)", err.msg);
 	out->egress = st->egress;
-	config_set(out, options_by_key(SBX_K_PROFILE), st->profile ? st->profile : "default", "default", 0, err);
+	config_set(out, options_by_key(SBX_K_PROFILE), st->profile ? st->profile : "default", "default", 0, &err);
 	for (size_t i = 0; i < ARRAY_SIZE(live_keys); i++) {
 		const struct sbx_option *o = options_by_key(live_keys[i]);
 		bool cli = !config_list(st, o) && st->origin[live_keys[i]] && strcmp(st->origin[live_keys[i]], CLI) == 0;
-		copy_key(out, cli ? st : &prof, live_keys[i], false);
-		if (config_list(st, o))
+		copy_key(out, cli || !read ? st : &prof, live_keys[i], false);
+		if (read && config_list(st, o))
 			copy_key(out, st, live_keys[i], true);
 	}
-	config_proxy_defaults(out, lr->who == NETPLAN_PROXY);
-	r = 0;
-out:
+	if (read)
+		config_proxy_defaults(out, lr->who == NETPLAN_PROXY);
 	config_free(&prof);
-	return r;
+	return read;
 }
 
 /* What lets nothing through: no list, every package denied, offline. */
@@ -110,17 +123,6 @@ static void nothing(struct sbx_config *out, const char *why)
 	out->egress = SBX_EGRESS_PACKAGES;
 	config_set(out, options_by_key(SBX_K_PKG_DENY), "*", why, 0, &ignore);
 	config_set(out, options_by_key(SBX_K_PKG_OFFLINE), "yes", why, 0, &ignore);
-}
-
-/* Says trouble once (the event stream and stderr) until it changes. */
-static void tell(struct sbx_liverules *lr, const char *what, const char *msg)
-{
-	if (lr->said && strcmp(lr->said, msg) == 0)
-		return;
-	free(lr->said);
-	lr->said = xstrdup(msg);
-	proxy_note_policy(lr->px, what, msg);
-	log_warn("%s: %s", what, msg);
 }
 
 /* cfg's allow list and package rules to the proxy and its gateway. */
@@ -159,15 +161,15 @@ int liverules_changed(struct sbx_liverules *lr)
 		return 0;
 	}
 	lr->timeout_cap_ms = policy_timeout_cap_ms(&pol);
-	if (reread(lr, &cfg, &err) < 0) {
-		tell(lr, "profile not read again (the rules held before are kept)", err.msg);
-	} else if (policy_apply(&pol, &cfg, &err) < 0) {
+	bool read = reread(lr, &cfg);
+	if (policy_apply(&pol, &cfg, &err) < 0) {
 		/* as a new run would be refused: nothing until one of them changes */
 		tell(lr, "the policy refuses this profile now: nothing is let through until it changes", err.msg);
 		nothing(&cfg, "the policy refuses the profile");
 		apply(lr, &cfg, by);
 	} else {
-		free(steal_ptr(lr->said));
+		if (read) /* trouble said before is over */
+			free(steal_ptr(lr->said));
 		apply(lr, &cfg, by);
 	}
 	config_free(&cfg);

@@ -37,10 +37,11 @@ void liverules_start(struct sbx_liverules *lr, const struct sbx_config *started,
 int liverules_fd(const struct sbx_liverules *lr);
 /* Reads what changed and sets the rules again: the policy's ceiling
  * (proxy_set_policy), the allow list (proxy_set_hosts) and the package
- * rules (gateway_set_rules), each an event when it changed. A file that
- * cannot be read keeps what it gave, said once; a profile the policy now
- * refuses lets nothing through until one of them changes, said. Returns 1
- * when the policy was read again, else 0. */
+ * rules (gateway_set_rules), each an event when it changed. A policy
+ * that cannot be read keeps the rules held; a profile that cannot be read
+ * keeps what it gave at the start (the policy still applies); each said
+ * once. A profile the policy now refuses lets nothing through until one of
+ * them changes, said. Returns 1 when the policy was read again, else 0. */
 int liverules_changed(struct sbx_liverules *lr);
 void liverules_free(struct sbx_liverules *lr);
 
