@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/profwrite.h"
+#include "base/util.h"
 
 struct answer {
 	char key;
@@ -18,6 +20,7 @@ static const struct answer answers[] = {
 	{ 'o', PROXY_ALLOW_ONCE },
 	{ 's', PROXY_ALLOW_SESSION },
 	{ 'n', PROXY_DENY },
+	{ 'a', PROXY_ALLOW_SESSION }, /* and the profile written */
 };
 
 struct find {
@@ -47,17 +50,22 @@ static void seen(void *arg, const char *host, int port, uint64_t waited_ms, uint
 	}
 }
 
-/* The question, naming the rule each key makes. */
+/* The question, naming the rule each key makes; "always" only where the
+ * profile is the user's own. */
 static void ask(struct sbx_askterm *a, struct sbx_pty_relay *relay, const char *entry, uint64_t left_ms)
 {
-	char line[1024];
+	char line[1600], always[700] = "";
+	struct sbx_err err;
 
 	snprintf(a->entry, sizeof(a->entry), "%s", entry);
+	free(steal_ptr(a->always));
+	if (a->profile && profwrite_own(a->profile, &a->always, &err) == 0)
+		snprintf(always, sizeof(always), "  [a] allow-session %s and allow = %s in %s", entry, entry, a->always);
 	snprintf(line, sizeof(line),
 		 "sbxrun: the sandbox asks to reach %s (no rule allows or refuses it; refused in %llu s): "
-		 "[o] allow-once %s  [s] allow-session %s  [n] deny %s ? ",
-		 entry, (unsigned long long)(left_ms + 999) / 1000, entry, entry, entry);
-	pty_relay_ask(relay, line, "osn");
+		 "[o] allow-once %s  [s] allow-session %s  [n] deny %s%s ? ",
+		 entry, (unsigned long long)(left_ms + 999) / 1000, entry, entry, entry, always);
+	pty_relay_ask(relay, line, a->always ? "osna" : "osn");
 }
 
 static void apply(struct sbx_askterm *a, struct sbx_proxy *px, char key)
@@ -69,6 +77,9 @@ static void apply(struct sbx_askterm *a, struct sbx_proxy *px, char key)
 			continue;
 		if (proxy_rule_add(px, a->entry, answers[i].kind, "the terminal", &err) < 0)
 			log_warn("%s", err.msg);
+		else if (key == 'a' && a->always &&
+			 profwrite_allow(a->always, "the answer 'always' on the terminal", a->entry, &err) < 0)
+			log_warn("always: %s", err.msg);
 	}
 	a->entry[0] = '\0';
 }
@@ -87,4 +98,9 @@ void askterm_step(struct sbx_askterm *a, struct sbx_proxy *px, struct sbx_pty_re
 	}
 	if (!relay->asking && f.first[0] && pty_relay_can_ask(relay))
 		ask(a, relay, f.first, f.left_ms);
+}
+
+void askterm_free(struct sbx_askterm *a)
+{
+	free(steal_ptr(a->always));
 }

@@ -12,11 +12,14 @@
 #include "term/pty.h"
 
 struct sbx_askterm {
-	char entry[300];  /* the question on the terminal now, HOST:PORT ("": none) */
+	const char *profile; /* the sandbox's profile, for "always" (NULL: none) */
+	char entry[300];     /* the question on the terminal now, HOST:PORT ("": none) */
+	char *always;        /* the profile's path, when "always" was offered */
 };
 
 /* After each turn of the supervisor's loop: the answer given applied, a
  * question no longer held taken back, the next held request asked. */
 void askterm_step(struct sbx_askterm *a, struct sbx_proxy *px, struct sbx_pty_relay *relay);
+void askterm_free(struct sbx_askterm *a);
 
 #endif

@@ -83,7 +83,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	struct sbx_watch w;
 	siginfo_t info = { 0 };
 	int sync_open = 1;
-	struct sbx_askterm asked = { 0 };
+	struct sbx_askterm asked = { .profile = plan->profile };
 
 	watch_start(&w, plan, plan->timeout_ms, 1, 1);
 	if (sfd < 0) {
@@ -97,6 +97,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 				       { dns ? dnsstub_pollfd(dns) : -1, POLLIN, 0 } };
 		int np = 5 + pty_relay_pollfds(relay, p + 5);
 		if (poll(p, (nfds_t)np, watch_poll_ms(&w, now_ms())) < 0 && errno != EINTR) {
+			askterm_free(&asked);
 			loop_end(relay, &w);
 			return err_sys(err, "poll");
 		}
@@ -138,6 +139,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	struct pollfd last = { sync, POLLIN, 0 };
 	while (sync_open && poll(&last, 1, 0) > 0 && (last.revents & (POLLIN | POLLHUP)))
 		sync_open = handle_msg(sync, &w, relay) == 0;
+	askterm_free(&asked);
 	watch_finish(&w, info.si_code, info.si_status, out);
 	loop_end(relay, &w);
 	struct rusage ru;

@@ -159,8 +159,8 @@ int pty_relay_can_ask(const struct sbx_pty_relay *r)
 void pty_relay_ask(struct sbx_pty_relay *r, const char *line, const char *keys)
 {
 	struct sbx_termfilter tf;
-	char out[1024 + SBX_TF_SEQ_MAX];
-	size_t n = strnlen(line, 1024);
+	char out[2048 + SBX_TF_SEQ_MAX];
+	size_t n = strnlen(line, 2048);
 
 	termfilter_init(&tf, 0);
 	(void)!write_all(2, "\r\n", 2);

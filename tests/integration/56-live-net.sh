@@ -466,7 +466,8 @@ test_ask_holds_until_net_allow_and_refuses_on_no_or_timeout() {
 # Ask on the terminal (issue 42, item 1): an interactive run -t with ask
 # holds a request and asks on the caller's stderr, naming the rule each key
 # makes; the key is read from the caller's terminal and never reaches the
-# sandbox (what is typed meanwhile is dropped); "n" is the 403 of a deny.
+# sandbox (what is typed meanwhile is dropped); "a" also writes the user's
+# own profile; "n" is the 403 of a deny.
 test_ask_on_the_terminal_of_run_t() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	fixtures
@@ -479,11 +480,15 @@ test_ask_on_the_terminal_of_run_t() {
 		$q http://no.invalid/hello.txt; echo done'; sleep 60")
 	trap "kill $SRV $FWD 2>/dev/null || true; tmux -L $s kill-server 2>/dev/null || true" RETURN
 	wait_for "$s" "asks to reach asked.invalid:80"
-	assert_contains "$(screen "$s" | tr -d '\n')" "[o] allow-once asked.invalid:80  [s] allow-session asked.invalid:80  [n] deny asked.invalid:80 ?"
+	# (the line wraps on the 100 columns: compared without spaces and ends of lines)
+	assert_contains "$(screen "$s" | tr -d '\n ')" "$(tr -d ' ' <<<"[o] allow-once asked.invalid:80  [s] allow-session asked.invalid:80  [n] deny asked.invalid:80  [a] allow-session asked.invalid:80 and allow = asked.invalid:80 in $TESTDIR/ask.ini ?")"
 	keys "$s" x
-	keys "$s" s
+	keys "$s" a
 	wait_for "$s" "200"
-	# allow-session: the second request is not asked
+	# always: the profile (the user's own file) holds the host, with why
+	assert_contains "$(cat "$TESTDIR/ask.ini")" "allowed by the answer 'always' on the terminal"
+	assert_contains "$(cat "$TESTDIR/ask.ini")" "allow = asked.invalid:80"
+	# and this run holds it too: the second request is not asked
 	sleep 0.5
 	assert_eq 1 "$(screen "$s" | grep -c 'asks to reach asked.invalid')" "asked once for the session"
 	keys "$s" hi Enter
