@@ -6,13 +6,13 @@ DATADIR = $(PREFIX)/share/sbxrun
 MANDIR = $(PREFIX)/share/man/man1
 VERSION = 0.1
 
-# libarchive, libcurl and libcrypto are loaded on first use (src/base/lazylib.c),
+# libarchive, libcurl, libcrypto and libssl are loaded on first use (src/base/lazylib.c),
 # libsystemd only to ask systemd for a delegated cgroup (src/sandbox/scope.c),
 # zlib for export --patch, libgit2 for the .gitignore fold of changes show
 # (src/undo/csignore.c; its soname, read here, changes with each release):
 # only their headers are needed at build time.
 PKGS = libseccomp libcap-ng inih json-c
-LAZY_PKGS = libarchive libcurl libcrypto libsystemd zlib libgit2
+LAZY_PKGS = libarchive libcurl libcrypto libssl libsystemd zlib libgit2
 CC ?= cc
 # The builds of check, demo and the other test targets (a second make, after
 # `deps`) use every core.
@@ -62,7 +62,7 @@ LIB_OBJS := $(filter-out $(BUILD)/cmd/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net bench-undo docs check-vm check-vm-full check-fresh
+.PHONY: all deps check check-net check-slow check-vm13 check-vm13-smoke vm13-image unit integration demo install install-apparmor uninstall clean fuzz images bench bench-ab bench-net bench-cred bench-undo docs check-vm check-vm-full check-fresh
 
 all: $(BIN)
 
@@ -204,6 +204,11 @@ bench-ab: all
 bench-net: all
 	sh tests/deps.sh bench
 	bash bench/netstart.sh $(BASE)
+
+# What a brokered HTTPS request adds over a tunnelled one ([credentials],
+# bench/cred.sh), as a user whose store holds the node image.
+bench-cred: all
+	bash bench/cred.sh
 
 # Issue 36's undo and branch goals: run --project on a 1 GB checkout, changes
 # diff and apply of 10,000 files, session snapshot and fork (bench/undo.sh).

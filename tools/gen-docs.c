@@ -90,7 +90,7 @@ static void man_commands(void)
 
 static void man_profile_keys(void)
 {
-	static const char *const sections[] = { "sandbox", "limits", "network", "packages", "download", "mounts" };
+	static const char *const sections[] = { "sandbox", "limits", "network", "credentials", "packages", "download", "mounts" };
 	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
 		printf(".SS [%s]\n", sections[s]);
 		for (size_t i = 0; i < sbx_options_count; i++) {

@@ -12,6 +12,7 @@
 
 #include "base/hostaddr.h"
 #include "base/hostentry.h"
+#include "base/credspec.h"
 #include "base/pkgrule.h"
 #include "base/relpath.h"
 #include "base/util.h"
@@ -299,6 +300,21 @@ static int parse_enum(const struct sbx_option *o, const char *s, int *out, struc
 	return err_set(err, 0, "invalid value '%s' (one of: %s)", s, list);
 }
 
+/* A [credentials] line: its syntax, its source usable now, and its
+ * variable bound once (an inheriting profile cannot rebind it silently). */
+static int check_cred(const struct sbx_strlist *have, const char *s, struct sbx_err *err)
+{
+	struct sbx_credspec c, old;
+	struct sbx_err e2;
+
+	if (credspec_parse(s, &c, err) < 0)
+		return -1;
+	for (size_t i = 0; i < have->n; i++)
+		if (credspec_parse(have->v[i], &old, &e2) == 0 && strcmp(old.var, c.var) == 0)
+			return err_set(err, 0, "%s is bound already (%s)", c.var, have->origin[i]);
+	return credspec_check_source(&c, err);
+}
+
 static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const char *s,
 		    const char *origin, int cli, struct sbx_err *err)
 {
@@ -317,6 +333,10 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 		break;
 	case SBX_ARG_PACKAGE:
 		r = pkgrule_check(s, err);
+		v = r < 0 ? NULL : xstrdup(s);
+		break;
+	case SBX_ARG_CRED:
+		r = check_cred(FIELD(cfg, o, struct sbx_strlist), s, err);
 		v = r < 0 ? NULL : xstrdup(s);
 		break;
 	case SBX_ARG_STRING: /* [packages] malicious: a host path */

@@ -86,6 +86,8 @@ struct sbx_config {
 	int proxy_env;
 	int net_ask;               /* hold and ask (a session's proxy) */
 	uint64_t ask_timeout_ms;
+	/* [credentials]: "VAR=SOURCE HOST..." lines (base/credspec.h) */
+	struct sbx_strlist creds;
 	/* [download] */
 	struct sbx_strlist dl_allow;
 	uint64_t dl_max_size;

@@ -22,6 +22,7 @@ static const struct { const char *lib, *pkg; } packages[] = {
 	{ SBX_LIBARCHIVE, "libarchive13 (libarchive13t64 on Debian 13 and Ubuntu 24.04)" },
 	{ SBX_LIBCURL, "libcurl4 (libcurl4t64 on Debian 13 and Ubuntu 24.04)" },
 	{ SBX_LIBCRYPTO, "libssl3 (libssl3t64 on Debian 13 and Ubuntu 24.04)" },
+	{ SBX_LIBSSL, "libssl3 (libssl3t64 on Debian 13 and Ubuntu 24.04)" },
 };
 
 static const char *package_of(const char *lib)
@@ -45,11 +46,11 @@ int lazylib_load(const char *lib, struct sbx_err *err)
 
 static void *lazy_sym(const char *lib, const char *name)
 {
-	static struct { const char *lib; void *h; } libs[4];
+	static struct { const char *lib; void *h; } libs[8];
 	void *h = NULL;
 	size_t i;
 
-	for (i = 0; i < 4 && libs[i].lib; i++)
+	for (i = 0; i < 8 && libs[i].lib; i++)
 		if (libs[i].lib == lib)
 			h = libs[i].h;
 	if (!h) {
@@ -60,7 +61,7 @@ static void *lazy_sym(const char *lib, const char *name)
 			err_print(&err);
 			_exit(125);
 		}
-		if (i < 4)
+		if (i < 8)
 			libs[i].lib = lib, libs[i].h = h;
 	}
 	void *f = dlsym(h, name);
@@ -222,8 +223,13 @@ CURLMcode curl_multi_setopt(CURLM *m, CURLMoption o, ...)
 
 /* libcrypto: SHA-256 for image digests and download checks, base64 and a
  * constant-time compare for the listen proxy's credentials */
+#include <openssl/bio.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #define O SBX_LIBCRYPTO
 LAZY(O, EVP_MD_CTX *, EVP_MD_CTX_new, (void), ())
 LAZY_VOID(O, EVP_MD_CTX_free, (EVP_MD_CTX *c), (c))
@@ -236,7 +242,70 @@ LAZY(O, int, EVP_DigestFinal_ex, (EVP_MD_CTX *c, unsigned char *md, unsigned int
 LAZY(O, int, EVP_EncodeBlock, (unsigned char *t, const unsigned char *f, int n), (t, f, n))
 LAZY(O, int, EVP_DecodeBlock, (unsigned char *t, const unsigned char *f, int n), (t, f, n))
 LAZY(O, int, CRYPTO_memcmp, (const void *a, const void *b, size_t n), (a, b, n))
+/* the credential broker's CA and leaves (net/tlsca.c) */
+LAZY(O, unsigned long, ERR_get_error, (void), ())
+LAZY_VOID(O, ERR_error_string_n, (unsigned long e, char *b, size_t n), (e, b, n))
+LAZY_VOID(O, ERR_clear_error, (void), ())
+LAZY(O, EVP_PKEY_CTX *, EVP_PKEY_CTX_new_from_name, (OSSL_LIB_CTX *l, const char *n, const char *q), (l, n, q))
+LAZY(O, int, EVP_PKEY_keygen_init, (EVP_PKEY_CTX *c), (c))
+LAZY(O, int, EVP_PKEY_CTX_set_group_name, (EVP_PKEY_CTX *c, const char *n), (c, n))
+LAZY(O, int, EVP_PKEY_generate, (EVP_PKEY_CTX *c, EVP_PKEY **k), (c, k))
+LAZY_VOID(O, EVP_PKEY_CTX_free, (EVP_PKEY_CTX *c), (c))
+LAZY_VOID(O, EVP_PKEY_free, (EVP_PKEY *k), (k))
+LAZY_VOID(O, X509V3_set_ctx, (X509V3_CTX *c, X509 *i, X509 *s, X509_REQ *r, X509_CRL *l, int f), (c, i, s, r, l, f))
+LAZY(O, X509_EXTENSION *, X509V3_EXT_conf_nid, (LHASH_OF(CONF_VALUE) *conf, X509V3_CTX *c, int nid, const char *v), (conf, c, nid, v))
+LAZY(O, int, X509_add_ext, (X509 *x, X509_EXTENSION *e, int loc), (x, e, loc))
+LAZY_VOID(O, X509_EXTENSION_free, (X509_EXTENSION *e), (e))
+LAZY(O, X509 *, X509_new, (void), ())
+LAZY_VOID(O, X509_free, (X509 *x), (x))
+LAZY(O, int, X509_set_version, (X509 *x, long v), (x, v))
+LAZY(O, ASN1_INTEGER *, X509_get_serialNumber, (X509 *x), (x))
+LAZY(O, int, ASN1_INTEGER_set_uint64, (ASN1_INTEGER *a, uint64_t v), (a, v))
+LAZY(O, ASN1_TIME *, X509_gmtime_adj, (ASN1_TIME *t, long adj), (t, adj))
+LAZY(O, ASN1_TIME *, X509_getm_notBefore, (const X509 *x), (x))
+LAZY(O, ASN1_TIME *, X509_getm_notAfter, (const X509 *x), (x))
+LAZY(O, int, X509_set_pubkey, (X509 *x, EVP_PKEY *k), (x, k))
+LAZY(O, X509_NAME *, X509_get_subject_name, (const X509 *x), (x))
+LAZY(O, int, X509_set_issuer_name, (X509 *x, const X509_NAME *n), (x, n))
+LAZY(O, int, X509_NAME_add_entry_by_txt, (X509_NAME *n, const char *f, int t, const unsigned char *b, int l, int loc, int set), (n, f, t, b, l, loc, set))
+LAZY(O, int, X509_sign, (X509 *x, EVP_PKEY *k, const EVP_MD *md), (x, k, md))
+LAZY(O, const char *, X509_verify_cert_error_string, (long n), (n))
+LAZY(O, BIO *, BIO_new, (const BIO_METHOD *t), (t))
+LAZY(O, const BIO_METHOD *, BIO_s_mem, (void), ())
+LAZY(O, long, BIO_ctrl, (BIO *b, int cmd, long l, void *p), (b, cmd, l, p))
+LAZY(O, int, BIO_free, (BIO *b), (b))
+LAZY(O, int, PEM_write_bio_X509, (BIO *b, const X509 *x), (b, x))
 #undef O
+
+/* libssl: the credential broker's TLS (net/tlsca.c, net/tlsmitm.c) */
+#include <openssl/ssl.h>
+#define S SBX_LIBSSL
+LAZY(S, const SSL_METHOD *, TLS_server_method, (void), ())
+LAZY(S, const SSL_METHOD *, TLS_client_method, (void), ())
+LAZY(S, SSL_CTX *, SSL_CTX_new, (const SSL_METHOD *m), (m))
+LAZY_VOID(S, SSL_CTX_free, (SSL_CTX *c), (c))
+LAZY(S, long, SSL_CTX_ctrl, (SSL_CTX *c, int cmd, long l, void *p), (c, cmd, l, p))
+LAZY(S, int, SSL_CTX_use_certificate, (SSL_CTX *c, X509 *x), (c, x))
+LAZY(S, int, SSL_CTX_use_PrivateKey, (SSL_CTX *c, EVP_PKEY *k), (c, k))
+LAZY_VOID(S, SSL_CTX_set_alpn_select_cb, (SSL_CTX *c, SSL_CTX_alpn_select_cb_func cb, void *a), (c, cb, a))
+LAZY(S, int, SSL_CTX_set_alpn_protos, (SSL_CTX *c, const unsigned char *p, unsigned int n), (c, p, n))
+LAZY(S, int, SSL_CTX_load_verify_locations, (SSL_CTX *c, const char *f, const char *d), (c, f, d))
+LAZY(S, int, SSL_CTX_set_default_verify_paths, (SSL_CTX *c), (c))
+LAZY_VOID(S, SSL_CTX_set_verify, (SSL_CTX *c, int mode, SSL_verify_cb cb), (c, mode, cb))
+LAZY(S, SSL *, SSL_new, (SSL_CTX *c), (c))
+LAZY_VOID(S, SSL_free, (SSL *s), (s))
+LAZY(S, int, SSL_set_fd, (SSL *s, int fd), (s, fd))
+LAZY(S, int, SSL_get_fd, (const SSL *s), (s))
+LAZY(S, int, SSL_set1_host, (SSL *s, const char *h), (s, h))
+LAZY(S, long, SSL_ctrl, (SSL *s, int cmd, long l, void *p), (s, cmd, l, p))
+LAZY(S, int, SSL_accept, (SSL *s), (s))
+LAZY(S, int, SSL_connect, (SSL *s), (s))
+LAZY(S, int, SSL_read, (SSL *s, void *b, int n), (s, b, n))
+LAZY(S, int, SSL_write, (SSL *s, const void *b, int n), (s, b, n))
+LAZY(S, int, SSL_pending, (const SSL *s), (s))
+LAZY(S, int, SSL_get_error, (const SSL *s, int r), (s, r))
+LAZY(S, long, SSL_get_verify_result, (const SSL *s), (s))
+#undef S
 
 /* zlib: the deflated data of a binary file in `changes export --patch`
  * (git's binary patch format) */

@@ -75,6 +75,8 @@ const struct sbx_option sbx_options[] = {
   "in a session, hold a connection to a host no rule allows or refuses and ask (sbxrun net pending, net allow) instead of refusing it" },
 { SBX_K_ASK_TIMEOUT, NULL, 0, "network", "ask_timeout", SBX_ARG_DURATION, NULL, 0, 0, F(ask_timeout_ms), "DURATION",
   "how long a held connection waits for an answer before it is refused (default 30s)" },
+{ SBX_K_CREDENTIAL, NULL, 0, "credentials", "VAR", SBX_ARG_CRED, NULL, R, 0, F(creds), "SOURCE HOST[:PORT][/PATH] [header=NAME] [scheme=Bearer|token|basic]",
+  "VAR inside holds a placeholder; the proxy puts the secret (SOURCE env:NAME or file:PATH, the user's, 0600) on requests to HOST only (docs/egress.md)" },
 { SBX_K_PROXY_ENV,  NULL, 0, "network", "proxy_env", SBX_ARG_ENUM, sbx_proxy_env_names, 0, 0, F(proxy_env), "WHO",
   "point package tools (tools) or everything (all) at the proxy" },
 { SBX_K_DL_ALLOW,   NULL, 0, "download", "allow", SBX_ARG_HOST, NULL, R, 0, F(dl_allow), "HOST",

@@ -30,6 +30,7 @@ enum sbx_key {
 	SBX_K_EXACT_MODES, SBX_K_APPLY_EXACT_MODES,
 	SBX_K_CHANGES_OLDER, SBX_K_CHANGES_ALL, SBX_K_SHOW_ALL, SBX_K_PATCH,
 	SBX_K_FROM, SBX_K_NET_FOR, SBX_K_LS_JSON, SBX_K_NET_ASK, SBX_K_ASK_TIMEOUT,
+	SBX_K_CREDENTIAL,
 	SBX_K__COUNT
 };
 
@@ -49,6 +50,7 @@ enum sbx_argkind {
 	SBX_ARG_FD,
 	SBX_ARG_COPY,      /* PATH[:DEST] (run --copy) */
 	SBX_ARG_PACKAGE,   /* [ECO:]GLOB, a package rule */
+	SBX_ARG_CRED,      /* VAR=SOURCE HOST[:PORT][/PATH] [...]: a [credentials] line */
 };
 
 /* Subcommands an option belongs to, as a bit mask: one bit per command that

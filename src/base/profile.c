@@ -125,6 +125,9 @@ static const struct sbx_option *entry_option(const struct entry *e)
 		return options_by_key(SBX_K_INHERIT);
 	if (!e->section[0])
 		return NULL;
+	/* its keys are the variables inside: one option reads them all */
+	if (strcmp(e->section, "credentials") == 0)
+		return options_by_key(SBX_K_CREDENTIAL);
 	return options_by_profile_key(e->section, e->key);
 }
 
@@ -166,7 +169,8 @@ static int apply_entries(struct sbx_config *cfg, struct parse *p)
 		if (o->key == SBX_K_INHERIT)
 			continue;
 		snprintf(origin, sizeof(origin), "%s:%d", p->label, e->line);
-		if (config_set(cfg, o, e->value, origin, 0, &verr) < 0)
+		_cleanup_free_ char *joined = o->kind == SBX_ARG_CRED ? xasprintf("%s=%s", e->key, e->value) : NULL;
+		if (config_set(cfg, o, joined ? joined : e->value, origin, 0, &verr) < 0)
 			return parse_fail(p, e->line, e->key, "%s", verr.msg), -1;
 	}
 	return 0;

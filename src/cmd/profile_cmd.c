@@ -40,8 +40,13 @@ static void show_value(const struct sbx_config *cfg, const struct sbx_option *o)
 	char buf[4096];
 
 	if (l) {
+		/* a [credentials] line is kept as VAR=VALUE: its key is the variable */
 		for (size_t i = 0; i < l->n; i++)
-			printf("%s = %s\t; %s\n", o->pkey, l->v[i], l->origin[i]);
+			if (o->kind == SBX_ARG_CRED)
+				printf("%.*s = %s\t; %s\n", (int)strcspn(l->v[i], "="), l->v[i],
+				       strchr(l->v[i], '=') + 1, l->origin[i]);
+			else
+				printf("%s = %s\t; %s\n", o->pkey, l->v[i], l->origin[i]);
 		return;
 	}
 	config_format(cfg, o, buf, sizeof(buf));
@@ -52,8 +57,8 @@ static void show_value(const struct sbx_config *cfg, const struct sbx_option *o)
 
 static int show(const char *name, struct sbx_err *err)
 {
-	static const char *const sections[] = { "sandbox", "limits", "network", "download", "packages",
-						"mounts" };
+	static const char *const sections[] = { "sandbox", "limits", "network", "credentials", "download",
+						"packages", "mounts" };
 	struct sbx_config cfg;
 	struct sbx_policy pol;
 	_cleanup_free_ char *path = NULL;

@@ -317,6 +317,10 @@ int cmd_proxy(int argc, char **argv, struct sbx_err *err)
 
 	if (r == 0 && rest != argc)
 		r = err_set(err, 0, "proxy: unexpected argument '%s'", argv[rest]);
+	/* its clients are not sandboxes whose variables it sets */
+	if (r == 0 && cfg.creds.n)
+		r = err_set(err, 0, "%s: [credentials] are brokered by a sandbox's own proxy, not by sbxrun proxy",
+			    cfg.creds.origin[0]);
 	if (r == 0)
 		r = run_proxy(&cfg, err);
 	config_free(&cfg);

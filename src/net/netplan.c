@@ -23,7 +23,8 @@ static const char *const gw_npm_vars[] = { "NPM_CONFIG_REGISTRY" };
 static const char *const gw_pypi_vars[] = { "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX" };
 static const char *const gw_host_vars[] = { "PIP_TRUSTED_HOST" };
 static const char *const ca_vars[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT",
-				       "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO" };
+				       "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO",
+				       "GIT_SSL_CAINFO" };
 
 /* The host's CA bundle: on networks that intercept TLS, package managers
  * inside must trust what the host trusts (docs/design.md, facts it rests on). */
@@ -63,6 +64,14 @@ static void plan_env(const struct sbx_config *cfg, enum netplan_for who, struct 
 	add_vars(np, gw_npm_vars, ARRAY_SIZE(gw_npm_vars), NETPLAN_V_GW_NPM);
 	add_vars(np, gw_pypi_vars, ARRAY_SIZE(gw_pypi_vars), NETPLAN_V_GW_PYPI);
 	add_vars(np, gw_host_vars, ARRAY_SIZE(gw_host_vars), NETPLAN_V_GW_HOST);
+}
+
+void netplan_ca_vars(struct sbx_netplan *np)
+{
+	for (size_t i = 0; i < np->nenv; i++)
+		if (np->env[i].value == NETPLAN_V_CA)
+			return;
+	add_vars(np, ca_vars, ARRAY_SIZE(ca_vars), NETPLAN_V_CA);
 }
 
 void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct sbx_netplan *np)

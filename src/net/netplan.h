@@ -85,6 +85,9 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 /* Where a proxy serves the list: the image's package sources (sets, or
  * NULL) expand @apt, @pypi and @npm into np->hosts. */
 int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, struct sbx_err *err);
+/* ca_file was set after netplan_derive (a credential broker's bundle):
+ * the variables that name it, where they are not there yet. */
+void netplan_ca_vars(struct sbx_netplan *np);
 void netplan_free(struct sbx_netplan *np);
 
 #endif

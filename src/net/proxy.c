@@ -136,7 +136,13 @@ static void start_relay(struct sbx_proxy *p, struct conn *c, const char *down_ex
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
 	struct sbx_err err;
+	const char *why;
 
+	int brokered = p->cred ? proxy_cred_start(p, c, ok, sizeof(ok) - 1, &why) : 0;
+	if (brokered < 0)
+		refuse(p, c, 400, why);
+	if (brokered)
+		return;
 	if (relay_dir_init(&c->up, &err) < 0 || relay_dir_init(&c->down, &err) < 0) {
 		refuse(p, c, 502, "out of file descriptors");
 		return;
@@ -335,6 +341,7 @@ static void cut_open(struct sbx_proxy *p)
 		proxy_conn_kill(p, c);
 	}
 	reap(p);
+	proxy_cred_cut(p);
 }
 
 static void check_request(struct sbx_proxy *p, struct conn *c);
@@ -471,6 +478,10 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	if (hostmatch_canon(c->req.host, c->host, sizeof(c->host)) < 0) {
 		log_sanitize(c->host, sizeof(c->host), c->req.host);
 		refuse(p, c, 403, "not a valid host name (numeric IPv4 forms are refused)");
+		return;
+	}
+	if (p->cred && !proxy_cred_gate(p, c, why, sizeof(why))) {
+		refuse(p, c, 403, why);
 		return;
 	}
 	if (p->local.host && c->req.kind == HTTPREQ_ABSOLUTE && c->req.port == 80 &&
@@ -760,6 +771,9 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	char summary[1024];
 	if (conf->policy && proxy_rules_set_policy(&p->rules, conf->policy, summary, sizeof(summary), err) < 0)
 		goto fail;
+	p->cred = conf->cred;
+	if (conf->cred && conf->tlsca && tlsmitm_new(conf->tlsca, conf->cred, conf->events_fd, &p->mitm, err) < 0)
+		goto fail;
 	if (proxy_chain_from_env(&p->chain, err) < 0 || resolver_new(&p->resolver, err) < 0 ||
 	    setup_fds(p, listen_fd, err) < 0)
 		goto fail;
@@ -790,6 +804,7 @@ void proxy_free(struct sbx_proxy *p)
 	for (struct conn *c = p->conns; c; c = c->next)
 		proxy_conn_kill(p, c);
 	reap(p);
+	tlsmitm_free(p->mitm);
 	resolver_free(p->resolver);
 	proxy_rules_free(&p->rules);
 	proxy_chain_free(&p->chain);

@@ -9,7 +9,9 @@
 #include "base/config.h"
 #include "base/err.h"
 #include "base/policy.h"
+#include "net/cred.h"
 #include "net/hostmatch.h"
+#include "net/tlsca.h"
 
 /* Who a connection comes from: its address family, then the address (an
  * IPv6 address's /64, a v4-mapped address as IPv4). */
@@ -66,6 +68,10 @@ struct sbx_proxy_conf {
 	const struct sbx_policy *policy;  /* NULL, or the ceiling read at start (proxy_set_policy) */
 	struct proxy_local local;         /* .host NULL: none; freed by the proxy,
 					   * even when proxy_new fails */
+	/* [credentials] (net/cred.h) and the CA a CONNECT to a bound host is
+	 * answered under (net/tlsca.h); NULL: none. Both outlive the proxy. */
+	const struct sbx_creds *cred;
+	struct sbx_tlsca *tlsca;
 };
 
 /* For the --json record. */

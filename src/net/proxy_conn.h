@@ -16,6 +16,7 @@
 #include "net/proxy_rules.h"
 #include "net/relay.h"
 #include "net/resolver.h"
+#include "net/tlsmitm.h"
 
 /* Each relayed connection holds two sockets and two pipes. */
 #define MAX_CONNS 128
@@ -61,6 +62,7 @@ struct conn {
 	int64_t deadline;
 	bool kept;                    /* back from the local service, between requests */
 	int64_t held_since;           /* C_HELD: when it was held */
+	const char *cred_var;         /* plain HTTP: the binding whose secret it carries */
 };
 
 struct sbx_proxy {
@@ -80,7 +82,21 @@ struct sbx_proxy {
 	char *auth;
 	struct proxy_local local;
 	struct sbx_proxy_counters count;
+	const struct sbx_creds *cred; /* [credentials], or NULL */
+	struct sbx_tlsmitm *mitm;     /* their HTTPS side (net/tlsmitm.h), or NULL */
 };
+
+/* proxy_cred.c: credentials (net/cred.h). The gate: false when c carries
+ * a placeholder where it does not belong (why says so; the event is
+ * told); a plain request to a bound host gets the secret in its head. */
+bool proxy_cred_gate(struct sbx_proxy *p, struct conn *c, char *why, size_t size);
+/* c allowed and connected: a CONNECT to a bound host has its sockets
+ * handed to the TLS relay after ok[0..len) and is killed (1), or -1 with
+ * *why when it cannot be; else 0, the relay starts (a plain request that
+ * carries a secret is told as used). */
+int proxy_cred_start(struct sbx_proxy *p, struct conn *c, const char *ok, size_t len, const char **why);
+/* A tightening: the brokered connections it no longer lets through end. */
+void proxy_cred_cut(struct sbx_proxy *p);
 
 /* Closes c's sockets now; it is freed when the batch of events is done. */
 void proxy_conn_kill(struct sbx_proxy *p, struct conn *c);

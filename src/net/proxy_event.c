@@ -44,9 +44,14 @@ void proxy_event_write(int fd, json_object *o, const char *kind)
 	json_object_object_add(o, "time", json_object_new_double_s((double)tv.tv_sec, ts));
 	json_object_object_add(o, "event", json_object_new_string(kind));
 	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	/* An events file that stops taking writes must not stop the relay. */
-	if (write_all(fd, line, strlen(line)) == 0)
-		(void)!write_all(fd, "\n", 1);
+	/* One write per line: the credential broker's threads write too. An
+	 * events file that stops taking writes must not stop the relay. */
+	size_t n = strlen(line);
+	char *buf = xmalloc(n + 1);
+	memcpy(buf, line, n);
+	buf[n] = '\n';
+	(void)!write_all(fd, buf, n + 1);
+	free(buf);
 	json_object_put(o);
 }
 
@@ -197,4 +202,18 @@ void proxy_event_hosts(struct proxy_events *ev, const char *allow, const char *b
 	json_object_object_add(o, "allow", json_object_new_string(allow));
 	json_object_object_add(o, "by", json_object_new_string(by ? by : "?"));
 	emit(ev, o, "rules");
+}
+
+void proxy_event_credential(int fd, const char *var, const char *host, int port, const char *decision)
+{
+	json_object *o = base(host, port, decision);
+	json_object_object_add(o, "var", json_object_new_string(var));
+	proxy_event_write(fd, o, "credential");
+}
+
+void proxy_event_decision_fd(int fd, const char *host, int port, const char *decision, const char *reason)
+{
+	json_object *o = base(host, port, decision);
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	proxy_event_write(fd, o, "egress");
 }

@@ -38,6 +38,12 @@ void proxy_event_cut(struct proxy_events *ev, const char *host, int port, const 
 /* The administrator's policy read again: what it says now, or the error
  * that kept the rules held before. */
 void proxy_event_policy(struct proxy_events *ev, const char *what, const char *error);
+/* A brokered credential: var's secret put on a request to host
+ * ("used"), or a request carrying its placeholder refused ("refused").
+ * Only the fd is touched: safe from the TLS relay's threads. */
+void proxy_event_credential(int fd, const char *var, const char *host, int port, const char *decision);
+/* A decision event alone (no stderr line): safe from another thread. */
+void proxy_event_decision_fd(int fd, const char *host, int port, const char *decision, const char *reason);
 /* Formats the HTTP error response; returns its length. */
 int proxy_event_response(const struct proxy_events *ev, char *buf, size_t size, int status,
 			 const char *host, const char *why);

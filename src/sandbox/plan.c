@@ -306,10 +306,11 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	struct hostmatch_sets sets = { (const char *const *)plan->img.apt_hosts,
 				       plan->img.npm_registry, plan->img.pypi_index };
 	netplan_derive(cfg, NETPLAN_SANDBOX, &plan->net);
-	if (netplan_expand(&plan->net, &sets, err) < 0)
+	if (netplan_expand(&plan->net, &sets, err) < 0 || credplan_make(cfg, &plan->net, &plan->cred, err) < 0)
 		return -1;
 	if (env_build(cfg, &plan->img, plan->home, &plan->net, &plan->envp, err) < 0)
 		return -1;
+	credplan_env(plan->cred, &plan->envp);
 	userns_ucounts_plan(&plan->ucounts);
 	log_trace("plan: identity and environment");
 	if (limits_prepare(cfg, &plan->lim, err) < 0)
@@ -365,6 +366,7 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	free(plan->snap_locks);
 	free(plan->fuse_bin);
 	netplan_free(&plan->net);
+	credplan_free(steal_ptr(plan->cred));
 	if (plan->run_dir)
 		rm_rf_at(AT_FDCWD, plan->run_dir, &err);
 	free(plan->run_dir);

@@ -11,6 +11,7 @@
 #include "base/config.h"
 #include "gateway/gateway.h"
 #include "net/netplan.h"
+#include "sandbox/credplan.h"
 #include "sandbox/landlock.h"
 #include "sandbox/limits.h"
 #include "sandbox/seccomp.h"
@@ -91,6 +92,7 @@ struct sbx_plan {
 		uint64_t added, changed, deleted;
 	} project;
 	struct sbx_netplan net; /* what the egress mode means here (net/netplan.h) */
+	struct sbx_credplan *cred; /* [credentials] (sandbox/credplan.h), or NULL */
 	struct sbx_limits lim; /* the mechanism of each limit, cgroups made */
 	int events_fd;       /* --events FILE, or -1 */
 	struct winsize ws;   /* the caller's terminal size, if any */

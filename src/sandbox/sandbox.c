@@ -164,6 +164,9 @@ static int start_child(const struct sbx_plan *plan, struct sbx_sandbox *sb, int 
 	log_trace("host: cloned");
 	if (!plan->ll && userns_write_maps(sb->pid, plan->uid_in, plan->host_uid, plan->gid_in, plan->host_gid, err) < 0)
 		return err->errnum == EPERM || err->errnum == EACCES ? 1 : -1;
+	/* after the clone: no process of the sandbox ever held the CA's key */
+	if (plan->cred && credplan_ca(plan->cred, plan->img.rootfs_fd, err) < 0)
+		return -1;
 	if (msg_send(sb->sync, &m, project_fd >= 0 ? &project_fd : NULL, project_fd >= 0) < 0)
 		return err_sys(err, "start the sandbox");
 	while ((r = msg_recv(sb->sync, &m, sb->fds.fd, &n)) == 0 &&
@@ -304,6 +307,7 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 	struct sbx_proxy_conf conf = {
 		.profile_name = plan->profile, .hosts = &plan->net.hosts,
 		.events_fd = plan->events_fd, .queue_when_full = true,
+		.cred = plan->cred ? plan->cred->cr : NULL, .tlsca = plan->cred ? plan->cred->ca : NULL,
 	};
 	/* the image's sets, for the gateway's copy of the allow list (every
 	 * hop must pass it) and its apt hosts */

@@ -99,7 +99,7 @@ static void put(const char *path, const char *text)
 }
 
 /* A directory as the OpenSSF repository lays it out: osv/ECO/NAME/MAL-*.json,
- * a README beside, a link never followed, a bad file failing the whole load. */
+ * a text file beside, a link never followed, a bad file failing the whole load. */
 static void test_load(void)
 {
 	char dir[] = "/tmp/test_malfeed.XXXXXX", p[300];
@@ -112,7 +112,7 @@ static void test_load(void)
 	CHECK(mkdir_p(p, 0755, &err) == 0);
 	snprintf(p, sizeof(p), "%s/osv/npm/evil/MAL-2025-1.json", dir);
 	put(p, "{\"id\":\"MAL-2025-1\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"evil\"}}]}");
-	snprintf(p, sizeof(p), "%s/osv/README.md", dir);
+	snprintf(p, sizeof(p), "%s/osv/notes.txt", dir);
 	put(p, "not json");
 	snprintf(p, sizeof(p), "%s/outside.json", dir);
 	put(p, "{\"id\":\"MAL-9\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"linked\"}}]}");
