@@ -20,6 +20,8 @@
 const char *const sbx_storage_names[] = { "tmpfs", "disk", NULL };
 const char *const sbx_seccomp_names[] = { "off", "default", NULL };
 const char *const sbx_yesno_names[] = { "no", "yes", NULL };
+/* narrower later, as a policy's ceiling reads an enum (policy.c's CAP_DOWN) */
+const char *const sbx_pkg_mode_names[] = { "report", "enforce", NULL };
 const char *const sbx_enforce_names[] = { "best", "strict", NULL };
 const char *const sbx_tier_names[] = { "landlock", "nested", "full", NULL };
 const char *const sbx_egress_names[] = { "none", "packages", "full", NULL };
@@ -46,6 +48,7 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
 	{ SBX_K_PKG_TIMEOUT, "30s" },    { SBX_K_PKG_MIN_AGE, "none" },
 	{ SBX_K_PKG_OFFLINE, "no" },     { SBX_K_PKG_CACHE_MAX, "10G" },
+	{ SBX_K_PKG_MODE, "enforce" },
 	{ SBX_K_CHANGES_MAX, "4G" },
 	{ SBX_K_PKG_INDEX_MAX_AGE, "2m" }, { SBX_K_PKG_INDEX_MAX_STALE, "1d" },
 	{ SBX_K_PKG_CACHE, "/var/cache/sbxrun/packages" },
@@ -602,6 +605,50 @@ void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_NPM], 0, &ignore);
 	if (packages && config_upstream_entry(cfg->pkg_pypi, up, sizeof(up)) == 0)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_PYPI], 0, &ignore);
+	const char *go_ups[] = { cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
+	const enum sbx_key go_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_GO_SUMDB };
+	for (size_t i = 0; i < 2; i++)
+		if (packages && config_upstream_entry(go_ups[i], up, sizeof(up)) == 0)
+			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[go_keys[i]], 0, &ignore);
+}
+
+const char *config_go_sumdb_url(const char *v)
+{
+	const char *sp = v ? strchr(v, ' ') : NULL;
+
+	if (!sp)
+		return NULL;
+	sp += strspn(sp, " ");
+	return *sp ? sp : NULL;
+}
+
+static int check_upstream(const struct sbx_config *cfg, enum sbx_key key, const char *name,
+			  const char *url, struct sbx_err *err);
+
+/* [packages] go_sumdb = NAME+HASH+KEY URL: the key's shape here (the
+ * gateway checks the key itself when it starts), the URL as an upstream's. */
+static int check_go(const struct sbx_config *cfg, struct sbx_err *err)
+{
+	const char *v = cfg->pkg_go_sumdb, *url = config_go_sumdb_url(v), *auth, *why = NULL;
+	size_t n, kn = v ? strcspn(v, " ") : 0;
+	const char *p1 = v ? memchr(v, '+', kn) : NULL, *p2 = p1 ? memchr(p1 + 1, '+', kn - (size_t)(p1 + 1 - v)) : NULL;
+
+	if (cfg->pkg_go && !v)
+		return err_set(err, 0, "%s: [packages] go: needs go_sumdb = NAME+HASH+KEY URL (every module is "
+			       "verified against a checksum database)", cfg->origin[SBX_K_PKG_GO]);
+	if (check_upstream(cfg, SBX_K_PKG_GO, "go", cfg->pkg_go, err) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	if (!p1 || p1 == v || !p2 || p2 - p1 != 9 || strspn(p1 + 1, "0123456789abcdef") < 8 || v + kn - p2 < 2)
+		why = "not a verifier key NAME+HASH+KEY, then a space and the database's URL";
+	else if (!url || strchr(url, ' '))
+		why = "no URL after the verifier key (NAME+HASH+KEY URL)";
+	else
+		why = upstream_check(url, &auth, &n);
+	if (why)
+		return err_set(err, 0, "%s: [packages] go_sumdb: '%s': %s", cfg->origin[SBX_K_PKG_GO_SUMDB], v, why);
+	return 0;
 }
 
 /* [packages] npm or pypi, refused at load with the reason. */
@@ -663,7 +710,7 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 		return err_set(err, 0, "%s: [download] min_speed: at least 1 byte a second "
 			       "(min_speed_time = none turns the speed check off)", cfg->origin[SBX_K_DL_MIN_SPEED]);
 	if (check_upstream(cfg, SBX_K_PKG_NPM, "npm", cfg->pkg_npm, err) < 0 ||
-	    check_upstream(cfg, SBX_K_PKG_PYPI, "pypi", cfg->pkg_pypi, err) < 0)
+	    check_upstream(cfg, SBX_K_PKG_PYPI, "pypi", cfg->pkg_pypi, err) < 0 || check_go(cfg, err) < 0)
 		return -1;
 	if (cfg->pkg_timeout_ms == 0)
 		return err_set(err, 0, "%s: [packages] timeout: none is not a timeout",

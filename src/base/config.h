@@ -25,6 +25,8 @@ enum sbx_tier { SBX_TIER_LANDLOCK, SBX_TIER_NESTED, SBX_TIER_FULL };
 extern const char *const sbx_storage_names[];
 extern const char *const sbx_seccomp_names[];
 extern const char *const sbx_yesno_names[];
+extern const char *const sbx_pkg_mode_names[];  /* [packages] mode: report, enforce (enum sbx_pkg_mode) */
+enum sbx_pkg_mode { SBX_PKG_REPORT, SBX_PKG_ENFORCE };
 extern const char *const sbx_enforce_names[];
 extern const char *const sbx_egress_names[];
 extern const char *const sbx_ca_names[];
@@ -97,6 +99,8 @@ struct sbx_config {
 	/* [packages]: the package gateway (src/gateway/) */
 	char *pkg_npm;             /* npm upstream URL; NULL: the image's */
 	char *pkg_pypi;            /* PyPI simple index URL; NULL: the image's */
+	char *pkg_go;              /* Go module proxy URL; NULL: none */
+	char *pkg_go_sumdb;        /* "NAME+HASH+KEY URL": Go's checksum database */
 	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
 	struct sbx_strlist pkg_allow;  /* [ECO:]GLOB: only these (empty: all) */
 	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */
@@ -104,6 +108,7 @@ struct sbx_config {
 	uint64_t pkg_index_max_age_ms;  /* an index served from the cache this long unasked; 0: never */
 	uint64_t pkg_index_max_stale_ms; /* then this much longer while revalidated behind; 0: never */
 	int pkg_offline;           /* enum sbx_onoff: only what the cache holds */
+	int pkg_mode;              /* enum sbx_pkg_mode: report serves what the rules would refuse */
 	char *pkg_not_after;       /* DATE: versions published after it are hidden; NULL: none */
 	struct sbx_strlist pkg_malicious; /* OSV feeds (files, directories) whose packages are refused */
 	uint64_t pkg_cache_max;    /* the user's cache's cap in bytes; 0: unlimited */
@@ -176,6 +181,8 @@ int config_upstream_entry(const char *url, char *out, size_t size);
  * line's. The command line's build and a running one's reading again
  * (sandbox/liverules.c) alike. */
 void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone);
+/* The URL of [packages] go_sumdb's value ("NAME+HASH+KEY URL"), or NULL. */
+const char *config_go_sumdb_url(const char *v);
 int config_check(const struct sbx_config *cfg, struct sbx_err *err);
 /* The value formatted as a profile would write it (lists: one per call). */
 void config_format(const struct sbx_config *cfg, const struct sbx_option *opt,

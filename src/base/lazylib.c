@@ -135,6 +135,7 @@ LAZY(A, int, archive_read_next_header, (ar *a, ae **e), (a, e))
 LAZY(A, int, archive_read_data_block, (ar *a, const void **b, size_t *n, la_int64_t *o), (a, b, n, o))
 /* one compressed stream (the package gateway's Debian indexes) */
 LAZY(A, int, archive_read_support_format_raw, (ar *a), (a))
+LAZY(A, int, archive_read_support_format_zip_seekable, (ar *a), (a))
 LAZY(A, int, archive_read_support_filter_all, (ar *a), (a))
 LAZY(A, int, archive_read_open_memory, (ar *a, const void *b, size_t n), (a, b, n))
 LAZY(A, la_ssize_t, archive_read_data, (ar *a, void *b, size_t n), (a, b, n))
@@ -275,6 +276,12 @@ LAZY(O, const BIO_METHOD *, BIO_s_mem, (void), ())
 LAZY(O, long, BIO_ctrl, (BIO *b, int cmd, long l, void *p), (b, cmd, l, p))
 LAZY(O, int, BIO_free, (BIO *b), (b))
 LAZY(O, int, PEM_write_bio_X509, (BIO *b, const X509 *x), (b, x))
+/* ed25519: the Go checksum database's signed notes (gateway/gosum.c) */
+LAZY(O, EVP_PKEY *, EVP_PKEY_new_raw_public_key, (int t, ENGINE *e, const unsigned char *k, size_t n), (t, e, k, n))
+LAZY(O, int, EVP_DigestVerifyInit, (EVP_MD_CTX *c, EVP_PKEY_CTX **p, const EVP_MD *t, ENGINE *e, EVP_PKEY *k),
+     (c, p, t, e, k))
+LAZY(O, int, EVP_DigestVerify, (EVP_MD_CTX *c, const unsigned char *s, size_t sn, const unsigned char *m, size_t mn),
+     (c, s, sn, m, mn))
 #undef O
 
 /* libssl: the credential broker's TLS (net/tlsca.c, net/tlsmitm.c) */

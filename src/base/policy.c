@@ -51,6 +51,8 @@ static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
 	/* a feed the policy names is read by every sandbox, besides the profile's */
 	{ SBX_K_PKG_MALICIOUS, CAP_PKG_DENY },
 	{ SBX_K_PKG_MIN_AGE, CAP_FLOOR }, { SBX_K_PKG_OFFLINE, CAP_DOWN },
+	/* mode = enforce in a policy: no profile turns the rules into reports */
+	{ SBX_K_PKG_MODE, CAP_DOWN },
 	/* how long an index may be served unasked: what upstream pulled
 	 * (a malicious release) is gone from the gateway within it */
 	{ SBX_K_PKG_INDEX_MAX_AGE, CAP_CEIL }, { SBX_K_PKG_INDEX_MAX_STALE, CAP_CEIL },
@@ -158,7 +160,7 @@ static int policy_entry(void *arg, const char *section, const char *key, const c
 	if (cap_kind_of(o) == CAP_NONE)
 		return entry_fail(rd, line, key, "not a ceiling (a policy caps [sandbox] seccomp, "
 				  "ptrace; [limits]; [network] egress, allow; [download]; "
-				  "[packages] allow, deny, malicious, min_age, offline, index_max_age, index_max_stale; [mounts] bind)", err);
+				  "[packages] allow, deny, malicious, min_age, offline, mode, index_max_age, index_max_stale; [mounts] bind)", err);
 	if (caps->origin[o->key] && !(o->flags & SBX_OPT_REPEAT)) {
 		snprintf(why, sizeof(why), "set twice (first on %s)", caps->origin[o->key]);
 		return entry_fail(rd, line, key, why, err);

@@ -14,6 +14,7 @@
 
 #include "base/pkgrule.h"
 #include "base/util.h"
+#include "gateway/gosum.h"
 #include "gateway/gw.h"
 #include "gateway/malfeed.h"
 #include "gateway/pkgcache.h"
@@ -25,7 +26,7 @@
 #define KIND_CLIENT 6ULL
 #define KIND_CURL 7ULL
 
-static const struct gw_ecosystem *const ecosystems[] = { &gw_npm, &gw_deb, &gw_pypi };
+static const struct gw_ecosystem *const ecosystems[] = { &gw_npm, &gw_deb, &gw_pypi, &gw_go };
 
 const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry)
 {
@@ -47,6 +48,16 @@ const char *gateway_pypi_upstream(const struct sbx_config *cfg, const char *imag
 	return buf;
 }
 
+int gateway_go_sumdb(const struct sbx_config *cfg, char *buf, size_t size)
+{
+	const char *v = cfg->pkg_go_sumdb;
+	size_t kn = v ? strcspn(v, " ") : 0, nn = v ? strcspn(v, "+") : 0;
+
+	if (!cfg->pkg_go || !v || nn >= kn)
+		return -1;
+	return snprintf(buf, size, "%.*s %s/sumdb/%.*s", (int)kn, v, GATEWAY_GO_URL, (int)nn, v) < (int)size ? 0 : -1;
+}
+
 void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *cfg,
 		       const char *npm_registry, const char *pypi_index, char **pypi)
 {
@@ -58,11 +69,13 @@ void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *c
 		.allow = &cfg->allow,
 		.npm_upstream = gateway_npm_upstream(cfg, npm_registry),
 		.pypi_upstream = *pypi,
+		.go_upstream = cfg->pkg_go, .go_sumdb = cfg->pkg_go_sumdb,
 		.events_fd = -1, .timeout_ms = cfg->pkg_timeout_ms,
 		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
 		.index_max_stale_ms = (int64_t)cfg->pkg_index_max_stale_ms,
 		.rules = { .allow = &cfg->pkg_allow, .deny = &cfg->pkg_deny,
-			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON },
+			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON,
+			   .report = cfg->pkg_mode == SBX_PKG_REPORT },
 		.malicious = &cfg->pkg_malicious,
 		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,
 	};
@@ -78,7 +91,8 @@ int gateway_local_for(const struct sbx_gateway_conf *conf, struct proxy_local *o
 	struct sbx_gateway *gw;
 
 	*out = (struct proxy_local){ 0 };
-	if (!conf->npm_upstream && !conf->pypi_upstream && !(hs && hs->apt_hosts && hs->apt_hosts[0]))
+	if (!conf->npm_upstream && !conf->pypi_upstream && !conf->go_upstream &&
+	    !(hs && hs->apt_hosts && hs->apt_hosts[0]))
 		return 0;
 	if (gateway_new(conf, &gw, err) < 0)
 		return -1;
@@ -342,6 +356,32 @@ static int compile_apt(struct gw *gw, struct sbx_err *err)
 	return hostmatch_compile(&al, gw->conf.sets, &gw->apt, err);
 }
 
+static char *with_slash(const char *url)
+{
+	size_t n = strlen(url);
+	return xasprintf("%s%s", url, n && url[n - 1] == '/' ? "" : "/");
+}
+
+/* [packages] go and go_sumdb: the upstreams, and the checksum database's
+ * key checked whole (config.c checked its shape). */
+static int go_conf(struct gw *gw, const struct sbx_gateway_conf *conf, struct sbx_err *err)
+{
+	const char *why, *v = conf->go_sumdb;
+	size_t nl, kn = v ? strcspn(v, " ") : 0;
+
+	if (!conf->go_upstream)
+		return 0;
+	if (!v || !config_go_sumdb_url(v))
+		return err_set(err, 0, "[packages] go: needs go_sumdb = NAME+HASH+KEY URL");
+	gw->go_sumdb_key = xasprintf("%.*s", (int)kn, v);
+	if (gosum_vkey_check(gw->go_sumdb_key, &nl, &why) < 0)
+		return err_set(err, 0, "[packages] go_sumdb: '%s': %s", gw->go_sumdb_key, why);
+	gw->go_sumdb_name = xasprintf("%.*s", (int)nl, v);
+	gw->go_upstream = with_slash(conf->go_upstream);
+	gw->go_sumdb_url = with_slash(config_go_sumdb_url(v));
+	return 0;
+}
+
 int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, struct sbx_err *err)
 {
 	struct gw *gw = xcalloc(1, sizeof(*gw));
@@ -360,8 +400,11 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 		size_t n = strlen(conf->pypi_upstream);
 		gw->pypi_upstream = xasprintf("%s%s", conf->pypi_upstream, n && conf->pypi_upstream[n - 1] == '/' ? "" : "/");
 	}
+	if (go_conf(gw, conf, err) < 0)
+		goto fail;
 	const struct hostmatch_sets *hs = conf->sets;
-	gw->not_apt = xasprintf("%s %s %s %s", gw->npm_upstream ? gw->npm_upstream : "",
+	gw->not_apt = xasprintf("%s %s %s %s %s %s", gw->go_upstream ? gw->go_upstream : "",
+				gw->go_sumdb_url ? gw->go_sumdb_url : "", gw->npm_upstream ? gw->npm_upstream : "",
 				gw->pypi_upstream ? gw->pypi_upstream : "", hs && hs->npm_registry ? hs->npm_registry : "",
 				hs && hs->pypi_index ? hs->pypi_index : "");
 	/* an upstream's host is on the allow list already (config_upstream_entry,
@@ -374,6 +417,8 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 			goto fail;
 		gw->conf.rules.feed = gw->feed;
 	}
+	gw->conf.rules.on_report = gw_report;
+	gw->conf.rules.report_arg = gw;
 	gw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	gw->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	gw->curl_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -422,6 +467,10 @@ void gateway_free(struct sbx_gateway *g)
 		close(gw->curl_tfd);
 	free(gw->npm_upstream);
 	free(gw->pypi_upstream);
+	free(gw->go_upstream);
+	free(gw->go_sumdb_key);
+	free(gw->go_sumdb_name);
+	free(gw->go_sumdb_url);
 	free(gw->not_apt);
 	free(gw->profile);
 	gw_live_fini(gw);

@@ -20,6 +20,7 @@
 #define GATEWAY_HOST "packages.sbxrun.internal"
 #define GATEWAY_NPM_URL "http://" GATEWAY_HOST "/npm/"
 #define GATEWAY_PYPI_URL "http://" GATEWAY_HOST "/pypi/simple/"
+#define GATEWAY_GO_URL "http://" GATEWAY_HOST "/go"
 
 struct sbx_gateway_conf {
 	const char *profile_name;
@@ -29,6 +30,9 @@ struct sbx_gateway_conf {
 					    * host is allowed with the allow list */
 	const char *pypi_upstream;         /* a simple index URL, or NULL: no /pypi/; the
 					    * same: its host must be on the allow list */
+	const char *go_upstream;           /* a Go module proxy URL, or NULL: no /go/; the same */
+	const char *go_sumdb;              /* "NAME+HASH+KEY URL": every Go module is checked
+					    * against it (needed with go_upstream) */
 	int events_fd;                     /* -1, or where JSON-lines events go */
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	int64_t index_max_age_ms;          /* an index document is served from the cache this
@@ -59,6 +63,11 @@ const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image
  * buf; NULL: no gateway for PyPI. */
 const char *gateway_pypi_upstream(const struct sbx_config *cfg, const char *image_index, char *buf,
 				  size_t size);
+
+/* GOSUMDB for a sandbox of cfg: "NAME+HASH+KEY http://GATEWAY/go/sumdb/NAME"
+ * (the profile's key, the gateway's passthrough). 0, or -1 when the
+ * profile names no Go upstream. */
+int gateway_go_sumdb(const struct sbx_config *cfg, char *buf, size_t size);
 
 /* What a gateway for cfg takes from the profile ([packages], the allow
  * list after the policy) and the image's sources (npm_registry, pypi_index:

@@ -28,6 +28,7 @@ struct gw_ecosystem {
 extern const struct gw_ecosystem gw_npm;
 extern const struct gw_ecosystem gw_deb;
 extern const struct gw_ecosystem gw_pypi;
+extern const struct gw_ecosystem gw_go;
 
 struct gw_client {
 	struct gw_client *next;
@@ -76,6 +77,10 @@ struct gw {
 	struct gw_deb *deb;        /* the .debs waiting for a table (gw_deb.c) */
 	struct gw_debidx *debidx;  /* the tables of the Packages indexes apt fetched (gw_debidx.c) */
 	char *pypi_upstream;       /* the simple index, with a trailing '/' */
+	char *go_upstream;         /* the Go module proxy, with a trailing '/' */
+	char *go_sumdb_key;        /* its checksum database's verifier key */
+	char *go_sumdb_name;       /* the key's name */
+	char *go_sumdb_url;        /* and its URL, with a trailing '/' */
 	/* the npm and PyPI upstreams' URLs, the profile's and the image's
 	 * (@npm, @pypi), separated by spaces: hosts the deb route never
 	 * reaches (gw_deb.c) */
@@ -149,6 +154,12 @@ void gw_reply(struct gw *gw, struct gw_client *cl, int status, const char *ctype
  * message names: rules_which). */
 void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, const char *name,
 	     const char *version, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* [packages] mode = report (rules.h's on_report, arg the gateway): what a
+ * rule would have refused, served. A "package-refused" event with
+ * "decision": "report" once per package, version and rule; one line on
+ * sbxrun's stderr once per package and rule. name NULL: the ecosystem
+ * (apt's indexes under an allow list that names no deb:). */
+void gw_report(void *gw, const char *eco, const char *name, const char *version, const char *why);
 /* One line on sbxrun's stderr, the first time key is told in this gateway. */
 void gw_tell_once(struct gw *gw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Sends the open file fd (the client owns it now). */

@@ -39,8 +39,8 @@
 #define RECOUNT_MS 30000  /* the size is counted again this often at most */
 #define KEY_MAX 223       /* an index document's file name, with room for ".tmp.PID.N" */
 
-enum { SUB_SHA1, SUB_SHA256, SUB_SHA512, SUB_DEBIDX, SUB_INDEX, NSUB };
-static const char *const subdirs[NSUB] = { "sha1", "sha256", "sha512", "debidx", "index" };
+enum { SUB_SHA1, SUB_SHA256, SUB_SHA512, SUB_GOH1, SUB_DEBIDX, SUB_INDEX, NSUB };
+static const char *const subdirs[NSUB] = { "sha1", "sha256", "sha512", "goh1", "debidx", "index" };
 
 struct gw_cache {
 	int dirfd;

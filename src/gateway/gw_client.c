@@ -298,6 +298,7 @@ void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, c
 		rules_which(msg, rule, sizeof(rule));
 		if (rule[0])
 			json_object_object_add(o, "rule", json_object_new_string(rule));
+		json_object_object_add(o, "decision", json_object_new_string("enforce"));
 		emit(gw, o, "package-refused");
 		fprintf(stderr, "sbxrun: gateway: %s\n", clean);
 	}
@@ -316,16 +317,48 @@ void gw_fail(struct gw *gw, struct gw_client *cl, int status, const char *eco, c
 	gw_reply(gw, cl, status, "text/plain; charset=utf-8", body, strlen(body));
 }
 
+/* Whether key was told in this gateway already; from now on it was. */
+static bool told_before(struct gw *gw, const char *key)
+{
+	for (size_t i = 0; i < gw->ntold; i++)
+		if (strcmp(gw->told[i], key) == 0)
+			return true;
+	gw->told = xrealloc(gw->told, (gw->ntold + 1) * sizeof(*gw->told));
+	gw->told[gw->ntold++] = xstrdup(key);
+	return false;
+}
+
+void gw_report(void *arg, const char *eco, const char *name, const char *version, const char *why)
+{
+	struct gw *gw = arg;
+	char rule[300], clean[800];
+	_cleanup_free_ char *ev = NULL, *line = NULL;
+
+	rules_which(why, rule, sizeof(rule));
+	ev = xasprintf("report\n%s\n%s\n%s\n%s", eco, name ? name : "", version ? version : "", rule);
+	if (!told_before(gw, ev)) {
+		json_object *o = package_obj(eco, name, version);
+		json_object_object_add(o, "reason", json_object_new_string(why));
+		if (rule[0])
+			json_object_object_add(o, "rule", json_object_new_string(rule));
+		json_object_object_add(o, "decision", json_object_new_string("report"));
+		emit(gw, o, "package-refused");
+	}
+	line = xasprintf("report\n%s\n%s\n%s", eco, name ? name : "", rule);
+	if (told_before(gw, line))
+		return;
+	log_sanitize(clean, sizeof(clean), why);
+	fprintf(stderr, "sbxrun: gateway: report: %s %s%s%s would be refused: %s (served: [packages] mode = report)\n",
+		eco, name ? "'" : "(its indexes)", name ? name : "", name ? "'" : "", clean);
+}
+
 void gw_tell_once(struct gw *gw, const char *key, const char *fmt, ...)
 {
 	char msg[768], clean[800];
 	va_list ap;
 
-	for (size_t i = 0; i < gw->ntold; i++)
-		if (strcmp(gw->told[i], key) == 0)
-			return;
-	gw->told = xrealloc(gw->told, (gw->ntold + 1) * sizeof(*gw->told));
-	gw->told[gw->ntold++] = xstrdup(key);
+	if (told_before(gw, key))
+		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

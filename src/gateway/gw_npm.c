@@ -79,7 +79,7 @@ static void serve_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r, co
 	} else if (!found) {
 		gw_fail(gw, cl, 404, "npm", r->name, NULL, "npm %s: no version has the tarball '%s'", r->name,
 			r->file);
-	} else if (rules_age(&gw->conf.rules, d.published_s, (int64_t)time(NULL), why, sizeof(why)) < 0) {
+	} else if (rules_age(&gw->conf.rules, "npm", r->name, d.version, d.published_s, (int64_t)time(NULL), why, sizeof(why)) < 0) {
 		/* a pin (a lockfile's) to a version the packument hides */
 		gw_fail(gw, cl, 403, "npm", r->name, d.version, "npm %s@%s: %s", r->name, d.version, why);
 	} else if (rules_version(&gw->conf.rules, "npm", r->name, d.version, why, sizeof(why)) < 0) {

@@ -117,7 +117,7 @@ static void serve_file(struct gw *gw, struct gw_client *cl, struct pypi_req *r, 
 	} else if (sri_from_hex256(f->sha256, &ar.want) < 0) {
 		gw_fail(gw, cl, 502, "pypi", r->name, version, "pypi %s %s: its index gives no sha256 for '%s' "
 			"(refused)", r->name, version, r->file);
-	} else if (rules_age(&gw->conf.rules, f->upload_time, (int64_t)time(NULL), why, sizeof(why)) < 0) {
+	} else if (rules_age(&gw->conf.rules, "pypi", r->name, version, f->upload_time, (int64_t)time(NULL), why, sizeof(why)) < 0) {
 		gw_fail(gw, cl, 403, "pypi", r->name, version, "pypi %s %s: %s", r->name, version, why);
 	} else if (rules_version(&gw->conf.rules, "pypi", r->name, version, why, sizeof(why)) < 0) {
 		gw_fail(gw, cl, 403, "pypi", r->name, version, "%s", why);

@@ -171,7 +171,8 @@ static void hide_versions(json_object *o, const char *name, struct npm_serve *s)
 
 	json_object_object_foreach(member(o, "versions", json_type_object), ver, v) {
 		(void)v;
-		if (rules_age(s->rules, rules_time(str_member(time, ver)), s->now_s, why, sizeof(why)) == 0 &&
+		if (rules_age(s->rules, "npm", name, ver, rules_time(str_member(time, ver)), s->now_s, why,
+			      sizeof(why)) == 0 &&
 		    rules_version(s->rules, "npm", name, ver, why, sizeof(why)) == 0)
 			continue;
 		drop = xrealloc(drop, (n + 1) * sizeof(*drop));

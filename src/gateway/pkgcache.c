@@ -28,7 +28,7 @@
 #include "base/util.h"
 
 /* the artifacts by digest, and the tables of Debian Packages indexes */
-static const char *const algos[] = { "sha1", "sha256", "sha512", "debidx" };
+static const char *const algos[] = { "sha1", "sha256", "sha512", "goh1", "debidx" };
 
 int pkgcache_user_root(char **out, struct sbx_err *err)
 {

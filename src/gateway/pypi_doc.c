@@ -436,7 +436,7 @@ void pypi_doc_keep(const struct pypi_page *p, const char *name, const struct gw_
 
 	for (size_t i = 0; i < p->n; i++) {
 		pypi_doc_version(name, p->files[i].filename, v, sizeof(v));
-		keep[i] = rules_age(r, p->files[i].upload_time, now_s, why, sizeof(why)) == 0 &&
+		keep[i] = rules_age(r, "pypi", name, v, p->files[i].upload_time, now_s, why, sizeof(why)) == 0 &&
 			  rules_version(r, "pypi", name, v, why, sizeof(why)) == 0;
 	}
 }

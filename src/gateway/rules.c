@@ -33,6 +33,17 @@ static bool entry_matches(const char *entry, const char *eco, const char *norm, 
 	return fnmatch(g, norm, 0) == 0;
 }
 
+/* A refusal, or under [packages] mode = report a report of one: passes. */
+static int refuse(const struct gw_rules *r, const char *eco, const char *name, const char *version,
+		  const char *why)
+{
+	if (!r->report)
+		return -1;
+	if (r->on_report)
+		r->on_report(r->report_arg, eco, name, version, why);
+	return 0;
+}
+
 static const char *origin_of(const struct sbx_strlist *l, size_t i)
 {
 	return l->origin && l->origin[i] ? l->origin[i] : "the profile";
@@ -48,12 +59,12 @@ int rules_name(const struct gw_rules *r, const char *eco, const char *name, char
 		if (entry_matches(r->deny->v[i], eco, norm, &named)) {
 			snprintf(why, size, "%s '%s' is denied by [packages] deny = %s (%s)", eco, name, r->deny->v[i],
 				 origin_of(r->deny, i));
-			return -1;
+			return refuse(r, eco, name, NULL, why);
 		}
 	const char *origin, *id = malfeed_match(r->feed, eco, name, NULL, &origin);
 	if (id) {
 		snprintf(why, size, "%s '%s' is known malicious (%s, [packages] malicious %s)", eco, name, id, origin);
-		return -1;
+		return refuse(r, eco, name, NULL, why);
 	}
 	if (!r->allow || r->allow->n == 0)
 		return 0;
@@ -65,7 +76,7 @@ int rules_name(const struct gw_rules *r, const char *eco, const char *name, char
 	}
 	snprintf(why, size, "%s '%s' is not on the allow list ([packages] allow%s, %s)", eco, name,
 		 any ? "" : ", which names nothing of this ecosystem", origin_of(r->allow, 0));
-	return -1;
+	return refuse(r, eco, name, NULL, why);
 }
 
 int rules_ecosystem(const struct gw_rules *r, const char *eco, char *why, size_t size)
@@ -80,7 +91,7 @@ int rules_ecosystem(const struct gw_rules *r, const char *eco, char *why, size_t
 		return 0;
 	snprintf(why, size, "%s is closed: [packages] allow names nothing of this ecosystem (%s)", eco,
 		 origin_of(r->allow, 0));
-	return -1;
+	return refuse(r, eco, NULL, NULL, why);
 }
 
 static void say_age(char *out, size_t size, uint64_t s)
@@ -93,7 +104,7 @@ static void say_age(char *out, size_t size, uint64_t s)
 		snprintf(out, size, "%llu minutes", (unsigned long long)(s / 60));
 }
 
-int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char *why, size_t size)
+static int age_why(const struct gw_rules *r, int64_t published_s, int64_t now_s, char *why, size_t size)
 {
 	char age[32], min[32];
 
@@ -123,6 +134,14 @@ int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char
 	return -1;
 }
 
+int rules_age(const struct gw_rules *r, const char *eco, const char *name, const char *version,
+	      int64_t published_s, int64_t now_s, char *why, size_t size)
+{
+	if (age_why(r, published_s, now_s, why, size) == 0)
+		return 0;
+	return refuse(r, eco, name, version, why);
+}
+
 int rules_version(const struct gw_rules *r, const char *eco, const char *name, const char *version, char *why,
 		  size_t size)
 {
@@ -132,7 +151,7 @@ int rules_version(const struct gw_rules *r, const char *eco, const char *name, c
 		return 0;
 	snprintf(why, size, "%s '%s@%s' is known malicious (%s, [packages] malicious %s)", eco, name, version, id,
 		 origin);
-	return -1;
+	return refuse(r, eco, name, version, why);
 }
 
 bool rules_dated(const struct gw_rules *r)

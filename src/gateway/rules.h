@@ -1,5 +1,6 @@
 /* rules.h - the profile's package rules ([packages] allow, deny, min_age,
- * offline), asked by every ecosystem of the gateway the same way. */
+ * not_after, malicious, offline, mode), asked by every ecosystem of the
+ * gateway the same way. */
 #ifndef SBX_GW_RULES_H
 #define SBX_GW_RULES_H
 
@@ -17,6 +18,12 @@ struct gw_rules {
 	const char *not_after;            /* as the profile wrote it, for messages */
 	const struct malfeed *feed;       /* NULL: none; the packages and versions it names are refused */
 	bool offline;                     /* serve only what the cache holds */
+	/* [packages] mode = report: what rules_name, rules_ecosystem, rules_age
+	 * and rules_version would refuse is handed to on_report and passes (0);
+	 * offline and the digests are not rules of theirs and never pass */
+	bool report;
+	void (*on_report)(void *arg, const char *eco, const char *name, const char *version, const char *why);
+	void *report_arg;
 };
 
 struct malfeed;
@@ -35,10 +42,12 @@ int rules_name(const struct gw_rules *r, const char *eco, const char *name, char
  * exist and none names it (for what has no package name: apt's indexes). */
 int rules_ecosystem(const struct gw_rules *r, const char *eco, char *why, size_t size);
 
-/* 0 when a version published at published_s (Unix seconds; 0: unknown)
- * is old enough at now_s; -1 with why ("published 2 days ago, min_age is
- * 7 days"). An unknown date under an age rule is too young: deny. */
-int rules_age(const struct gw_rules *r, int64_t published_s, int64_t now_s, char *why, size_t size);
+/* 0 when version VERSION of NAME, published at published_s (Unix seconds;
+ * 0: unknown), is old enough at now_s; -1 with why ("published 2 days ago,
+ * min_age is 7 days"). An unknown date under an age rule is too young:
+ * deny. */
+int rules_age(const struct gw_rules *r, const char *eco, const char *name, const char *version,
+	      int64_t published_s, int64_t now_s, char *why, size_t size);
 
 /* 0 when version VERSION of NAME may be served; -1 with why when a
  * malicious-package feed names it ("npm 'x@1.0.0' is known malicious
@@ -73,5 +82,9 @@ void rules_which(const char *why, char *rule, size_t size);
  * ("2024-05-01T12:00:00.123Z", or with +HH:MM): Unix seconds, 0 when it
  * is not one. */
 int64_t rules_time(const char *iso);
+
+/* Under report, each function above that would refuse fills why all the
+ * same, tells on_report (eco, name, version: NULL when the function was
+ * not given it) and returns 0. */
 
 #endif

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum sri_algo { SRI_SHA1, SRI_SHA256, SRI_SHA512 };
+/* SRI_GOH1: Go's h1: hash of a module zip (gosum.h), which no stream of
+ * the zip's bytes can be checked against: sri_check_fd checks a file. */
+enum sri_algo { SRI_SHA1, SRI_SHA256, SRI_SHA512, SRI_GOH1 };
 
 struct sri {
 	enum sri_algo algo;
@@ -27,11 +29,14 @@ const char *sri_algo_name(enum sri_algo a);
 
 struct sri_check;
 struct sri_check *sri_check_new(const struct sri *want);
+/* Go's h1 (32 bytes) as the want of an artifact: 0, or -1 when h is NULL. */
+int sri_from_goh1(const unsigned char *h, struct sri *out);
 void sri_check_update(struct sri_check *c, const void *p, size_t n);
 /* Whether what went through matches; got_hex (129 bytes) gets what it was. */
 bool sri_check_end(struct sri_check *c, char *got_hex);
 void sri_check_free(struct sri_check *c);
-/* Checks a whole open file from offset 0 (the cache's check on serving). */
+/* Checks a whole open file from offset 0 (the cache's check on serving;
+ * for SRI_GOH1, the only check there is). */
 bool sri_check_fd(const struct sri *want, int fd);
 /* The SHA256 of n bytes: 32 bytes into digest. */
 void sri_sha256(const void *p, size_t n, unsigned char digest[32]);

@@ -22,6 +22,7 @@ static const char *const no_proxy_vars[] = { "no_proxy", "NO_PROXY" };
 static const char *const gw_npm_vars[] = { "NPM_CONFIG_REGISTRY" };
 static const char *const gw_pypi_vars[] = { "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX" };
 static const char *const gw_host_vars[] = { "PIP_TRUSTED_HOST" };
+static const char *const gw_go_empty_vars[] = { "GONOSUMDB", "GOPRIVATE", "GONOPROXY" };
 static const char *const ca_vars[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT",
 				       "NODE_EXTRA_CA_CERTS", "npm_config_cafile", "CARGO_HTTP_CAINFO",
 				       "GIT_SSL_CAINFO" };
@@ -64,6 +65,10 @@ static void plan_env(const struct sbx_config *cfg, enum netplan_for who, struct 
 	add_vars(np, gw_npm_vars, ARRAY_SIZE(gw_npm_vars), NETPLAN_V_GW_NPM);
 	add_vars(np, gw_pypi_vars, ARRAY_SIZE(gw_pypi_vars), NETPLAN_V_GW_PYPI);
 	add_vars(np, gw_host_vars, ARRAY_SIZE(gw_host_vars), NETPLAN_V_GW_HOST);
+	add_vars(np, (const char *const[]){ "GOPROXY" }, 1, NETPLAN_V_GW_GO);
+	add_vars(np, (const char *const[]){ "GOSUMDB" }, 1, NETPLAN_V_GW_GOSUMDB);
+	add_vars(np, (const char *const[]){ "GOFLAGS" }, 1, NETPLAN_V_GW_GOFLAGS);
+	add_vars(np, gw_go_empty_vars, ARRAY_SIZE(gw_go_empty_vars), NETPLAN_V_GW_GO_EMPTY);
 }
 
 void netplan_ca_vars(struct sbx_netplan *np)
@@ -92,10 +97,11 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	/* a sidecar's peers are held to the rules as a sandbox is; a pod's
 	 * plan compiles no list (its sidecar's does) */
 	np->gateway_only = np->proxy && who != NETPLAN_POD &&
-			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms ||
+			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms || cfg->pkg_not_after ||
+			    cfg->pkg_malicious.n ||
 			    cfg->pkg_offline == SBX_ON);
-	const char *ups[2] = { cfg->pkg_npm, cfg->pkg_pypi };
-	for (size_t i = 0; i < 2; i++)
+	const char *ups[4] = { cfg->pkg_npm, cfg->pkg_pypi, cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
+	for (size_t i = 0; i < 4; i++)
 		if (!np->gateway_only || config_upstream_entry(ups[i], np->gateway_entry[i],
 							       sizeof(np->gateway_entry[i])) < 0)
 			np->gateway_entry[i][0] = '\0';
@@ -109,10 +115,10 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 static int withhold_upstreams(struct sbx_netplan *np, const struct hostmatch_sets *image,
 			      struct sbx_err *err)
 {
-	char *v[5], *origin[5] = { NULL };
+	char *v[7], *origin[7] = { NULL };
 	struct sbx_strlist kept = { v, origin, 0 };
 
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < 4; i++)
 		if (np->gateway_entry[i][0])
 			v[kept.n++] = np->gateway_entry[i];
 	for (size_t i = 0; i < SBX_SET__COUNT; i++)

@@ -36,6 +36,12 @@ enum netplan_value {
 	NETPLAN_V_GW_NPM,   /* its npm registry URL */
 	NETPLAN_V_GW_PYPI,  /* its PyPI simple index URL */
 	NETPLAN_V_GW_HOST,  /* its host name (pip's trusted host: plain HTTP) */
+	/* Go's, set where the profile names a Go upstream (a sandbox's only:
+	 * the checksum database's key is the profile's) */
+	NETPLAN_V_GW_GO,       /* GOPROXY: its Go module proxy URL */
+	NETPLAN_V_GW_GOSUMDB,  /* GOSUMDB: "NAME+HASH+KEY URL" of its passthrough */
+	NETPLAN_V_GW_GOFLAGS,  /* GOFLAGS: -mod=mod, as the hosted container sets it */
+	NETPLAN_V_GW_GO_EMPTY, /* GONOSUMDB, GOPRIVATE, GONOPROXY: "", so every module is checked */
 };
 
 struct netplan_var {
@@ -43,7 +49,7 @@ struct netplan_var {
 	enum netplan_value value;
 };
 
-#define NETPLAN_MAX_VARS 32
+#define NETPLAN_MAX_VARS 40
 #define NETPLAN_NO_PROXY "localhost,127.0.0.1"
 
 struct sbx_netplan {
@@ -63,7 +69,8 @@ struct sbx_netplan {
 	struct hostmatch_sets sets;
 	struct hostmatch_list hosts; /* with a proxy: the list compiled, sets expanded
 				      * (netplan_expand) */
-	/* Under package rules ([packages] allow, deny, min_age, offline) the
+	/* Under package rules ([packages] allow, deny, min_age, not_after,
+	 * malicious, offline) the
 	 * gateway alone reaches the upstreams it serves: the image's @npm,
 	 * @pypi and @apt and a profile's upstreams are withheld from the
 	 * proxy on every port, whatever entry of the list would let them
@@ -73,7 +80,7 @@ struct sbx_netplan {
 	 * archive, the upstream's name spelt another way) escapes them. The
 	 * same in a sandbox and in `sbxrun proxy` (a pod's sidecar). */
 	bool gateway_only;
-	char gateway_entry[2][320];  /* the profile's npm and pypi upstreams' entries, or "" */
+	char gateway_entry[4][320];  /* the profile's npm, pypi, go and go_sumdb upstreams' entries, or "" */
 	const char *profile;    /* for messages */
 	struct netplan_var env[NETPLAN_MAX_VARS]; /* in order; the profile's env comes after */
 	size_t nenv;

@@ -41,8 +41,9 @@ void envv_setf(struct sbx_envv *e, const char *key, const char *value)
 static void net_env(const struct sbx_config *cfg, const struct sbx_image *img,
 		    const struct sbx_netplan *np, struct sbx_envv *e)
 {
-	char pypi[1024];
+	char pypi[1024], gosumdb[1024];
 	bool npm = gateway_npm_upstream(cfg, img->npm_registry) != NULL;
+	bool go = gateway_go_sumdb(cfg, gosumdb, sizeof(gosumdb)) == 0;
 	bool pip = gateway_pypi_upstream(cfg, img->pypi_index, pypi, sizeof(pypi)) != NULL;
 
 	for (size_t i = 0; i < np->nenv; i++) {
@@ -56,6 +57,10 @@ static void net_env(const struct sbx_config *cfg, const struct sbx_image *img,
 		case NETPLAN_V_GW_NPM: val = npm ? GATEWAY_NPM_URL : NULL; break;
 		case NETPLAN_V_GW_PYPI: val = pip ? GATEWAY_PYPI_URL : NULL; break;
 		case NETPLAN_V_GW_HOST: val = pip ? GATEWAY_HOST : NULL; break;
+		case NETPLAN_V_GW_GO: val = go ? GATEWAY_GO_URL : NULL; break;
+		case NETPLAN_V_GW_GOSUMDB: val = go ? gosumdb : NULL; break;
+		case NETPLAN_V_GW_GOFLAGS: val = go ? "-mod=mod" : NULL; break;
+		case NETPLAN_V_GW_GO_EMPTY: val = go ? "" : NULL; break;
 		}
 		if (val)
 			envv_setf(e, v->name, val);

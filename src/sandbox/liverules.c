@@ -15,9 +15,14 @@
 #include "base/profile.h"
 #include "base/util.h"
 
-/* The keys read again; the rest of a running sandbox stays as it started. */
+/* The keys read again; the rest of a running sandbox stays as it started.
+ * The upstreams, not_after, malicious and mode are read so that the
+ * network plan (which upstreams the gateway alone reaches) and the policy
+ * see the profile whole; the gateway holds them as it started. */
 static const enum sbx_key live_keys[] = { SBX_K_ALLOW, SBX_K_PKG_ALLOW, SBX_K_PKG_DENY, SBX_K_PKG_MIN_AGE,
-					  SBX_K_PKG_OFFLINE, SBX_K_PKG_NPM, SBX_K_PKG_PYPI };
+					  SBX_K_PKG_OFFLINE, SBX_K_PKG_NPM, SBX_K_PKG_PYPI, SBX_K_PKG_GO,
+					  SBX_K_PKG_GO_SUMDB, SBX_K_PKG_NOT_AFTER, SBX_K_PKG_MALICIOUS,
+					  SBX_K_PKG_MODE };
 #define CLI "command line"
 
 enum { W_POLICY, W_POLICY_ENV, W_PROFILE };

@@ -75,8 +75,8 @@ static size_t check_served(const char *in, size_t in_len, const char *out, size_
 		npm_dist_free(&d);
 		if (rules) {
 			json_object *when = obj(time, ver, json_type_string);
-			if (rules_age(rules, rules_time(when ? json_object_get_string(when) : NULL), NOW, why,
-				      sizeof(why)) < 0)
+			if (rules_age(rules, "npm", "x", ver, rules_time(when ? json_object_get_string(when) : NULL), NOW,
+				      why, sizeof(why)) < 0)
 				abort();
 		}
 		n++;

@@ -217,14 +217,16 @@ gw_rules_profile() { # name lines
 	echo "$1$$"
 }
 
-# The refusal events of an events file: "NAME VERSION STATUS RULE" lines.
+# The refusal events of an events file: "NAME VERSION STATUS RULE" lines
+# (STATUS "report" for what [packages] mode = report served).
 gw_refusals() { # file
 	python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     e = json.loads(line)
     if e.get("event") == "package-refused":
-        print(e["name"], e["version"] or "-", e["status"], e.get("rule", "-"))' "$1" | sort
+        st = e["status"] if e["decision"] == "enforce" else e["decision"]
+        print(e["name"] or "-", e["version"] or "-", st, e.get("rule", "-"))' "$1" | sort
 }
 
 # One sandbox asks the fixture lab's gateway for npm paths: "LABEL PATH"
@@ -284,6 +286,52 @@ test_gateway_rules_allow_deny_and_min_age() {
 	# nothing refused by name reached the upstream; the age rule asked for the full packument
 	assert_eq "" "$(grep -E '^(left-pad|depoff|evil-x)' "$TESTDIR/reg.log" || true)" "upstream requests"
 	assert_eq 0 "$(grep -c 'aged-2.0.0' "$TESTDIR/reg.log")" "young tarball requests upstream"
+}
+
+# [packages] mode = report: what the rules would refuse (deny, allow, min_age,
+# not_after, malicious) is served, nothing hidden from the packument, and
+# told: a package-refused event with "decision": "report" once per package,
+# version and rule, one stderr line per package and rule. offline is no
+# rule of theirs: it refuses as before.
+test_gateway_report_mode_serves_and_tells() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local p t0=$SECONDS
+	p=$(gw_rules_profile report 'allow = npm:aged\nallow = npm:evil*\ndeny = npm:evil*\nmin_age = 7d\nmode = report\n')
+	gw_ask "$p" "$TESTDIR/ev" evil evil-x eviltar evil-x/-/evil-x-1.0.0.tgz off left-pad aged aged \
+		again aged young aged/-/aged-2.0.0.tgz
+	assert_status 0
+	assert_contains "$out" "evil 200"
+	assert_contains "$out" "eviltar 200"
+	assert_contains "$out" "off 200"
+	assert_contains "$out" "young 200"
+	# nothing hidden: 2.0.0 stays the latest
+	local doc
+	doc=$(printf '%s\n' "$out" | grep -A1 '^aged 200' | head -2 | tail -1)
+	assert_contains "$doc" '"dist-tags":{"latest":"2.0.0"}'
+	assert_not_contains "$err" "hidden" "report mode's stderr"
+	# one line a package and rule, though asked twice and by two paths
+	assert_eq 1 "$(printf '%s\n' "$err" | grep -cF "sbxrun: gateway: report: npm 'evil-x' would be refused: npm 'evil-x' is denied by [packages] deny = npm:evil* ($HOME/.config/sbxrun/profiles/$p.ini:5) (served: [packages] mode = report)")" "$err"
+	assert_eq 1 "$(printf '%s\n' "$err" | grep -cF "sbxrun: gateway: report: npm 'aged' would be refused: published 2 days ago, [packages] min_age is 7 days (served: [packages] mode = report)")" "$err"
+	assert_contains "$err" "sbxrun: gateway: report: npm 'left-pad' would be refused: npm 'left-pad' is not on the allow list"
+	local refused
+	refused=$(gw_refusals "$TESTDIR/ev")
+	assert_contains "$refused" "evil-x - report deny = npm:evil*"
+	assert_contains "$refused" "left-pad - report allow"
+	assert_contains "$refused" "aged 2.0.0 report min_age = 7 days"
+	assert_not_contains "$refused" " 403 " "report mode's events"
+	assert_eq 1 "$(printf '%s\n' "$refused" | grep -c '^aged 2.0.0 ')" "$refused"
+	# served means fetched: the young tarball came from upstream
+	assert_contains "$(gw_events "$TESTDIR/ev")" "aged 2.0.0 miss"
+	assert_contains "$(gw_events "$TESTDIR/ev")" "evil-x 1.0.0 miss"
+	# offline is no rule report mode relaxes: what the cache lacks is refused
+	p=$(gw_rules_profile reportoff 'mode = report\noffline = yes\n')
+	gw_ask "$p" "$TESTDIR/ev2" gone withdep
+	assert_status 0
+	assert_contains "$out" "gone 503"
+	assert_contains "$out" "offline: npm 'withdep' is not in the cache"
+	assert_contains "$(gw_refusals "$TESTDIR/ev2")" "withdep - 503 offline"
+	echo "report mode: $((SECONDS - t0))s" >&2
 }
 
 # [packages] not_after (the registry as it was on a date) and malicious (an
@@ -351,14 +399,20 @@ test_gateway_rules_close_the_way_around() {
 	gw_fixture
 	local p
 	p=$(gw_rules_profile around 'allow = npm:good\n')
-	for prof in "gwlab$$" "$p"; do
+	# a feed alone, or not_after alone, is a package rule too (the registry
+	# reached directly would serve what it names)
+	printf '[]' > "$TESTDIR/empty-feed.json"
+	local q r
+	q=$(gw_rules_profile aroundfeed "malicious = $TESTDIR/empty-feed.json\n")
+	r=$(gw_rules_profile aroundwhen 'not_after = 2100-01-01\n')
+	for prof in "gwlab$$" "$p" "$q" "$r"; do
 		run "$SBX" run -p "$prof" --image minimal -- sh -c '
 			curl -sS -x "$npm_config_proxy" -o /dev/null -w "direct %{http_code}\n" "http://host.sbxrun.internal:$1/left-pad"
 			curl -sS -x "$npm_config_proxy" -o /dev/null -w "gateway %{http_code}\n" "http://packages.sbxrun.internal/npm/good"' sh "$RPORT"
 		assert_status 0
 		echo "$prof: $out" >&2
 		assert_contains "$out" "gateway 200"
-		if [ "$prof" = "$p" ]; then
+		if [ "$prof" != "gwlab$$" ]; then
 			assert_contains "$out" "direct 403"
 		else
 			assert_contains "$out" "direct 200"
@@ -515,6 +569,7 @@ test_gateway_rules_bad_values_and_profile_show() {
 		'min_age = 7 days|min_age: invalid duration '"'7 days'" \
 		'min_age = 0|min_age: '"'0'"': zero is not a limit' \
 		'offline = maybe|offline: invalid value '"'maybe'"' (one of: no, yes)' \
+		'mode = maybe|mode: invalid value '"'maybe'"' (one of: report, enforce)' \
 		'not_after = 2025-02-30|not_after: '"'2025-02-30'"' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)' \
 		'malicious = feeds/osv|malicious: '"'feeds/osv'"' is not an absolute path' \
 		'npm = http://host.sbxrun.internal:/|[packages] npm: '"'http://host.sbxrun.internal:/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)' \
@@ -550,6 +605,11 @@ test_gateway_rules_under_the_policy_ceiling() {
 	printf '[packages]\noffline = no\n' > "$f"
 	run env SBXRUN_POLICY="$TESTDIR/exam.ini" "$SBX" run -p "$f" --image tiny -- true
 	assert_bad_input "profile '$f' asks for offline = no ($f:2); $TESTDIR/exam.ini caps [packages] offline at yes"
+	# a policy's mode = enforce: no profile turns the rules into reports
+	printf '[packages]\nmode = enforce\n' > "$TESTDIR/strict.ini"
+	printf '[packages]\nmode = report\n' > "$f"
+	run env SBXRUN_POLICY="$TESTDIR/strict.ini" "$SBX" run -p "$f" --image tiny -- true
+	assert_bad_input "profile '$f' asks for mode = report ($f:2); $TESTDIR/strict.ini caps [packages] mode at enforce"
 	# a profile that says nothing gets the policy's rules, and says so
 	printf '[packages]\nmin_age = 30d\n' > "$f"
 	run "$SBX" profile show "$f"

@@ -194,6 +194,29 @@ static void test_packages(void)
 	CHECK(config_check(&cfg, &err) < 0);
 	CHECK_CONTAINS(err.msg, "[packages] timeout");
 	config_free(&cfg);
+	/* Go: a proxy needs a checksum database, given by its verifier key and URL */
+	static const struct { const char *ini, *msg; } gos[] = {
+		{ "go = https://goproxy.example.org/\ngo_sumdb = sum.example.org+0123abcd+AQID https://sum.example.org/", NULL },
+		{ "go = https://goproxy.example.org/", "t.ini:2: [packages] go: needs go_sumdb" },
+		{ "go = http://goproxy.example.org/\ngo_sumdb = s+0123abcd+AQID https://s.example.org/", "[packages] go:" },
+		{ "go = https://g.example.org/\ngo_sumdb = sum.example.org https://s.example.org/", "not a verifier key" },
+		{ "go = https://g.example.org/\ngo_sumdb = s+0123ABCD+AQID https://s.example.org/", "not a verifier key" },
+		{ "go = https://g.example.org/\ngo_sumdb = s+0123abcd+AQID", "no URL after the verifier key" },
+		{ "go = https://g.example.org/\ngo_sumdb = s+0123abcd+AQID http://s.example.org/", "t.ini:3: [packages] go_sumdb:" },
+		{ "go = https://g.example.org/\ngo_sumdb = s+0123abcd+AQID https://a/ https://b/", "no URL after" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(gos); i++) {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "[packages]\n%s\n", gos[i].ini);
+		CHECK(load(buf, &cfg) == NULL);
+		int r = config_check(&cfg, &err);
+		CHECK(gos[i].msg ? r < 0 : r == 0);
+		if (gos[i].msg && r < 0)
+			CHECK_CONTAINS(err.msg, gos[i].msg);
+		config_free(&cfg);
+	}
+	CHECK(strcmp(config_go_sumdb_url("k+0123abcd+AQID  https://s/"), "https://s/") == 0);
+	CHECK(config_go_sumdb_url("k+0123abcd+AQID") == NULL);
 	expect_bad("[packages]\nmirror = x\n", "t.ini:2: mirror: unknown key in [packages]");
 
 	/* the rules: [ECO:]GLOB, a duration, yes|no */
@@ -682,7 +705,7 @@ static void test_policy_packages(void)
 	expect_capped(apart, 2, "[sandbox]\nhostname = x\n",
 		      "/p2.ini caps [packages] allow at pypi:pandas, which leaves nothing of what /p1.ini:2 allows");
 	/* every ecosystem: covered only where each is */
-	const char *each[] = { "[packages]\nallow = npm:*\nallow = pypi:*\nallow = deb:*\n" };
+	const char *each[] = { "[packages]\nallow = npm:*\nallow = pypi:*\nallow = deb:*\nallow = go:*\n" };
 	CHECK(capped(each, 1, "[packages]\nallow = left-pad\nallow = *\n", &cfg) == NULL);
 	config_free(&cfg);
 	const char *some[] = { "[packages]\nallow = npm:*\nallow = pypi:*\n" };

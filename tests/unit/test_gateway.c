@@ -202,12 +202,12 @@ static void test_rules(void)
 	allow.n = 1;
 	CHECK(rules_name(&r, "npm", "x", why, sizeof(why)) == -1);
 	CHECK_CONTAINS(why, "which names nothing of this ecosystem");
-	CHECK(rules_age(&r, 1000000000, 1000000000 + 8 * 86400, why, sizeof(why)) == 0);
-	CHECK(rules_age(&r, 1000000000, 1000000000 + 2 * 86400, why, sizeof(why)) == -1);
+	CHECK(rules_age(&r, "npm", "x", "1.0.0", 1000000000, 1000000000 + 8 * 86400, why, sizeof(why)) == 0);
+	CHECK(rules_age(&r, "npm", "x", "1.0.0", 1000000000, 1000000000 + 2 * 86400, why, sizeof(why)) == -1);
 	CHECK_STR(why, "published 2 days ago, [packages] min_age is 7 days");
-	CHECK(rules_age(&r, 0, 1000000000, why, sizeof(why)) == -1);
+	CHECK(rules_age(&r, "npm", "x", "1.0.0", 0, 1000000000, why, sizeof(why)) == -1);
 	r.min_age_s = 0;
-	CHECK(rules_age(&r, 0, 1000000000, why, sizeof(why)) == 0);
+	CHECK(rules_age(&r, "npm", "x", "1.0.0", 0, 1000000000, why, sizeof(why)) == 0);
 }
 
 /* 2024-01-01T00:00:00Z */

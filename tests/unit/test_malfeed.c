@@ -172,12 +172,12 @@ static void test_rules(void)
 	r.not_after_s = 1735776000;
 	r.not_after = "2025-01-02";
 	CHECK(rules_dated(&r));
-	CHECK(rules_age(&r, 1735776000, 1800000000, why, sizeof(why)) == 0);
-	CHECK(rules_age(&r, 1735776001, 1800000000, why, sizeof(why)) < 0);
+	CHECK(rules_age(&r, "npm", "x", "1.0.0", 1735776000, 1800000000, why, sizeof(why)) == 0);
+	CHECK(rules_age(&r, "npm", "x", "1.0.0", 1735776001, 1800000000, why, sizeof(why)) < 0);
 	CHECK_STR(why, "published 2025-01-02T00:00:01Z, after [packages] not_after = 2025-01-02");
 	rules_which(why, rule, sizeof(rule));
 	CHECK_STR(rule, "not_after = 2025-01-02");
-	CHECK(rules_age(&r, 0, 1800000000, why, sizeof(why)) < 0);
+	CHECK(rules_age(&r, "npm", "x", "1.0.0", 0, 1800000000, why, sizeof(why)) < 0);
 	CHECK_CONTAINS(why, "publication date is unknown");
 	r.min_age_s = 7 * 86400;
 	rules_hiding(&r, why, sizeof(why));
@@ -197,11 +197,67 @@ static void test_rules(void)
 	}
 }
 
+/* [packages] mode = report: each rule's refusal is told and passes; the
+ * sentence is the enforced one, the hook gets the package */
+static char reported[8][300];
+static size_t nreported;
+
+static void on_report(void *arg, const char *eco, const char *name, const char *version, const char *why)
+{
+	if (nreported < ARRAY_SIZE(reported))
+		snprintf(reported[nreported++], sizeof(reported[0]), "%s|%s|%s|%s|%s", (const char *)arg, eco,
+			 name ? name : "-", version ? version : "-", why);
+}
+
+static void test_report(void)
+{
+	struct malfeed *f = malfeed_new();
+	struct sbx_err err;
+	char *deny_v[] = { "npm:bad*" }, *allow_v[] = { "npm:*" }, *orig[] = { "lab.ini:3" };
+	struct sbx_strlist deny = { deny_v, orig, 1 }, allow = { allow_v, orig, 1 };
+	struct gw_rules r = { .deny = &deny, .allow = &allow, .min_age_s = 7 * 86400, .not_after_s = 1735776000,
+			      .not_after = "2025-01-02", .report = true, .on_report = on_report, .report_arg = "gw" };
+	char why[300];
+
+	CHECK(malfeed_add_json(f, feed_json, strlen(feed_json), "/srv/feed.json", &err) == 0);
+	malfeed_finish(f);
+	r.feed = f;
+	CHECK(rules_name(&r, "npm", "badger", why, sizeof(why)) == 0);
+	CHECK(rules_name(&r, "npm", "evil", why, sizeof(why)) == 0);
+	CHECK(rules_name(&r, "pypi", "numpy", why, sizeof(why)) == 0);
+	CHECK(rules_ecosystem(&r, "deb", why, sizeof(why)) == 0);
+	CHECK(rules_version(&r, "npm", "hijacked", "1.2.4", why, sizeof(why)) == 0);
+	CHECK(rules_age(&r, "npm", "young", "2.0.0", 1735776000 - 86400, 1735776000, why, sizeof(why)) == 0);
+	CHECK(rules_age(&r, "npm", "late", "3.0.0", 1735776001, 1800000000, why, sizeof(why)) == 0);
+	/* what passes under enforce is not reported */
+	CHECK(rules_age(&r, "npm", "old", "1.0.0", 1735776000 - 30 * 86400, 1735776000, why, sizeof(why)) == 0);
+	CHECK(rules_version(&r, "npm", "hijacked", "1.2.3", why, sizeof(why)) == 0);
+	CHECK(nreported == 7);
+	CHECK_STR(reported[0], "gw|npm|badger|-|npm 'badger' is denied by [packages] deny = npm:bad* (lab.ini:3)");
+	CHECK_STR(reported[1], "gw|npm|evil|-|npm 'evil' is known malicious (MAL-2025-1, [packages] malicious "
+		  "/srv/feed.json)");
+	CHECK_CONTAINS(reported[2], "gw|pypi|numpy|-|pypi 'numpy' is not on the allow list");
+	CHECK_CONTAINS(reported[3], "gw|deb|-|-|deb is closed");
+	CHECK_CONTAINS(reported[4], "gw|npm|hijacked|1.2.4|npm 'hijacked@1.2.4' is known malicious (MAL-2025-2");
+	CHECK_STR(reported[5], "gw|npm|young|2.0.0|published 24 hours ago, [packages] min_age is 7 days");
+	CHECK_STR(reported[6], "gw|npm|late|3.0.0|published 2025-01-02T00:00:01Z, after [packages] not_after = "
+		  "2025-01-02");
+	/* enforce again: the same calls refuse, and nothing is reported */
+	r.report = false;
+	CHECK(rules_name(&r, "npm", "badger", why, sizeof(why)) < 0);
+	CHECK(rules_age(&r, "npm", "young", "2.0.0", 1735776000 - 86400, 1735776000, why, sizeof(why)) < 0);
+	CHECK(rules_version(&r, "npm", "hijacked", "1.2.4", why, sizeof(why)) < 0);
+	CHECK(rules_ecosystem(&r, "deb", why, sizeof(why)) < 0);
+	CHECK(nreported == 7);
+	malfeed_free(f);
+}
+
 int main(void)
 {
 	test_match();
 	test_bad_feeds();
 	test_load();
 	test_rules();
+	test_report();
 	return unit_done("test_malfeed");
 }

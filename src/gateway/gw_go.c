@@ -1,0 +1,499 @@
+/* gw_go.c - the Go ecosystem of the gateway, at /go/: a GOPROXY
+ * (MOD/@v/list, MOD/@v/VER.info, .mod, .zip, MOD/@latest) in front of the
+ * profile's Go module proxy, and its checksum database passed through at
+ * /go/sumdb/NAME/. Names are checked as the go command checks them
+ * (gomod.c) before anything is asked upstream. Every .mod and .zip is
+ * checked before it is cached or served against the database's lookup
+ * record for that version, whose signed note is verified with the
+ * profile's key (gosum.c): the zip by its h1 hash in the artifact cache
+ * (gw_artifact.c, one download per version for every sandbox), the .mod
+ * in memory. The note's signature proves the tree head is the database's;
+ * that the record is in that tree (the tiles' proof) the go command
+ * inside checks itself, through the passthrough.
+ * Rules (rules.h): a module refused by name is never asked upstream; a
+ * version's age is from when this cache first saw it (a .info's Time is
+ * the publisher's word), recorded per module, and a young one is dropped
+ * from @v/list, refused as @latest and refused by name; offline serves
+ * what the cache holds. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/util.h"
+#include "gateway/gomod.h"
+#include "gateway/gosum.h"
+#include "gateway/gw.h"
+
+#define DOC_MAX (16ULL << 20)
+#define ZIP_MAX (GOSUM_ZIP_MAX)
+#define LIST_MAX 20000          /* versions in one @v/list */
+#define TEXT "text/plain; charset=utf-8"
+#define JSON "application/json"
+
+struct go_req;
+/* What to do with a document once it is here (fetched: from upstream now,
+ * else from the cache). */
+typedef void (*go_then)(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
+			bool fetched);
+
+struct go_req {
+	uint64_t client;
+	struct gomod_req m;
+	char *key, *url;   /* the document's, while it is fetched */
+	bool immutable;    /* a cached copy is never asked for again */
+	go_then then;
+	char *cached;      /* the cached copy (served when upstream fails) */
+	size_t cached_len;
+	const char *ctype; /* a passthrough's answer */
+	unsigned char mod_h1[32];  /* a .mod's hash, from the database's record */
+};
+
+static void req_free(struct go_req *r)
+{
+	if (!r)
+		return;
+	free(r->key);
+	free(r->url);
+	free(r->cached);
+	free(r);
+}
+
+static const char *what(const struct go_req *r)
+{
+	return r->m.version[0] ? r->m.version : NULL;
+}
+
+/* --- documents: cached, else fetched --- */
+
+static void doc_fetched(struct gw *gw, struct gw_fetch *f)
+{
+	struct go_req *r = f->arg;
+	struct gw_client *cl = gw_client_find(gw, r->client);
+	bool ok = f->error[0] == '\0' && f->status == 200;
+
+	if (!cl) {
+		/* gone */
+	} else if (ok) {
+		r->then(gw, cl, r, f->body ? f->body : "", f->len, true);
+	} else if (f->error[0] == '\0' && (f->status == 404 || f->status == 410)) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "go %s: upstream has no '%s'", r->m.path, r->key);
+	} else if (r->cached) {  /* upstream trouble: the last copy */
+		r->then(gw, cl, r, r->cached, r->cached_len, false);
+	} else if (f->error[0]) {
+		gw_fail(gw, cl, 502, "go", r->m.path, what(r), "go %s: upstream: %s", r->m.path, f->error);
+	} else {
+		gw_fail(gw, cl, 502, "go", r->m.path, what(r), "go %s: upstream answered HTTP %ld", r->m.path,
+			f->status);
+	}
+	gw_fetch_free(f);
+	req_free(r);
+}
+
+/* The document at url, kept as key: r is answered through r->then, and
+ * freed here or when the fetch ends. */
+static void get_doc(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *upstream, const char *key,
+		    char *url, bool immutable, go_then then)
+{
+	char etag[GW_VALIDATORS_MAX + 1];
+	int64_t age = 0;
+	bool offline = gw->conf.rules.offline;
+
+	r->key = xstrdup(key);
+	r->url = url;
+	r->then = then;
+	r->immutable = immutable;
+	int have = gw_cache_index_get(gw->cache, "go", upstream, key, &r->cached, &r->cached_len, etag,
+				      sizeof(etag), &age);
+	if (have == 1 && (offline || immutable || gw_index_fresh(gw, age))) {
+		then(gw, cl, r, r->cached, r->cached_len, false);
+		req_free(r);
+		return;
+	}
+	if (offline) {
+		char why[600];
+		rules_offline("go", r->m.path, what(r), why, sizeof(why));
+		gw_fail(gw, cl, 503, "go", r->m.path, what(r), "%s", why);
+		req_free(r);
+		return;
+	}
+	struct gw_fetch *f = xcalloc(1, sizeof(*f));
+	f->url = xstrdup(url);
+	f->max = DOC_MAX;
+	f->fd = -1;
+	f->done = doc_fetched;
+	f->arg = r;
+	if (gw_fetch_start(gw, f) < 0) {
+		gw_fail(gw, cl, 403, "go", r->m.path, what(r), "go %s: upstream: %s", r->m.path, f->error);
+		gw_fetch_free(f);
+		req_free(r);
+	}
+}
+
+/* --- first seen: a version's age --- */
+
+/* When this cache first saw each of path's n versions (Unix seconds;
+ * 0: never). With record, one never seen is recorded as seen now, all in
+ * one write. The record ("VERSION SECONDS" lines) is the module's; only
+ * versions upstream listed or the checksum database vouched for are
+ * recorded (a sandbox cannot fill it with made-up ones), and a record lost
+ * to eviction makes versions younger, never older. */
+static void first_seen(struct gw *gw, const struct gomod_req *m, char (*v)[GOMOD_VER_MAX], size_t n, int64_t *seen,
+		       bool record)
+{
+	_cleanup_free_ char *key = xasprintf("seen/%s", m->esc), *body = NULL, *add = NULL;
+	char etag[8];
+	size_t len = 0, alen = 0;
+	int64_t age, now = (int64_t)time(NULL);
+
+	if (gw_cache_index_get(gw->cache, "go", gw->go_upstream, key, &body, &len, etag, sizeof(etag), &age) != 1)
+		len = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t vl = strlen(v[i]);
+		seen[i] = 0;
+		for (const char *p = body, *e; p && p < body + len && !seen[i]; p = e + 1) {
+			if (!(e = memchr(p, '\n', (size_t)(body + len - p))))
+				break;
+			if ((size_t)(e - p) > vl + 1 && memcmp(p, v[i], vl) == 0 && p[vl] == ' ')
+				seen[i] = strtoll(p + vl + 1, NULL, 10);
+		}
+		if (seen[i] || !record)
+			continue;
+		seen[i] = now;
+		add = xrealloc(add, alen + vl + 24);
+		alen += (size_t)sprintf(add + alen, "%s %" PRId64 "\n", v[i], now);
+	}
+	if (!alen)
+		return;
+	_cleanup_free_ char *out = xmalloc(len + alen + 1);
+	memcpy(out, body ? body : "", len);
+	memcpy(out + len, add, alen);
+	gw_cache_index_put(gw->cache, "go", gw->go_upstream, key, out, len + alen, "");
+}
+
+/* 0 when a version first seen at seen may be served by the rules of
+ * versions (a malicious-package feed; min_age and not_after with the time
+ * first seen as the version's date; never seen: now, deny when unsure),
+ * else -1 with why. */
+static int age_ok(struct gw *gw, const struct gomod_req *m, const char *version, int64_t seen, char *why,
+		  size_t size)
+{
+	char inner[400];
+	int64_t now = (int64_t)time(NULL);
+
+	if (rules_version(&gw->conf.rules, "go", m->path, version, why, size) < 0)
+		return -1;  /* a malicious-package feed names it */
+	if (!rules_dated(&gw->conf.rules) ||
+	    rules_age(&gw->conf.rules, "go", m->path, version, seen ? seen : now, now, inner, sizeof(inner)) == 0)
+		return 0;
+	snprintf(why, size, "go %s %s: first seen by the gateway %s", m->path, version,
+		 inner + (strncmp(inner, "published ", 10) == 0 ? 10 : 0));
+	return -1;
+}
+
+/* The same for one version (recorded when record). */
+static int age_ok1(struct gw *gw, const struct gomod_req *m, const char *version, bool record, char *why,
+		   size_t size)
+{
+	char v[1][GOMOD_VER_MAX];
+	int64_t seen;
+
+	snprintf(v[0], sizeof(v[0]), "%s", version);
+	first_seen(gw, m, v, 1, &seen, record);
+	return age_ok(gw, m, version, seen, why, size);
+}
+
+/* --- @v/list, @latest, .info --- */
+
+static void list_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
+		      bool fetched)
+{
+	char (*v)[GOMOD_VER_MAX] = xcalloc(LIST_MAX, GOMOD_VER_MAX), why[600], told[256] = "";
+	size_t n, dropped, hidden = 0, o = 0, t = 0;
+
+	if (gomod_list(body, len, v, LIST_MAX, &n, &dropped) < 0) {
+		free(v);
+		gw_fail(gw, cl, 502, "go", r->m.path, NULL, "go %s: upstream's version list is too long", r->m.path);
+		return;
+	}
+	if (fetched)
+		gw_cache_index_put(gw->cache, "go", gw->go_upstream, r->key, body, len, "");
+	_cleanup_free_ char *out = xmalloc(n * GOMOD_VER_MAX + 1);
+	_cleanup_free_ int64_t *seen = xcalloc(n + 1, sizeof(*seen));
+	first_seen(gw, &r->m, v, n, seen, true);
+	for (size_t i = 0; i < n; i++) {
+		if (age_ok(gw, &r->m, v[i], seen[i], why, sizeof(why)) < 0) {
+			if (hidden++ < 6 && t < sizeof(told))
+				t += (size_t)snprintf(told + t, sizeof(told) - t, "%s%s", t ? ", " : "", v[i]);
+			continue;
+		}
+		o += (size_t)sprintf(out + o, "%s\n", v[i]);
+	}
+	free(v);
+	if (hidden) {
+		char by[160], key[GOMOD_PATH_MAX + 8];
+		rules_hiding(&gw->conf.rules, by, sizeof(by));
+		snprintf(key, sizeof(key), "go:%s", r->m.path);
+		gw_tell_once(gw, key, "go '%s': %zu version%s %s hidden (%s; the age of a Go version is since the "
+			     "gateway first saw it)", r->m.path, hidden, hidden == 1 ? "" : "s", by, told);
+	}
+	gw_reply(gw, cl, 200, TEXT, out, o);
+}
+
+/* @latest and .info: {"Version": ...}, the version checked (the one asked
+ * for, or for @latest one the rules allow); served as upstream wrote it. */
+static void info_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
+		      bool fetched)
+{
+	char v[GOMOD_VER_MAX], why[600];
+
+	if (gomod_info_version(body, len, v, sizeof(v)) < 0 ||
+	    (r->m.kind == GOMOD_INFO && strcmp(v, r->m.version) != 0)) {
+		gw_fail(gw, cl, 502, "go", r->m.path, what(r), "go %s: upstream's %s is not for a version asked for",
+			r->m.path, r->m.kind == GOMOD_INFO ? ".info" : "@latest");
+		return;
+	}
+	if (r->m.kind == GOMOD_LATEST && age_ok1(gw, &r->m, v, true, why, sizeof(why)) < 0) {
+		/* the go command then picks from @v/list, which shows only what may be served */
+		gw_fail(gw, cl, 404, "go", r->m.path, v, "%s", why);
+		return;
+	}
+	if (fetched)
+		gw_cache_index_put(gw->cache, "go", gw->go_upstream, r->key, body, len, "");
+	gw_reply(gw, cl, 200, JSON, body, len);
+}
+
+/* --- .mod and .zip: against the checksum database --- */
+
+static void mod_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
+		     bool fetched);
+
+/* The lookup record of the version asked for: the note verified, the
+ * hashes read; then the .mod fetched or the zip served. */
+static void lookup_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
+			bool fetched)
+{
+	unsigned char zip[32], mod[32];
+	size_t note;
+	const char *why;
+
+	if (gosum_lookup(body, len, r->m.path, r->m.version, zip, mod, &note, &why) < 0 ||
+	    gosum_note_verify(body + note, len - note, gw->go_sumdb_key, &why) < 0) {
+		gw_fail(gw, cl, 502, "go", r->m.path, r->m.version, "go %s %s: the checksum database's answer: %s "
+			"(refused)", r->m.path, r->m.version, why);
+		return;
+	}
+	if (fetched)
+		gw_cache_index_put(gw->cache, "go", gw->go_sumdb_url, r->key, body, len, "");
+	char refused[600];
+	if (age_ok1(gw, &r->m, r->m.version, true, refused, sizeof(refused)) < 0) {
+		gw_fail(gw, cl, 403, "go", r->m.path, r->m.version, "%s", refused);
+		return;
+	}
+	if (r->m.kind == GOMOD_ZIP) {
+		_cleanup_free_ char *url = xasprintf("%s%s/@v/%s.zip", gw->go_upstream, r->m.esc, r->m.vesc);
+		struct gw_artifact_req ar = { .eco = "go", .name = r->m.path, .version = r->m.version, .url = url,
+					      .max = ZIP_MAX };
+		sri_from_goh1(zip, &ar.want);
+		gw_artifact_get(gw, cl, &ar);
+		return;
+	}
+	struct go_req *next = xcalloc(1, sizeof(*next));
+	_cleanup_free_ char *key = xasprintf("mod/%s@%s", r->m.esc, r->m.vesc);
+	next->client = r->client;
+	next->m = r->m;
+	memcpy(next->mod_h1, mod, 32);
+	get_doc(gw, cl, next, gw->go_upstream, key, xasprintf("%s%s/@v/%s.mod", gw->go_upstream, r->m.esc, r->m.vesc),
+		true, mod_then);
+}
+
+static void mod_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
+		     bool fetched)
+{
+	unsigned char h[32];
+	char want[64], got[64];
+
+	gosum_mod_h1(body, len, h);
+	if (memcmp(h, r->mod_h1, 32) != 0) {
+		gosum_h1_string(r->mod_h1, want, sizeof(want));
+		gosum_h1_string(h, got, sizeof(got));
+		gw_fail(gw, cl, 502, "go", r->m.path, r->m.version, "go %s %s: integrity mismatch: the checksum "
+			"database says go.mod %s, upstream sent %s (nothing cached)", r->m.path, r->m.version, want, got);
+		return;
+	}
+	if (fetched)
+		gw_cache_index_put(gw->cache, "go", gw->go_upstream, r->key, body, len, "");
+	gw_event_artifact(gw, "go", r->m.path, r->m.version, len, fetched ? "miss" : "hit", 0);
+	gw_reply(gw, cl, 200, TEXT, body, len);
+}
+
+static void get_lookup(struct gw *gw, struct gw_client *cl, struct go_req *r)
+{
+	_cleanup_free_ char *key = xasprintf("lookup/%s@%s", r->m.esc, r->m.vesc);
+
+	get_doc(gw, cl, r, gw->go_sumdb_url, key, xasprintf("%slookup/%s@%s", gw->go_sumdb_url, r->m.esc, r->m.vesc),
+		true, lookup_then);
+}
+
+/* --- the checksum database, passed through --- */
+
+static void pass_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
+		      bool fetched)
+{
+	if (fetched)
+		gw_cache_index_put(gw->cache, "go", gw->go_sumdb_url, r->key, body, len, "");
+	gw_reply(gw, cl, 200, r->ctype, body, len);
+}
+
+/* A tile's path below tile/: H/L/N... with L a level or "data", N its
+ * x-prefixed three-digit groups, the last maybe ".p/W" (a partial tile). */
+static bool tile_path(const char *p, size_t len, bool *partial)
+{
+	size_t seg = 0;
+
+	*partial = false;
+	for (size_t i = 0, start = 0; i <= len; i++) {
+		if (i < len && p[i] != '/')
+			continue;
+		const char *s = p + start;
+		size_t n = i - start, d = strspn(s, "0123456789");
+		bool ok = (n > 0 && d >= n && n <= 3) || (seg == 1 && n == 4 && memcmp(s, "data", 4) == 0) ||
+			  (seg >= 2 && n == 4 && s[0] == 'x' && strspn(s + 1, "0123456789") >= 3) ||
+			  (seg >= 2 && n == 5 && strspn(s, "0123456789") >= 3 && memcmp(s + 3, ".p", 2) == 0);
+		if (!ok || ++seg > 12)
+			return false;
+		*partial |= n == 5;
+		start = i + 1;
+	}
+	return seg >= 3;
+}
+
+static void sumdb_request(struct gw *gw, struct gw_client *cl, const char *p, size_t len)
+{
+	size_t nl = strlen(gw->go_sumdb_name);
+	struct go_req *r;
+	bool partial = false;
+	const char *why = "not supported, latest, lookup/MODULE@VERSION or tile/...";
+
+	if (len <= nl + 1 || memcmp(p, gw->go_sumdb_name, nl) != 0 || p[nl] != '/') {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "go: no checksum database '%.*s' here (the profile's is '%s')",
+			(int)strcspn(p, "/"), p, gw->go_sumdb_name);
+		return;
+	}
+	p += nl + 1;
+	len -= nl + 1;
+	if (len == 9 && memcmp(p, "supported", 9) == 0) {
+		gw_reply(gw, cl, 200, TEXT, "", 0);
+		return;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->client = cl->id;
+	r->ctype = TEXT;
+	if (len > 7 && memcmp(p, "lookup/", 7) == 0) {
+		const char *at = memrchr(p, '@', len);
+		if (at && at > p + 7 && gomod_path(p + 7, (size_t)(at - p - 7), r->m.path, sizeof(r->m.path), &why) == 0 &&
+		    gomod_version(at + 1, (size_t)(p + len - at - 1), r->m.version, sizeof(r->m.version), &why) == 0)
+			why = NULL;
+	} else if (len > 5 && memcmp(p, "tile/", 5) == 0 && tile_path(p + 5, len - 5, &partial)) {
+		snprintf(r->m.path, sizeof(r->m.path), "(checksum database)");
+		r->ctype = "application/octet-stream";
+		why = NULL;
+	} else if (len == 6 && memcmp(p, "latest", 6) == 0) {
+		snprintf(r->m.path, sizeof(r->m.path), "(checksum database)");
+		why = NULL;
+	}
+	if (why) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "go: checksum database path: %s", why);
+		req_free(r);
+		return;
+	}
+	_cleanup_free_ char *key = xasprintf("sumdb/%.*s", (int)len, p);
+	/* a full tile never changes; lookups and the rest are asked again */
+	get_doc(gw, cl, r, gw->go_sumdb_url, key, xasprintf("%s%.*s", gw->go_sumdb_url, (int)len, p),
+		p[0] == 't' && !partial, pass_then);
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The go command escapes '!' as %21 (Go's URL path escaping): percent
+ * escapes of the characters a module path or version may hold are decoded;
+ * any other escape ('/', '%', a control byte...) stays, and is refused. */
+static void unpercent(const char *in, size_t len, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 1 < size; i++) {
+		int hi = i + 2 < len && in[i] == '%' ? hexval(in[i + 1]) : -1, lo = hi >= 0 ? hexval(in[i + 2]) : -1;
+		char c = (char)(hi * 16 + lo);
+		if (lo >= 0 && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("!~+-._@", c))) {
+			out[o++] = c;
+			i += 2;
+		} else {
+			out[o++] = in[i];
+		}
+	}
+	out[o] = '\0';
+}
+
+static void go_request(struct gw *gw, struct gw_client *cl, const char *raw)
+{
+	char path[2048];
+	size_t len;
+	struct go_req *r;
+	const char *why;
+	char refused[600];
+
+	unpercent(raw, strcspn(raw, "?#"), path, sizeof(path));
+	len = strlen(path);
+
+	if (!gw->go_upstream) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "no Go upstream is configured ([packages] go)");
+		return;
+	}
+	if (len > 6 && strncmp(path, "sumdb/", 6) == 0) {
+		sumdb_request(gw, cl, path + 6, len - 6);
+		return;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->client = cl->id;
+	if (gomod_request(path, len, &r->m, &why) < 0) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "go: not a module proxy path: %s", why);
+		req_free(r);
+		return;
+	}
+	if (rules_name(&gw->conf.rules, "go", r->m.path, refused, sizeof(refused)) < 0 ||
+	    (r->m.kind == GOMOD_INFO && age_ok1(gw, &r->m, r->m.version, false, refused, sizeof(refused)) < 0)) {
+		gw_fail(gw, cl, 403, "go", r->m.path, what(r), "%s", refused);
+		req_free(r);
+		return;
+	}
+	_cleanup_free_ char *key = NULL;
+	switch (r->m.kind) {
+	case GOMOD_LIST:
+		key = xasprintf("list/%s", r->m.esc);
+		get_doc(gw, cl, r, gw->go_upstream, key, xasprintf("%s%s/@v/list", gw->go_upstream, r->m.esc), false,
+			list_then);
+		break;
+	case GOMOD_LATEST:
+		key = xasprintf("latest/%s", r->m.esc);
+		get_doc(gw, cl, r, gw->go_upstream, key, xasprintf("%s%s/@latest", gw->go_upstream, r->m.esc), false,
+			info_then);
+		break;
+	case GOMOD_INFO:
+		key = xasprintf("info/%s@%s", r->m.esc, r->m.vesc);
+		get_doc(gw, cl, r, gw->go_upstream, key,
+			xasprintf("%s%s/@v/%s.info", gw->go_upstream, r->m.esc, r->m.vesc), true, info_then);
+		break;
+	case GOMOD_MOD:
+	case GOMOD_ZIP:
+		/* the age rule once the database vouched for the version: a pinned
+		 * one is recorded then, and matures */
+		get_lookup(gw, cl, r);
+		break;
+	}
+}
+
+const struct gw_ecosystem gw_go = { .name = "go", .request = go_request };
