@@ -130,3 +130,18 @@ os.waitpid(pid, 0)
 sys.stdout.buffer.write(out)
 PY
 }
+
+# A real terminal driven through tmux (25-tty, 56-live-net): tmux_start
+# starts CMD in a detached tmux session of its own and prints its name;
+# screen shows it, keys types into it, wait_for waits for text on it.
+tmux_start() {
+	local name="sbx$$$RANDOM"
+	tmux -L "$name" new-session -d -s "$name" -x 100 -y 30 "$1" || fail "tmux did not start"
+	echo "$name"
+}
+screen() { tmux -L "$1" capture-pane -p -t "$1"; }
+keys() { local s=$1; shift; tmux -L "$s" send-keys -t "$s" "$@"; }
+wait_for() { # session text [seconds]
+	for _ in $(seq $((${3:-10} * 10))); do screen "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
+	fail "screen never showed '$2': $(screen "$1")"
+}

@@ -592,6 +592,26 @@ int config_upstream_entry(const char *url, char *out, size_t size)
 	return snprintf(out, size, "%.*s", (int)n, auth) < (int)size ? 0 : -1;
 }
 
+void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone)
+{
+	struct sbx_err ignore;
+	char up[320];
+	bool packages = cfg->egress == SBX_EGRESS_PACKAGES;
+
+	if (cfg->allow.n == 0 && (proxy_alone || packages))
+		for (size_t i = 0; i < SBX_SET__COUNT; i++)
+			config_set(cfg, options_by_key(SBX_K_ALLOW), sbx_host_sets[i], "default", 0, &ignore);
+	if (packages && config_upstream_entry(cfg->pkg_npm, up, sizeof(up)) == 0)
+		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_NPM], 0, &ignore);
+	if (packages && config_upstream_entry(cfg->pkg_pypi, up, sizeof(up)) == 0)
+		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_PYPI], 0, &ignore);
+	const char *go_ups[] = { cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
+	const enum sbx_key go_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_GO_SUMDB };
+	for (size_t i = 0; i < 2; i++)
+		if (packages && config_upstream_entry(go_ups[i], up, sizeof(up)) == 0)
+			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[go_keys[i]], 0, &ignore);
+}
+
 const char *config_go_sumdb_url(const char *v)
 {
 	const char *sp = v ? strchr(v, ' ') : NULL;

@@ -4,6 +4,7 @@
 #ifndef SBX_CONFIG_H
 #define SBX_CONFIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -173,6 +174,13 @@ void config_strlist_free(struct sbx_strlist *l);
  * npm) needs: the gateway reaches an upstream only through the allow list,
  * so a policy's [network] allow caps it too. -1: not a valid upstream. */
 int config_upstream_entry(const char *url, char *out, size_t size);
+/* What a proxy of cfg serves besides the profile's own list, given before
+ * the policy so that a policy that does not cover one drops it (policy.c):
+ * packages egress with no list (or `sbxrun proxy`, proxy_alone) the
+ * image's sets; a profile's package upstream an entry of that profile
+ * line's. The command line's build and a running one's reading again
+ * (sandbox/liverules.c) alike. */
+void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone);
 /* The URL of [packages] go_sumdb's value ("NAME+HASH+KEY URL"), or NULL. */
 const char *config_go_sumdb_url(const char *v);
 int config_check(const struct sbx_config *cfg, struct sbx_err *err);

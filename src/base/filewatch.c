@@ -27,6 +27,7 @@ int filewatch_open(struct filewatch *w, const char *const *paths, size_t n, stru
 		if (wd < 0)
 			continue;
 		w->wd[w->n] = wd;
+		w->idx[w->n] = i;
 		w->name[w->n++] = xstrdup(slash + 1);
 	}
 	return 0;
@@ -37,10 +38,10 @@ int filewatch_fd(const struct filewatch *w)
 	return w->fd;
 }
 
-bool filewatch_changed(struct filewatch *w)
+unsigned filewatch_changed(struct filewatch *w)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool changed = false;
+	unsigned changed = 0;
 	ssize_t len;
 
 	while ((len = read(w->fd, buf, sizeof(buf))) > 0) {
@@ -48,7 +49,7 @@ bool filewatch_changed(struct filewatch *w)
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 			for (size_t i = 0; i < w->n; i++)
 				if (ev->wd == w->wd[i] && ev->len && strcmp(ev->name, w->name[i]) == 0)
-					changed = true;
+					changed |= 1u << w->idx[i];
 			p += sizeof(*ev) + ev->len;
 		}
 	}

@@ -16,6 +16,7 @@ struct filewatch {
 	int fd;                          /* inotify, non-blocking; -1: none */
 	int wd[FILEWATCH_MAX];
 	char *name[FILEWATCH_MAX];       /* the file's base name in its directory */
+	size_t idx[FILEWATCH_MAX];       /* its index in the paths given */
 	size_t n;
 };
 
@@ -25,8 +26,9 @@ struct filewatch {
 int filewatch_open(struct filewatch *w, const char *const *paths, size_t n, struct sbx_err *err);
 /* Readable when a change may have happened. */
 int filewatch_fd(const struct filewatch *w);
-/* Reads the pending events: whether one of them was a watched file's. */
-bool filewatch_changed(struct filewatch *w);
+/* Reads the pending events: which watched files changed, bit i for
+ * paths[i] as given to filewatch_open; 0: none. */
+unsigned filewatch_changed(struct filewatch *w);
 void filewatch_close(struct filewatch *w);
 
 #endif

@@ -331,30 +331,10 @@ int cli_sandbox_config(int argc, char **argv, sbx_cmds cmd, const char *usage,
 	}
 	if (!profile)
 		config_set(cfg, options_by_key(SBX_K_PROFILE), "default", "default", 0, err);
-	/* Packages egress with no list serves the image's sets (the proxy
-	 * alone, too); given here as defaults, so that a policy that does not
-	 * cover one of them drops it before anything runs (policy.c). */
 	const sbx_cmds runs_proxy = SBX_CMD_PROXY | SBX_CMD_RUN | SBX_CMD_SHELL | SBX_CMD_SESSION_START |
 				    SBX_CMD_MCP;
-	size_t nsets = (cmd & runs_proxy) && !in_session && cfg->allow.n == 0 &&
-		       (cmd == SBX_CMD_PROXY || cfg->egress == SBX_EGRESS_PACKAGES) ? SBX_SET__COUNT : 0;
-	for (size_t i = 0; i < nsets; i++)
-		config_set(cfg, options_by_key(SBX_K_ALLOW), sbx_host_sets[i], "default", 0, err);
-	/* A profile's package upstream is reached through the allow list, as
-	 * an entry of that profile line's, so that a policy caps it too. */
-	char up[320];
-	if ((cmd & runs_proxy) && !in_session && cfg->egress == SBX_EGRESS_PACKAGES &&
-	    config_upstream_entry(cfg->pkg_npm, up, sizeof(up)) == 0)
-		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_NPM], 0, err);
-	if ((cmd & runs_proxy) && !in_session && cfg->egress == SBX_EGRESS_PACKAGES &&
-	    config_upstream_entry(cfg->pkg_pypi, up, sizeof(up)) == 0)
-		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_PYPI], 0, err);
-	const char *go_ups[] = { cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
-	const enum sbx_key go_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_GO_SUMDB };
-	for (size_t i = 0; i < 2; i++)
-		if ((cmd & runs_proxy) && !in_session && cfg->egress == SBX_EGRESS_PACKAGES &&
-		    config_upstream_entry(go_ups[i], up, sizeof(up)) == 0)
-			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[go_keys[i]], 0, err);
+	if ((cmd & runs_proxy) && !in_session)
+		config_proxy_defaults(cfg, cmd == SBX_CMD_PROXY);
 	if (policy_enforce(cfg, err) < 0)
 		return -1;
 	return config_check(cfg, err);

@@ -16,6 +16,7 @@
 #include "base/hostentry.h"
 #include "base/paths.h"
 #include "base/profile.h"
+#include "base/profwrite.h"
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
@@ -26,49 +27,22 @@ static const char usage[] =
 	"allow never lifts a deny, an address class sbxrun never reaches or the\n"
 	"administrator's policy (docs/egress.md, 'Live rules').\n";
 
-/* The profile file --for always writes into: one in the user's profile
- * directory, or a file named by its path that the user owns; never a
- * system or stock profile, even for root (nothing is written then). */
+/* The profile file --for always writes into: the session's, when it is
+ * the user's own (base/profwrite.c). */
 static int own_profile(const char *session, char **path, struct sbx_err *err)
 {
 	_cleanup_free_ char *name = session_profile(session);
-	_cleanup_free_ char *user = paths_user_profiles();
-	struct stat st;
 
 	if (!name)
 		return err_set(err, 0, "session '%s': its profile is not recorded; --for always cannot name a file",
 			       session);
-	if (profile_find(name, path, err) < 0)
-		return -1;
-	size_t n = strlen(user);
-	bool mine = strncmp(*path, user, n) == 0 && (*path)[n] == '/';
-	if (!mine && strchr(name, '/') && lstat(*path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid())
-		mine = true;
-	if (!mine) {
-		err_set(err, 0, "--for always: profile '%s' (%s) is not one of yours; copy it into %s first",
-			name, *path, user);
-		free(steal_ptr(*path));
-		return -1;
-	}
-	return 0;
+	return profwrite_own(name, path, err) < 0 ? err_wrap(err, "--for always") : 0;
 }
 
 static int write_always(const char *path, const char *session, const char *host, struct sbx_err *err)
 {
-	char when[64];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime_r(&now, &tm));
-	_cleanup_free_ char *text = xasprintf("\n# %s: allowed by 'sbxrun net allow --for always' for session '%s'\n"
-					      "[network]\nallow = %s\n",
-					      when, session, host);
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return err_sys(err, "--for always: %s", path);
-	if (write_all(fd, text, strlen(text)) < 0)
-		return err_sys(err, "--for always: %s", path);
-	return 0;
+	_cleanup_free_ char *by = xasprintf("'sbxrun net allow --for always' for session '%s'", session);
+	return profwrite_allow(path, by, host, err) < 0 ? err_wrap(err, "--for always") : 0;
 }
 
 /* The held connections of one session: "SESSION HOST:PORT WAITEDs LEFTs". */

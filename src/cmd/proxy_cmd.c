@@ -34,7 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/filewatch.h"
 #include "base/hostfile.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -44,6 +43,7 @@
 #include "net/netplan.h"
 #include "net/proxy.h"
 #include "net/proxy_auth.h"
+#include "sandbox/liverules.h"
 #include "store/import.h"
 #include "store/store.h"
 
@@ -180,42 +180,28 @@ static void say_where(int fd, const char *profile, int auth, int gateway)
 
 /* The signals are blocked before the proxy starts its resolver threads,
  * which inherit the mask: SIGTERM must reach the signalfd, not a thread. */
-static int serve(struct sbx_proxy *px, const sigset_t *set, struct sbx_err *err)
+static int serve(struct sbx_proxy *px, struct sbx_liverules *live, const sigset_t *set, struct sbx_err *err)
 {
 	_cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
 	if (sfd < 0)
 		return err_sys(err, "signalfd");
-	/* policy.ini and $SBXRUN_POLICY, read again when they change */
-	struct filewatch w = { .fd = -1 };
-	struct sbx_err werr;
-	const char *watched[2] = { SBX_POLICY_PATH, secure_getenv(SBX_POLICY_ENV) };
-	if (filewatch_open(&w, watched, 2, &werr) < 0)
-		log_warn("proxy: policy changes will not reach it: %s", werr.msg);
+	/* policy.ini, $SBXRUN_POLICY and the profile, read again when they
+	 * change (sandbox/liverules.c) */
 	struct pollfd p[3] = { { .fd = sfd, .events = POLLIN }, { .fd = proxy_pollfd(px), .events = POLLIN },
-			       { .fd = filewatch_fd(&w), .events = POLLIN } };
-	int r = 0;
+			       { .fd = liverules_fd(live), .events = POLLIN } };
 	for (;;) {
 		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			r = err_sys(err, "poll");
-			break;
+			return err_sys(err, "poll");
 		}
 		if (p[0].revents)
-			break;
-		if (p[1].revents && proxy_dispatch(px) < 0) {
-			r = err_sys(err, "proxy");
-			break;
-		}
-		if (p[2].revents && filewatch_changed(&w)) {
-			struct sbx_policy pol = { 0 };
-			if (policy_load(&pol, &werr) < 0 || proxy_set_policy(px, &pol, &werr) < 0)
-				proxy_policy_error(px, werr.msg);
-			policy_free(&pol);
-		}
+			return 0;
+		if (p[1].revents && proxy_dispatch(px) < 0)
+			return err_sys(err, "proxy");
+		if (p[2].revents)
+			liverules_changed(live);
 	}
-	filewatch_close(&w);
-	return r;
 }
 
 /* The proxy and its gateway on lfd, served until a signal of set. */
@@ -268,7 +254,10 @@ static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img
 	if (made < 0)
 		return -1;
 	say_where(lfd, cfg->profile, secret != NULL, conf.local.host != NULL);
-	int r = serve(px, set, err);
+	struct sbx_liverules live;
+	liverules_start(&live, cfg, NETPLAN_PROXY, &sets, px);
+	int r = serve(px, &live, set, err);
+	liverules_free(&live);
 	proxy_free(px);
 	return r;
 }

@@ -314,6 +314,11 @@ struct proxy_local gateway_local(struct sbx_gateway *gw)
 				     .clients_of = clients_of, .free = local_free };
 }
 
+struct sbx_gateway *gateway_of(const struct proxy_local *l)
+{
+	return l && l->take == take ? l->ctx : NULL;
+}
+
 static const char *fill_system;
 
 void gateway_fill_system(const char *dir)
@@ -386,6 +391,7 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 	gw->epfd = gw->tfd = gw->curl_tfd = -1;
 	gw->profile = xstrdup(conf->profile_name ? conf->profile_name : "default");
 	gw->conf.profile_name = gw->profile;
+	gw_live_init(gw);
 	if (conf->npm_upstream) {
 		size_t n = strlen(conf->npm_upstream);
 		gw->npm_upstream = xasprintf("%s%s", conf->npm_upstream, n && conf->npm_upstream[n - 1] == '/' ? "" : "/");
@@ -467,6 +473,7 @@ void gateway_free(struct sbx_gateway *g)
 	free(gw->go_sumdb_url);
 	free(gw->not_apt);
 	free(gw->profile);
+	gw_live_fini(gw);
 	malfeed_free(gw->feed);
 	for (size_t i = 0; i < gw->ntold; i++)
 		free(gw->told[i]);

@@ -92,4 +92,13 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 struct proxy_local gateway_local(struct sbx_gateway *gw);
 void gateway_free(struct sbx_gateway *gw);
 
+/* The gateway behind a proxy's local service, or NULL when it is none. */
+struct sbx_gateway *gateway_of(const struct proxy_local *l);
+/* The package rules read again (gw_live.c): cfg's [packages] allow, deny,
+ * min_age and offline, and its allow list for every hop, apply to the
+ * requests that come next. When they differ from what it held, one event
+ * ("rules": {"packages": "deny = npm:x (FILE:LINE); offline", "by": by}).
+ * Returns 0, or -1 with err (the rules held are kept). */
+int gateway_set_rules(struct sbx_gateway *gw, const struct sbx_config *cfg, const char *by, struct sbx_err *err);
+
 #endif

@@ -93,7 +93,15 @@ struct gw {
 	size_t ntold;
 	struct gw_proxy *upproxy;  /* the upstream proxy of sbxrun's environment, or NULL (gw_proxy.c) */
 	struct malfeed *feed;      /* [packages] malicious, read at the start (conf.rules.feed) */
+	/* conf.rules' lists, the gateway's own (set again while it runs:
+	 * gw_live.c), and the rules as last told */
+	struct sbx_strlist live_allow, live_deny;
+	char *live_said;
 };
+
+/* --- the rules set again while it runs (gw_live.c) --- */
+void gw_live_init(struct gw *gw);
+void gw_live_fini(struct gw *gw);
 
 #define GW_INDEX_MAX_AGE_MS 120000  /* [packages] index_max_age's default */
 

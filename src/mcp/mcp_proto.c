@@ -195,7 +195,7 @@ static const struct argdef argdefs[] = {
 	{ "diff_changes", "paths", A_STRV, 0, O(cmd) },
 };
 /* tools without arguments */
-static const char *const argless[] = { "list_snapshots", "list_changes" };
+static const char *const argless[] = { "list_snapshots", "list_changes", "network_requests" };
 
 static int bad(char *why, size_t size, const char *name, const char *what)
 {

@@ -104,6 +104,7 @@ static void initialize(struct mcp_server *srv, struct json_object *id, struct js
 	const char *want = params && json_object_object_get_ex(params, "protocolVersion", &v) &&
 				   json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 
+	mcp_ask_initialize(srv, params);
 	json_object_object_add(r, "protocolVersion", json_object_new_string(mcp_negotiate(want)));
 	json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
 	json_object_object_add(caps, "tools", tools);
@@ -135,12 +136,14 @@ static void call_tool(struct mcp_server *srv, struct json_object *id, struct jso
 	int r = mcp_args_decode(tool, args, &a, why, sizeof(why));
 	if (r == -2)
 		return mcp_tool_error(srv, id, "%s (the tools are exec, feed_chars, download, open_image, read_file, "
-				      "write_file, snapshot, list_snapshots, restore, list_changes, diff_changes)", why);
+				      "write_file, snapshot, list_snapshots, restore, list_changes, diff_changes, network_requests)", why);
 	if (r < 0) {
 		mcp_args_free(&a);
 		return mcp_send(srv, mcp_error(id, MCP_INVALID_PARAMS, why));
 	}
-	if (strcmp(tool, "feed_chars") && session_ensure(srv, &err) < 0)
+	if (!strcmp(tool, "network_requests"))
+		mcp_network_requests(srv, id);
+	else if (strcmp(tool, "feed_chars") && session_ensure(srv, &err) < 0)
 		mcp_tool_error(srv, id, "sbxrun could not start the sandbox: %s", err.msg);
 	else if (!strcmp(tool, "exec") && a.session_name)
 		mcp_term_exec(srv, id, &a);
@@ -198,8 +201,10 @@ static void on_line(void *arg, const char *line, size_t len, int too_long)
 		mcp_send(srv, mcp_error(m.id, m.code, m.why));
 	else if (m.kind == MCP_NOTIFICATION && !strcmp(m.method, "notifications/cancelled"))
 		cancel(srv, m.params);
+	else if (m.kind == MCP_RESPONSE)
+		mcp_ask_response(srv, &m); /* to an elicitation of ours */
 	else if (m.kind != MCP_REQUEST)
-		; /* other notifications, responses: nothing to do */
+		; /* other notifications: nothing to do */
 	else if (!strcmp(m.method, "initialize"))
 		initialize(srv, m.id, m.params);
 	else if (!strcmp(m.method, "ping"))
@@ -251,7 +256,9 @@ static int next_timeout(const struct mcp_server *srv, uint64_t now)
 		if (j->used && j->progress && j->next_progress_ms < t)
 			t = j->next_progress_ms;
 	}
-	return t == UINT64_MAX ? -1 : t <= now ? 0 : (int)(t - now);
+	int ask = mcp_ask_timeout(srv, now);
+	int ms = t == UINT64_MAX ? -1 : t <= now ? 0 : (int)(t - now);
+	return ask >= 0 && (ms < 0 || ask < ms) ? ask : ms;
 }
 
 static void send_progress(struct mcp_server *srv, uint64_t now)
@@ -330,6 +337,7 @@ static void serve(struct mcp_server *srv, int sfd)
 		mcp_term_check(srv, now_ms());
 		mcp_walk_check(srv, now_ms());
 		mcp_snap_check(srv, now_ms());
+		mcp_ask_check(srv, now_ms());
 	}
 	mcp_reader_free(&rd);
 }

@@ -15,6 +15,7 @@
 #define MCP_MAX_JOBS 32
 #define MCP_MAX_TERMS 16
 #define MCP_MAX_SNAPS 32
+#define MCP_MAX_ASKED 16
 #define MCP_MAX_POLL (2 + 3 * MCP_MAX_JOBS + 2 * MCP_MAX_TERMS)
 
 /* A named interactive process on its own terminal in the sandbox. */
@@ -67,11 +68,24 @@ struct mcp_server {
 	struct mcp_term terms[MCP_MAX_TERMS];
 	char *snaps[MCP_MAX_SNAPS]; /* the snapshots taken through this server */
 	size_t nsnaps;
+	/* [network] ask through the client (mcp_ask.c) */
+	int elicit;           /* the client declared the elicitation capability */
+	uint64_t next_ask_ms; /* when the session's held connections are looked at next */
+	long long ask_seq;
+	struct { char entry[300]; char id[64]; } asked[MCP_MAX_ASKED]; /* id "": answered */
+	size_t nasked;
 };
 
 /* mcp_server.c: serves stdin/stdout until the client goes away. */
 int mcp_serve(struct sbx_config *cfg, mcp_download_fn download, struct sbx_err *err);
 
+/* mcp_ask.c: held connections asked of the client's user (elicitation),
+ * never approved by a tool call */
+void mcp_ask_initialize(struct mcp_server *srv, struct json_object *params);
+void mcp_ask_check(struct mcp_server *srv, uint64_t now);
+int mcp_ask_timeout(const struct mcp_server *srv, uint64_t now);
+void mcp_ask_response(struct mcp_server *srv, const struct mcp_msg *m);
+void mcp_network_requests(struct mcp_server *srv, struct json_object *id);
 /* mcp_exec.c */
 void mcp_exec_start(struct mcp_server *srv, struct json_object *id, struct json_object *progress,
 		    const struct mcp_args *a);

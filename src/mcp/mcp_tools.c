@@ -88,6 +88,12 @@ static const char tools_json[] =
 "\"name\":{\"type\":\"string\",\"description\":\"the snapshot's name (default: one is made up)\"}"
 "},\"additionalProperties\":false}},"
 
+"{\"name\":\"network_requests\",\"title\":\"List the held network connections\","
+"\"description\":\"With the profile's [network] ask, a connection to a host no rule names is held while the user "
+"is asked. Lists those held now and how long each waits. Only the user can allow a host (asked through the client, "
+"or with sbxrun net allow); no tool can.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}},"
+
 "{\"name\":\"list_snapshots\",\"title\":\"List the snapshots\","
 "\"description\":\"The names of the snapshots taken in this conversation, oldest first.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}},"

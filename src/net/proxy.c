@@ -387,6 +387,16 @@ int proxy_set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, struct s
 	return 0;
 }
 
+void proxy_set_hosts(struct sbx_proxy *p, const struct hostmatch_list *hosts, const char *by)
+{
+	char summary[2048];
+
+	if (!proxy_rules_set_hosts(&p->rules, hosts, summary, sizeof(summary)))
+		return;
+	proxy_event_hosts(&p->ev, summary, by);
+	recheck_held(p);
+}
+
 void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms)
 {
 	p->ask_ms = timeout_ms;
@@ -419,6 +429,16 @@ void proxy_policy_error(struct sbx_proxy *p, const char *msg)
 		return;
 	proxy_event_policy(&p->ev, "unchanged (the rules held before are kept)", msg);
 	log_warn("policy not read again, the rules held before are kept: %s", msg);
+}
+
+void proxy_note_policy(struct sbx_proxy *p, const char *what, const char *error)
+{
+	proxy_event_policy(&p->ev, what, error);
+}
+
+const struct proxy_local *proxy_service(const struct sbx_proxy *p)
+{
+	return &p->local;
 }
 
 /* Whether a request no rule allows may be held and asked about: not one

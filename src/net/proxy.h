@@ -141,9 +141,18 @@ void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms);
 void proxy_pending_each(const struct sbx_proxy *p,
 			void (*fn)(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms),
 			void *arg);
+/* The allow list read again (the profile changed): hosts, a network plan's
+ * compiled list, is copied and applies to every new connection; a change
+ * is an event ("rules": {"allow": the list, "by": by}). What is open stays
+ * open (a live deny or the policy cuts it). */
+void proxy_set_hosts(struct sbx_proxy *p, const struct hostmatch_list *hosts, const char *by);
 /* Says on the event stream (and stderr, once per message) that a policy
  * file could not be read again and the rules held are kept. */
 void proxy_policy_error(struct sbx_proxy *p, const char *msg);
+/* One "policy" event: what now holds and why (error may be NULL). */
+void proxy_note_policy(struct sbx_proxy *p, const char *what, const char *error);
+/* The local service the proxy hands its host to (conf.local). */
+const struct proxy_local *proxy_service(const struct sbx_proxy *p);
 void proxy_free(struct sbx_proxy *p);
 
 #endif

@@ -196,6 +196,14 @@ void proxy_event_policy(struct proxy_events *ev, const char *what, const char *e
 	emit(ev, o, "policy");
 }
 
+void proxy_event_hosts(struct proxy_events *ev, const char *allow, const char *by)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "allow", json_object_new_string(allow));
+	json_object_object_add(o, "by", json_object_new_string(by ? by : "?"));
+	emit(ev, o, "rules");
+}
+
 void proxy_event_credential(int fd, const char *var, const char *host, int port, const char *decision)
 {
 	json_object *o = base(host, port, decision);

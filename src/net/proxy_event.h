@@ -48,4 +48,7 @@ void proxy_event_decision_fd(int fd, const char *host, int port, const char *dec
 int proxy_event_response(const struct proxy_events *ev, char *buf, size_t size, int status,
 			 const char *host, const char *why);
 
+/* The allow list set again: {"allow": "a.org b.org:8443 ...", "by": ...}. */
+void proxy_event_hosts(struct proxy_events *ev, const char *allow, const char *by);
+
 #endif

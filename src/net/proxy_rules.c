@@ -28,6 +28,31 @@ int proxy_rules_init(struct proxy_rules *r, const struct hostmatch_list *hosts, 
 	return hostmatch_compile(allow, sets, &r->allow, err);
 }
 
+/* The list as one line: its entries, then the hosts kept to the gateway. */
+static void hosts_text(const struct hostmatch_list *l, char *buf, size_t size)
+{
+	size_t len = 0;
+	char e[320];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < l->n + l->nwithheld && len < size; i++) {
+		hostentry_format(i < l->n ? &l->v[i].e : &l->withheld[i - l->n], e, sizeof(e));
+		len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s", len ? " " : "", i < l->n ? "" : "gateway-only:",
+					e, i < l->n && l->v[i].exact ? "!" : "");
+	}
+}
+
+bool proxy_rules_set_hosts(struct proxy_rules *r, const struct hostmatch_list *hosts, char *summary, size_t size)
+{
+	_cleanup_free_ char *before = xmalloc(size);
+
+	hosts_text(&r->allow, before, size);
+	hosts_text(hosts, summary, size);
+	hostmatch_free(&r->allow);
+	hostmatch_copy(hosts, &r->allow);
+	return strcmp(before, summary) != 0;
+}
+
 static void ceilings_free(struct proxy_ceiling *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -70,6 +70,10 @@ const char *proxy_rules_kind_name(enum proxy_rule k);
 void proxy_rules_list(const struct proxy_rules *r, void (*fn)(void *arg, const char *kind, const char *entry),
 		      void *arg);
 
+/* Replaces the allow list with hosts (a network plan's, compiled again:
+ * the profile read again), copied; summary gets the new list as one line.
+ * Whether it differs from the list held before. */
+bool proxy_rules_set_hosts(struct proxy_rules *r, const struct hostmatch_list *hosts, char *summary, size_t size);
 /* Replaces the ceilings with pol's (NULL: none); summary gets what each
  * file caps, for the event. Returns 0, or -1 with err (the old ones kept). */
 int proxy_rules_set_policy(struct proxy_rules *r, const struct sbx_policy *pol, char *summary, size_t size,

@@ -269,6 +269,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->disk = cfg->disk;
 	plan->timeout_ms = cfg->timeout_ms;
 	plan->raw_tty = cfg->raw_tty;
+	plan->ask_ms = cfg->net_ask ? (cfg->ask_timeout_ms ? cfg->ask_timeout_ms : 30000) : 0;
 	/* copied here, not in pid 1: a write there would copy heap pages */
 	plan->argv = plan->argv_copy = argv ? util_strvdup(argv) : NULL;
 	plan->events_fd = -1;

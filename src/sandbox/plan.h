@@ -38,6 +38,7 @@ struct sbx_plan {
 	uint64_t disk;         /* the disk quota in bytes, 0: none (the other limits: lim) */
 	uint64_t timeout_ms;   /* the command's wall-clock limit, 0: none */
 	int raw_tty;           /* the command's output reaches the terminal unfiltered */
+	uint64_t ask_ms;       /* [network] ask: how long a held request waits (0: not asked) */
 	struct sbx_image img;
 	uid_t uid_in;        /* the caller's identity inside */
 	gid_t gid_in;

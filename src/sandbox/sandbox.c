@@ -418,6 +418,9 @@ int sandbox_run(const struct sbx_plan *plan, struct sbx_result *res, struct sbx_
 		sandbox_release(&sb);
 		return -1;
 	}
+	/* [network] ask: someone to ask where the caller's terminal is (askterm.c) */
+	if (px && plan->ask_ms && plan->tty && isatty(0) && isatty(2))
+		proxy_set_ask(px, plan->ask_ms);
 	int r = supervise(plan, sb.pid, sb.pidfd, sb.sync, &set, px, dns, &relay, &res->out, err);
 	log_trace("host: supervised");
 	dnsstub_free(dns);

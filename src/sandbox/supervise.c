@@ -22,6 +22,7 @@
 #include "net/dnsstub.h"
 #include "net/proxy.h"
 #include "term/pty.h"
+#include "sandbox/askterm.h"
 #include "sandbox/watch.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
@@ -82,6 +83,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	struct sbx_watch w;
 	siginfo_t info = { 0 };
 	int sync_open = 1;
+	struct sbx_askterm asked = { .profile = plan->profile };
 
 	watch_start(&w, plan, plan->timeout_ms, 1, 1);
 	if (sfd < 0) {
@@ -95,6 +97,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 				       { dns ? dnsstub_pollfd(dns) : -1, POLLIN, 0 } };
 		int np = 5 + pty_relay_pollfds(relay, p + 5);
 		if (poll(p, (nfds_t)np, watch_poll_ms(&w, now_ms())) < 0 && errno != EINTR) {
+			askterm_free(&asked);
 			loop_end(relay, &w);
 			return err_sys(err, "poll");
 		}
@@ -112,6 +115,8 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		pty_relay_handle(relay, p + 5, np - 5);
 		if (px && (p[3].revents & POLLIN))
 			proxy_dispatch(px);
+		if (px && plan->ask_ms && relay->master >= 0)
+			askterm_step(&asked, px, relay);
 		if (dns && (p[4].revents & POLLIN))
 			dnsstub_dispatch(dns);
 		/* the timeout, the disk quota, memory on the rlimit fallback */
@@ -134,6 +139,7 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 	struct pollfd last = { sync, POLLIN, 0 };
 	while (sync_open && poll(&last, 1, 0) > 0 && (last.revents & (POLLIN | POLLHUP)))
 		sync_open = handle_msg(sync, &w, relay) == 0;
+	askterm_free(&asked);
 	watch_finish(&w, info.si_code, info.si_status, out);
 	loop_end(relay, &w);
 	struct rusage ru;

@@ -335,7 +335,9 @@ static void reply_net(struct sbx_session *s, int client, struct json_object *req
 		reply_err(client, &err);
 		return;
 	}
-	if (proxy_rule_add(s->px, json_object_get_string(h), kind, "sbxrun net", &err) < 0) {
+	struct json_object *by = req_get(req, "by", json_type_string);
+	if (proxy_rule_add(s->px, json_object_get_string(h), kind, by ? json_object_get_string(by) : "sbxrun net",
+			   &err) < 0) {
 		reply_err(client, &err);
 		return;
 	}
@@ -388,19 +390,12 @@ static void reply_pending(struct sbx_session *s, int client)
 	json_object_put(o);
 }
 
-/* policy.ini or $SBXRUN_POLICY changed: the proxy's ceiling read again. */
-static void policy_changed(struct sbx_session *s)
+/* policy.ini, $SBXRUN_POLICY or the session's profile changed: the
+ * proxy's and the gateway's rules read again (sandbox/liverules.c). */
+static void rules_changed(struct sbx_session *s)
 {
-	struct sbx_policy pol = { 0 };
-	struct sbx_err err = { 0 };
-
-	if (!filewatch_changed(&s->policy_watch) || !s->px)
-		return;
-	if (policy_load(&pol, &err) < 0 || proxy_set_policy(s->px, &pol, &err) < 0)
-		proxy_policy_error(s->px, err.msg);
-	else
-		s->timeout_cap_ms = policy_timeout_cap_ms(&pol);
-	policy_free(&pol);
+	if (s->px && liverules_changed(&s->live))
+		s->timeout_cap_ms = s->live.timeout_cap_ms;
 }
 
 static void handle_request(struct sbx_session *s, int client)
@@ -664,7 +659,7 @@ static int build_poll(struct sbx_session *s, struct pollfd *p, struct slot *map,
 	p[n++] = (struct pollfd){ s->px ? proxy_pollfd(s->px) : -1, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->dns ? dnsstub_pollfd(s->dns) : -1, POLLIN, 0 };
 	p[n++] = (struct pollfd){ s->init_gone ? -1 : s->sb.sync, POLLIN, 0 };
-	p[n++] = (struct pollfd){ s->px ? filewatch_fd(&s->policy_watch) : -1, POLLIN, 0 };
+	p[n++] = (struct pollfd){ s->px ? liverules_fd(&s->live) : -1, POLLIN, 0 };
 	for (size_t i = 0; i < SBX_SESSION_MAX_CMDS; i++) {
 		struct sbx_session_cmd *c = &s->cmds[i];
 		if (!c->used)
@@ -716,10 +711,11 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 	if (policy_load(&pol, &perr) == 0)
 		s->timeout_cap_ms = policy_timeout_cap_ms(&pol);
 	policy_free(&pol);
-	const char *watched[2] = { SBX_POLICY_PATH, secure_getenv(SBX_POLICY_ENV) };
-	s->policy_watch.fd = -1;
-	if (s->px && filewatch_open(&s->policy_watch, watched, 2, &perr) < 0)
-		log_warn("session '%s': policy changes will not reach it: %s", s->name, perr.msg);
+	struct hostmatch_sets sets = { (const char *const *)s->plan.img.apt_hosts, s->plan.img.npm_registry,
+				       s->plan.img.pypi_index };
+	s->live.watch.fd = -1;
+	if (s->px)
+		liverules_start(&s->live, s->cfg, NETPLAN_SANDBOX, &sets, s->px);
 	watch_start(&s->limits, &s->plan, 0, 1, 0);
 	while (!s->stopping) {
 		ahead_ask(s);
@@ -743,7 +739,7 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 		if (p[5].revents & (POLLIN | POLLHUP | POLLERR))
 			init_msg(s);
 		if (p[6].revents & POLLIN)
-			policy_changed(s);
+			rules_changed(s);
 		dispatch(s, p, map, n);
 		if (p[0].revents & POLLIN)
 			accept_client(s);
@@ -756,6 +752,6 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 		}
 	ahead_drop(s);
 	watch_free(&s->limits);
-	filewatch_close(&s->policy_watch);
+	liverules_free(&s->live);
 	return 0;
 }

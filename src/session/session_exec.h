@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "net/dnsstub.h"
-#include "base/filewatch.h"
 #include "net/proxy.h"
+#include "sandbox/liverules.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/watch.h"
 
@@ -38,7 +38,7 @@ struct sbx_session {
 	struct sbx_plan plan;
 	struct sbx_sandbox sb;
 	struct sbx_proxy *px;  /* packages egress, or NULL */
-	struct filewatch policy_watch; /* policy.ini and $SBXRUN_POLICY, for px */
+	struct sbx_liverules live; /* px's rules read again: policy.ini, $SBXRUN_POLICY, the profile */
 	struct sbx_dnsstub *dns; /* egress none|packages: the DNS stub, or NULL */
 	int listen;
 	int stopping;

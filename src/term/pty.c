@@ -13,9 +13,11 @@
 #define _GNU_SOURCE
 #include "term/pty.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -124,8 +126,75 @@ static void copy_out(struct sbx_pty_relay *r)
 	}
 }
 
+/* Reads the caller's keys while a question is asked: the first that
+ * answers it is kept, everything else read now is dropped. */
+static void read_answer(struct sbx_pty_relay *r)
+{
+	char buf[256];
+	ssize_t n = read(0, buf, sizeof(buf));
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		pty_relay_cancel(r, "no answer: the terminal's input ended");
+		r->in_open = 0;
+		return;
+	}
+	/* a terminal's answer to a query the sandbox's output made comes as
+	 * input too: from an ESC on, nothing of this read is a key */
+	for (ssize_t i = 0; i < n && r->asking && buf[i] != 0x1b; i++) {
+		char k = (char)tolower((unsigned char)buf[i]);
+		if (k && strchr(r->keys, k)) {
+			r->answer = k;
+			r->asking = 0;
+			char echo[4] = { k, '\r', '\n', 0 };
+			(void)!write_all(2, echo, 3);
+		}
+	}
+}
+
+int pty_relay_can_ask(const struct sbx_pty_relay *r)
+{
+	return r->master >= 0 && r->in_open && !r->nout && isatty(0) && isatty(2);
+}
+
+void pty_relay_ask(struct sbx_pty_relay *r, const char *line, const char *keys)
+{
+	struct sbx_termfilter tf;
+	char out[2048 + SBX_TF_SEQ_MAX];
+	size_t n = strnlen(line, 2048);
+
+	termfilter_init(&tf, 0);
+	(void)!write_all(2, "\r\n", 2);
+	n = termfilter_feed(&tf, line, n, out);
+	(void)!write_all(2, out, n);
+	n = termfilter_finish(&tf, out);
+	(void)!write_all(2, out, n);
+	snprintf(r->keys, sizeof(r->keys), "%s", keys);
+	r->answer = 0;
+	r->asking = 1;
+}
+
+char pty_relay_answer(struct sbx_pty_relay *r)
+{
+	char k = r->answer;
+	r->answer = 0;
+	return k;
+}
+
+void pty_relay_cancel(struct sbx_pty_relay *r, const char *why)
+{
+	if (!r->asking)
+		return;
+	r->asking = 0;
+	(void)!write_all(2, why, strlen(why));
+	(void)!write_all(2, "\r\n", 2);
+}
+
 static void copy_in(struct sbx_pty_relay *r)
 {
+	if (r->asking) {
+		read_answer(r);
+		return;
+	}
 	ssize_t n = read(0, r->buf, sizeof(r->buf));
 
 	if (n > 0) {

@@ -32,6 +32,9 @@ struct sbx_pty_out {
  * sandbox's output pipes to the caller's terminal (no -t). */
 struct sbx_pty_relay {
 	int master;
+	int asking;       /* a question is on the caller's terminal: stdin answers it */
+	char keys[8];     /* the keys that answer it */
+	char answer;      /* the key that answered it, until pty_relay_answer */
 	int in_open;      /* still reading the caller's stdin */
 	int out_open;     /* the master still gives output */
 	char buf[4096];   /* stdin bytes not yet written to the master */
@@ -61,6 +64,18 @@ void pty_relay_undivert(struct sbx_pty_relay *r);
 int pty_relay_pollfds(const struct sbx_pty_relay *r, struct pollfd *p);
 void pty_relay_handle(struct sbx_pty_relay *r, const struct pollfd *p, int n);
 void pty_relay_winch(const struct sbx_pty_relay *r);
+/* Questions on the caller's terminal (the proxy's ask, docs/egress.md):
+ * whether one can be asked (-t, the caller's stdin and stderr terminals);
+ * ask writes line on its own line of the caller's stderr, through the
+ * terminal filter, and the caller's next key among keys is the answer:
+ * read from the caller's terminal, never given to the sandbox (what the
+ * caller types meanwhile is dropped), and nothing of the sandbox's can
+ * answer it. pty_relay_answer returns that key once (0: none yet);
+ * cancel takes the question back, saying why. */
+int pty_relay_can_ask(const struct sbx_pty_relay *r);
+void pty_relay_ask(struct sbx_pty_relay *r, const char *line, const char *keys);
+char pty_relay_answer(struct sbx_pty_relay *r);
+void pty_relay_cancel(struct sbx_pty_relay *r, const char *why);
 /* After the sandbox ended: copies what output is left, restores the
  * caller's terminal, closes the master and the pipes. */
 void pty_relay_end(struct sbx_pty_relay *r);

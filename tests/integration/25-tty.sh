@@ -1,19 +1,6 @@
 # The interactive terminal: run -t and shell on a real pseudo-terminal,
 # driven through tmux (issue 7, terminal part).
 
-# Starts CMD in a detached tmux session of its own; prints the session name.
-tmux_start() {
-	local name="sbx$$$RANDOM"
-	tmux -L "$name" new-session -d -s "$name" -x 100 -y 30 "$1" || fail "tmux did not start"
-	echo "$name"
-}
-screen() { tmux -L "$1" capture-pane -p -t "$1"; }
-keys() { local s=$1; shift; tmux -L "$s" send-keys -t "$s" "$@"; }
-wait_for() { # session text [seconds]
-	for _ in $(seq $((${3:-10} * 10))); do screen "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
-	fail "screen never showed '$2': $(screen "$1")"
-}
-
 test_run_t_gives_a_terminal_with_size_and_job_control() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	local s

@@ -239,7 +239,161 @@ test_etc_policy_change_reaches_a_running_session() {
 	get "$n" "host.sbxrun.internal:$PORT"
 	assert_eq 403 "$out" "a second after root capped egress"
 	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"policy\":\"$pol: egress none\""
+	# root's [packages] deny reaches the session's gateway the same way
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	local m=ln$$m p=pk$$m
+	npm_fixture "$p"
+	trap "kill $SRV $REG 2>/dev/null || true; rm -f '$pol' '$HOME/.config/sbxrun/profiles/$p.ini'; [ -z '$made' ] || rmdir /etc/sbxrun 2>/dev/null || true" RETURN
 	rm -f "$pol"
+	start_session "$m" --image minimal -p "$p" --events "$TESTDIR/ev2.jsonl"
+	npm_get "$m" left-pad
+	assert_eq 200 "$out" "left-pad before root's deny"
+	printf '[packages]\ndeny = npm:left-pad\n' > "$pol"
+	within_a_second "$m" left-pad 403
+	assert_contains "$(cat "$TESTDIR/ev2.jsonl")" "\"packages\":\"deny = npm:left-pad (policy $pol:2)\",\"by\":\"policy\""
+	rm -f "$pol"
+}
+
+# The fixture npm registry (tests/helper/npmreg.py) as a profile's npm
+# upstream, in the user's profile $1 (its own lines after); sets REG, RPORT.
+npm_fixture() { # profile-name [lines]
+	python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/reg.log" > "$TESTDIR/.reg-port" &
+	REG=$!
+	for _ in $(seq 100); do [ -s "$TESTDIR/.reg-port" ] && break; sleep 0.1; done
+	RPORT=$(head -1 "$TESTDIR/.reg-port")
+	[ -n "$RPORT" ] || fail "the fixture registry did not start"
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = packages\n[packages]\nnpm = http://host.sbxrun.internal:%s/\ntimeout = 2s\n%b' "$RPORT" "${2:-}" \
+		> "$HOME/.config/sbxrun/profiles/$1.ini"
+}
+
+# The status of GET http://packages.sbxrun.internal/npm/$2 from session $1.
+npm_get() { # session path
+	run "$SBX" run --session "$1" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		"http://packages.sbxrun.internal/npm/$2"
+}
+
+# The same through the sidecar on $SCPORT: status, then the body.
+npm_side() { # path
+	run curl -s -w ' %{http_code}' -x "http://127.0.0.1:$SCPORT" "http://packages.sbxrun.internal/npm/$1"
+}
+
+# Waits up to a second for session $1's npm_get of $2 to give $3; says
+# how long it took.
+within_a_second() { # session path status
+	local t0
+	t0=$(date +%s%N)
+	for _ in $(seq 20); do
+		npm_get "$1" "$2"
+		[ "$out" = "$3" ] && break
+		sleep 0.05
+	done
+	assert_eq "$3" "$out" "session $1's request for $2 a second after the change"
+	echo "    $2: $3 after $(( ($(date +%s%N) - t0) / 1000000 )) ms" >&2
+}
+
+# Issue 42's "tried from outside": a [packages] deny or offline = yes added
+# to the policy while a session and a sidecar run reaches their gateways:
+# the next request is refused, the change is on each event stream, and the
+# way around the gateway (the registry's own host through the proxy, open
+# while no package rule exists) closes with it.
+test_package_policy_reaches_a_session_and_a_sidecar() {
+	local n=ln$$j p=pk$$j
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	npm_fixture "$p"
+	trap "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$p.ini'" RETURN
+	: > "$TESTDIR/policy.ini"
+	export SBXRUN_POLICY=$TESTDIR/policy.ini
+	start_session "$n" --image minimal -p "$p" --events "$TESTDIR/ev.jsonl"
+	"$SBX" proxy --listen 127.0.0.1:0 -p "$p" --image minimal --events "$TESTDIR/side.jsonl" \
+		2> "$TESTDIR/proxy.err" &
+	local sc=$!
+	trap "kill $REG $sc 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$p.ini'" RETURN
+	listen_port "$sc" "$TESTDIR/proxy.err"
+	SCPORT=$LISTEN_PORT
+	npm_get "$n" good
+	assert_eq 200 "$out" "the session's gateway before the policy changed"
+	npm_side good
+	assert_contains "$out" " 200" "the sidecar's gateway before the policy changed"
+	run "$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		"http://host.sbxrun.internal:$RPORT/left-pad"
+	assert_eq 200 "$out" "the registry's own host, no package rule yet"
+	# root denies a package: written elsewhere, renamed in
+	printf '[packages]\ndeny = npm:left-pad\n' > "$TESTDIR/policy.new"
+	mv "$TESTDIR/policy.new" "$TESTDIR/policy.ini"
+	within_a_second "$n" left-pad 403
+	npm_side left-pad
+	assert_contains "$out" " 403" "the sidecar's next request"
+	assert_contains "$out" "npm 'left-pad' is denied by [packages] deny = npm:left-pad (policy $TESTDIR/policy.ini:2)"
+	npm_get "$n" good
+	assert_eq 200 "$out" "a package the deny does not name"
+	run "$SBX" run --session "$n" -- curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 \
+		"http://host.sbxrun.internal:$RPORT/left-pad"
+	assert_eq 403 "$out" "the way around the gateway, closed with the first package rule"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"packages\":\"deny = npm:left-pad (policy $TESTDIR/policy.ini:2)\",\"by\":\"policy\""
+	assert_contains "$(cat "$TESTDIR/side.jsonl")" "\"packages\":\"deny = npm:left-pad (policy $TESTDIR/policy.ini:2)\""
+	# offline: only what the cache holds (good's packument is cached, other never asked)
+	printf '[packages]\noffline = yes\n' > "$TESTDIR/policy.ini"
+	within_a_second "$n" other 503
+	npm_side other
+	assert_contains "$out" "offline: npm 'other' is not in the cache"
+	assert_eq 0 "$(grep -c '^other' "$TESTDIR/reg.log" || true)" "upstream requests for other"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"packages":"offline","by":"policy"'
+	# a file that cannot be read keeps what is held, said once
+	printf '[packages]\noffline = perhaps\n' > "$TESTDIR/policy.ini"
+	sleep 0.5
+	npm_side other
+	assert_contains "$out" "offline: npm 'other' is not in the cache" "a bad policy keeps the rules held (the sidecar)"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"policy":"unchanged (the rules held before are kept)"'
+	touch "$TESTDIR/policy.ini"
+	sleep 0.3
+	[ "$(grep -c 'policy not read again' "$TESTDIR/proxy.err")" = 1 ] || fail "said other than once: $(cat "$TESTDIR/proxy.err")"
+	# lifted: the same session and sidecar fetch again
+	: > "$TESTDIR/policy.ini"
+	within_a_second "$n" other 200
+	npm_side left-pad
+	assert_contains "$out" " 200" "the sidecar after the policy was lifted"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" '"packages":"none","by":"policy"'
+}
+
+# The session's own profile read again: a [packages] deny and a narrower
+# [network] allow apply to its next requests, the command line's values
+# of the start kept; a profile that no longer reads keeps the rules held.
+test_profile_change_reaches_a_running_session() {
+	local n=ln$$k p=pk$$k
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	echo hello > "$TESTDIR/hello.txt"
+	http_serve "$TESTDIR"
+	npm_fixture "$p" "[network]\nallow = host.sbxrun.internal:$PORT\n"
+	local prof=$HOME/.config/sbxrun/profiles/$p.ini
+	trap "kill $REG $SRV 2>/dev/null || true; rm -f '$prof'" RETURN
+	start_session "$n" --image minimal -p "$p" --events "$TESTDIR/ev.jsonl" --allow example.org
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 200 "$out" "the profile's host before the change"
+	npm_get "$n" left-pad
+	assert_eq 200 "$out" "left-pad before the change"
+	printf 'inherit = packages\n[packages]\nnpm = http://host.sbxrun.internal:%s/\ntimeout = 2s\ndeny = npm:left-pad\n' \
+		"$RPORT" > "$prof.new"
+	mv "$prof.new" "$prof"
+	within_a_second "$n" left-pad 403
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 403 "$out" "the host the profile no longer allows"
+	assert_contains "$(cat "$TESTDIR/ev.jsonl")" "\"packages\":\"deny = npm:left-pad ($prof:5)\",\"by\":\"profile $prof\""
+	run "$SBX" session ls --json
+	local line
+	line=$(grep "\"name\":\"$n\"" <<<"$out") || fail "no line for $n: $out"
+	assert_contains "$line" '{"rule":"allow","host":"example.org"}' "the command line's --allow, kept"
+	assert_not_contains "$line" "host.sbxrun.internal:$PORT\"" "the entry the profile dropped"
+	# a profile that does not read: what it gave at the start stands in for
+	# it (left-pad served again, the host reached again), said once
+	printf '[packages]\ndeny = \xff\n' > "$prof"
+	within_a_second "$n" left-pad 200
+	get "$n" "host.sbxrun.internal:$PORT"
+	assert_eq 200 "$out" "the host the profile allowed at the start"
+	touch "$prof"
+	sleep 0.3
+	assert_eq 1 "$(grep -c '"policy":"profile not read again (what it gave at the start is kept)"' "$TESTDIR/ev.jsonl")" \
+		"said once: $(cat "$TESTDIR/ev.jsonl")"
 }
 
 # Ask (issue 42, item 1): with [network] ask, a request no rule allows or
@@ -307,4 +461,93 @@ test_ask_holds_until_net_allow_and_refuses_on_no_or_timeout() {
 	assert_bad_input "session 'nosuch$$' is not running"
 	run "$SBX" profile show agent
 	assert_contains "$out" "ask = yes"
+}
+
+# Ask on the terminal (issue 42, item 1): an interactive run -t with ask
+# holds a request and asks on the caller's stderr, naming the rule each key
+# makes; the key is read from the caller's terminal and never reaches the
+# sandbox (what is typed meanwhile is dropped); "a" also writes the user's
+# own profile; "n" is the 403 of a deny.
+test_ask_on_the_terminal_of_run_t() {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
+	local q='curl -s -o /dev/null -w "%{http_code}\n" -x http://127.0.0.1:3128'
+	local s
+	s=$(tmux_start "https_proxy=http://127.0.0.1:$PXPORT '$SBX' run -t --image minimal -p $TESTDIR/ask.ini -- sh -c '
+		$q http://asked.invalid/hello.txt; $q http://asked.invalid/hello.txt; read x; echo \"got[\$x]\";
+		$q http://no.invalid/hello.txt; echo done'; sleep 60")
+	trap "kill $SRV $FWD 2>/dev/null || true; tmux -L $s kill-server 2>/dev/null || true" RETURN
+	wait_for "$s" "asks to reach asked.invalid:80"
+	# (the line wraps on the 100 columns: compared without spaces and ends of lines)
+	assert_contains "$(screen "$s" | tr -d '\n ')" "$(tr -d ' ' <<<"[o] allow-once asked.invalid:80  [s] allow-session asked.invalid:80  [n] deny asked.invalid:80  [a] allow-session asked.invalid:80 and allow = asked.invalid:80 in $TESTDIR/ask.ini ?")"
+	keys "$s" x
+	keys "$s" a
+	wait_for "$s" "200"
+	# always: the profile (the user's own file) holds the host, with why
+	assert_contains "$(cat "$TESTDIR/ask.ini")" "allowed by the answer 'always' on the terminal"
+	assert_contains "$(cat "$TESTDIR/ask.ini")" "allow = asked.invalid:80"
+	# and this run holds it too: the second request is not asked
+	sleep 0.5
+	assert_eq 1 "$(screen "$s" | grep -c 'asks to reach asked.invalid')" "asked once for the session"
+	keys "$s" hi Enter
+	wait_for "$s" "got["
+	assert_contains "$(screen "$s")" "got[hi]" "the sandbox read neither the answer nor the key dropped while asked"
+	wait_for "$s" "asks to reach no.invalid:80"
+	keys "$s" n
+	wait_for "$s" "done"
+	assert_contains "$(screen "$s")" "403"
+}
+
+# Ask through MCP (issue 42, item 1): `sbxrun mcp` with a client that
+# declared elicitation asks each held connection with elicitation/create
+# (MCP 2025-06-18) naming the rule each choice makes; accept applies it,
+# decline is a deny (403 at once); the tool network_requests lists what is
+# held and approves nothing.
+test_ask_through_mcp_elicitation() {
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
+	https_proxy="http://127.0.0.1:$PXPORT" python3 - "$SBX" "$TESTDIR/ask.ini" <<'PY' > "$TESTDIR/mcp.out" 2>&1 || true
+import json, subprocess, sys
+sbx, prof = sys.argv[1:3]
+p = subprocess.Popen([sbx, "mcp", "--image", "minimal", "-p", prof],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m):
+    p.stdin.write((json.dumps(dict(m, jsonrpc="2.0")) + "\n").encode()); p.stdin.flush()
+def read():
+    return json.loads(p.stdout.readline())
+send({"id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+      "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}})
+assert read()["id"] == 0
+curl = "curl -s -o /dev/null -w %%{http_code} -x http://127.0.0.1:3128 http://%s/hello.txt"
+def held(n, host, answer):
+    send({"id": n, "method": "tools/call", "params": {"name": "exec", "arguments": {"cmd": ["sh", "-c", curl % host]}}})
+    while True:
+        m = read()
+        if m.get("method") == "elicitation/create":
+            text = m["params"]["message"]
+            assert "asks to reach %s:80" % host in text and "allow-once %s:80" % host in text, m
+            assert m["params"]["requestedSchema"]["properties"]["decision"]["enum"] == ["allow-once", "allow-session", "deny"], m
+            # the agent's side meanwhile: it can list, never approve
+            send({"id": n + 100, "method": "tools/call", "params": {"name": "network_requests", "arguments": {}}})
+            r = read()
+            assert r["id"] == n + 100 and "%s:80 held" % host in r["result"]["content"][0]["text"], r
+            send({"id": m["id"], "result": answer})
+        elif m.get("id") == n:
+            return m["result"]["structuredContent"]["stdout"]
+print("accept", held(1, "asked.invalid", {"action": "accept", "content": {"decision": "allow-once"}}))
+print("decline", held(2, "no.invalid", {"action": "decline"}))
+print("rules", subprocess.run([sbx, "session", "ls", "--json"], capture_output=True, text=True).stdout)
+send({"id": 3, "method": "tools/call", "params": {"name": "allow_host", "arguments": {"host": "x.invalid"}}})
+print("allow_host", json.dumps(read()))
+p.stdin.close(); p.wait(60)
+PY
+	local o
+	o=$(cat "$TESTDIR/mcp.out")
+	assert_contains "$o" "accept 200" "accepted allow-once: the held request completed"
+	assert_contains "$o" "decline 403" "declined: refused at once"
+	assert_contains "$o" "unknown tool" "no tool approves a host"
+	assert_contains "$o" '{"rule":"deny","host":"no.invalid:80"}' "the user's no, a deny the session holds"
 }

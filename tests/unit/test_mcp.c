@@ -91,7 +91,7 @@ static void test_replies(void)
 	CHECK_STR(mcp_negotiate("2024-11-05"), "2025-11-25");
 	CHECK_STR(mcp_negotiate(NULL), "2025-11-25");
 	struct json_object *tools = mcp_tools_list(), *arr;
-	CHECK(json_object_object_get_ex(tools, "tools", &arr) && json_object_array_length(arr) == 11);
+	CHECK(json_object_object_get_ex(tools, "tools", &arr) && json_object_array_length(arr) == 12);
 	/* every tool listed is one the decoder knows, with no argument given
 	 * or with its required ones missing: never "unknown tool" */
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {

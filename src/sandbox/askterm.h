@@ -1,0 +1,25 @@
+/* askterm.h - [network] ask on the caller's terminal: for an interactive
+ * `run -t` or `shell`, a request the proxy holds is one question on the
+ * caller's stderr, answered by one key on the caller's terminal (pty.c's
+ * relay reads it; the sandbox can neither see nor type it): the answer is
+ * the live rule the question showed (docs/egress.md, "Asking"). */
+#ifndef SBX_ASKTERM_H
+#define SBX_ASKTERM_H
+
+#include <stdint.h>
+
+#include "net/proxy.h"
+#include "term/pty.h"
+
+struct sbx_askterm {
+	const char *profile; /* the sandbox's profile, for "always" (NULL: none) */
+	char entry[300];     /* the question on the terminal now, HOST:PORT ("": none) */
+	char *always;        /* the profile's path, when "always" was offered */
+};
+
+/* After each turn of the supervisor's loop: the answer given applied, a
+ * question no longer held taken back, the next held request asked. */
+void askterm_step(struct sbx_askterm *a, struct sbx_proxy *px, struct sbx_pty_relay *relay);
+void askterm_free(struct sbx_askterm *a);
+
+#endif
