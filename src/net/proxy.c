@@ -53,7 +53,7 @@ void proxy_conn_kill(struct sbx_proxy *p, struct conn *c)
 }
 
 /* Dead conns are freed after a batch of events, which may still name them. */
-static void reap(struct sbx_proxy *p)
+void proxy_reap(struct sbx_proxy *p)
 {
 	for (struct conn **pp = &p->conns; *pp;) {
 		struct conn *c = *pp;
@@ -106,7 +106,7 @@ static void conn_reply(struct sbx_proxy *p, struct conn *c, int status, const ch
 	drain(p, c);  /* input already queued brings no new edge */
 }
 
-static void refuse(struct sbx_proxy *p, struct conn *c, int status, const char *why)
+void proxy_refuse(struct sbx_proxy *p, struct conn *c, int status, const char *why)
 {
 	proxy_event_decision(&p->ev, c->host, c->req.port, "refused", why);
 	conn_reply(p, c, status, c->host, why);
@@ -140,11 +140,11 @@ static void start_relay(struct sbx_proxy *p, struct conn *c, const char *down_ex
 
 	int brokered = p->cred ? proxy_cred_start(p, c, ok, sizeof(ok) - 1, &why) : 0;
 	if (brokered < 0)
-		refuse(p, c, 400, why);
+		proxy_refuse(p, c, 400, why);
 	if (brokered)
 		return;
 	if (relay_dir_init(&c->up, &err) < 0 || relay_dir_init(&c->down, &err) < 0) {
-		refuse(p, c, 502, "out of file descriptors");
+		proxy_refuse(p, c, 502, "out of file descriptors");
 		return;
 	}
 	if (c->req.kind == HTTPREQ_CONNECT)
@@ -182,7 +182,7 @@ static void connect_next(struct sbx_proxy *p, struct conn *c)
 		}
 		close(fd);
 	}
-	refuse(p, c, 502, "cannot connect to any of its addresses");
+	proxy_refuse(p, c, 502, "cannot connect to any of its addresses");
 }
 
 static void chain_ask(struct sbx_proxy *p, struct conn *c)
@@ -191,7 +191,7 @@ static void chain_ask(struct sbx_proxy *p, struct conn *c)
 	int n = proxy_chain_request(&p->chain, c->target, req, sizeof(req));
 
 	if (n < 0 || send(c->ufd, req, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n) {
-		refuse(p, c, 502, "cannot talk to the upstream proxy");
+		proxy_refuse(p, c, 502, "cannot talk to the upstream proxy");
 		return;
 	}
 	c->answer = xmalloc(CHAIN_ANSWER_MAX);
@@ -215,7 +215,7 @@ static void chain_answer(struct sbx_proxy *p, struct conn *c)
 	if (r == 0 && (n == 0 || (errno != EAGAIN && errno != EINTR)))
 		r = -1;
 	if (r < 0)
-		refuse(p, c, 502, "the upstream proxy refused the connection");
+		proxy_refuse(p, c, 502, "the upstream proxy refused the connection");
 	if (r <= 0)
 		return;
 	proxy_event_decision(&p->ev, c->host, c->req.port, "allowed", "in allow list (via upstream proxy)");
@@ -272,7 +272,7 @@ static void vet_and_connect(struct sbx_proxy *p, struct conn *c)
 		return;
 	}
 	if (c->res.error) {
-		refuse(p, c, 502, gai_strerror(c->res.error));
+		proxy_refuse(p, c, 502, gai_strerror(c->res.error));
 		return;
 	}
 	for (size_t i = 0; i < c->res.n; i++) {
@@ -284,7 +284,7 @@ static void vet_and_connect(struct sbx_proxy *p, struct conn *c)
 	}
 	c->res.n = kept;
 	if (kept == 0) {
-		refuse(p, c, 403, why ? why : "no address");
+		proxy_refuse(p, c, 403, why ? why : "no address");
 		return;
 	}
 	if (chained) {
@@ -318,124 +318,6 @@ static bool fixed_address(struct conn *c)
 	return true;
 }
 
-/* ---- live rules (their logic: proxy_rules.c) -------------------------- */
-
-static bool host_named(const struct conn *c)
-{
-	return c->state == C_RESOLVE || c->state == C_CONNECT || c->state == C_CHAIN || c->state == C_RELAY;
-}
-
-/* Closes what a tightening no longer lets through: open tunnels and
- * relayed requests alike (docs/egress.md, "Live rules"). */
-static void cut_open(struct sbx_proxy *p)
-{
-	char buf[300];
-
-	for (struct conn *c = p->conns; c; c = c->next) {
-		if (!host_named(c))
-			continue;
-		const char *why = proxy_rules_refusal(&p->rules, c->host, c->req.port, buf, sizeof(buf));
-		if (!why)
-			continue;
-		proxy_event_cut(&p->ev, c->host, c->req.port, why);
-		proxy_conn_kill(p, c);
-	}
-	reap(p);
-	proxy_cred_cut(p);
-}
-
-static void check_request(struct sbx_proxy *p, struct conn *c);
-
-/* A rule changed: every held connection is decided again at once (an
- * allow lets it on, a deny or the policy refuses it, else it waits on). */
-static void recheck_held(struct sbx_proxy *p)
-{
-	for (struct conn *c = p->conns; c; c = c->next)
-		if (c->state == C_HELD)
-			check_request(p, c);
-}
-
-int proxy_rule_add(struct sbx_proxy *p, const char *entry, enum proxy_rule kind, const char *who,
-		   struct sbx_err *err)
-{
-	char text[320];
-
-	if (proxy_rules_add(&p->rules, entry, kind, text, sizeof(text), err) < 0)
-		return -1;
-	proxy_event_rule(&p->ev, proxy_rules_kind_name(kind), text, who ? who : "?");
-	if (kind == PROXY_DENY)
-		cut_open(p);
-	recheck_held(p);
-	return 0;
-}
-
-void proxy_rules_each(const struct sbx_proxy *p, void (*fn)(void *arg, const char *kind, const char *entry),
-		      void *arg)
-{
-	proxy_rules_list(&p->rules, fn, arg);
-}
-
-int proxy_set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, struct sbx_err *err)
-{
-	char summary[1024];
-
-	if (proxy_rules_set_policy(&p->rules, pol, summary, sizeof(summary), err) < 0)
-		return -1;
-	proxy_event_policy(&p->ev, summary, NULL);
-	cut_open(p);
-	recheck_held(p);
-	return 0;
-}
-
-void proxy_set_hosts(struct sbx_proxy *p, const struct hostmatch_list *hosts, const char *by)
-{
-	char summary[2048];
-
-	if (!proxy_rules_set_hosts(&p->rules, hosts, summary, sizeof(summary)))
-		return;
-	proxy_event_hosts(&p->ev, summary, by);
-	recheck_held(p);
-}
-
-void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms)
-{
-	p->ask_ms = timeout_ms;
-	/* held connections are decided within 50 ms of an answer (the answer
-	 * acts at once) and of their deadline (the timer ticks every 50 ms) */
-	struct itimerspec its = { { 0, timeout_ms ? 50000000 : 0 }, { 0, timeout_ms ? 50000000 : 0 } };
-	if (!timeout_ms)
-		its = (struct itimerspec){ { 1, 0 }, { 1, 0 } };
-	timerfd_settime(p->tfd, 0, &its, NULL);
-	if (!timeout_ms)
-		for (struct conn *c = p->conns; c; c = c->next)
-			if (c->state == C_HELD)
-				refuse(p, c, 403, "no one to ask any more");
-}
-
-void proxy_pending_each(const struct sbx_proxy *p,
-			void (*fn)(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms), void *arg)
-{
-	int64_t now = now_ms();
-
-	for (const struct conn *c = p->conns; c; c = c->next)
-		if (c->state == C_HELD)
-			fn(arg, c->host, c->req.port, (uint64_t)(now - c->held_since),
-			   c->deadline > now ? (uint64_t)(c->deadline - now) : 0);
-}
-
-void proxy_policy_error(struct sbx_proxy *p, const char *msg)
-{
-	if (!proxy_rules_policy_error_new(&p->rules, msg))
-		return;
-	proxy_event_policy(&p->ev, "unchanged (the rules held before are kept)", msg);
-	log_warn("policy not read again, the rules held before are kept: %s", msg);
-}
-
-void proxy_note_policy(struct sbx_proxy *p, const char *what, const char *error)
-{
-	proxy_event_policy(&p->ev, what, error);
-}
-
 const struct proxy_local *proxy_service(const struct sbx_proxy *p)
 {
 	return &p->local;
@@ -463,7 +345,7 @@ static void hold(struct sbx_proxy *p, struct conn *c)
 	proxy_event_decision(&p->ev, c->host, c->req.port, "asked", "no rule allows or refuses it: held for an answer");
 }
 
-static void check_request(struct sbx_proxy *p, struct conn *c)
+void proxy_check_request(struct sbx_proxy *p, struct conn *c)
 {
 	enum hostmatch_result r;
 	char why[256];
@@ -471,17 +353,17 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	/* Before the allow list: a peer without the secret learns nothing. */
 	if (p->auth && (c->req.auth_bad || !proxy_auth_check(p->auth, c->req.auth))) {
 		log_sanitize(c->host, sizeof(c->host), c->req.host);
-		refuse(p, c, 407, c->req.auth[0] || c->req.auth_bad ? "wrong proxy credentials"
+		proxy_refuse(p, c, 407, c->req.auth[0] || c->req.auth_bad ? "wrong proxy credentials"
 								      : "proxy credentials required");
 		return;
 	}
 	if (hostmatch_canon(c->req.host, c->host, sizeof(c->host)) < 0) {
 		log_sanitize(c->host, sizeof(c->host), c->req.host);
-		refuse(p, c, 403, "not a valid host name (numeric IPv4 forms are refused)");
+		proxy_refuse(p, c, 403, "not a valid host name (numeric IPv4 forms are refused)");
 		return;
 	}
 	if (p->cred && !proxy_cred_gate(p, c, why, sizeof(why))) {
-		refuse(p, c, 403, why);
+		proxy_refuse(p, c, 403, why);
 		return;
 	}
 	if (p->local.host && c->req.kind == HTTPREQ_ABSOLUTE && c->req.port == 80 &&
@@ -495,7 +377,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	}
 	const char *no = proxy_rules_refusal(&p->rules, c->host, c->req.port, why, sizeof(why));
 	if (no) {
-		refuse(p, c, 403, no);
+		proxy_refuse(p, c, 403, no);
 		return;
 	}
 	/* a live allow lifts only what the list leaves out: an approved host
@@ -520,7 +402,7 @@ static void check_request(struct sbx_proxy *p, struct conn *c)
 	if (r != HOSTMATCH_OK) {
 		snprintf(why, sizeof(why), "%s profile '%s' %s", hostmatch_result_str(r), p->ev.profile,
 			 r == HOSTMATCH_GATEWAY_ONLY ? "package rules" : "allow list");
-		refuse(p, c, 403, why);
+		proxy_refuse(p, c, 403, why);
 		return;
 	}
 	if (fixed_address(c)) {
@@ -565,7 +447,7 @@ static void read_head(struct sbx_proxy *p, struct conn *c)
 		conn_reply(p, c, status, "", why);
 		return;
 	}
-	check_request(p, c);
+	proxy_check_request(p, c);
 }
 
 /* A sandbox's door, full: the listening socket is left out of the loop
@@ -671,13 +553,13 @@ static void timers(struct sbx_proxy *p)
 		if (c->state == C_DEAD || c->deadline > now)
 			continue;
 		if (c->state == C_HELD)
-			refuse(p, c, 403, "no answer within ask_timeout (held, then refused)");
+			proxy_refuse(p, c, 403, "no answer within ask_timeout (held, then refused)");
 		else if (c->state == C_RESOLVE)
-			refuse(p, c, 504, "name lookup timed out");
+			proxy_refuse(p, c, 504, "name lookup timed out");
 		else if (c->state == C_CONNECT)
 			connect_next(p, c);
 		else if (c->state == C_CHAIN)
-			refuse(p, c, 504, "the upstream proxy did not answer");
+			proxy_refuse(p, c, 504, "the upstream proxy did not answer");
 		else
 			proxy_conn_kill(p, c);
 	}
@@ -719,7 +601,7 @@ int proxy_dispatch(struct sbx_proxy *p)
 		else
 			conn_event(p, (struct conn *)(uintptr_t)(tag & ~3ULL), (int)(tag & 3), evs[i].events);
 	}
-	reap(p);
+	proxy_reap(p);
 	if (p->paused && proxy_may_resume(p))
 		accepting(p, true);
 	return 0;
@@ -803,7 +685,7 @@ void proxy_free(struct sbx_proxy *p)
 		return;
 	for (struct conn *c = p->conns; c; c = c->next)
 		proxy_conn_kill(p, c);
-	reap(p);
+	proxy_reap(p);
 	tlsmitm_free(p->mitm);
 	resolver_free(p->resolver);
 	proxy_rules_free(&p->rules);

@@ -100,6 +100,14 @@ void proxy_cred_cut(struct sbx_proxy *p);
 
 /* Closes c's sockets now; it is freed when the batch of events is done. */
 void proxy_conn_kill(struct sbx_proxy *p, struct conn *c);
+/* Frees the connections killed since the last call. */
+void proxy_reap(struct sbx_proxy *p);
+/* Answers c with status and why (an event, and a line on stderr), then
+ * lingers for the client's end. */
+void proxy_refuse(struct sbx_proxy *p, struct conn *c, int status, const char *why);
+/* Decides c's request by the rules: on to the local service, refused,
+ * held (asking), or on to the lookup and the connect. */
+void proxy_check_request(struct sbx_proxy *p, struct conn *c);
 
 /* proxy_admit.c: who a connection comes from, and whether there is room
  * for it (shedding idle ones if need be). */
