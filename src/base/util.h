@@ -65,5 +65,7 @@ int rm_rf_at(int dirfd, const char *name, struct sbx_err *err);
 int dir_each(int dirfd, int (*fn)(int dirfd, const char *name, void *arg), void *arg,
 	     struct sbx_err *err);
 bool str_has_prefix(const char *s, const char *prefix);
+/* The n bytes of d as 2n lower-case hex digits and a NUL in out. */
+void hex_encode(const unsigned char *d, size_t n, char *out);
 
 #endif

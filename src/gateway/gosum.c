@@ -23,17 +23,6 @@ struct line {
 	char hex[65];
 };
 
-static void to_hex(const unsigned char *d, size_t n, char *out)
-{
-	static const char x[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = x[d[i] >> 4];
-		out[2 * i + 1] = x[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct line *)a)->name, ((const struct line *)b)->name);
@@ -64,7 +53,7 @@ void gosum_mod_h1(const void *p, size_t n, unsigned char h1[32])
 	struct line l = { .name = (char *)"go.mod" };
 
 	sri_sha256(p, n, d);
-	to_hex(d, 32, l.hex);
+	hex_encode(d, 32, l.hex);
 	hash1(&l, 1, h1);
 }
 
@@ -88,7 +77,7 @@ static int entry_hash(struct archive *a, struct line *l, uint64_t *total, const 
 	EVP_MD_CTX_free(c);
 	if (n < 0)
 		return *why = "the zip is damaged", -1;
-	to_hex(d, 32, l->hex);
+	hex_encode(d, 32, l->hex);
 	return 0;
 }
 

@@ -22,16 +22,6 @@ const char *sri_algo_name(enum sri_algo a)
 	return a == SRI_GOH1 ? "goh1" : a == SRI_SHA512 ? "sha512" : a == SRI_SHA256 ? "sha256" : "sha1";
 }
 
-static void to_hex(const unsigned char *d, size_t n, char *hex)
-{
-	static const char x[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		hex[2 * i] = x[d[i] >> 4];
-		hex[2 * i + 1] = x[d[i] & 15];
-	}
-	hex[2 * n] = '\0';
-}
-
 static int from_hex(const char *hex, enum sri_algo algo, struct sri *out)
 {
 	size_t n = algo_len[algo];
@@ -48,7 +38,7 @@ static int from_hex(const char *hex, enum sri_algo algo, struct sri *out)
 	}
 	out->algo = algo;
 	out->len = n;
-	to_hex(out->digest, n, out->hex);
+	hex_encode(out->digest, n, out->hex);
 	return 0;
 }
 
@@ -87,7 +77,7 @@ static int one_token(const char *tok, size_t len, struct sri *out)
 		memcpy(out->digest, buf, want);
 		out->algo = names[i].algo;
 		out->len = want;
-		to_hex(out->digest, want, out->hex);
+		hex_encode(out->digest, want, out->hex);
 		return 0;
 	}
 	return -1;
@@ -128,7 +118,7 @@ int sri_from_goh1(const unsigned char *h, struct sri *out)
 		return -1;
 	*out = (struct sri){ .algo = SRI_GOH1, .len = 32 };
 	memcpy(out->digest, h, 32);
-	to_hex(h, 32, out->hex);
+	hex_encode(h, 32, out->hex);
 	return 0;
 }
 
@@ -164,7 +154,7 @@ bool sri_check_end(struct sri_check *c, char *got_hex)
 		return false;
 	}
 	if (got_hex)
-		to_hex(d, n, got_hex);
+		hex_encode(d, n, got_hex);
 	return memcmp(d, c->want.digest, n) == 0;
 }
 

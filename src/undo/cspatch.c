@@ -23,12 +23,6 @@
 
 static const char en85[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
 
-static void hex(const unsigned char *md, char out[CS_BLOB_HEX + 1])
-{
-	for (int i = 0; i < CS_BLOB_HEX / 2; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
-}
-
 void cspatch_blob_id(const char *s, size_t n, char out[CS_BLOB_HEX + 1])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -41,7 +35,7 @@ void cspatch_blob_id(const char *s, size_t n, char out[CS_BLOB_HEX + 1])
 	EVP_DigestUpdate(c, s, n);
 	EVP_DigestFinal_ex(c, md, NULL);
 	EVP_MD_CTX_free(c);
-	hex(md, out);
+	hex_encode(md, CS_BLOB_HEX / 2, out);
 }
 
 int cspatch_blob_id_fd(int fd, char out[CS_BLOB_HEX + 1], uint64_t *size, struct sbx_err *err)
@@ -67,7 +61,7 @@ int cspatch_blob_id_fd(int fd, char out[CS_BLOB_HEX + 1], uint64_t *size, struct
 	EVP_MD_CTX_free(c);
 	if (r < 0 || n != (uint64_t)st.st_size)
 		return err_set(err, r < 0 ? errno : 0, "read a file of the change set: it changed while read");
-	hex(md, out);
+	hex_encode(md, CS_BLOB_HEX / 2, out);
 	*size = n;
 	return 0;
 }
