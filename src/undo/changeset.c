@@ -26,60 +26,11 @@
 #include "base/lockwait.h"
 #include "base/util.h"
 #include "store/digest.h"
+#include "undo/csname.h"
 #include "undo/undostore.h"
 
 #define MANIFEST_MAGIC "sbxrun-changes 1"
 #define MAX_ENTRIES 10000000
-
-char *changeset_escape(const char *s)
-{
-	size_t n = strlen(s);
-	char *out = xmalloc(n * 4 + 1), *o = out;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '\\')
-			o += sprintf(o, "\\\\");
-		else if (*p == '\n')
-			o += sprintf(o, "\\n");
-		else if (*p == '\t')
-			o += sprintf(o, "\\t");
-		else if (*p < 0x20 || *p == 0x7f)
-			o += sprintf(o, "\\x%02x", *p);
-		else
-			*o++ = (char)*p;
-	}
-	*o = '\0';
-	return out;
-}
-
-char *changeset_unescape(const char *s)
-{
-	char *out = xmalloc(strlen(s) + 1), *o = out;
-
-	for (const char *p = s; *p; p++) {
-		if (*p != '\\') {
-			*o++ = *p;
-			continue;
-		}
-		p++;
-		unsigned v;
-		if (*p == '\\')
-			*o++ = '\\';
-		else if (*p == 'n')
-			*o++ = '\n';
-		else if (*p == 't')
-			*o++ = '\t';
-		else if (*p == 'x' && sscanf(p + 1, "%2x", &v) == 1 && v && p[1] && p[2]) {
-			*o++ = (char)v;
-			p += 2;
-		} else {
-			free(out);
-			return NULL;
-		}
-	}
-	*o = '\0';
-	return out;
-}
 
 const char *changeset_kind_name(char kind)
 {

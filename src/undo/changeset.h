@@ -98,11 +98,6 @@ size_t changeset_sweep(void);
 void changeset_free(struct changeset *cs);
 /* The ids kept, oldest first; *out is NULL-terminated. */
 int changeset_list(char ***out, struct sbx_err *err);
-/* PATH as it is written in entries and shown: '\\' and bytes below 0x20
- * and 0x7f escaped (\\n, \\t, \\xNN), so a name with a newline is one line. */
-char *changeset_escape(const char *s);
-/* The inverse; NULL on a malformed escape. */
-char *changeset_unescape(const char *s);
 /* The verdict of every entry against the host as it is now (dirfd: DIR,
  * opened by the caller; the set's device and inode are checked): e->why
  * set for each entry that conflicts, is below a mount point, is a special

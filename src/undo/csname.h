@@ -17,6 +17,12 @@
  * that begins or ends the name or one of its components, as \xNN.
  * Any other UTF-8 stays as it is. Freed by the caller. */
 char *csname_show(const char *s);
+/* PATH as it is written in entries and shown: '\\' and bytes below 0x20
+ * and 0x7f escaped (\\n, \\t, \\xNN), so a name with a newline is one line. */
+char *changeset_escape(const char *s);
+/* The inverse; NULL on a malformed escape. */
+char *changeset_unescape(const char *s);
+
 /* prefix and path as git writes a name in a diff's headers: as they are,
  * or, when they hold a control character, '"', '\\' or a byte past 0x7f,
  * in double quotes with C escapes (\t, \n, \", \\, \ooo), as git does with
