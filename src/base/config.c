@@ -605,6 +605,8 @@ void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_NPM], 0, &ignore);
 	if (packages && config_upstream_entry(cfg->pkg_pypi, up, sizeof(up)) == 0)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_PYPI], 0, &ignore);
+	if (packages && config_upstream_entry(cfg->pkg_cargo, up, sizeof(up)) == 0)
+		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_CARGO], 0, &ignore);
 	const char *go_ups[] = { cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
 	const enum sbx_key go_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_GO_SUMDB };
 	for (size_t i = 0; i < 2; i++)
@@ -710,7 +712,8 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 		return err_set(err, 0, "%s: [download] min_speed: at least 1 byte a second "
 			       "(min_speed_time = none turns the speed check off)", cfg->origin[SBX_K_DL_MIN_SPEED]);
 	if (check_upstream(cfg, SBX_K_PKG_NPM, "npm", cfg->pkg_npm, err) < 0 ||
-	    check_upstream(cfg, SBX_K_PKG_PYPI, "pypi", cfg->pkg_pypi, err) < 0 || check_go(cfg, err) < 0)
+	    check_upstream(cfg, SBX_K_PKG_PYPI, "pypi", cfg->pkg_pypi, err) < 0 || check_go(cfg, err) < 0 ||
+	    check_upstream(cfg, SBX_K_PKG_CARGO, "cargo", cfg->pkg_cargo, err) < 0)
 		return -1;
 	if (cfg->pkg_timeout_ms == 0)
 		return err_set(err, 0, "%s: [packages] timeout: none is not a timeout",

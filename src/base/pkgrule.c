@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-const char *const pkgrule_ecosystems[] = { "npm", "pypi", "deb", "go", NULL };
+const char *const pkgrule_ecosystems[] = { "npm", "pypi", "deb", "go", "cargo", NULL };
 
 #define GLOB_MAX 214 /* npm's longest name */
 
@@ -26,11 +26,11 @@ int pkgrule_check(const char *entry, struct sbx_err *err)
 	size_t n = strlen(glob);
 
 	if (colon && !eco_known(entry, (size_t)(colon - entry)))
-		return err_set(err, 0, "'%s': unknown ecosystem '%.*s' (ECO:GLOB, ECO one of npm, pypi, deb, go)",
+		return err_set(err, 0, "'%s': unknown ecosystem '%.*s' (ECO:GLOB, ECO one of npm, pypi, deb, go, cargo)",
 			       entry, (int)(colon - entry), entry);
 	if (n == 0 || n > GLOB_MAX)
 		return err_set(err, 0, "'%s' is not [ECO:]GLOB (a package name or glob, at most %d "
-			       "characters; ECO one of npm, pypi, deb, go)", entry, GLOB_MAX);
+			       "characters; ECO one of npm, pypi, deb, go, cargo)", entry, GLOB_MAX);
 	for (const char *p = glob; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("-._~@/+*?[]!", *p))
 			return err_set(err, 0, "'%s': '%c' is not a package name or glob character", entry,
@@ -41,7 +41,7 @@ int pkgrule_check(const char *entry, struct sbx_err *err)
 void pkgrule_normalize(const char *eco, const char *name, char *out, size_t size)
 {
 	size_t o = 0;
-	bool pypi = strcmp(eco, "pypi") == 0;
+	bool pypi = strcmp(eco, "pypi") == 0, cargo = strcmp(eco, "cargo") == 0;
 
 	if (!size)
 		return;
@@ -50,6 +50,9 @@ void pkgrule_normalize(const char *eco, const char *name, char *out, size_t size
 			if (o && out[o - 1] == '-')
 				continue;
 			out[o++] = '-';
+		} else if (cargo) {
+			/* crates.io: one crate whatever the case, '-' and '_' alike */
+			out[o++] = *p == '_' ? '-' : (char)tolower((unsigned char)*p);
 		} else {
 			out[o++] = pypi ? (char)tolower((unsigned char)*p) : *p;
 		}

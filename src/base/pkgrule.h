@@ -11,7 +11,7 @@
 
 #include "base/err.h"
 
-/* "npm", "pypi", "deb", "go", NULL */
+/* "npm", "pypi", "deb", "go", "cargo", NULL */
 extern const char *const pkgrule_ecosystems[];
 
 /* An entry as a profile may write it: an optional known ECO and ':', then
@@ -19,7 +19,8 @@ extern const char *const pkgrule_ecosystems[];
 int pkgrule_check(const char *entry, struct sbx_err *err);
 
 /* The name as the ecosystem compares it: PyPI's normalised (PEP 503:
- * lower case, runs of "-_." as one "-"); npm and deb as given. */
+ * lower case, runs of "-_." as one "-"); Cargo's lower case with '_' as
+ * '-' (crates.io's one crate); npm, deb and go as given. */
 void pkgrule_normalize(const char *eco, const char *name, char *out, size_t size);
 
 /* Whether every name entry matches, some entry of wide matches too (a

@@ -29,6 +29,7 @@ extern const struct gw_ecosystem gw_npm;
 extern const struct gw_ecosystem gw_deb;
 extern const struct gw_ecosystem gw_pypi;
 extern const struct gw_ecosystem gw_go;
+extern const struct gw_ecosystem gw_cargo;
 
 struct gw_client {
 	struct gw_client *next;
@@ -81,6 +82,7 @@ struct gw {
 	char *go_sumdb_key;        /* its checksum database's verifier key */
 	char *go_sumdb_name;       /* the key's name */
 	char *go_sumdb_url;        /* and its URL, with a trailing '/' */
+	char *cargo_upstream;      /* the Cargo sparse index, with a trailing '/' (gw_cargo.c) */
 	/* the npm and PyPI upstreams' URLs, the profile's and the image's
 	 * (@npm, @pypi), separated by spaces: hosts the deb route never
 	 * reaches (gw_deb.c) */

@@ -69,6 +69,7 @@ static void plan_env(const struct sbx_config *cfg, enum netplan_for who, struct 
 	add_vars(np, (const char *const[]){ "GOSUMDB" }, 1, NETPLAN_V_GW_GOSUMDB);
 	add_vars(np, (const char *const[]){ "GOFLAGS" }, 1, NETPLAN_V_GW_GOFLAGS);
 	add_vars(np, gw_go_empty_vars, ARRAY_SIZE(gw_go_empty_vars), NETPLAN_V_GW_GO_EMPTY);
+	add_vars(np, (const char *const[]){ "CARGO_REGISTRIES_CRATES_IO_PROTOCOL" }, 1, NETPLAN_V_GW_CARGO);
 }
 
 void netplan_ca_vars(struct sbx_netplan *np)
@@ -100,8 +101,10 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms || cfg->pkg_not_after ||
 			    cfg->pkg_malicious.n ||
 			    cfg->pkg_offline == SBX_ON);
-	const char *ups[4] = { cfg->pkg_npm, cfg->pkg_pypi, cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
-	for (size_t i = 0; i < 4; i++)
+	np->gw_cargo = np->proxy && cfg->pkg_cargo;
+	const char *ups[NETPLAN_UPSTREAMS] = { cfg->pkg_npm, cfg->pkg_pypi, cfg->pkg_go,
+					       config_go_sumdb_url(cfg->pkg_go_sumdb), cfg->pkg_cargo };
+	for (size_t i = 0; i < NETPLAN_UPSTREAMS; i++)
 		if (!np->gateway_only || config_upstream_entry(ups[i], np->gateway_entry[i],
 							       sizeof(np->gateway_entry[i])) < 0)
 			np->gateway_entry[i][0] = '\0';
@@ -115,10 +118,10 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 static int withhold_upstreams(struct sbx_netplan *np, const struct hostmatch_sets *image,
 			      struct sbx_err *err)
 {
-	char *v[7], *origin[7] = { NULL };
+	char *v[NETPLAN_UPSTREAMS + SBX_SET__COUNT], *origin[NETPLAN_UPSTREAMS + SBX_SET__COUNT] = { NULL };
 	struct sbx_strlist kept = { v, origin, 0 };
 
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < NETPLAN_UPSTREAMS; i++)
 		if (np->gateway_entry[i][0])
 			v[kept.n++] = np->gateway_entry[i];
 	for (size_t i = 0; i < SBX_SET__COUNT; i++)

@@ -42,6 +42,10 @@ enum netplan_value {
 	NETPLAN_V_GW_GOSUMDB,  /* GOSUMDB: "NAME+HASH+KEY URL" of its passthrough */
 	NETPLAN_V_GW_GOFLAGS,  /* GOFLAGS: -mod=mod, as the hosted container sets it */
 	NETPLAN_V_GW_GO_EMPTY, /* GONOSUMDB, GOPRIVATE, GONOPROXY: "", so every module is checked */
+	/* Cargo's, where the profile names a Cargo registry: the protocol
+	 * ("sparse"); the source replacement itself has no variable in cargo,
+	 * it is the file sbxrun writes (sandbox/toolconf.c) */
+	NETPLAN_V_GW_CARGO,
 };
 
 struct netplan_var {
@@ -80,7 +84,11 @@ struct sbx_netplan {
 	 * archive, the upstream's name spelt another way) escapes them. The
 	 * same in a sandbox and in `sbxrun proxy` (a pod's sidecar). */
 	bool gateway_only;
-	char gateway_entry[4][320];  /* the profile's npm, pypi, go and go_sumdb upstreams' entries, or "" */
+	bool gw_cargo;          /* [packages] cargo: cargo is pointed at the gateway (a file
+				 * sandbox/toolconf.c writes, a variable) */
+#define NETPLAN_UPSTREAMS 5
+	char gateway_entry[NETPLAN_UPSTREAMS][320];  /* the profile's npm, pypi, go, go_sumdb and cargo
+						      * upstreams' entries, or "" */
 	const char *profile;    /* for messages */
 	struct netplan_var env[NETPLAN_MAX_VARS]; /* in order; the profile's env comes after */
 	size_t nenv;

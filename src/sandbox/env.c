@@ -61,6 +61,7 @@ static void net_env(const struct sbx_config *cfg, const struct sbx_image *img,
 		case NETPLAN_V_GW_GOSUMDB: val = go ? gosumdb : NULL; break;
 		case NETPLAN_V_GW_GOFLAGS: val = go ? "-mod=mod" : NULL; break;
 		case NETPLAN_V_GW_GO_EMPTY: val = go ? "" : NULL; break;
+		case NETPLAN_V_GW_CARGO: val = np->gw_cargo ? "sparse" : NULL; break;
 		}
 		if (val)
 			envv_setf(e, v->name, val);

@@ -33,6 +33,7 @@
 #include "net/netns.h"
 #include "sandbox/fuselayer.h"
 #include "sandbox/env.h"
+#include "sandbox/toolconf.h"
 #include "sandbox/wsseed.h"
 
 #define STAGING "/tmp"
@@ -659,6 +660,7 @@ static int setup_inside(const struct sbx_plan *plan, struct sbx_mount_src *ms, i
 			return err_wrap(err, "workspace");
 	}
 	if (setup_binds(plan, ms, rootfd, err) < 0 || write_apt_conf(plan, rootfd, err) < 0 ||
+	    toolconf_write(plan, rootfd, err) < 0 ||
 	    setup_hosts(plan, rootfd, err) < 0 || setup_resolv_conf(plan, rootfd, err) < 0)
 		return -1;
 	if (ms->ca >= 0) {
