@@ -17,7 +17,7 @@ cflags="$cflags -DSBX_DATADIR=\"/usr/local/share/sbxrun\" -DSBX_VERSION=\"fuzz\"
 libs=$(pkg-config --libs $pkgs)
 mkdir -p "$out"
 # the harnesses: tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME/
-targets="import profile policy httpreq dns mcp oci download proxy termfilter pypidoc npmdoc debindex debidx sri osv gomod gosum"
+targets="import profile policy httpreq dns mcp oci download proxy termfilter pypidoc npmdoc debindex debidx sri osv gomod gosum cargoidx"
 
 jobs=$(nproc 2>/dev/null || echo 1)
 objs=() stale=()

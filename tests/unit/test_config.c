@@ -233,7 +233,7 @@ static void test_packages(void)
 	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
 	CHECK(cfg.pkg_allow.n == 0 && cfg.pkg_min_age_ms == 0 && cfg.pkg_offline == SBX_OFF);
 	config_free(&cfg);
-	expect_bad("[packages]\nallow = cargo:serde\n", "t.ini:2: allow: 'cargo:serde': unknown ecosystem 'cargo'");
+	expect_bad("[packages]\nallow = gem:rails\n", "t.ini:2: allow: 'gem:rails': unknown ecosystem 'gem'");
 	expect_bad("[packages]\ndeny = npm:\n", "t.ini:2: deny: 'npm:' is not [ECO:]GLOB");
 	expect_bad("[packages]\nallow = a b\n", "t.ini:2: allow: 'a b': ' ' is not a package name");
 	expect_bad("[packages]\nmin_age = 7 days\n", "t.ini:2: min_age: invalid duration '7 days'");
@@ -705,7 +705,7 @@ static void test_policy_packages(void)
 	expect_capped(apart, 2, "[sandbox]\nhostname = x\n",
 		      "/p2.ini caps [packages] allow at pypi:pandas, which leaves nothing of what /p1.ini:2 allows");
 	/* every ecosystem: covered only where each is */
-	const char *each[] = { "[packages]\nallow = npm:*\nallow = pypi:*\nallow = deb:*\nallow = go:*\n" };
+	const char *each[] = { "[packages]\nallow = npm:*\nallow = pypi:*\nallow = deb:*\nallow = go:*\nallow = cargo:*\n" };
 	CHECK(capped(each, 1, "[packages]\nallow = left-pad\nallow = *\n", &cfg) == NULL);
 	config_free(&cfg);
 	const char *some[] = { "[packages]\nallow = npm:*\nallow = pypi:*\n" };
