@@ -98,7 +98,7 @@ const struct sbx_option sbx_options[] = {
 { SBX_K_PKG_GO_SUMDB, NULL, 0, "packages", "go_sumdb", SBX_ARG_STRING, NULL, 0, 0, F(pkg_go_sumdb), "KEY URL",
   "Go checksum database every module is verified against: its verifier key NAME+HASH+KEY and its URL" },
 { SBX_K_PKG_CARGO,  NULL, 0, "packages", "cargo", SBX_ARG_STRING, NULL, 0, 0, F(pkg_cargo), "URL",
-  "Cargo sparse registry (its index URL) the package gateway fetches from; crates.io's is https://index.crates.io/" },
+  "Cargo sparse registry (its index URL) the package gateway fetches from" },
 { SBX_K_PKG_TIMEOUT, NULL, 0, "packages", "timeout", SBX_ARG_DURATION, NULL, 0, 0, F(pkg_timeout_ms), "DURATION",
   "the package gateway gives up on an upstream silent this long (default 30s)" },
 { SBX_K_PKG_ALLOW,  NULL, 0, "packages", "allow", SBX_ARG_PACKAGE, NULL, R, 0, F(pkg_allow), "[ECO:]GLOB",

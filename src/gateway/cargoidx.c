@@ -110,7 +110,10 @@ int cargoidx_line(const char *p, size_t len, struct cargoidx_line *out, const ch
 	o = json_tokener_parse_ex(tok, p, (int)len);
 	size_t used = o ? tok->char_offset : 0;
 	json_tokener_free(tok);
-	if (!o || !json_object_is_type(o, json_type_object) || strspn(p + used, " \t\r") != len - used) {
+	/* only blanks after the object (the line is not NUL-terminated) */
+	while (used < len && strchr(" \t\r", p[used]) && p[used])
+		used++;
+	if (!o || !json_object_is_type(o, json_type_object) || used != len) {
 		json_object_put(o);
 		return -1;
 	}

@@ -101,13 +101,13 @@ test_cargo_tampered_crate_and_bad_paths_refused() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	cargo_fixture
 	run "$SBX" run -p "cargolab$$" --image minimal --events "$TESTDIR/ev" -- sh -c "$CPROBE" probe \
-		config.json 3/e/evil dl/evil/1.0.0/download 1/a 1/A 3/a/ab 2/ab/../../x "ca/ps/caps_crate" \
+		config.json ev/il/evil dl/evil/1.0.0/download 1/a 1/A 3/a/ab 2/ab/../../x "ca/ps/caps_crate" \
 		dl/Caps_Crate/1.0.0/download dl/a/1.0.0%2e/download dl/a/9.9.9/download dl/a/1.0.0/download/x \
 		2/zz api/v1/crates/new
 	assert_status 0
 	assert_contains "$out" 'config.json 200 {"dl":"http://packages.sbxrun.internal/cargo/dl"}'
 	assert_not_contains "$out" '"api"'
-	assert_contains "$out" '3/e/evil 200 {"name":"evil","vers":"1.0.0"'
+	assert_contains "$out" 'ev/il/evil 200 {"name":"evil","vers":"1.0.0"'
 	assert_contains "$out" "dl/evil/1.0.0/download 502"
 	assert_contains "$err" "integrity mismatch"
 	assert_contains "$out" '1/a 200 {"name":"a"'
@@ -193,7 +193,7 @@ test_cargo_rules_deny_min_age_not_after_malicious_offline() {
 	cp "$PROF.base" "$PROF"
 	printf 'offline = yes\n' >> "$PROF"
 	kill "$CR"
-	run "$SBX" run -p "cargolab$$" --image minimal -- sh -c "$CPROBE" probe 1/a dl/a/1.0.0/download dl/evil/1.0.0/download 3/e/evil 3/z/zzz
+	run "$SBX" run -p "cargolab$$" --image minimal -- sh -c "$CPROBE" probe 1/a dl/a/1.0.0/download dl/evil/1.0.0/download ev/il/evil 3/z/zzz
 	assert_contains "$out" '1/a 200 {"name":"a"'
 	assert_contains "$out" "dl/a/1.0.0/download 200"
 	assert_contains "$out" "dl/evil/1.0.0/download 503"
