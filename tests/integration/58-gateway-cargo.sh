@@ -201,12 +201,12 @@ test_cargo_rules_deny_min_age_not_after_malicious_offline() {
 	assert_contains "$err" "offline: cargo 'evil@1.0.0' is not in the cache"
 }
 
-# Several sandboxes at once fetch the same crates: each from upstream once
+# Ten sandboxes at once fetch the same crates: each from upstream once
 # (the artifact lock shared by their gateways).
-test_cargo_sandboxes_at_once_fetch_each_crate_once() {
+test_cargo_ten_sandboxes_fetch_each_crate_once() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	cargo_fixture
-	local t0=$SECONDS pids="" n=6
+	local t0=$SECONDS pids="" n=10
 	for i in $(seq $n); do
 		"$SBX" run -p "cargolab$$" --image minimal $RUSTBIND --bind "$TESTDIR/app:/app" -- sh -c "$CARGO_FETCH" \
 			> "$TESTDIR/out$i" 2>&1 &
