@@ -176,6 +176,16 @@ static void test_rules(void)
 	CHECK_STR(n, "zope-interface-x");
 	rules_normalize("npm", "@Types/Node", n, sizeof(n));
 	CHECK_STR(n, "@Types/Node");
+	/* crates.io: one crate whatever the case, '-' and '_' alike */
+	rules_normalize("cargo", "Serde_JSON-x", n, sizeof(n));
+	CHECK_STR(n, "serde-json-x");
+	char *cdeny_v[] = { "cargo:serde-json*" };
+	struct sbx_strlist cdeny = { cdeny_v, orig, 1 };
+	struct gw_rules cr = { .deny = &cdeny };
+	CHECK(rules_name(&cr, "cargo", "Serde_Json", why, sizeof(why)) == -1);
+	CHECK_CONTAINS(why, "cargo 'Serde_Json' is denied by [packages] deny = cargo:serde-json*");
+	CHECK(rules_name(&cr, "cargo", "serde", why, sizeof(why)) == 0);
+	CHECK(rules_name(&cr, "npm", "serde-json", why, sizeof(why)) == 0);
 	CHECK(rules_name(&r, "pypi", "NumPy", why, sizeof(why)) == 0);
 	CHECK(rules_name(&r, "pypi", "pandas", why, sizeof(why)) == -1);
 	CHECK_CONTAINS(why, "pypi 'pandas' is not on the allow list");

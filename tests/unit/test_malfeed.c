@@ -31,7 +31,9 @@ static const char *feed_json =
 	"{\"id\":\"MAL-2025-6\",\"affected\":[{\"package\":{\"ecosystem\":\"Debian:12\",\"name\":\"badpkg\"},"
 	"\"versions\":[\"1.0-1\"]},{\"package\":{\"ecosystem\":\"Go\",\"name\":\"example.com/m\"},"
 	"\"ranges\":[{\"type\":\"SEMVER\",\"events\":[{\"introduced\":\"0\"},{\"fixed\":\"1.0.1\"}]}]},"
-	"{\"package\":{\"ecosystem\":\"Hackage\",\"name\":\"ignored\"}}]}]";
+	"{\"package\":{\"ecosystem\":\"Hackage\",\"name\":\"ignored\"}}]},"
+	"{\"id\":\"MAL-2026-7\",\"affected\":[{\"package\":{\"ecosystem\":\"crates.io\",\"name\":\"Evil_Crate\"},"
+	"\"versions\":[\"0.1.0\"]}]}]";
 
 static void test_match(void)
 {
@@ -41,7 +43,7 @@ static void test_match(void)
 
 	CHECK(malfeed_add_json(f, feed_json, strlen(feed_json), "feed.json", &err) == 0);
 	malfeed_finish(f);
-	CHECK(malfeed_count(f) == 6);  /* the withdrawn and the unknown ecosystem name nothing */
+	CHECK(malfeed_count(f) == 7);  /* the withdrawn and the unknown ecosystem name nothing */
 	CHECK_STR(malfeed_match(f, "npm", "evil", "9.9.9", &origin), "MAL-2025-1");
 	CHECK_STR(origin, "feed.json");
 	CHECK_STR(malfeed_match(f, "npm", "evil", NULL, NULL), "MAL-2025-1");
@@ -70,6 +72,10 @@ static void test_match(void)
 	/* Go's v-prefixed versions, under [0, 1.0.1) */
 	CHECK_STR(malfeed_match(f, "go", "example.com/m", "v1.0.0", NULL), "MAL-2025-6");
 	CHECK(malfeed_match(f, "go", "example.com/m", "v1.0.1", NULL) == NULL);
+	/* crates.io's names as crates.io compares them */
+	CHECK_STR(malfeed_match(f, "cargo", "evil-crate", "0.1.0", NULL), "MAL-2026-7");
+	CHECK_STR(malfeed_match(f, "cargo", "EVIL_CRATE", "0.1.0", NULL), "MAL-2026-7");
+	CHECK(malfeed_match(f, "cargo", "evil-crate", "0.1.1", NULL) == NULL);
 	malfeed_free(f);
 	CHECK(malfeed_match(NULL, "npm", "evil", "1.0.0", NULL) == NULL);
 }
