@@ -605,8 +605,11 @@ void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_NPM], 0, &ignore);
 	if (packages && config_upstream_entry(cfg->pkg_pypi, up, sizeof(up)) == 0)
 		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_PYPI], 0, &ignore);
-	if (packages && config_upstream_entry(cfg->pkg_cargo, up, sizeof(up)) == 0)
-		config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_CARGO], 0, &ignore);
+	char idx[1024];
+	const char *cargo_ups[] = { config_cargo_index(cfg->pkg_cargo, idx, sizeof(idx)), config_cargo_dl(cfg->pkg_cargo) };
+	for (size_t i = 0; i < 2; i++)
+		if (packages && config_upstream_entry(cargo_ups[i], up, sizeof(up)) == 0)
+			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_CARGO], 0, &ignore);
 	const char *go_ups[] = { cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
 	const enum sbx_key go_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_GO_SUMDB };
 	for (size_t i = 0; i < 2; i++)
@@ -626,6 +629,40 @@ const char *config_go_sumdb_url(const char *v)
 
 static int check_upstream(const struct sbx_config *cfg, enum sbx_key key, const char *name,
 			  const char *url, struct sbx_err *err);
+
+const char *config_cargo_index(const char *v, char *buf, size_t size)
+{
+	size_t n = v ? strcspn(v, " ") : 0;
+
+	if (!n || n >= size)
+		return NULL;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+const char *config_cargo_dl(const char *v)
+{
+	return config_go_sumdb_url(v);  /* the same shape: what follows the first word */
+}
+
+/* [packages] cargo = INDEX-URL [DOWNLOAD-URL]: each an upstream's URL. */
+static int check_cargo(const struct sbx_config *cfg, struct sbx_err *err)
+{
+	const char *v = cfg->pkg_cargo, *dl = config_cargo_dl(v), *auth, *why = NULL;
+	char idx[1024];
+	size_t n;
+
+	if (!v)
+		return 0;
+	if (!config_cargo_index(v, idx, sizeof(idx)))
+		why = "not INDEX-URL [DOWNLOAD-URL]";
+	else if (dl && strchr(dl, ' '))
+		why = "more than two URLs (INDEX-URL [DOWNLOAD-URL])";
+	else if (!(why = upstream_check(idx, &auth, &n)) && dl)
+		why = upstream_check(dl, &auth, &n);
+	return why ? err_set(err, 0, "%s: [packages] cargo: '%s': %s", cfg->origin[SBX_K_PKG_CARGO], v, why) : 0;
+}
 
 /* [packages] go_sumdb = NAME+HASH+KEY URL: the key's shape here (the
  * gateway checks the key itself when it starts), the URL as an upstream's. */
@@ -713,7 +750,7 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 			       "(min_speed_time = none turns the speed check off)", cfg->origin[SBX_K_DL_MIN_SPEED]);
 	if (check_upstream(cfg, SBX_K_PKG_NPM, "npm", cfg->pkg_npm, err) < 0 ||
 	    check_upstream(cfg, SBX_K_PKG_PYPI, "pypi", cfg->pkg_pypi, err) < 0 || check_go(cfg, err) < 0 ||
-	    check_upstream(cfg, SBX_K_PKG_CARGO, "cargo", cfg->pkg_cargo, err) < 0)
+	    check_cargo(cfg, err) < 0)
 		return -1;
 	if (cfg->pkg_timeout_ms == 0)
 		return err_set(err, 0, "%s: [packages] timeout: none is not a timeout",

@@ -101,7 +101,7 @@ struct sbx_config {
 	char *pkg_pypi;            /* PyPI simple index URL; NULL: the image's */
 	char *pkg_go;              /* Go module proxy URL; NULL: none */
 	char *pkg_go_sumdb;        /* "NAME+HASH+KEY URL": Go's checksum database */
-	char *pkg_cargo;           /* Cargo sparse registry (index) URL; NULL: none */
+	char *pkg_cargo;           /* "INDEX-URL [DOWNLOAD-URL]": Cargo's sparse registry; NULL: none */
 	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
 	struct sbx_strlist pkg_allow;  /* [ECO:]GLOB: only these (empty: all) */
 	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */
@@ -184,6 +184,10 @@ int config_upstream_entry(const char *url, char *out, size_t size);
 void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone);
 /* The URL of [packages] go_sumdb's value ("NAME+HASH+KEY URL"), or NULL. */
 const char *config_go_sumdb_url(const char *v);
+/* [packages] cargo's value ("INDEX-URL [DOWNLOAD-URL]"): the index's URL
+ * copied to buf, or NULL; the download host's URL, or NULL when none. */
+const char *config_cargo_index(const char *v, char *buf, size_t size);
+const char *config_cargo_dl(const char *v);
 int config_check(const struct sbx_config *cfg, struct sbx_err *err);
 /* The value formatted as a profile would write it (lists: one per call). */
 void config_format(const struct sbx_config *cfg, const struct sbx_option *opt,

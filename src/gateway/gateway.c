@@ -403,8 +403,9 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 	}
 	if (go_conf(gw, conf, err) < 0)
 		goto fail;
-	if (conf->cargo_upstream)
-		gw->cargo_upstream = with_slash(conf->cargo_upstream);
+	char idx[1024];
+	if (config_cargo_index(conf->cargo_upstream, idx, sizeof(idx)))
+		gw->cargo_upstream = with_slash(idx);
 	const struct hostmatch_sets *hs = conf->sets;
 	gw->not_apt = xasprintf("%s %s %s %s %s %s %s", gw->cargo_upstream ? gw->cargo_upstream : "",
 				gw->go_upstream ? gw->go_upstream : "",

@@ -34,7 +34,8 @@ struct sbx_gateway_conf {
 	const char *go_upstream;           /* a Go module proxy URL, or NULL: no /go/; the same */
 	const char *go_sumdb;              /* "NAME+HASH+KEY URL": every Go module is checked
 					    * against it (needed with go_upstream) */
-	const char *cargo_upstream;        /* a Cargo sparse index URL, or NULL: no /cargo/; the same */
+	const char *cargo_upstream;        /* "INDEX-URL [DOWNLOAD-URL]", or NULL: no /cargo/; the
+					    * same (the downloads' host, config.json's dl, too) */
 	int events_fd;                     /* -1, or where JSON-lines events go */
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	int64_t index_max_age_ms;          /* an index document is served from the cache this

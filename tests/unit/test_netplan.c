@@ -283,6 +283,20 @@ static void test_rules_withhold_every_spelling(void)
 		netplan_free(&np);
 		config_free(&cfg);
 	}
+	/* Cargo's index and its download host alike: the gateway's alone */
+	const char *const callow[] = { "index.example.org", "dl.example.org", "other.example.net", NULL };
+	cfg_make(&cfg, "packages", callow, NULL, "image");
+	CHECK(config_set(&cfg, options_by_key(SBX_K_PKG_CARGO), "https://index.example.org/ https://dl.example.org/c",
+			 "t", 0, &err) == 0);
+	CHECK(config_set(&cfg, options_by_key(SBX_K_PKG_MIN_AGE), "1d", "t", 0, &err) == 0);
+	netplan_derive(&cfg, NETPLAN_SANDBOX, &np);
+	CHECK(np.gw_cargo);
+	CHECK(netplan_expand(&np, &sets, &err) == 0);
+	CHECK(result(&np, "index.example.org", 443) == HOSTMATCH_GATEWAY_ONLY);
+	CHECK(result(&np, "dl.example.org", 443) == HOSTMATCH_GATEWAY_ONLY);
+	CHECK(allowed(&np, "other.example.net", 443));
+	netplan_free(&np);
+	config_free(&cfg);
 }
 
 /* A pod: every proxy variable whatever proxy_env says, no CA (the image's),
