@@ -6,7 +6,9 @@ cargo's own temporary overlay, no network), with index lines written
 from their real sha256.
 
 Usage: cargoreg.py CRATES-DIR  (made once, kept: the crates are the same
-for every run; writes "PORT" on stdout once listening on 127.0.0.1)
+for every run; writes "PORT DLPORT" on stdout once listening on 127.0.0.1:
+the index below /index/ on PORT, the .crate files below /crates/ on DLPORT,
+a download host of its own as some registries have)
 
 Crates (each 1.0.0 published 100 days ago unless said):
   a, ab -> a, abc -> ab        the 1/, 2/ and 3/x/ index layouts
@@ -17,7 +19,7 @@ Crates (each 1.0.0 published 100 days ago unless said):
   nodate 1.0.0                 its line has no pubtime
   evil 1.0.0                   served with another crate's bytes (its cksum
                                is its own): a tampered crate
-config.json's dl uses the {crate} and {version} markers. Every request is
+config.json's dl (on DLPORT) uses the {crate} and {version} markers. Every request is
 counted; GET /_hits prints "PATH COUNT" lines.
 """
 import hashlib
@@ -144,18 +146,20 @@ def main():
                 return self.answer(200, text.encode(), "text/plain")
             with lock:
                 hits[path] = hits.get(path, 0) + 1
-            port = self.server.server_address[1]
-            if path == "/index/config.json":
-                dl = "http://host.sbxrun.internal:%d/crates/{crate}/{crate}-{version}.crate" % port
+            is_dl = self.server is dl_srv
+            if not is_dl and path == "/index/config.json":
+                dl = "http://host.sbxrun.internal:%d/crates/{crate}/{crate}-{version}.crate" % dl_srv.server_address[1]
                 return self.answer(200, json.dumps({"dl": dl}).encode(), "application/json")
-            if path in index:
+            if not is_dl and path in index:
                 return self.answer(200, index[path], "text/plain")
-            if path in files:
+            if is_dl and path in files:
                 return self.answer(200, files[path])
             self.answer(404, b"not found\n", "text/plain")
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(srv.server_address[1], flush=True)
+    dl_srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=dl_srv.serve_forever, daemon=True).start()
+    print(srv.server_address[1], dl_srv.server_address[1], flush=True)
     srv.serve_forever()
 
 

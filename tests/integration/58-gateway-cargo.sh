@@ -25,7 +25,8 @@ rust_binds() {
 }
 
 # Starts the fixture (its crates built once per user); sets CR (its pid),
-# CPORT, and a lab profile naming it, and the app of ten dependencies.
+# CPORT (the index's), DPORT (the downloads'), and a lab profile naming
+# both, and the app of ten dependencies.
 cargo_fixture() {
 	rust_binds
 	local t0=$SECONDS
@@ -33,13 +34,13 @@ cargo_fixture() {
 		> "$TESTDIR/.cr" 2> "$TESTDIR/cr.err" &
 	CR=$!
 	for _ in $(seq 300); do [ -s "$TESTDIR/.cr" ] && break; sleep 0.1; done
-	CPORT=$(head -1 "$TESTDIR/.cr")
-	[ -n "$CPORT" ] || fail "the fixture did not start: $(cat "$TESTDIR/cr.err")"
+	read -r CPORT DPORT < "$TESTDIR/.cr"
+	[ -n "$DPORT" ] || fail "the fixture did not start: $(cat "$TESTDIR/cr.err")"
 	echo "fixture: $((SECONDS - t0))s" >&2
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	PROF="$HOME/.config/sbxrun/profiles/cargolab$$.ini"
-	printf 'inherit = packages\n[packages]\ncargo = http://host.sbxrun.internal:%s/index/\ntimeout = 5s\n' \
-		"$CPORT" > "$PROF"
+	printf 'inherit = packages\n[packages]\ncargo = http://host.sbxrun.internal:%s/index/ http://host.sbxrun.internal:%s/\ntimeout = 5s\n' \
+		"$CPORT" "$DPORT" > "$PROF"
 	trap "kill $CR 2>/dev/null || true; rm -f '$PROF'" EXIT
 	mkdir -p "$TESTDIR/app/src"
 	printf '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n' > "$TESTDIR/app/Cargo.toml"
@@ -49,7 +50,7 @@ cargo_fixture() {
 	echo 'fn main() {}' > "$TESTDIR/app/src/main.rs"
 }
 
-hits() { curl -sS "http://127.0.0.1:$CPORT/_hits"; }
+hits() { curl -sS "http://127.0.0.1:$CPORT/_hits"; }  # both ports' requests
 
 # cargo generate-lockfile and fetch in a sandbox of the lab profile, the
 # project at /app (a Cargo.lock there is kept: a pin)
@@ -125,6 +126,12 @@ test_cargo_tampered_crate_and_bad_paths_refused() {
 	local cached
 	cached=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" 2>/dev/null | grep -cx '[0-9a-f]\{64\}')
 	assert_eq 1 "$cached" "only Caps_Crate's crate in the cache"
+	# a profile that names the index alone: the download host is not let through
+	printf 'inherit = packages\n[packages]\ncargo = http://host.sbxrun.internal:%s/index/\n' "$CPORT" > "$PROF"
+	run "$SBX" run -p "cargolab$$" --image minimal -- sh -c "$CPROBE" probe dl/dep09/1.0.0/download
+	assert_contains "$out" "dl/dep09/1.0.0/download 403"
+	assert_contains "$out" "host 'host.sbxrun.internal' port $DPORT is not in profile"
+	assert_not_contains "$(hits)" "dep09-1.0.0.crate"
 }
 
 # deny, min_age (a line without pubtime included), not_after, a malicious
@@ -137,8 +144,12 @@ test_cargo_rules_deny_min_age_not_after_malicious_offline() {
 	local probe="1/a yo/un/young dl/young/1.1.0/download dl/young/1.0.0/download no/da/nodate dl/nodate/1.0.0/download"
 	# crates.io's names: one crate whatever the case, '-' and '_' alike
 	printf 'deny = cargo:caps-crate\n' >> "$PROF"
-	run "$SBX" run -p "cargolab$$" --image minimal -- sh -c "$CPROBE" probe ca/ps/caps_crate \
+	# under a rule the download host is the gateway's alone: no .crate around it
+	run "$SBX" run -p "cargolab$$" --image minimal -- sh -c "$CPROBE"'
+		curl -sS -x "$SBXRUN_PROXY" -o /dev/null -w "direct %{http_code}\n" \
+			http://host.sbxrun.internal:'"$DPORT"'/crates/Caps_Crate/Caps_Crate-1.0.0.crate' probe ca/ps/caps_crate \
 		dl/Caps_Crate/1.0.0/download 1/a
+	assert_contains "$out" "direct 403"
 	assert_contains "$out" "ca/ps/caps_crate 403"
 	assert_contains "$out" "dl/Caps_Crate/1.0.0/download 403"
 	assert_contains "$out" "1/a 200"

@@ -4,11 +4,15 @@
  * (cksum, yanked, pubtime, a line without one), an index file filtered
  * (lines refused, lines that do not parse or name another crate, the
  * bounds), a version found, config.json's dl and the download URL Cargo
- * builds from it. */
+ * builds from it; [packages] cargo as a profile gives it. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
+#include "base/profile.h"
+#include "base/util.h"
 #include "gateway/cargoidx.h"
 #include "unit.h"
 
@@ -144,11 +148,52 @@ static void test_config(void)
 	CHECK(cargoidx_dl_url("http://h/", &l, url, 20) < 0);
 }
 
+/* [packages] cargo = INDEX-URL [DL-URL], as a profile gives it */
+static int load(const char *text, struct sbx_config *cfg)
+{
+	struct sbx_err err;
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	config_init(cfg);
+	int r = profile_load_stream(cfg, f, "t.ini", &err);
+	fclose(f);
+	return r;
+}
+
+static void test_profile(void)
+{
+	struct sbx_config cfg;
+	struct sbx_err err;
+
+	/* Cargo: a sparse index, and where its downloads come from when elsewhere */
+	static const struct { const char *ini, *msg; } cargos[] = {
+		{ "cargo = https://index.example.org/", NULL },
+		{ "cargo = https://index.example.org/ https://dl.example.org/crates", NULL },
+		{ "cargo = sparse+https://index.example.org/", "t.ini:2: [packages] cargo: 'sparse+https" },
+		{ "cargo = https://index.example.org/ http://dl.example.org/", "[packages] cargo:" },
+		{ "cargo = https://i.example.org/ https://a.example.org/ https://b.example.org/", "more than two URLs" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cargos); i++) {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "[packages]\n%s\n", cargos[i].ini);
+		CHECK(load(buf, &cfg) == 0);
+		int r = config_check(&cfg, &err);
+		CHECK(cargos[i].msg ? r < 0 : r == 0);
+		if (cargos[i].msg && r < 0)
+			CHECK_CONTAINS(err.msg, cargos[i].msg);
+		config_free(&cfg);
+	}
+	char idx[64];
+	CHECK_STR(config_cargo_index("https://i/ https://d/", idx, sizeof(idx)), "https://i/");
+	CHECK_STR(config_cargo_dl("https://i/ https://d/"), "https://d/");
+	CHECK(config_cargo_dl("https://i/") == NULL);
+}
+
 int main(void)
 {
 	test_names();
 	test_lines();
 	test_filter_find();
 	test_config();
+	test_profile();
 	return unit_done("test_cargoidx");
 }

@@ -215,28 +215,6 @@ static void test_packages(void)
 			CHECK_CONTAINS(err.msg, gos[i].msg);
 		config_free(&cfg);
 	}
-	/* Cargo: a sparse index, and where its downloads come from when elsewhere */
-	static const struct { const char *ini, *msg; } cargos[] = {
-		{ "cargo = https://index.example.org/", NULL },
-		{ "cargo = https://index.example.org/ https://dl.example.org/crates", NULL },
-		{ "cargo = sparse+https://index.example.org/", "t.ini:2: [packages] cargo: 'sparse+https" },
-		{ "cargo = https://index.example.org/ http://dl.example.org/", "[packages] cargo:" },
-		{ "cargo = https://i.example.org/ https://a.example.org/ https://b.example.org/", "more than two URLs" },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(cargos); i++) {
-		char buf[512];
-		snprintf(buf, sizeof(buf), "[packages]\n%s\n", cargos[i].ini);
-		CHECK(load(buf, &cfg) == NULL);
-		int r = config_check(&cfg, &err);
-		CHECK(cargos[i].msg ? r < 0 : r == 0);
-		if (cargos[i].msg && r < 0)
-			CHECK_CONTAINS(err.msg, cargos[i].msg);
-		config_free(&cfg);
-	}
-	char idx[64];
-	CHECK_STR(config_cargo_index("https://i/ https://d/", idx, sizeof(idx)), "https://i/");
-	CHECK_STR(config_cargo_dl("https://i/ https://d/"), "https://d/");
-	CHECK(config_cargo_dl("https://i/") == NULL);
 	CHECK(strcmp(config_go_sumdb_url("k+0123abcd+AQID  https://s/"), "https://s/") == 0);
 	CHECK(config_go_sumdb_url("k+0123abcd+AQID") == NULL);
 	expect_bad("[packages]\nmirror = x\n", "t.ini:2: mirror: unknown key in [packages]");
