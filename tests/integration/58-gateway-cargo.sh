@@ -104,8 +104,12 @@ test_cargo_tampered_crate_and_bad_paths_refused() {
 	run "$SBX" run -p "cargolab$$" --image minimal --events "$TESTDIR/ev" -- sh -c "$CPROBE" probe \
 		config.json ev/il/evil dl/evil/1.0.0/download 1/a 1/A 3/a/ab 2/ab/../../x "ca/ps/caps_crate" \
 		dl/Caps_Crate/1.0.0/download dl/a/1.0.0%2e/download dl/a/9.9.9/download dl/a/1.0.0/download/x \
-		2/zz api/v1/crates/new
+		2/zz api/v1/crates/new ya/nk/yank dl/yank/1.1.0/download
 	assert_status 0
+	# yanked: left in the index as upstream marked it, its crate served (a pin)
+	assert_contains "$out" '"vers":"1.1.0","deps":[],"cksum"'
+	assert_contains "$out" '"yanked":true'
+	assert_contains "$out" "dl/yank/1.1.0/download 200"
 	assert_contains "$out" 'config.json 200 {"dl":"http://packages.sbxrun.internal/cargo/dl"}'
 	assert_not_contains "$out" '"api"'
 	assert_contains "$out" 'ev/il/evil 200 {"name":"evil","vers":"1.0.0"'
