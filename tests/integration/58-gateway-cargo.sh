@@ -95,7 +95,7 @@ test_cargo_fetch_through_the_gateway() {
 CPROBE='C=http://packages.sbxrun.internal/cargo
 	for p in "$@"; do
 		printf "%s " "$p"; curl -sS -x "$SBXRUN_PROXY" -o /tmp/body -w "%{http_code}" "$C/$p"
-		printf " %s\n" "$(head -c 300 /tmp/body | tr "\n" "|")"
+		printf " %s\n" "$(head -c 500 /tmp/body | tr "\n" "|")"
 	done'
 
 test_cargo_tampered_crate_and_bad_paths_refused() {
