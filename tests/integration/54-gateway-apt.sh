@@ -1,7 +1,7 @@
 # also-as-root
 # user-only: test_apt_gateway_cuts_an_endless_index_on_disk test_apt_source_files_are_served_as_the_sources_index_lists
 # user-only: test_a_debian_package_built_in_a_project_through_the_gateway
-# tier net: test_a_debian_package_built_in_a_project_through_the_gateway -- minutes of Debian's archive (build-dep, source, dpkg-buildpackage of hello: 88 MB, about 5 min here)
+# tier net: test_a_debian_package_built_in_a_project_through_the_gateway -- minutes of Debian's archive (build-dep, source, dpkg-buildpackage of hello: 88 MB; 300 to 480 s here)
 # apt through the package gateway (issue 27): apt keeps the image's sources
 # and its proxy; the proxy hands its plain-HTTP GETs for the image's apt
 # hosts (@apt, read at import: no registry host is written here) to the
