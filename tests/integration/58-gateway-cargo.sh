@@ -129,7 +129,7 @@ test_cargo_tampered_crate_and_bad_paths_refused() {
 	assert_not_contains "$(hits)" "evil-1.0.0.crate 2"
 	local cached
 	cached=$(ls "$XDG_CACHE_HOME/sbxrun/packages/sha256" 2>/dev/null | grep -cx '[0-9a-f]\{64\}')
-	assert_eq 1 "$cached" "only Caps_Crate's crate in the cache"
+	assert_eq 2 "$cached" "Caps_Crate's and yank 1.1.0's crates alone in the cache"
 	# a profile that names the index alone: the download host is not let through
 	printf 'inherit = packages\n[packages]\ncargo = http://host.sbxrun.internal:%s/index/\n' "$CPORT" > "$PROF"
 	run "$SBX" run -p "cargolab$$" --image minimal -- sh -c "$CPROBE" probe dl/dep09/1.0.0/download
