@@ -21,6 +21,7 @@
 #define GATEWAY_NPM_URL "http://" GATEWAY_HOST "/npm/"
 #define GATEWAY_PYPI_URL "http://" GATEWAY_HOST "/pypi/simple/"
 #define GATEWAY_GO_URL "http://" GATEWAY_HOST "/go"
+#define GATEWAY_MAVEN_URL "http://" GATEWAY_HOST "/maven/"
 
 struct sbx_gateway_conf {
 	const char *profile_name;
@@ -33,6 +34,8 @@ struct sbx_gateway_conf {
 	const char *go_upstream;           /* a Go module proxy URL, or NULL: no /go/; the same */
 	const char *go_sumdb;              /* "NAME+HASH+KEY URL": every Go module is checked
 					    * against it (needed with go_upstream) */
+	const char *maven_upstream;        /* a Maven repository URL (Central's layout), or
+					    * NULL: no /maven/; the same */
 	int events_fd;                     /* -1, or where JSON-lines events go */
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	int64_t index_max_age_ms;          /* an index document is served from the cache this

@@ -100,8 +100,9 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age_ms || cfg->pkg_not_after ||
 			    cfg->pkg_malicious.n ||
 			    cfg->pkg_offline == SBX_ON);
-	const char *ups[4] = { cfg->pkg_npm, cfg->pkg_pypi, cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
-	for (size_t i = 0; i < 4; i++)
+	const char *ups[5] = { cfg->pkg_npm, cfg->pkg_pypi, cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb),
+			       cfg->pkg_maven };
+	for (size_t i = 0; i < 5; i++)
 		if (!np->gateway_only || config_upstream_entry(ups[i], np->gateway_entry[i],
 							       sizeof(np->gateway_entry[i])) < 0)
 			np->gateway_entry[i][0] = '\0';
@@ -115,10 +116,10 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 static int withhold_upstreams(struct sbx_netplan *np, const struct hostmatch_sets *image,
 			      struct sbx_err *err)
 {
-	char *v[7], *origin[7] = { NULL };
+	char *v[8], *origin[8] = { NULL };
 	struct sbx_strlist kept = { v, origin, 0 };
 
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < 5; i++)
 		if (np->gateway_entry[i][0])
 			v[kept.n++] = np->gateway_entry[i];
 	for (size_t i = 0; i < SBX_SET__COUNT; i++)

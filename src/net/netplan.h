@@ -80,7 +80,7 @@ struct sbx_netplan {
 	 * archive, the upstream's name spelt another way) escapes them. The
 	 * same in a sandbox and in `sbxrun proxy` (a pod's sidecar). */
 	bool gateway_only;
-	char gateway_entry[4][320];  /* the profile's npm, pypi, go and go_sumdb upstreams' entries, or "" */
+	char gateway_entry[5][320];  /* the profile's npm, pypi, go, go_sumdb and maven upstreams' entries, or "" */
 	const char *profile;    /* for messages */
 	struct netplan_var env[NETPLAN_MAX_VARS]; /* in order; the profile's env comes after */
 	size_t nenv;

@@ -9,6 +9,7 @@
  * sandbox's mountinfo. */
 #define _GNU_SOURCE
 #include "sandbox/mounts.h"
+#include "sandbox/toolconf.h"
 #include "sandbox/mountflags.h"
 
 #include <errno.h>
@@ -659,6 +660,7 @@ static int setup_inside(const struct sbx_plan *plan, struct sbx_mount_src *ms, i
 			return err_wrap(err, "workspace");
 	}
 	if (setup_binds(plan, ms, rootfd, err) < 0 || write_apt_conf(plan, rootfd, err) < 0 ||
+	    toolconf_write(plan, rootfd, err) < 0 ||
 	    setup_hosts(plan, rootfd, err) < 0 || setup_resolv_conf(plan, rootfd, err) < 0)
 		return -1;
 	if (ms->ca >= 0) {
