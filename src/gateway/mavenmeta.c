@@ -17,7 +17,7 @@
 
 static bool seg_ok(const char *s, size_t n, bool plus)
 {
-	if (n == 0 || n > MAVEN_SEG_MAX || s[0] == '.' || s[0] == '-')
+	if (n == 0 || n > MAVEN_SEG_MAX || s[0] == '.' || s[0] == '-' || memmem(s, n, "..", 2))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
@@ -105,8 +105,9 @@ int maven_request(const char *path, size_t len, struct maven_req *r, const char 
 	size_t o = 0;
 	for (int i = 0; i < n; i++) {
 		bool last = i == n - 1, ver = r->kind == MAVEN_FILE && i == n - 2;
-		if (!seg_ok(seg[i], last ? fl : sl[i], last || ver)) {
-			*why = "a path segment that is not [A-Za-z0-9_.-]";
+		if (!seg_ok(seg[i], last ? fl : sl[i], last || ver) || (i < g && memchr(seg[i], '.', sl[i]))) {
+			/* a group's directories hold no dot: one group, one spelling */
+			*why = "a path segment that is not [A-Za-z0-9_.-] (a group's without '.')";
 			return -1;
 		}
 		if (i < g)

@@ -34,8 +34,8 @@ struct maven_req {
 };
 
 /* 0, or -1 with why (a static string): segments of [A-Za-z0-9_.-] ('+'
- * too in a version and a file name), none empty, ".", ".." or starting with
- * '.', no '%', the file named after the artifact and version; a SNAPSHOT
+ * too in a version and a file name), none empty, holding ".." or starting
+ * with '.' or '-', the group's directories without '.', no '%', the file named after the artifact and version; a SNAPSHOT
  * is refused (sbxrun serves releases), as are checksums other than .sha1
  * and .sha256 (.md5, .sha512) and signatures. */
 int maven_request(const char *path, size_t len, struct maven_req *r, const char **why);

@@ -45,6 +45,7 @@ static void test_requests(void)
 		"lib/1.2/lib-1.2.jar", "org/example/lib/1.2/lib-1.2.jar/", "/org/example/lib/1.2/lib-1.2.jar",
 		"org/ex ample/lib/1.2/lib-1.2.jar", "maven-metadata.xml", "org/maven-metadata.xml",
 		"org/example/li+b/1.2/li+b-1.2.jar", "org/example/lib/1.2/lib-1.2.jar\\x",
+		"org.example/lib/1.2/lib-1.2.jar", "org/example/lib/1.2/lib-1.2..jar",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		int rc = maven_request(bad[i], strlen(bad[i]), &r, &why);
