@@ -330,4 +330,6 @@ LAZY(Z, int, deflateEnd, (z_streamp s), (s))
 LAZY(X, xmlDocPtr, xmlReadMemory, (const char *b, int n, const char *url, const char *enc, int opt),
      (b, n, url, enc, opt))
 LAZY_VOID(X, xmlFreeDoc, (xmlDocPtr d), (d))
+LAZY_VOID(X, xmlSetGenericErrorFunc, (void *c, xmlGenericErrorFunc f), (c, f))
+LAZY_VOID(X, xmlSetStructuredErrorFunc, (void *c, xmlStructuredErrorFunc f), (c, f))
 #undef X

@@ -284,6 +284,18 @@ static int read_root(const xmlNode *root, struct mavenmeta *m, const char **why)
 	return 0;
 }
 
+/* libxml2 prints some errors (an encoding's) whatever the options say:
+ * nothing of its is printed (only main prints; a refusal says why). */
+static void quiet(void *ctx, const char *fmt, ...)
+{
+	(void)ctx, (void)fmt;
+}
+
+static void quiet_structured(void *ctx, xmlErrorPtr e)
+{
+	(void)ctx, (void)e;
+}
+
 int mavenmeta_parse(const char *body, size_t len, struct mavenmeta *m, const char **why)
 {
 	const char *dummy;
@@ -296,6 +308,8 @@ int mavenmeta_parse(const char *body, size_t len, struct mavenmeta *m, const cha
 		*why = "larger than the gateway reads (4 MiB)";
 		return -1;
 	}
+	xmlSetGenericErrorFunc(NULL, quiet);  /* this thread's */
+	xmlSetStructuredErrorFunc(NULL, quiet_structured);
 	xmlDoc *doc = xmlReadMemory(body, (int)len, "maven-metadata.xml", NULL,
 				    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
 	if (!doc) {
