@@ -203,13 +203,14 @@ test_maven_rules_deny_min_age_not_after_malicious_offline() {
 	run "$SBX" run -p "mvnlab$$" --image minimal --env PATHS="$d/dep03/1.0/dep03-1.0.jar" -- sh -c "$PROBE"
 	assert_contains "$out" "$d/dep03/1.0/dep03-1.0.jar 200"
 	assert_contains "$err" "deny = maven:lab.example:dep03"
-	# offline: what the cache holds (dep02, ranged 1.0), nothing else
+	# offline: what the cache holds (dep02, ranged 1.0), nothing else (a
+	# classifier never asked for)
 	cp "$PROF.base" "$PROF"
 	printf 'offline = yes\n' >> "$PROF"
 	kill "$MP"
-	run "$SBX" run -p "mvnlab$$" --image minimal --env PATHS="$paths $d/dep04/1.0/dep04-1.0.jar" -- sh -c "$PROBE"
+	run "$SBX" run -p "mvnlab$$" --image minimal --env PATHS="$paths $d/dep04/1.0/dep04-1.0-sources.jar" -- sh -c "$PROBE"
 	assert_contains "$out" "$d/dep02/1.0/dep02-1.0.jar 200"
 	assert_contains "$out" "$d/ranged/1.0/ranged-1.0.jar 200"
-	assert_contains "$out" "$d/dep04/1.0/dep04-1.0.jar 503"
+	assert_contains "$out" "$d/dep04/1.0/dep04-1.0-sources.jar 503"
 	assert_contains "$err" "offline: maven 'lab.example:dep04'"
 }
