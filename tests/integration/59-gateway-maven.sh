@@ -212,5 +212,5 @@ test_maven_rules_deny_min_age_not_after_malicious_offline() {
 	assert_contains "$out" "$d/dep02/1.0/dep02-1.0.jar 200"
 	assert_contains "$out" "$d/ranged/1.0/ranged-1.0.jar 200"
 	assert_contains "$out" "$d/dep04/1.0/dep04-1.0-sources.jar 503"
-	assert_contains "$err" "offline: maven 'lab.example:dep04'"
+	assert_contains "$err" "offline: maven 'lab.example:dep04@1.0' is not in the cache"
 }
