@@ -8,11 +8,11 @@ VERSION = 0.1
 
 # libarchive, libcurl, libcrypto and libssl are loaded on first use (src/base/lazylib.c),
 # libsystemd only to ask systemd for a delegated cgroup (src/sandbox/scope.c),
-# zlib for export --patch, libgit2 for the .gitignore fold of changes show
+# zlib for export --patch, libxml2 for Maven's metadata (src/gateway/mavenmeta.c), libgit2 for the .gitignore fold of changes show
 # (src/undo/csignore.c; its soname, read here, changes with each release):
 # only their headers are needed at build time.
 PKGS = libseccomp libcap-ng inih json-c
-LAZY_PKGS = libarchive libcurl libcrypto libssl libsystemd zlib libgit2
+LAZY_PKGS = libarchive libcurl libcrypto libssl libsystemd zlib libgit2 libxml-2.0
 CC ?= cc
 # The builds of check, demo and the other test targets (a second make, after
 # `deps`) use every core.

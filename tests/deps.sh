@@ -4,12 +4,12 @@
 # (with an argument: what check-vm or bench needs besides, or what make deb needs).
 set -eu
 pkgs="build-essential pkg-config libseccomp-dev libcap-ng-dev libarchive-dev
-libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev libgit2-dev zlib1g-dev mmdebstrap uidmap
+libcurl4-openssl-dev libinih-dev libssl-dev libjson-c-dev libsystemd-dev libgit2-dev zlib1g-dev libxml2-dev mmdebstrap uidmap
 fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
 util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
 libclang-rt-dev zsh fish strace fuse-overlayfs
 podman runc catatonit skopeo python3-yaml apparmor
-golang-go golang-golang-x-mod-dev cargo-web rustc-web"
+golang-go golang-golang-x-mod-dev cargo-web rustc-web maven default-jdk-headless"
 # Node.js and npm for the MCP client test (70-mcp), from Debian where the
 # machine has no node of its own (one from elsewhere, as CI's, has its npm)
 command -v node > /dev/null || pkgs="$pkgs nodejs npm"

@@ -610,9 +610,9 @@ void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone)
 	for (size_t i = 0; i < 2; i++)
 		if (packages && config_upstream_entry(cargo_ups[i], up, sizeof(up)) == 0)
 			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[SBX_K_PKG_CARGO], 0, &ignore);
-	const char *go_ups[] = { cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb) };
-	const enum sbx_key go_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_GO_SUMDB };
-	for (size_t i = 0; i < 2; i++)
+	const char *go_ups[] = { cfg->pkg_go, config_go_sumdb_url(cfg->pkg_go_sumdb), cfg->pkg_maven };
+	const enum sbx_key go_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_GO_SUMDB, SBX_K_PKG_MAVEN };
+	for (size_t i = 0; i < 3; i++)
 		if (packages && config_upstream_entry(go_ups[i], up, sizeof(up)) == 0)
 			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[go_keys[i]], 0, &ignore);
 }
@@ -750,7 +750,8 @@ int config_check(const struct sbx_config *cfg, struct sbx_err *err)
 			       "(min_speed_time = none turns the speed check off)", cfg->origin[SBX_K_DL_MIN_SPEED]);
 	if (check_upstream(cfg, SBX_K_PKG_NPM, "npm", cfg->pkg_npm, err) < 0 ||
 	    check_upstream(cfg, SBX_K_PKG_PYPI, "pypi", cfg->pkg_pypi, err) < 0 || check_go(cfg, err) < 0 ||
-	    check_cargo(cfg, err) < 0)
+	    check_cargo(cfg, err) < 0 ||
+	    check_upstream(cfg, SBX_K_PKG_MAVEN, "maven", cfg->pkg_maven, err) < 0)
 		return -1;
 	if (cfg->pkg_timeout_ms == 0)
 		return err_set(err, 0, "%s: [packages] timeout: none is not a timeout",

@@ -102,6 +102,7 @@ struct sbx_config {
 	char *pkg_go;              /* Go module proxy URL; NULL: none */
 	char *pkg_go_sumdb;        /* "NAME+HASH+KEY URL": Go's checksum database */
 	char *pkg_cargo;           /* "INDEX-URL [DOWNLOAD-URL]": Cargo's sparse registry; NULL: none */
+	char *pkg_maven;           /* Maven repository URL; NULL: none */
 	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
 	struct sbx_strlist pkg_allow;  /* [ECO:]GLOB: only these (empty: all) */
 	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */

@@ -1,4 +1,4 @@
-/* lazylib.c - libarchive, libcurl, libcrypto and zlib are loaded on first use.
+/* lazylib.c - libarchive, libcurl, libcrypto, zlib and libxml2 are loaded on first use.
  * Linked normally, they would be mapped and relocated at every start: with
  * their dependencies (libxml2, ICU, TLS, LDAP...) that cost more than the
  * whole sandbox start (`run` measured 5.0 ms against bwrap's 3.4 ms). The
@@ -23,6 +23,7 @@ static const struct { const char *lib, *pkg; } packages[] = {
 	{ SBX_LIBCURL, "libcurl4 (libcurl4t64 on Debian 13 and Ubuntu 24.04)" },
 	{ SBX_LIBCRYPTO, "libssl3 (libssl3t64 on Debian 13 and Ubuntu 24.04)" },
 	{ SBX_LIBSSL, "libssl3 (libssl3t64 on Debian 13 and Ubuntu 24.04)" },
+	{ SBX_LIBXML2, "libxml2 (libxml2-16 on Debian 14)" },
 };
 
 static const char *package_of(const char *lib)
@@ -322,3 +323,13 @@ LAZY(Z, int, deflateInit_, (z_streamp s, int level, const char *version, int siz
 LAZY(Z, int, deflate, (z_streamp s, int flush), (s, flush))
 LAZY(Z, int, deflateEnd, (z_streamp s), (s))
 #undef Z
+
+/* libxml2: Maven's maven-metadata.xml (gateway/mavenmeta.c); it brings ICU */
+#include <libxml/parser.h>
+#define X SBX_LIBXML2
+LAZY(X, xmlDocPtr, xmlReadMemory, (const char *b, int n, const char *url, const char *enc, int opt),
+     (b, n, url, enc, opt))
+LAZY_VOID(X, xmlFreeDoc, (xmlDocPtr d), (d))
+LAZY_VOID(X, xmlSetGenericErrorFunc, (void *c, xmlGenericErrorFunc f), (c, f))
+LAZY_VOID(X, xmlSetStructuredErrorFunc, (void *c, xmlStructuredErrorFunc f), (c, f))
+#undef X

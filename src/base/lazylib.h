@@ -8,6 +8,7 @@
 #define SBX_LIBCURL "libcurl.so.4"
 #define SBX_LIBCRYPTO "libcrypto.so.3"
 #define SBX_LIBSSL "libssl.so.3"
+#define SBX_LIBXML2 "libxml2.so.2"
 
 /* Loads lib now (the first call of one of its functions would end sbxrun
  * with exit 125 where it is missing): a missing one is an error naming

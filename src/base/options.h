@@ -34,6 +34,7 @@ enum sbx_key {
 	SBX_K_CREDENTIAL,
 	SBX_K_PKG_MODE,
 	SBX_K_PKG_CARGO,
+	SBX_K_PKG_MAVEN,
 	SBX_K__COUNT
 };
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-const char *const pkgrule_ecosystems[] = { "npm", "pypi", "deb", "go", "cargo", NULL };
+const char *const pkgrule_ecosystems[] = { "npm", "pypi", "deb", "go", "cargo", "maven", NULL };
 
 #define GLOB_MAX 214 /* npm's longest name */
 
@@ -26,13 +26,16 @@ int pkgrule_check(const char *entry, struct sbx_err *err)
 	size_t n = strlen(glob);
 
 	if (colon && !eco_known(entry, (size_t)(colon - entry)))
-		return err_set(err, 0, "'%s': unknown ecosystem '%.*s' (ECO:GLOB, ECO one of npm, pypi, deb, go, cargo)",
+		return err_set(err, 0, "'%s': unknown ecosystem '%.*s' (ECO:GLOB, ECO one of npm, pypi, deb, go, "
+			       "cargo, maven)",
 			       entry, (int)(colon - entry), entry);
 	if (n == 0 || n > GLOB_MAX)
 		return err_set(err, 0, "'%s' is not [ECO:]GLOB (a package name or glob, at most %d "
-			       "characters; ECO one of npm, pypi, deb, go, cargo)", entry, GLOB_MAX);
+			       "characters; ECO one of npm, pypi, deb, go, cargo, maven)", entry, GLOB_MAX);
+	/* Maven's names are GROUP:ARTIFACT */
+	bool maven = colon && colon - entry == 5 && strncmp(entry, "maven", 5) == 0;
 	for (const char *p = glob; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("-._~@/+*?[]!", *p))
+		if (!isalnum((unsigned char)*p) && !strchr("-._~@/+*?[]!", *p) && !(maven && *p == ':'))
 			return err_set(err, 0, "'%s': '%c' is not a package name or glob character", entry,
 				       *p);
 	return 0;

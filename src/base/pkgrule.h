@@ -11,7 +11,7 @@
 
 #include "base/err.h"
 
-/* "npm", "pypi", "deb", "go", "cargo", NULL */
+/* "npm", "pypi", "deb", "go", "cargo", "maven", NULL */
 extern const char *const pkgrule_ecosystems[];
 
 /* An entry as a profile may write it: an optional known ECO and ':', then

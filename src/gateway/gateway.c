@@ -26,7 +26,7 @@
 #define KIND_CLIENT 6ULL
 #define KIND_CURL 7ULL
 
-static const struct gw_ecosystem *const ecosystems[] = { &gw_npm, &gw_deb, &gw_pypi, &gw_go, &gw_cargo };
+static const struct gw_ecosystem *const ecosystems[] = { &gw_npm, &gw_deb, &gw_pypi, &gw_go, &gw_cargo, &gw_maven };
 
 const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image_registry)
 {
@@ -71,6 +71,7 @@ void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *c
 		.pypi_upstream = *pypi,
 		.go_upstream = cfg->pkg_go, .go_sumdb = cfg->pkg_go_sumdb,
 		.cargo_upstream = cfg->pkg_cargo,
+		.maven_upstream = cfg->pkg_maven,
 		.events_fd = -1, .timeout_ms = cfg->pkg_timeout_ms,
 		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
 		.index_max_stale_ms = (int64_t)cfg->pkg_index_max_stale_ms,
@@ -93,6 +94,7 @@ int gateway_local_for(const struct sbx_gateway_conf *conf, struct proxy_local *o
 
 	*out = (struct proxy_local){ 0 };
 	if (!conf->npm_upstream && !conf->pypi_upstream && !conf->go_upstream && !conf->cargo_upstream &&
+	    !conf->maven_upstream &&
 	    !(hs && hs->apt_hosts && hs->apt_hosts[0]))
 		return 0;
 	if (gateway_new(conf, &gw, err) < 0)
@@ -406,8 +408,11 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 	char idx[1024];
 	if (config_cargo_index(conf->cargo_upstream, idx, sizeof(idx)))
 		gw->cargo_upstream = with_slash(idx);
+	if (conf->maven_upstream)
+		gw->maven_upstream = with_slash(conf->maven_upstream);
 	const struct hostmatch_sets *hs = conf->sets;
-	gw->not_apt = xasprintf("%s %s %s %s %s %s %s", gw->cargo_upstream ? gw->cargo_upstream : "",
+	gw->not_apt = xasprintf("%s %s %s %s %s %s %s %s", gw->cargo_upstream ? gw->cargo_upstream : "",
+				gw->maven_upstream ? gw->maven_upstream : "",
 				gw->go_upstream ? gw->go_upstream : "",
 				gw->go_sumdb_url ? gw->go_sumdb_url : "", gw->npm_upstream ? gw->npm_upstream : "",
 				gw->pypi_upstream ? gw->pypi_upstream : "", hs && hs->npm_registry ? hs->npm_registry : "",
@@ -477,6 +482,7 @@ void gateway_free(struct sbx_gateway *g)
 	free(gw->go_sumdb_name);
 	free(gw->go_sumdb_url);
 	free(gw->cargo_upstream);
+	free(gw->maven_upstream);
 	free(gw->not_apt);
 	free(gw->profile);
 	gw_live_fini(gw);

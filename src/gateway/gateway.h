@@ -22,6 +22,7 @@
 #define GATEWAY_PYPI_URL "http://" GATEWAY_HOST "/pypi/simple/"
 #define GATEWAY_GO_URL "http://" GATEWAY_HOST "/go"
 #define GATEWAY_CARGO_URL "http://" GATEWAY_HOST "/cargo/"
+#define GATEWAY_MAVEN_URL "http://" GATEWAY_HOST "/maven/"
 
 struct sbx_gateway_conf {
 	const char *profile_name;
@@ -36,6 +37,8 @@ struct sbx_gateway_conf {
 					    * against it (needed with go_upstream) */
 	const char *cargo_upstream;        /* "INDEX-URL [DOWNLOAD-URL]", or NULL: no /cargo/; the
 					    * same (the downloads' host, config.json's dl, too) */
+	const char *maven_upstream;        /* a Maven repository URL (Central's layout), or
+					    * NULL: no /maven/; the same */
 	int events_fd;                     /* -1, or where JSON-lines events go */
 	uint64_t timeout_ms;               /* an upstream silent this long fails (0: 30 s) */
 	int64_t index_max_age_ms;          /* an index document is served from the cache this

@@ -30,6 +30,7 @@ extern const struct gw_ecosystem gw_deb;
 extern const struct gw_ecosystem gw_pypi;
 extern const struct gw_ecosystem gw_go;
 extern const struct gw_ecosystem gw_cargo;
+extern const struct gw_ecosystem gw_maven;
 
 struct gw_client {
 	struct gw_client *next;
@@ -83,6 +84,7 @@ struct gw {
 	char *go_sumdb_name;       /* the key's name */
 	char *go_sumdb_url;        /* and its URL, with a trailing '/' */
 	char *cargo_upstream;      /* the Cargo sparse index, with a trailing '/' (gw_cargo.c) */
+	char *maven_upstream;      /* the Maven repository, with a trailing '/' */
 	/* the npm and PyPI upstreams' URLs, the profile's and the image's
 	 * (@npm, @pypi), separated by spaces: hosts the deb route never
 	 * reaches (gw_deb.c) */
@@ -100,6 +102,26 @@ struct gw {
 	struct sbx_strlist live_allow, live_deny;
 	char *live_said;
 };
+
+/* --- when the gateway first saw a version (gw_seen.c) --- */
+/* The record of one package: the cache's index document key of eco
+ * below upstream ("seen/NAME"). */
+struct gw_seen_key {
+	const char *eco, *upstream, *key;
+};
+/* When the gateway first saw each of v[0..n) (Unix seconds; 0: never);
+ * with record, one never seen is recorded as seen now, all in one write. */
+void gw_first_seen(struct gw *gw, const struct gw_seen_key *k, const char *const *v, size_t n, int64_t *seen,
+		   bool record);
+/* 0 when a version first seen at seen may be served by the rules of
+ * versions (a malicious-package feed; min_age and not_after with the time
+ * first seen as its date; never seen: now, deny when unsure), else -1 with
+ * why ("ECO NAME VERSION: first seen by the gateway ..."). */
+int gw_seen_ok(struct gw *gw, const char *eco, const char *name, const char *version, int64_t seen, char *why,
+	       size_t size);
+/* Both for one version. */
+int gw_seen_ok1(struct gw *gw, const struct gw_seen_key *k, const char *name, const char *version, bool record,
+		char *why, size_t size);
 
 /* --- the rules set again while it runs (gw_live.c) --- */
 void gw_live_init(struct gw *gw);
@@ -369,6 +391,9 @@ struct gw_artifact_req {
 	struct sri want;
 	uint64_t max;
 	bool plain_http;       /* as struct gw_fetch's */
+	bool sum;              /* answer the digest in sum_algo of the verified
+				* bytes, in hex, not the file (Maven's .sha1) */
+	enum sri_algo sum_algo;
 };
 /* Serves the artifact to the client from the cache, or fetches it once
  * (joining a download this process or another sbxrun process has under

@@ -18,6 +18,8 @@ struct gw_waiter {
 	struct gw_waiter *next;
 	uint64_t client;
 	char *name, *version;
+	bool sum;  /* its digest asked for, not the file (struct gw_artifact_req) */
+	enum sri_algo sum_algo;
 };
 
 struct gw_artifact {
@@ -63,6 +65,23 @@ static void release(struct gw *gw, struct gw_artifact *a)
 	free(a);
 }
 
+/* The file, or the digest the waiter asked for of its verified bytes. */
+static void answer(struct gw *gw, struct gw_client *cl, const struct gw_waiter *w, int fd, off_t size)
+{
+	char hex[129];
+
+	if (!w->sum) {
+		gw_reply_file(gw, cl, fd, size, "application/octet-stream");
+		return;
+	}
+	int r = sri_hex_fd(w->sum_algo, fd, hex);
+	close(fd);
+	if (r < 0)
+		gw_fail(gw, cl, 502, NULL, NULL, NULL, "the cache's file cannot be read");
+	else
+		gw_reply(gw, cl, 200, "text/plain", hex, strlen(hex));
+}
+
 /* Answers every waiter from the cache ("miss" for the first, "shared" for
  * the rest of a download; "hit" when another process fetched it). */
 static void serve_all(struct gw *gw, struct gw_artifact *a, const char *first, int64_t ms)
@@ -80,7 +99,7 @@ static void serve_all(struct gw *gw, struct gw_artifact *a, const char *first, i
 		}
 		gw_event_artifact(gw, a->eco, w->name, w->version, (uint64_t)size, i ? "shared" : first,
 				  i ? 0 : ms);
-		gw_reply_file(gw, cl, fd, size, "application/octet-stream");
+		answer(gw, cl, w, fd, size);
 	}
 }
 
@@ -219,9 +238,11 @@ void gw_artifact_get(struct gw *gw, struct gw_client *cl, const struct gw_artifa
 	w->client = cl->id;
 	w->name = xstrdup(r->name);
 	w->version = xstrdup(r->version);
+	w->sum = r->sum;
+	w->sum_algo = r->sum_algo;
 	if (gw_cache_artifact(gw->cache, &r->want, &fd, &size) == 1) {
 		gw_event_artifact(gw, r->eco, r->name, r->version, (uint64_t)size, "hit", 0);
-		gw_reply_file(gw, cl, fd, size, "application/octet-stream");
+		answer(gw, cl, w, fd, size);
 		free(w->name), free(w->version), free(w);
 		return;
 	}

@@ -16,7 +16,6 @@
  * from @v/list, refused as @latest and refused by name; offline serves
  * what the cache holds. */
 #define _GNU_SOURCE
-#include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
@@ -130,77 +129,34 @@ static void get_doc(struct gw *gw, struct gw_client *cl, struct go_req *r, const
 	}
 }
 
-/* --- first seen: a version's age --- */
+/* --- first seen: a version's age (gw_seen.c) --- */
 
-/* When this cache first saw each of path's n versions (Unix seconds;
- * 0: never). With record, one never seen is recorded as seen now, all in
- * one write. The record ("VERSION SECONDS" lines) is the module's; only
- * versions upstream listed or the checksum database vouched for are
- * recorded (a sandbox cannot fill it with made-up ones), and a record lost
- * to eviction makes versions younger, never older. */
 static void first_seen(struct gw *gw, const struct gomod_req *m, char (*v)[GOMOD_VER_MAX], size_t n, int64_t *seen,
 		       bool record)
 {
-	_cleanup_free_ char *key = xasprintf("seen/%s", m->esc), *body = NULL, *add = NULL;
-	char etag[8];
-	size_t len = 0, alen = 0;
-	int64_t age, now = (int64_t)time(NULL);
+	_cleanup_free_ char *key = xasprintf("seen/%s", m->esc);
+	_cleanup_free_ const char **p = xcalloc(n + 1, sizeof(*p));
+	struct gw_seen_key k = { "go", gw->go_upstream, key };
 
-	if (gw_cache_index_get(gw->cache, "go", gw->go_upstream, key, &body, &len, etag, sizeof(etag), &age) != 1)
-		len = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t vl = strlen(v[i]);
-		seen[i] = 0;
-		for (const char *p = body, *e; p && p < body + len && !seen[i]; p = e + 1) {
-			if (!(e = memchr(p, '\n', (size_t)(body + len - p))))
-				break;
-			if ((size_t)(e - p) > vl + 1 && memcmp(p, v[i], vl) == 0 && p[vl] == ' ')
-				seen[i] = strtoll(p + vl + 1, NULL, 10);
-		}
-		if (seen[i] || !record)
-			continue;
-		seen[i] = now;
-		add = xrealloc(add, alen + vl + 24);
-		alen += (size_t)sprintf(add + alen, "%s %" PRId64 "\n", v[i], now);
-	}
-	if (!alen)
-		return;
-	_cleanup_free_ char *out = xmalloc(len + alen + 1);
-	memcpy(out, body ? body : "", len);
-	memcpy(out + len, add, alen);
-	gw_cache_index_put(gw->cache, "go", gw->go_upstream, key, out, len + alen, "");
+	for (size_t i = 0; i < n; i++)
+		p[i] = v[i];
+	gw_first_seen(gw, &k, p, n, seen, record);
 }
 
-/* 0 when a version first seen at seen may be served by the rules of
- * versions (a malicious-package feed; min_age and not_after with the time
- * first seen as the version's date; never seen: now, deny when unsure),
- * else -1 with why. */
 static int age_ok(struct gw *gw, const struct gomod_req *m, const char *version, int64_t seen, char *why,
 		  size_t size)
 {
-	char inner[400];
-	int64_t now = (int64_t)time(NULL);
-
-	if (rules_version(&gw->conf.rules, "go", m->path, version, why, size) < 0)
-		return -1;  /* a malicious-package feed names it */
-	if (!rules_dated(&gw->conf.rules) ||
-	    rules_age(&gw->conf.rules, "go", m->path, version, seen ? seen : now, now, inner, sizeof(inner)) == 0)
-		return 0;
-	snprintf(why, size, "go %s %s: first seen by the gateway %s", m->path, version,
-		 inner + (strncmp(inner, "published ", 10) == 0 ? 10 : 0));
-	return -1;
+	return gw_seen_ok(gw, "go", m->path, version, seen, why, size);
 }
 
 /* The same for one version (recorded when record). */
 static int age_ok1(struct gw *gw, const struct gomod_req *m, const char *version, bool record, char *why,
 		   size_t size)
 {
-	char v[1][GOMOD_VER_MAX];
-	int64_t seen;
+	_cleanup_free_ char *key = xasprintf("seen/%s", m->esc);
+	struct gw_seen_key k = { "go", gw->go_upstream, key };
 
-	snprintf(v[0], sizeof(v[0]), "%s", version);
-	first_seen(gw, m, v, 1, &seen, record);
-	return age_ok(gw, m, version, seen, why, size);
+	return gw_seen_ok1(gw, &k, m->path, version, record, why, size);
 }
 
 /* --- @v/list, @latest, .info --- */

@@ -47,6 +47,11 @@ int sri_from_hex256(const char *hex, struct sri *out)
 	return from_hex(hex, SRI_SHA256, out);
 }
 
+int sri_from_hex(const char *hex, enum sri_algo algo, struct sri *out)
+{
+	return algo == SRI_GOH1 ? -1 : from_hex(hex, algo, out);
+}
+
 /* One "algo-base64" token of an SRI string (options after '?' ignored). */
 static int one_token(const char *tok, size_t len, struct sri *out)
 {
@@ -190,6 +195,37 @@ bool sri_check_fd(const struct sri *want, int fd)
 		ok = sri_check_end(c, NULL);
 	sri_check_free(c);
 	return ok;
+}
+
+int sri_hex_fd(enum sri_algo algo, int fd, char *hex)
+{
+	struct sri any = { .algo = algo, .len = algo_len[algo] };
+	struct sri_check *c = algo == SRI_GOH1 ? NULL : sri_check_new(&any);
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+
+	if (!c)
+		return -1;
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		sri_check_update(c, buf, (size_t)n);
+		off += n;
+	}
+	sri_check_end(c, hex);
+	sri_check_free(c);
+	return n == 0 && hex[0] ? 0 : -1;
+}
+
+void sri_hex_mem(enum sri_algo algo, const void *p, size_t n, char *hex)
+{
+	struct sri any = { .algo = algo, .len = algo_len[algo] };
+	struct sri_check *c = algo == SRI_GOH1 ? NULL : sri_check_new(&any);
+
+	if (!c)
+		abort();  /* out of memory: as xmalloc does */
+	sri_check_update(c, p, n);
+	sri_check_end(c, hex);
+	sri_check_free(c);
 }
 
 void sri_sha256(const void *p, size_t n, unsigned char digest[32])

@@ -25,6 +25,9 @@ struct sri {
 int sri_from_npm(const char *integrity, const char *shasum, struct sri *out);
 /* sha256 as 64 hex digits (PyPI, Debian). */
 int sri_from_hex256(const char *hex, struct sri *out);
+/* A digest of algo (SHA1, SHA256, SHA512) as hex (Maven's .sha1 and
+ * .sha256 files): 0, or -1 when it is not one. */
+int sri_from_hex(const char *hex, enum sri_algo algo, struct sri *out);
 const char *sri_algo_name(enum sri_algo a);
 
 struct sri_check;
@@ -38,6 +41,10 @@ void sri_check_free(struct sri_check *c);
 /* Checks a whole open file from offset 0 (the cache's check on serving;
  * for SRI_GOH1, the only check there is). */
 bool sri_check_fd(const struct sri *want, int fd);
+/* The digest of algo (not SRI_GOH1) of a whole open file, or of n bytes,
+ * in hex into hex (129 bytes): 0, or -1 when the file cannot be read. */
+int sri_hex_fd(enum sri_algo algo, int fd, char *hex);
+void sri_hex_mem(enum sri_algo algo, const void *p, size_t n, char *hex);
 /* The SHA256 of n bytes: 32 bytes into digest. */
 void sri_sha256(const void *p, size_t n, unsigned char digest[32]);
 

@@ -106,7 +106,7 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	const char *ups[NETPLAN_UPSTREAMS] = { cfg->pkg_npm, cfg->pkg_pypi, cfg->pkg_go,
 					       config_go_sumdb_url(cfg->pkg_go_sumdb),
 					       config_cargo_index(cfg->pkg_cargo, idx, sizeof(idx)),
-					       config_cargo_dl(cfg->pkg_cargo) };
+					       config_cargo_dl(cfg->pkg_cargo), cfg->pkg_maven };
 	for (size_t i = 0; i < NETPLAN_UPSTREAMS; i++)
 		if (!np->gateway_only || config_upstream_entry(ups[i], np->gateway_entry[i],
 							       sizeof(np->gateway_entry[i])) < 0)

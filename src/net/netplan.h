@@ -86,9 +86,9 @@ struct sbx_netplan {
 	bool gateway_only;
 	bool gw_cargo;          /* [packages] cargo: cargo is pointed at the gateway (a file
 				 * sandbox/toolconf.c writes, a variable) */
-#define NETPLAN_UPSTREAMS 6
-	char gateway_entry[NETPLAN_UPSTREAMS][320];  /* the profile's npm, pypi, go, go_sumdb and cargo
-						      * (index and downloads) upstreams' entries, or "" */
+#define NETPLAN_UPSTREAMS 7
+	char gateway_entry[NETPLAN_UPSTREAMS][320];  /* the profile's npm, pypi, go, go_sumdb, cargo
+						      * (index and downloads) and maven upstreams' entries, or "" */
 	const char *profile;    /* for messages */
 	struct netplan_var env[NETPLAN_MAX_VARS]; /* in order; the profile's env comes after */
 	size_t nenv;

@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 CC=${FUZZ_CC:-clang}
 out=build-fuzz
-pkgs="libseccomp libcap-ng libarchive libcurl inih libcrypto json-c"
+pkgs="libseccomp libcap-ng libarchive libcurl inih libcrypto json-c libxml-2.0"
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (make deps)" >&2; exit 1; }
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 cflags="-g -O1 -std=gnu11 $san -fsanitize=fuzzer-no-link $(pkg-config --cflags $pkgs) -iquote src"
@@ -17,7 +17,7 @@ cflags="$cflags -DSBX_DATADIR=\"/usr/local/share/sbxrun\" -DSBX_VERSION=\"fuzz\"
 libs=$(pkg-config --libs $pkgs)
 mkdir -p "$out"
 # the harnesses: tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME/
-targets="import profile policy httpreq dns mcp oci download proxy termfilter pypidoc npmdoc debindex debidx sri osv gomod gosum cargoidx"
+targets="import profile policy httpreq dns mcp oci download proxy termfilter pypidoc npmdoc debindex debidx sri osv gomod gosum cargoidx mavenmeta"
 
 jobs=$(nproc 2>/dev/null || echo 1)
 objs=() stale=()

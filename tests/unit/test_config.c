@@ -705,7 +705,7 @@ static void test_policy_packages(void)
 	expect_capped(apart, 2, "[sandbox]\nhostname = x\n",
 		      "/p2.ini caps [packages] allow at pypi:pandas, which leaves nothing of what /p1.ini:2 allows");
 	/* every ecosystem: covered only where each is */
-	const char *each[] = { "[packages]\nallow = npm:*\nallow = pypi:*\nallow = deb:*\nallow = go:*\nallow = cargo:*\n" };
+	const char *each[] = { "[packages]\nallow = npm:*\nallow = pypi:*\nallow = deb:*\nallow = go:*\nallow = cargo:*\nallow = maven:*\n" };
 	CHECK(capped(each, 1, "[packages]\nallow = left-pad\nallow = *\n", &cfg) == NULL);
 	config_free(&cfg);
 	const char *some[] = { "[packages]\nallow = npm:*\nallow = pypi:*\n" };
