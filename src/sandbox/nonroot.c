@@ -409,15 +409,17 @@ static int readonly(const char *mp, struct sbx_err *err)
 	return 0;
 }
 
-/* HOME and /var/tmp, parts of the root's file system, become mounts of
- * their own (writable); then every mount outside the user's places is
- * made read-only: the root, the files bound into /etc, read-only binds. */
+/* The user's places that may be parts of the root's file system (HOME,
+ * the temporary directories, a snapshot's workspace) become mounts of
+ * their own, writable; then every mount outside the user's places is made
+ * read-only: the root, the files bound into /etc, read-only binds. */
 static int readonly_view(const struct sbx_plan *plan, struct sbx_err *err)
 {
-	const char *own[] = { plan->user.home, "/var/tmp" };
+	const char *own[] = { plan->user.home, "/tmp", "/var/tmp", plan->workspace };
 
 	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
-		if (mount(own[i], own[i], NULL, MS_BIND | MS_REC, NULL) < 0 && (errno != ENOENT || i == 0))
+		if (own[i] && mount(own[i], own[i], NULL, MS_BIND | MS_REC, NULL) < 0 &&
+		    (errno != ENOENT || i == 0))
 			return err_sys(err, "user: bind '%s'", own[i]);
 	_cleanup_free_ char *info = NULL;
 	_cleanup_close_ int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);

@@ -61,8 +61,29 @@ static int ns_maker_child(const struct sbx_config *cfg, int userns, int (*fn)(vo
 	struct sbx_err err = { 0 };
 	struct sbx_bpf bpf;
 
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
 	if (unshare(CLONE_NEWUSER) < 0)
 		return 77;
+	/* mapped as a sandbox is (root to the caller): a nested user
+	 * namespace is then the filter's to refuse, not the kernel's */
+	int fd = open("/proc/self/setgroups", O_WRONLY);
+	if (fd >= 0) {
+		(void)!write(fd, "deny", 4);
+		close(fd);
+	}
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+	if ((fd = open("/proc/self/uid_map", O_WRONLY)) >= 0) {
+		(void)!write(fd, map, strlen(map));
+		close(fd);
+	}
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
+	if ((fd = open("/proc/self/gid_map", O_WRONLY)) >= 0) {
+		(void)!write(fd, map, strlen(map));
+		close(fd);
+	}
 	if (seccomp_compile(cfg, 0, &bpf, &err) < 0 || seccomp_apply_ns_maker(&bpf, userns, &err) < 0) {
 		fprintf(stderr, "seccomp_apply_ns_maker: %s (%d)\n", err.msg, err.errnum);
 		return 251;
