@@ -1,4 +1,5 @@
 # also-as-root
+# user-only: test_pip_install_user_of_a_local_wheel test_npm_install_global_of_a_local_tarball test_go_install
 # [sandbox] user (issue 43, item 7): the commands run as a user beside the
 # sandbox's root, made at start in the sandbox's layer when the image has
 # none, with its own HOME and pip, npm and go installing into it; a user
@@ -74,7 +75,7 @@ test_bad_user_is_refused_before_the_sandbox() {
 # a new user namespace or mount, su, sudo.
 test_user_cannot_undo_it() {
 	run "$SBX" run --image minimal --user dev -- sh -c '
-		# uid 0 is not mapped in the user's namespace: EINVAL, and no CAP_SETUID
+		# uid 0 is not mapped in the user namespace: EINVAL, and no CAP_SETUID
 		python3 -c "import os; os.setuid(0)" 2>/dev/null || echo "setuid refused"
 		python3 -c "import os; os.setresuid(0, 0, 0)" 2>/dev/null || echo "setresuid refused"
 		python3 -c "import os; os.setresgid(0, 0, 0)" 2>/dev/null || echo "setresgid refused"
