@@ -145,3 +145,17 @@ wait_for() { # session text [seconds]
 	for _ in $(seq $((${3:-10} * 10))); do screen "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
 	fail "screen never showed '$2': $(screen "$1")"
 }
+
+# The official MCP TypeScript SDK client (tests/mcp/*.mjs drive `sbxrun mcp`
+# with it) in ./sdk, from the registry npm is configured with: the net tier.
+# Node.js and npm are there on CI: no skip under CI=true.
+install_sdk() {
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		[ "${CI:-}" = true ] && fail "node and npm are required under CI=true"
+		skip "node or npm is not installed"
+	fi
+	mkdir -p sdk
+	(cd sdk && npm install --no-audit --no-fund --loglevel=error "@modelcontextprotocol/sdk@1.32.2" >npm.log 2>&1) ||
+		fail "npm install of the MCP SDK failed: $(tail -5 sdk/npm.log)"
+	cp "$TOP"/tests/mcp/*.mjs sdk/
+}

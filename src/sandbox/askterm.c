@@ -68,14 +68,14 @@ static void ask(struct sbx_askterm *a, struct sbx_pty_relay *relay, const char *
 	pty_relay_ask(relay, line, a->always ? "osna" : "osn");
 }
 
-static void apply(struct sbx_askterm *a, struct sbx_proxy *px, char key)
+static void apply(struct sbx_askterm *a, const struct askterm_source *src, char key)
 {
 	struct sbx_err err;
 
 	for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++) {
 		if (answers[i].key != key)
 			continue;
-		if (proxy_rule_add(px, a->entry, answers[i].kind, "the terminal", &err) < 0)
+		if (src->decide(src->ctx, a->entry, answers[i].kind, "the terminal", &err) < 0)
 			log_warn("%s", err.msg);
 		else if (key == 'a' && a->always &&
 			 profwrite_allow(a->always, "the answer 'always' on the terminal", a->entry, &err) < 0)
@@ -84,20 +84,35 @@ static void apply(struct sbx_askterm *a, struct sbx_proxy *px, char key)
 	a->entry[0] = '\0';
 }
 
-void askterm_step(struct sbx_askterm *a, struct sbx_proxy *px, struct sbx_pty_relay *relay)
+void askterm_step(struct sbx_askterm *a, const struct askterm_source *src, struct sbx_pty_relay *relay)
 {
 	char key = pty_relay_answer(relay);
 	struct find f = { .entry = a->entry[0] ? a->entry : NULL };
 
 	if (key && a->entry[0])
-		apply(a, px, key);
-	proxy_pending_each(px, seen, &f);
+		apply(a, src, key);
+	src->each(src->ctx, seen, &f);
 	if (relay->asking && !f.found) {
 		pty_relay_cancel(relay, "(decided elsewhere, or its time ran out: not asked any more)");
 		a->entry[0] = '\0';
 	}
 	if (!relay->asking && f.first[0] && pty_relay_can_ask(relay))
 		ask(a, relay, f.first, f.left_ms);
+}
+
+static void proxy_each(void *ctx, askterm_seen_fn fn, void *arg)
+{
+	proxy_pending_each(ctx, fn, arg);
+}
+
+static int proxy_decide(void *ctx, const char *entry, enum proxy_rule kind, const char *who, struct sbx_err *err)
+{
+	return proxy_rule_add(ctx, entry, kind, who, err);
+}
+
+struct askterm_source askterm_proxy(struct sbx_proxy *px)
+{
+	return (struct askterm_source){ proxy_each, proxy_decide, px };
 }
 
 void askterm_free(struct sbx_askterm *a)

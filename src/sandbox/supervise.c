@@ -115,8 +115,10 @@ int supervise(const struct sbx_plan *plan, pid_t pid, int pidfd, int sync, const
 		pty_relay_handle(relay, p + 5, np - 5);
 		if (px && (p[3].revents & POLLIN))
 			proxy_dispatch(px);
-		if (px && plan->ask_ms && relay->master >= 0)
-			askterm_step(&asked, px, relay);
+		if (px && plan->ask_ms && relay->master >= 0) {
+			struct askterm_source src = askterm_proxy(px);
+			askterm_step(&asked, &src, relay);
+		}
 		if (dns && (p[4].revents & POLLIN))
 			dnsstub_dispatch(dns);
 		/* the timeout, the disk quota, memory on the rlimit fallback */

@@ -104,6 +104,9 @@ static int write_info(const struct sbx_session *s, const char *dir, const char *
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&s->plan.lim)));
 	if (limits_memory_file(&s->plan.lim, memfile, sizeof(memfile)) == 0)
 		json_object_object_add(o, "memory_file", json_object_new_string(memfile));
+	/* [network] ask: its clients' terminals ask (session_askterm.c) */
+	if (s->px && s->plan.ask_ms)
+		json_object_object_add(o, "ask", json_object_new_string("yes"));
 	/* --project: its change set (`session stop` reports it) */
 	if (cfg->project_set.id)
 		json_object_object_add(o, "changes", json_object_new_string(cfg->project_set.id));

@@ -24,6 +24,7 @@
 #include "sandbox/supervise.h"
 #include "session/control.h"
 #include "session/session.h"
+#include "session/session_askterm.h"
 
 int session_connect(const char *name, struct sbx_err *err)
 {
@@ -162,10 +163,12 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 		pty_relay_end(&relay);
 		return err_sys(err, "session '%s': send", cfg->session);
 	}
+	struct session_askterm asked;
+	session_askterm_init(&asked, cfg->session, tty);
 	while (!done) {
 		struct pollfd p[4] = { { s, POLLIN, 0 }, { sfd, POLLIN, 0 } };
 		int n = 2 + pty_relay_pollfds(&relay, p + 2);
-		if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR)
+		if (poll(p, (nfds_t)n, session_askterm_wait_ms(&asked)) < 0 && errno != EINTR)
 			break;
 		if (p[0].revents & (POLLIN | POLLHUP)) {
 			int m = on_message(s, &relay, &out);
@@ -182,7 +185,10 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 				forward_signal(s, (int)si.ssi_signo);
 		}
 		pty_relay_handle(&relay, p + 2, n - 2);
+		if (!done)
+			session_askterm_step(&asked, &relay);
 	}
+	session_askterm_free(&asked);
 	pty_relay_end(&relay);
 	pty_term_restore();
 	log_trace("client: reply received");

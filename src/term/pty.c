@@ -272,6 +272,7 @@ void pty_relay_winch(const struct sbx_pty_relay *r)
 
 void pty_relay_end(struct sbx_pty_relay *r)
 {
+	pty_relay_cancel(r, "(not answered: the command ended)");
 	/* every writer has ended: what is left is in the pipe, no waiting */
 	for (int k = 0; k < r->nout; k++) {
 		while (r->out[k].rd >= 0 && copy_pipe(&r->out[k]) == 2)

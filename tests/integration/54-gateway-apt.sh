@@ -1,5 +1,7 @@
 # also-as-root
 # user-only: test_apt_gateway_cuts_an_endless_index_on_disk test_apt_source_files_are_served_as_the_sources_index_lists
+# user-only: test_a_debian_package_built_in_a_project_through_the_gateway
+# tier net: test_a_debian_package_built_in_a_project_through_the_gateway -- minutes of Debian's archive (build-dep, source, dpkg-buildpackage of hello: 88 MB; 300 to 480 s here)
 # apt through the package gateway (issue 27): apt keeps the image's sources
 # and its proxy; the proxy hands its plain-HTTP GETs for the image's apt
 # hosts (@apt, read at import: no registry host is written here) to the
@@ -259,6 +261,80 @@ test_apt_source_files_are_served_as_the_sources_index_lists() {
 	assert_contains "$out" "sbxsrc_1.0.dsc  403"
 	assert_contains "$err" "deb 'sbxsrc' is denied by [packages] deny = deb:sbxsrc"
 	assert_not_contains "$(tail -n +$((before + 1)) "$TESTDIR/srv.log")" "sbxsrc_1.0"
+}
+
+# The CI step of issue 43 (its "Done when"): a Debian package built as a
+# CI job would, in a packages sandbox on a project: apt-get build-dep,
+# apt-get source and dpkg-buildpackage of hello against Debian's archive,
+# every file through the gateway (the source package's each checked
+# against the Sources index); the .debs it built applied into the project
+# (a git checkout), nothing else; there, a real package of hello that
+# installs and greets. The deb-src lines are the image's own deb lines
+# (Debian's images carry none): nothing names a host here.
+test_a_debian_package_built_in_a_project_through_the_gateway() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	git init -q out && echo "a checkout" > out/README &&
+		git -C out add README && git -C out -c user.name=t -c user.email=t@t commit -qm init || fail "git"
+	local head before t0=$SECONDS
+	head=$(git -C out rev-parse HEAD)
+	before=$(cd out && find . -path ./.git -prune -o -print | sort)
+	run "$SBX" run -p packages -i minimal --project out --events "$TESTDIR/ev" -- sh -c '
+		set -e
+		t() { echo "== $1: $(($(date +%s) - t0)) s" >&2; t0=$(date +%s); }
+		t0=$(date +%s)
+		sed -n "s/^deb /deb-src /p" /etc/apt/sources.list > /etc/apt/sources.list.d/src.list
+		grep -q "^deb-src " /etc/apt/sources.list.d/src.list
+		apt-get -o Acquire::Languages=none update >/tmp/log 2>&1 || { cat /tmp/log; exit 1; }; t update
+		apt-get build-dep -y hello >/tmp/log 2>&1 || { tail -30 /tmp/log; exit 1; }; t build-dep
+		apt-get source hello >/tmp/log 2>&1 || { tail -30 /tmp/log; exit 1; }; t source
+		cd hello-*/
+		dpkg-buildpackage -b -uc -us >/tmp/log 2>&1 || { tail -30 /tmp/log; exit 1; }; t dpkg-buildpackage
+		ls ..'
+	assert_status 0
+	echo "$err" | grep '^== ' >&2 || true
+	assert_contains "$out" ".deb" "the build's directory"
+	assert_eq "$before" "$(cd out && find . -path ./.git -prune -o -print | sort)" "the checkout after the run"
+	local id
+	id=$(printf '%s\n' "$err" | sed -n 's/^sbxrun: changes \([0-9a-f-]*\): .*/\1/p' | head -n 1)
+	[ -n "$id" ] || fail "no change set: $err"
+
+	# through the gateway: the Sources indexes read, the source package's
+	# four files and the build dependencies served as checked
+	local ev ver
+	ev=$(apt_events "$TESTDIR/ev")
+	assert_contains "$(grep '"package-index"' "$TESTDIR/ev")" '/main/source/' "the package-index events"
+	assert_contains "$ev" "deb debhelper "
+	ver=$(printf '%s\n' "$ev" | awk '$2 == "hello" { print $3; exit }')
+	[ -n "$ver" ] || fail "no package event for hello's source: $ev"
+	assert_eq 4 "$(printf '%s\n' "$ev" | grep -c "^deb hello $ver miss ")" "hello's source files served (.dsc, .orig.tar.gz, .asc, .debian.tar.xz)"
+
+	# the .debs alone applied (a CI job's artifacts), not the build tree
+	run "$SBX" changes show "$id"
+	assert_status 0
+	local debs
+	debs=$(printf '%s\n' "$out" | awk '$1 == "added" && $2 == "file" && $NF ~ /^[^\/]*\.deb$/ { print $NF }')
+	assert_contains "$debs" "hello_${ver}_"
+	assert_contains "$out" "hello-" "the build tree in the change set"
+	run "$SBX" changes apply "$id" $debs
+	assert_status 0
+	assert_contains "$err" "$(printf '%s\n' "$debs" | grep -c .) applied to"
+	run "$SBX" changes discard "$id"
+	assert_status 0
+	assert_eq "$(printf '%s\n' $debs | sed 's/^/?? /' | sort)" "$(git -C out status --porcelain | sort)" "the checkout after apply"
+	assert_eq "$head" "$(git -C out rev-parse HEAD)" "the checkout's HEAD"
+
+	# a real package of hello, on the host and installed in a sandbox
+	local deb
+	deb=$(ls out/hello_"$ver"_*.deb)
+	run dpkg-deb -f "$deb" Package Version
+	assert_status 0
+	assert_eq "Package: hello
+Version: $ver" "$out"
+	dpkg-deb -c "$deb" | grep -q '/usr/bin/hello$' || fail "no /usr/bin/hello in $deb"
+	run "$SBX" run -i minimal --project out --discard -- sh -c "dpkg -i ${deb#out/} >/dev/null && hello"
+	assert_status 0
+	assert_eq "Hello, world!" "$out"
+	echo "build-dep, source, dpkg-buildpackage, apply and install: $((SECONDS - t0)) s" >&2
 }
 
 # A mirror whose Packages files never end (tests/helper/httpd.py's

@@ -1,6 +1,7 @@
 # also-as-root
 # serial: /etc/sbxrun/policy.ini binds every user (SBX_JOBS=2: after the user pass)
 # root-only: test_etc_policy_change_reaches_a_running_session test_net_rules_of_another_users_session
+# tier net: test_ask_through_the_mcp_sdk_client -- reaches the npm registry (npm install of the MCP SDK client)
 # Live network rules (issue 42, item 2): `sbxrun net allow|deny` change a
 # running session's rules through its control socket, and a change to the
 # administrator's policy reaches running sessions and `proxy --listen`
@@ -500,6 +501,39 @@ test_ask_on_the_terminal_of_run_t() {
 	assert_contains "$(screen "$s")" "403"
 }
 
+# Ask on the terminal of a session's client (issue 42, item 1): `run -t
+# --session` relays the session's held requests to its own terminal, as a
+# one-shot run -t does; its answer becomes the session's rule, and a request
+# decided elsewhere (`net deny` from another shell) is taken back from the
+# question.
+test_ask_on_the_terminal_of_a_session_client() {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	local n=lt$$i
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
+	https_proxy="http://127.0.0.1:$PXPORT" start_session "$n" --image minimal -p "$TESTDIR/ask.ini"
+	local q='curl -s -o /dev/null -w "%{http_code}\n" -x http://127.0.0.1:3128'
+	local s
+	s=$(tmux_start "'$SBX' run -t --session $n -- sh -c '
+		$q http://asked.invalid/hello.txt; echo one; $q http://no.invalid/hello.txt; sleep 1; echo done'; sleep 60")
+	trap "kill $SRV $FWD 2>/dev/null || true; tmux -L $s kill-server 2>/dev/null || true" RETURN
+	wait_for "$s" "asks to reach asked.invalid:80"
+	assert_contains "$(screen "$s" | tr -d '\n ')" "[s]allow-sessionasked.invalid:80[n]denyasked.invalid:80[a]allow-sessionasked.invalid:80andallow=asked.invalid:80in$TESTDIR/ask.ini?" "the session client's question, with always for the session's own profile"
+	keys "$s" s
+	wait_for "$s" "one"
+	assert_contains "$(screen "$s")" "200" "answered on the client's terminal: the held request completed"
+	run "$SBX" session ls --json
+	assert_contains "$out" '{"rule":"allow-session","host":"asked.invalid:80"}' "the answer, a rule the session holds"
+	# decided from another shell while the question is on the terminal
+	wait_for "$s" "asks to reach no.invalid:80"
+	run "$SBX" net deny "$n" no.invalid
+	assert_status 0
+	wait_for "$s" "done"
+	assert_contains "$(screen "$s")" "decided elsewhere" "the question taken back"
+	assert_contains "$(screen "$s")" "403"
+}
+
 # Ask through MCP (issue 42, item 1): `sbxrun mcp` with a client that
 # declared elicitation asks each held connection with elicitation/create
 # (MCP 2025-06-18) naming the rule each choice makes; accept applies it,
@@ -550,4 +584,21 @@ PY
 	assert_contains "$o" "decline 403" "declined: refused at once"
 	assert_contains "$o" "unknown tool" "no tool approves a host"
 	assert_contains "$o" '{"rule":"deny","host":"no.invalid:80"}' "the user's no, a deny the session holds"
+}
+
+# The same through the official MCP SDK client (tests/mcp/elicit.mjs): it
+# declares elicitation, answers allow-once and decline, and meanwhile finds
+# that none of the agent's tools can approve a host.
+test_ask_through_the_mcp_sdk_client() {
+	install_sdk
+	fixtures
+	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
+	https_proxy="http://127.0.0.1:$PXPORT" run timeout 120 node sdk/elicit.mjs "$SBX" "$TESTDIR/ask.ini"
+	[ "$status" = 0 ] || fail "client: $out $err"
+	assert_contains "$out" "ok accepted allow-once: the held request completed"
+	assert_contains "$out" "ok allow-once: the next request is asked again"
+	assert_contains "$out" "ok declined: refused"
+	assert_contains "$out" "ok no tool of the agent's approves a host"
+	assert_contains "$out" "ok closed"
 }

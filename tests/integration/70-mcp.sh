@@ -3,21 +3,6 @@
 # `sbxrun mcp`: the MCP server driven by the official TypeScript SDK client,
 # raw bad input, and what is left behind when the client goes away (issue 14).
 
-SDK_VERSION=1.32.2
-
-# The SDK client in a temporary directory, from the registry npm is
-# configured with. Node.js and npm are there on CI: no skip under CI=true.
-install_sdk() {
-	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-		[ "${CI:-}" = true ] && fail "node and npm are required under CI=true"
-		skip "node or npm is not installed"
-	fi
-	mkdir -p sdk
-	(cd sdk && npm install --no-audit --no-fund --loglevel=error "@modelcontextprotocol/sdk@$SDK_VERSION" >npm.log 2>&1) ||
-		fail "npm install of the MCP SDK failed: $(tail -5 sdk/npm.log)"
-	cp "$TOP/tests/mcp/client.mjs" sdk/
-}
-
 # A local HTTP server for download; prints its port in $PORT.
 serve() {
 	mkdir -p www
