@@ -181,3 +181,27 @@ hello from apt" "$out"
 	run "$SBX" run --session "$n" --user bob -- id -un
 	assert_bad_input "this session's commands run as 'dev', or as root"
 }
+
+# The MCP server's exec tool: the profile's user by default, root on request,
+# nobody else.
+test_mcp_exec_as_the_user_or_root() {
+	printf 'inherit = default\n[sandbox]\nuser = dev\n' > "$TESTDIR/u.ini"
+	local c='{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":["id","-un"]%s}}}\n'
+	{ printf "$c" 1 ''; printf "$c" 2 ',"user":"root"'; printf "$c" 3 ',"user":"bob"'; } > "$TESTDIR/in.txt"
+	run timeout 120 python3 - "$SBX" "$TESTDIR/in.txt" -p "$TESTDIR/u.ini" --image tiny <<'PY'
+import json, subprocess, sys
+sbx, path, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+p = subprocess.Popen([sbx, "mcp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for line in open(path):
+    p.stdin.write(line.encode()); p.stdin.flush()
+    r = json.loads(p.stdout.readline())["result"]
+    print(r.get("isError", False), r["content"][0]["text"].replace("\n", " ")[:300])
+p.stdin.close(); p.wait(60)
+PY
+	assert_status 0
+	assert_eq 3 "$(grep -c . <<<"$out")" "replies: $out"
+	assert_contains "$(sed -n 1p <<<"$out")" "False dev [exit code 0]"
+	assert_contains "$(sed -n 2p <<<"$out")" "False root [exit code 0]"
+	assert_contains "$(sed -n 3p <<<"$out")" "True argument 'user'"
+	assert_contains "$(sed -n 3p <<<"$out")" "running as 'bob' is not available"
+}
