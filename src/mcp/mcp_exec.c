@@ -29,15 +29,16 @@ static int64_t timeout_ms(const struct sbx_config *cfg, int64_t want)
 	return want;
 }
 
-/* Only the sandbox's own user is there to run as (a session has one). */
+/* The sandbox's [sandbox] user, or its root (apt-get install): the session
+ * checks the name again (sandbox/nonroot.h). */
 int mcp_user_check(const struct sbx_config *cfg, const char *user, char *why, size_t size)
 {
 	const char *own = cfg->user ? cfg->user : "root";
 
-	if (!user || !user[0] || !strcmp(user, own) || (!cfg->user && !strcmp(user, "0")))
+	if (!user || !user[0] || !strcmp(user, own) || !strcmp(user, "root") || !strcmp(user, "0"))
 		return 0;
-	snprintf(why, size, "argument 'user': commands run as the sandbox's user '%s'; running as '%s' "
-		 "is not available", own, user);
+	snprintf(why, size, "argument 'user': commands run as the sandbox's user '%s' or as root; "
+		 "running as '%s' is not available", own, user);
 	return -1;
 }
 
@@ -52,6 +53,8 @@ struct json_object *mcp_exec_request(const struct mcp_args *a, int64_t tmo, int 
 	json_object_object_add(o, "cmd", cmd);
 	if (a->workdir)
 		json_object_object_add(o, "workdir", json_object_new_string(a->workdir));
+	if (a->user && a->user[0])
+		json_object_object_add(o, "user", json_object_new_string(a->user));
 	if (tmo >= 0)
 		json_object_object_add(o, "timeout_ms", json_object_new_int64(tmo));
 	if (tty)

@@ -23,7 +23,7 @@ static const char tools_json[] =
 "\"workdir\":{\"type\":\"string\",\"description\":\"absolute working directory inside the sandbox (default: the workspace)\"},"
 "\"timeout\":{\"type\":\"number\",\"minimum\":0,\"description\":\"seconds before the command is killed (capped by the sandbox's limit)\"},"
 "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"extra environment variables\"},"
-"\"user\":{\"type\":\"string\",\"description\":\"user to run as; only the sandbox's own user is available\"},"
+"\"user\":{\"type\":\"string\",\"description\":\"user to run as: the sandbox's own user (the default) or root (e.g. for apt-get install)\"},"
 "\"yield_time_ms\":{\"type\":\"number\",\"minimum\":0,\"description\":\"with session_name: how long to collect output before returning (default 2000)\"}"
 "},\"required\":[\"cmd\"],\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{"

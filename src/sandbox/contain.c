@@ -29,6 +29,7 @@
 #include "sandbox/caps.h"
 #include "sandbox/landlock.h"
 #include "sandbox/limits.h"
+#include "sandbox/nonroot.h"
 #include "term/pty.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
@@ -192,6 +193,12 @@ static int file_system(struct contain *c, struct sbx_err *err)
 	return 0;
 }
 
+/* [sandbox] user: its account and HOME in the sandbox's layer. */
+static int user_account(struct contain *c, struct sbx_err *err)
+{
+	return nonroot_setup(c->plan, err);
+}
+
 static int network_join(struct contain *c, struct sbx_err *err)
 {
 	if (c->net.started && nethelper_join(&c->net, c->fd, err) < 0)
@@ -253,15 +260,16 @@ static int non_dumpable(struct contain *c, struct sbx_err *err)
  * else. The filter's prefix allows only those calls (seccomp.h). */
 static int caps_ns_maker(struct contain *c, struct sbx_err *err)
 {
-	static const unsigned keep[] = { CAP_SYS_ADMIN, CAP_SETPCAP };
+	/* [sandbox] user: CAP_SETFCAP too, which the kernel asks of whoever
+	 * maps the sandbox's root into a user namespace (the user's, nonroot.c) */
+	static const unsigned keep[] = { CAP_SYS_ADMIN, CAP_SETPCAP, CAP_SETFCAP };
 
-	(void)c;
-	return caps_keep_only(keep, ARRAY_SIZE(keep), err);
+	return caps_keep_only(keep, ARRAY_SIZE(keep) - !c->plan->user.name, err);
 }
 
 static int seccomp_ns_maker(struct contain *c, struct sbx_err *err)
 {
-	return seccomp_apply_ns_maker(&c->plan->seccomp, err);
+	return seccomp_apply_ns_maker(&c->plan->seccomp, c->plan->user.name != NULL, err);
 }
 
 /* A session command's init: its own mount namespace with a /proc of its
@@ -269,6 +277,19 @@ static int seccomp_ns_maker(struct contain *c, struct sbx_err *err)
 static int new_proc(struct contain *c, struct sbx_err *err)
 {
 	return mounts_new_proc(c->plan, err);
+}
+
+/* A command of [sandbox] user's: a read-only view and a user namespace
+ * of its own (nonroot.h); a run's init makes a mount namespace for it,
+ * a session's command init has one. Its capabilities there go next. */
+static int user_run(struct contain *c, struct sbx_err *err)
+{
+	return nonroot_enter(c->plan, 1, err);
+}
+
+static int user_ahead(struct contain *c, struct sbx_err *err)
+{
+	return nonroot_enter(c->plan, 0, err);
 }
 
 static int caps_dropped(struct contain *c, struct sbx_err *err)
@@ -408,6 +429,7 @@ static const struct contain_step {
 	{ "the network namespace started beside", CHILD, network },
 	{ "hostname", CHILD, hostname },
 	{ "file system, pivot_root", CHILD, file_system },
+	{ "the sandbox's user: its account, HOME ([sandbox] user)", CHILD, user_account },
 	{ "the network namespace joined", CHILD, network_join },
 	{ "READY to the host side", CHILD | LL_CHILD, ready },
 	{ "the workspace filled (--copy)", CHILD | LL_CHILD, workspace_filled },
@@ -415,7 +437,7 @@ static const struct contain_step {
 	/* A session's pid 1 keeps what it needs to make each command's
 	 * namespaces; should this fail, it still runs, and every command
 	 * fails with the reason (session_init_loop). */
-	{ "capabilities: CAP_SYS_ADMIN, CAP_SETPCAP only", NS_MAKER, caps_ns_maker },
+	{ "capabilities: CAP_SYS_ADMIN, CAP_SETPCAP only (and CAP_SETFCAP: [sandbox] user)", NS_MAKER, caps_ns_maker },
 	{ "no_new_privs, seccomp with the namespace prefix", NS_MAKER, seccomp_ns_maker },
 	/* A session's command init, made ahead in its own pid namespace:
 	 * it fails only when the request comes (there is no one to tell
@@ -423,10 +445,12 @@ static const struct contain_step {
 	 * did here. */
 	{ "inherited fds closed", AHEAD, close_fds },
 	{ "its own /proc", AHEAD, new_proc },
+	{ "the user's read-only view, its user namespace ([sandbox] user)", AHEAD, user_ahead },
 	/* pid 1 is set up: from here on it starts the command, forwards
 	 * signals and reaps, which needs no capability and nothing the filter
 	 * denies. The command inherits these and checks them back. */
 	{ "the landlock domain (the landlock tier)", INIT, landlock_domain },
+	{ "the user's mount namespace, read-only view, user namespace ([sandbox] user)", INIT, user_run },
 	{ "capabilities dropped", INIT | AHEAD, caps_dropped },
 	{ "socket families (the landlock tier)", INIT, socket_families },
 	{ "no_new_privs, seccomp", INIT | AHEAD, filter_loaded },

@@ -287,10 +287,10 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	plan->nsnaps = cfg->snap_layers.n;
 	if (plan_snap_locks(plan, err) < 0)
 		return -1;
-	if (userns_lookup(plan->img.rootfs_fd, cfg->user ? cfg->user : "0", &plan->uid_in,
-			  &plan->gid_in, &plan->home, err) < 0)
+	/* the caller is the sandbox's root; [sandbox] user is another user below it */
+	if (userns_lookup(plan->img.rootfs_fd, "0", &plan->uid_in, &plan->gid_in, &plan->home, err) < 0)
 		return -1;
-	if (!cfg->user && strcmp(plan->home, "/") == 0) {
+	if (strcmp(plan->home, "/") == 0) {
 		free(plan->home);
 		plan->home = xstrdup("/root");
 	}
@@ -311,6 +311,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	if (env_build(cfg, &plan->img, plan->home, &plan->net, &plan->envp, err) < 0)
 		return -1;
 	credplan_env(plan->cred, &plan->envp);
+	if (nonroot_plan(cfg, plan, err) < 0)
+		return -1;
 	userns_ucounts_plan(&plan->ucounts);
 	log_trace("plan: identity and environment");
 	if (limits_prepare(cfg, &plan->lim, err) < 0)
@@ -379,6 +381,7 @@ void sandbox_plan_free(struct sbx_plan *plan)
 	if (plan->project.lock_fd >= 0)
 		close(plan->project.lock_fd);
 	free(plan->home);
+	nonroot_free(&plan->user);
 	free(plan->workdir);
 	free(plan->shell_argv[0]);
 	free(plan->shell_argv[1]);

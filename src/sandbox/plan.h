@@ -14,6 +14,7 @@
 #include "sandbox/credplan.h"
 #include "sandbox/landlock.h"
 #include "sandbox/limits.h"
+#include "sandbox/nonroot.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/userns.h"
 #include "store/store.h"
@@ -44,7 +45,12 @@ struct sbx_plan {
 	gid_t gid_in;
 	uid_t host_uid;      /* what that identity is on the host */
 	gid_t host_gid;
-	char *home;          /* inside */
+	char *home;          /* inside: root's */
+	/* [sandbox] user (nonroot.h): whom the commands run as beside the
+	 * sandbox's root (name NULL: root), and whether this command (a
+	 * session's: the command init made ahead) runs as that user */
+	struct sbx_nonroot user;
+	int as_user;
 	char *workdir;       /* inside */
 	char **envp;
 	char *const *argv;   /* the command */

@@ -69,6 +69,25 @@ static void tier(struct json_object *o, unsigned gave_up)
 	json_object_object_add(o, "nested", n);
 }
 
+/* "user": who the command ran as, and how (nonroot.h). */
+static void user(struct json_object *o, const struct sbx_plan *plan)
+{
+	const struct sbx_nonroot *u = &plan->user;
+	struct json_object *n = json_object_new_object();
+
+	json_object_object_add(n, "name", json_object_new_string(plan->as_user ? u->name : "root"));
+	json_object_object_add(n, "uid", json_object_new_int(plan->as_user ? (int)u->uid : 0));
+	json_object_object_add(n, "gid", json_object_new_int(plan->as_user ? (int)u->gid : 0));
+	json_object_object_add(n, "home", json_object_new_string(plan->as_user ? u->home : plan->home));
+	if (plan->as_user) {
+		json_object_object_add(n, "made", json_object_new_boolean(u->create));
+		json_object_object_add(n, "how", json_object_new_string(
+			"a user namespace of its own mapping it to the sandbox's root; "
+			"read-only but for HOME, /tmp, /var/tmp, /dev, the workspace and writable binds"));
+	}
+	json_object_object_add(o, "user", n);
+}
+
 static struct json_object *build(const struct sbx_config *cfg, const struct sbx_plan *plan,
 				 const struct sbx_result *res)
 {
@@ -81,6 +100,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
 	outcome_to_json(&res->out, o);
 	json_object_object_add(o, "network", json_object_new_string(plan->net.mode_name));
+	user(o, plan);
 	tier(o, res->gave_up);
 	json_object_object_add(o, "limits", limits(cfg, plan, res));
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));

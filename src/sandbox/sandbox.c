@@ -106,6 +106,9 @@ static int start_landlock(const struct sbx_plan *plan, struct sbx_sandbox *sb, i
 {
 	struct sbx_err cause = *err;
 
+	if (plan->user.name) /* nonroot.h: a user namespace of its own, which this tier has not */
+		return err_set(err, 0, "user = %s: the landlock tier has no user namespace (%.400s), "
+			       "so no user beside root; leave [sandbox] user out here", plan->user.name, cause.msg);
 	if (landlock_prepare(plan, sb->ll, err) < 0) {
 		char msg[sizeof(err->msg)];
 		snprintf(msg, sizeof(msg), "%s", err->msg);

@@ -316,12 +316,15 @@ void seccomp_bpf_free(struct sbx_bpf *bpf)
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif
-#define NS_MAKER_LEN 13
+#define NS_MAKER_LEN 14
 #define NS_MAKER_ALLOW(at) (uint8_t)(NS_MAKER_LEN - 1 - (at) - 1)
 #define NS_MAKER_ON(at) (uint8_t)(NS_MAKER_LEN - (at) - 1)
 
-static void ns_maker_prefix(struct sock_filter f[NS_MAKER_LEN])
+static void ns_maker_prefix(struct sock_filter f[NS_MAKER_LEN], int userns)
 {
+	/* [sandbox] user: a command init also makes the user's own user
+	 * namespace (sandbox/nonroot.c); else the same test twice */
+	uint32_t also = userns ? CLONE_NEWUSER : CLONE_NEWNS;
 	uint32_t ns_mask = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(ns_flags); i++)
 		ns_mask |= (uint32_t)ns_flags[i];
@@ -332,14 +335,15 @@ static void ns_maker_prefix(struct sock_filter f[NS_MAKER_LEN])
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mount, NS_MAKER_ALLOW(3), 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mount_setattr, NS_MAKER_ALLOW(4), 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 2, NS_MAKER_ON(6)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 3, NS_MAKER_ON(6)),
 		/* 7: unshare */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWNS, NS_MAKER_ALLOW(8), NS_MAKER_ON(8)),
-		/* 9: clone */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWNS, NS_MAKER_ALLOW(8), 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, also, NS_MAKER_ALLOW(9), NS_MAKER_ON(9)),
+		/* 10: clone */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
 		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ns_mask),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWPID, NS_MAKER_ALLOW(11), NS_MAKER_ON(11)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWPID, NS_MAKER_ALLOW(12), NS_MAKER_ON(12)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	memcpy(f, p, sizeof(p));
@@ -374,11 +378,11 @@ int seccomp_apply(const struct sbx_bpf *bpf, struct sbx_err *err)
 	return load(NULL, 0, bpf, err);
 }
 
-int seccomp_apply_ns_maker(const struct sbx_bpf *bpf, struct sbx_err *err)
+int seccomp_apply_ns_maker(const struct sbx_bpf *bpf, int userns, struct sbx_err *err)
 {
 	struct sock_filter prefix[NS_MAKER_LEN];
 
-	ns_maker_prefix(prefix);
+	ns_maker_prefix(prefix, userns);
 	return load(prefix, NS_MAKER_LEN, bpf, err);
 }
 

@@ -68,9 +68,11 @@ void seccomp_bpf_free(struct sbx_bpf *bpf);
 /* The same program for an init that still makes a pid namespace and a
  * mount namespace with a fresh /proc for each of its commands (a session's
  * pid 1): with a prefix that allows clone with CLONE_NEWPID, unshare with
- * CLONE_NEWNS, mount and mount_setattr, and nothing more. Each command's
- * init loads the plain filter on top before its command runs. */
-int seccomp_apply_ns_maker(const struct sbx_bpf *bpf, struct sbx_err *err);
+ * CLONE_NEWNS (and CLONE_NEWUSER alone when userns: a session with
+ * [sandbox] user, whose command inits make the user's own, nonroot.h),
+ * mount and mount_setattr, and nothing more. Each command's init loads the
+ * plain filter on top before its command runs. */
+int seccomp_apply_ns_maker(const struct sbx_bpf *bpf, int userns, struct sbx_err *err);
 
 /* The fuse-overlayfs daemon's filter (fuselayer.c): the sandbox's denylist
  * (ptrace always denied), plus every socket, unshare, and what acts on other

@@ -46,9 +46,8 @@ int session_connect(const char *name, struct sbx_err *err)
 	return steal_fd(s);
 }
 
-/* Not --user: a session maps one identity, fixed when it started; the
- * request has no way to change it, so it is refused, not ignored. */
-static const enum sbx_key per_command[] = { SBX_K_SESSION, SBX_K_WORKDIR, SBX_K_ENV, SBX_K_TIMEOUT,
+/* --user: root, or the session's [sandbox] user (the session checks). */
+static const enum sbx_key per_command[] = { SBX_K_SESSION, SBX_K_USER, SBX_K_WORKDIR, SBX_K_ENV, SBX_K_TIMEOUT,
 					    SBX_K_TTY, SBX_K_RAW_TTY, SBX_K_JSON, SBX_K_JSON_FD,
 					    SBX_K_EVENTS, SBX_K_COPY, SBX_K_OUT };
 
@@ -82,6 +81,8 @@ static struct json_object *build_request(const struct sbx_config *cfg, char *con
 	json_object_object_add(o, "cmd", cmd);
 	if (cfg->workdir && strcmp(cfg->origin[SBX_K_WORKDIR], "command line") == 0)
 		json_object_object_add(o, "workdir", json_object_new_string(cfg->workdir));
+	if (cfg->user && strcmp(cfg->origin[SBX_K_USER], "command line") == 0)
+		json_object_object_add(o, "user", json_object_new_string(cfg->user));
 	if (strcmp(cfg->origin[SBX_K_TIMEOUT], "command line") == 0)
 		json_object_object_add(o, "timeout_ms", json_object_new_int64((int64_t)cfg->timeout_ms));
 	struct json_object *env = json_object_new_array();

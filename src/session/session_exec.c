@@ -216,7 +216,9 @@ static int start_command(struct sbx_session *s, struct sbx_session_cmd *c, struc
 		return err_sys(err, "command set-up");
 	io[3] = sv[1];
 	log_trace("supervisor: request accepted");
-	int r = hand_ahead(s, req, io, &c->pid, &c->pidfd);
+	/* the init made ahead is the session's default user's: --user goes
+	 * to the session's init, which makes one for the user asked for */
+	int r = req_get(req, "user", json_type_string) ? -1 : hand_ahead(s, req, io, &c->pid, &c->pidfd);
 	if (r < 0)
 		r = hand_to_init(s, req, io, sv[0], &c->pid, &c->pidfd, err);
 	close(sv[1]);

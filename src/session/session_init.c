@@ -32,6 +32,7 @@
 #include "sandbox/contain.h"
 #include "sandbox/env.h"
 #include "sandbox/init.h"
+#include "sandbox/nonroot.h"
 #include "session/control.h"
 
 static struct json_object *get(struct json_object *req, const char *key, json_type t)
@@ -57,13 +58,13 @@ static int plan_argv(struct json_object *req, char ***argv, struct sbx_err *err)
 	return 0;
 }
 
-static int plan_env(const struct sbx_plan *plan, struct json_object *req, char ***envp,
+static int plan_env(const struct sbx_plan *plan, int as_user, struct json_object *req, char ***envp,
 		    struct sbx_err *err)
 {
 	struct json_object *v = get(req, "env", json_type_array);
 	struct sbx_envv e = { 0 };
 
-	for (char **p = plan->envp; p && *p; p++)
+	for (char **p = nonroot_env(plan, as_user); p && *p; p++)
 		envv_set(&e, *p);
 	for (size_t i = 0; v && i < json_object_array_length(v); i++) {
 		const char *kv = json_object_get_string(json_object_array_get_idx(v, i));
@@ -77,16 +78,19 @@ static int plan_env(const struct sbx_plan *plan, struct json_object *req, char *
 	return 0;
 }
 
-/* The command's plan: the session's, with this request's command, env,
- * workdir and terminal. */
+/* The command's plan: the session's, with this request's command, user
+ * (the session's [sandbox] user or root), env, workdir and terminal. */
 static int command_plan(const struct sbx_plan *plan, struct json_object *req, struct sbx_plan *cp,
 			char ***argv, char ***envp, struct sbx_err *err)
 {
-	struct json_object *v;
+	struct json_object *v = get(req, "user", json_type_string);
+	int as_user;
 
-	if (plan_argv(req, argv, err) < 0 || plan_env(plan, req, envp, err) < 0)
+	if (nonroot_pick(plan, v ? json_object_get_string(v) : NULL, &as_user, err) < 0 ||
+	    plan_argv(req, argv, err) < 0 || plan_env(plan, as_user, req, envp, err) < 0)
 		return -1;
 	*cp = *plan;
+	cp->as_user = as_user;
 	cp->argv = *argv;
 	cp->envp = *envp;
 	cp->pid1_loop = NULL;
@@ -139,7 +143,10 @@ static __attribute__((noreturn)) void prepared_main(const struct sbx_plan *plan,
 	if (report > 3)
 		syscall(SYS_close_range, 3, report - 1, 0);
 	syscall(SYS_close_range, report + 1, ~0U, 0);
-	if (!ready || command_plan(plan, req, &cp, &argv, &envp, &err) < 0) {
+	if (ready && command_plan(plan, req, &cp, &argv, &envp, &err) == 0 && cp.as_user != plan->as_user)
+		err_set(&err, EPERM, "request: this command's init was made for %s",
+			plan->as_user ? "the sandbox's user" : "root");
+	if (!ready || err.msg[0]) {
 		msg_send_error(report, !ready ? &mnt_err : &err, SBX_ORIGIN_INIT);
 		_exit(125);
 	}
@@ -207,7 +214,9 @@ static void spawn(const struct sbx_plan *plan, struct json_object *req, const in
 		msg_send_error(report, &err, SBX_ORIGIN_SESSION);
 		return;
 	}
-	if (prepare(plan, &pc) < 0) {
+	struct sbx_plan idp = *plan; /* made ahead as this request's user */
+	idp.as_user = cp.as_user;
+	if (prepare(&idp, &pc) < 0) {
 		err_sys(&err, "create the command's pid namespace");
 		msg_send_error(report, &err, SBX_ORIGIN_SESSION);
 		return;

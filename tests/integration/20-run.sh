@@ -210,8 +210,8 @@ test_user_option_and_hostname() {
 	assert_eq "1000
 box
 /home/user" "$out"
-	run "$SBX" run --image tiny --user nobody-here -- true
-	assert_bad_input "nobody-here"
+	run "$SBX" run --image tiny --user no:body -- true
+	assert_bad_input "no:body"
 }
 
 test_bad_input_is_exit_125_with_one_line() {

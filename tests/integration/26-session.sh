@@ -47,7 +47,7 @@ test_exit_codes_timeout_and_stdio() {
 /tmp" "$out"
 	run "$SBX" run --session "$n" --net full -- true
 	assert_bad_input "--net"
-	# one identity per session: --user is refused, not silently ignored
+	# a session without [sandbox] user: --user other than root is refused, not ignored
 	run "$SBX" run --session "$n" -u 1000 -- id -u
 	assert_bad_input "--user"
 }

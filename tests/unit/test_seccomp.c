@@ -37,13 +37,14 @@
 
 struct mode {
 	int seccomp, ptrace, single_uid;
-	int ns_maker; /* seccomp_apply_ns_maker, in a new user namespace */
+	int ns_maker; /* seccomp_apply_ns_maker, in a new user namespace (2: with userns) */
 };
 static const struct mode dflt = { SBX_ON, 1, 0 };
 static const struct mode noptrace = { SBX_ON, 0, 0 };
 static const struct mode single = { SBX_ON, 1, 1 };
 static const struct mode off = { SBX_OFF, 1, 0 };
 static const struct mode ns_maker = { SBX_ON, 1, 0, 1 };
+static const struct mode ns_maker_user = { SBX_ON, 1, 0, 2 };
 
 static char chown_path[] = "/tmp/sbx-unit-seccomp-XXXXXX";
 
@@ -55,14 +56,35 @@ static int res(long rc)
 
 /* The filter of a session's pid 1, in a user namespace of its own, where
  * the namespaces it may make can really be made. 77: no user namespaces. */
-static int ns_maker_child(const struct sbx_config *cfg, int (*fn)(void))
+static int ns_maker_child(const struct sbx_config *cfg, int userns, int (*fn)(void))
 {
 	struct sbx_err err = { 0 };
 	struct sbx_bpf bpf;
 
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
 	if (unshare(CLONE_NEWUSER) < 0)
 		return 77;
-	if (seccomp_compile(cfg, 0, &bpf, &err) < 0 || seccomp_apply_ns_maker(&bpf, &err) < 0) {
+	/* mapped as a sandbox is (root to the caller): a nested user
+	 * namespace is then the filter's to refuse, not the kernel's */
+	int fd = open("/proc/self/setgroups", O_WRONLY);
+	if (fd >= 0) {
+		(void)!write(fd, "deny", 4);
+		close(fd);
+	}
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+	if ((fd = open("/proc/self/uid_map", O_WRONLY)) >= 0) {
+		(void)!write(fd, map, strlen(map));
+		close(fd);
+	}
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
+	if ((fd = open("/proc/self/gid_map", O_WRONLY)) >= 0) {
+		(void)!write(fd, map, strlen(map));
+		close(fd);
+	}
+	if (seccomp_compile(cfg, 0, &bpf, &err) < 0 || seccomp_apply_ns_maker(&bpf, userns, &err) < 0) {
 		fprintf(stderr, "seccomp_apply_ns_maker: %s (%d)\n", err.msg, err.errnum);
 		return 251;
 	}
@@ -84,7 +106,7 @@ static int under_filter(const struct mode *m, int (*fn)(void))
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			_exit(250);
 		if (m->ns_maker)
-			_exit(ns_maker_child(&cfg, fn));
+			_exit(ns_maker_child(&cfg, m->ns_maker == 2, fn));
 		if (seccomp_install(&cfg, m->single_uid, &err) < 0) {
 			fprintf(stderr, "seccomp_install: %s (%d)\n", err.msg, err.errnum);
 			_exit(251);
@@ -371,6 +393,12 @@ static void check_ns_maker(void)
 #if defined(__x86_64__)
 	expect("ns maker: x32 getpid", &ns_maker, t_x32, KILLED);
 #endif
+	/* a session with [sandbox] user: unshare(CLONE_NEWUSER) alone, nothing more */
+	expect("ns maker, user: unshare CLONE_NEWUSER", &ns_maker_user, t_unshare_user, 0);
+	expect("ns maker, user: unshare CLONE_NEWNS", &ns_maker_user, t_unshare_ns, 0);
+	expect("ns maker, user: clone CLONE_NEWUSER", &ns_maker_user, t_clone_user, EPERM);
+	expect("ns maker, user: unshare CLONE_NEWNS|CLONE_NEWNET", &ns_maker_user, t_unshare_ns_net, EPERM);
+	expect("ns maker, user: unshare CLONE_NEWNET", &ns_maker_user, t_unshare_net, EPERM);
 }
 
 /* Other ABIs kill: the x32 bit on a native number, and int 0x80. */
