@@ -566,7 +566,7 @@ test_two_upstreams_never_share_an_index() {
 
 test_gateway_rules_bad_values_and_profile_show() {
 	local f="$TESTDIR/bad.ini" line
-	for line in 'allow = cargo:serde|allow: '"'cargo:serde'"': unknown ecosystem '"'cargo'" \
+	for line in 'allow = gem:rails|allow: '"'gem:rails'"': unknown ecosystem '"'gem'" \
 		'deny = npm:|deny: '"'npm:'"' is not [ECO:]GLOB' \
 		'allow = a;b|allow: '"'a;b'"': '"';'"' is not a package name or glob character' \
 		'min_age = 7 days|min_age: invalid duration '"'7 days'" \
