@@ -6,6 +6,7 @@
  * again (all versions, and every other one) as XML that reads back to the
  * same versions, with latest and release among those written. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
