@@ -37,14 +37,23 @@ assert_bad_input() { # needle
 	[ "$(printf '%s\n' "$err" | grep -c .)" -le 2 ] || fail "more than one error line: $err"
 }
 
+# at_exit CMD: CMD is run when the test's shell exits, after those added
+# before it: a fixture's clean-up and start_session's share the one EXIT
+# trap instead of replacing each other's.
+exit_cmds=()
+at_exit() {
+	exit_cmds+=("$1")
+	trap 'for c in "${exit_cmds[@]}"; do eval "$c"; done' EXIT
+}
+
 # A session for this test (start options after the name), stopped with
 # every other one it started when the test's shell exits.
 sessions=()
 start_session() { # name [options]
 	local name=$1; shift
 	"$SBX" session start "$@" "$name" >/dev/null || fail "session start $name failed"
+	[ ${#sessions[@]} -gt 0 ] || at_exit 'for s in "${sessions[@]}"; do "$SBX" session stop "$s" >/dev/null 2>&1 || true; done'
 	sessions+=("$name")
-	trap 'for s in "${sessions[@]}"; do "$SBX" session stop "$s" >/dev/null 2>&1 || true; done' EXIT
 }
 
 # Where tmpfs storage goes on this kernel (sbxrun doctor's storage line):

@@ -32,7 +32,7 @@ cred_fixture() {
 	for _ in $(seq 300); do [ -s port1 ] && [ -s port2 ] && break; sleep 0.1; done
 	P1=$(cat port1) P2=$(cat port2)
 	[ -n "$P1" ] && [ -n "$P2" ] || fail "tests/helper/credsrv.py did not start"
-	trap 'kill $SRV1 $SRV2 2>/dev/null || true' EXIT
+	at_exit "kill $SRV1 $SRV2 2>/dev/null || true"
 	cat > cred.ini <<-INI
 	inherit = packages
 	[network]
