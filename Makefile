@@ -8,7 +8,7 @@ VERSION = 0.1
 
 # libarchive, libcurl, libcrypto and libssl are loaded on first use (src/base/lazylib.c),
 # libsystemd only to ask systemd for a delegated cgroup (src/sandbox/scope.c),
-# zlib for export --patch, libxml2 for Maven's metadata (src/gateway/mavenmeta.c), libgit2 for the .gitignore fold of changes show
+# zlib for export --patch, libxml2 for Maven's metadata (src/pkg/mavenmeta.c), libgit2 for the .gitignore fold of changes show
 # (src/undo/csignore.c; its soname, read here, changes with each release):
 # only their headers are needed at build time.
 PKGS = libseccomp libcap-ng inih json-c
@@ -53,8 +53,8 @@ BUILD = build
 BIN = sbxrun
 endif
 
-# src/ by layer (HACKING.md): cmd -> mcp, cluster -> undo -> session -> sandbox -> gateway -> net, store, term -> base.
-LAYERS = cmd mcp cluster undo session sandbox gateway net store term base
+# src/ by layer (HACKING.md): cmd -> mcp, cluster -> undo -> session -> sandbox -> gateway -> net, store, term, pkg -> base.
+LAYERS = cmd mcp cluster undo session sandbox gateway net store term pkg base
 SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 HDRS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h))
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))

@@ -277,7 +277,7 @@ LAZY(O, const BIO_METHOD *, BIO_s_mem, (void), ())
 LAZY(O, long, BIO_ctrl, (BIO *b, int cmd, long l, void *p), (b, cmd, l, p))
 LAZY(O, int, BIO_free, (BIO *b), (b))
 LAZY(O, int, PEM_write_bio_X509, (BIO *b, const X509 *x), (b, x))
-/* ed25519: the Go checksum database's signed notes (gateway/gosum.c) */
+/* ed25519: the Go checksum database's signed notes (pkg/gosum.c) */
 LAZY(O, EVP_PKEY *, EVP_PKEY_new_raw_public_key, (int t, ENGINE *e, const unsigned char *k, size_t n), (t, e, k, n))
 LAZY(O, int, EVP_DigestVerifyInit, (EVP_MD_CTX *c, EVP_PKEY_CTX **p, const EVP_MD *t, ENGINE *e, EVP_PKEY *k),
      (c, p, t, e, k))
@@ -324,7 +324,7 @@ LAZY(Z, int, deflate, (z_streamp s, int flush), (s, flush))
 LAZY(Z, int, deflateEnd, (z_streamp s), (s))
 #undef Z
 
-/* libxml2: Maven's maven-metadata.xml (gateway/mavenmeta.c); it brings ICU */
+/* libxml2: Maven's maven-metadata.xml (pkg/mavenmeta.c); it brings ICU */
 #include <libxml/parser.h>
 #define X SBX_LIBXML2
 LAZY(X, xmlDocPtr, xmlReadMemory, (const char *b, int n, const char *url, const char *enc, int opt),

@@ -1,7 +1,7 @@
 /* pkgrule.h - the entries of [packages] allow and deny ("ECO:GLOB" or
  * "GLOB"): checked when a profile or policy is read, names compared as
  * each ecosystem compares them, and whether a policy's entry covers a
- * profile's (the ceiling). The gateway matches them (gateway/rules.c). */
+ * profile's (the ceiling). The gateway matches them (pkg/rules.c). */
 #ifndef SBX_PKGRULE_H
 #define SBX_PKGRULE_H
 

@@ -14,9 +14,9 @@
 
 #include "base/pkgrule.h"
 #include "base/util.h"
-#include "gateway/gosum.h"
+#include "pkg/gosum.h"
 #include "gateway/gw.h"
-#include "gateway/malfeed.h"
+#include "pkg/malfeed.h"
 #include "gateway/pkgcache.h"
 
 #define MAX_CLIENTS 256

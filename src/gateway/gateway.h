@@ -12,7 +12,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
-#include "gateway/rules.h"
+#include "pkg/rules.h"
 #include "net/hostmatch.h"
 #include "net/proxy.h"
 

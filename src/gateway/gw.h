@@ -12,7 +12,7 @@
 
 #include "gateway/gateway.h"
 #include "gateway/gw_cache.h"
-#include "gateway/sri.h"
+#include "pkg/sri.h"
 #include "net/hostmatch.h"
 
 struct gw;

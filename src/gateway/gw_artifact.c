@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/gosum.h"
+#include "pkg/gosum.h"
 #include "gateway/gw.h"
 
 #define WAIT_OTHER_MS 600000

@@ -30,7 +30,7 @@
 #include "base/lockwait.h"
 #include "base/log.h"
 #include "base/util.h"
-#include "gateway/debidx.h"
+#include "pkg/debidx.h"
 #include "gateway/gw.h"
 #include "gateway/pkgcache.h"
 

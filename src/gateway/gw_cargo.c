@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "base/util.h"
-#include "gateway/cargoidx.h"
+#include "pkg/cargoidx.h"
 #include "gateway/gw.h"
 
 #define DOC_MAX (CARGOIDX_FILE_MAX)

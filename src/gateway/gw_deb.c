@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/deb_index.h"
-#include "gateway/debidx.h"
+#include "pkg/deb_index.h"
+#include "pkg/debidx.h"
 #include "gateway/gw.h"
 
 #define INDEX_MAX (256ULL << 20)    /* an index as fetched */

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/deb_index.h"
-#include "gateway/debidx.h"
+#include "pkg/deb_index.h"
+#include "pkg/debidx.h"
 #include "gateway/gw.h"
 
 #define UNPACKED_MAX (1ULL << 30)   /* a Packages index unpacked (on disk) */

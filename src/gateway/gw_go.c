@@ -20,8 +20,8 @@
 #include <time.h>
 
 #include "base/util.h"
-#include "gateway/gomod.h"
-#include "gateway/gosum.h"
+#include "pkg/gomod.h"
+#include "pkg/gosum.h"
 #include "gateway/gw.h"
 
 #define DOC_MAX (16ULL << 20)

@@ -18,7 +18,7 @@
 
 #include "base/util.h"
 #include "gateway/gw.h"
-#include "gateway/mavenmeta.h"
+#include "pkg/mavenmeta.h"
 
 #define FILE_MAX (512ULL << 20)  /* one jar, pom, ... */
 #define SUM_MAX 4096             /* a checksum file */

@@ -4,7 +4,7 @@
  * tarball request is looked up in its package's packument, whose
  * dist.integrity (or old dist.shasum) the bytes must match before they
  * are cached or served. npm's other APIs (audit, search, login) are 404.
- * The profile's rules ([packages], gateway/rules.h): a name refused is
+ * The profile's rules ([packages], pkg/rules.h): a name refused is
  * never asked upstream; under min_age the full packument (with "time") is
  * fetched, young versions hidden and a tarball of one refused; offline,
  * only the cache answers. */
@@ -14,7 +14,7 @@
 
 #include "base/util.h"
 #include "gateway/gw.h"
-#include "gateway/npm_doc.h"
+#include "pkg/npm_doc.h"
 
 #define PACKUMENT_MAX (48ULL << 20)      /* an enormous packument is refused */
 #define TARBALL_MAX (512ULL << 20)

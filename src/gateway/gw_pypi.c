@@ -7,7 +7,7 @@
  * request is looked up in its project's page, never fetched by a URL the
  * client gives; its bytes must match the page's sha256 before they are
  * cached or served, and a file the page gives no sha256 is refused. The
- * profile's rules (gateway/rules.h): a name refused is never asked
+ * profile's rules (pkg/rules.h): a name refused is never asked
  * upstream, files younger than min_age are hidden and refused, offline
  * serves pages as last fetched. */
 #define _GNU_SOURCE
@@ -18,7 +18,7 @@
 
 #include "base/util.h"
 #include "gateway/gw.h"
-#include "gateway/pypi_doc.h"
+#include "pkg/pypi_doc.h"
 
 #define PAGE_MAX (32ULL << 20)          /* an enormous page is refused */
 #define FILE_MAX (4ULL << 30)

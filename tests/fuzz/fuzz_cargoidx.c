@@ -1,5 +1,5 @@
 /* fuzz_cargoidx.c - libFuzzer harness for Cargo's sparse registry as the
- * gateway reads it (gateway/cargoidx.c): the input is tried as a request's
+ * gateway reads it (pkg/cargoidx.c): the input is tried as a request's
  * index path, as an index file (filtered, a version looked up) and as
  * config.json. A name accepted is lower case and maps back to exactly the
  * path given; every line a filter keeps parses again, is the crate's and
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gateway/cargoidx.h"
+#include "pkg/cargoidx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

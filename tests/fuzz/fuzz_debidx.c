@@ -1,5 +1,5 @@
 /* fuzz_debidx.c - libFuzzer harness for the gateway's cached tables of
- * Debian Packages indexes (gateway/debidx.c), the file format a cache holds
+ * Debian Packages indexes (pkg/debidx.c), the file format a cache holds
  * and maps back. The first byte chooses.
  *
  * Even: the rest is a Packages text. Its table must pass the check, hold
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/deb_index.h"
-#include "gateway/debidx.h"
-#include "gateway/sri.h"
+#include "pkg/deb_index.h"
+#include "pkg/debidx.h"
+#include "pkg/sri.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

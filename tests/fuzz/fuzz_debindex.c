@@ -1,5 +1,5 @@
 /* fuzz_debindex.c - libFuzzer harness for what the gateway reads of a Debian
- * archive (gateway/deb_index.c): a Packages index from upstream, plain or
+ * archive (pkg/deb_index.c): a Packages index from upstream, plain or
  * compressed (deb_unpack, into a memfd), read into stanzas (deb_index_each), and the
  * request paths apt sends (deb_path_norm, deb_classify, deb_index_root:
  * the input's first line). Release and InRelease are passed on unparsed
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gateway/deb_index.h"
+#include "pkg/deb_index.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_gomod.c - libFuzzer harness for the Go module proxy's names and
- * documents (gateway/gomod.c): the input is tried as a request path below
+ * documents (pkg/gomod.c): the input is tried as a request path below
  * /go/, as an @v/list body and as an .info document. A path or version
  * accepted must escape back to exactly what was asked (the escaped form is
  * unique), hold no ".." element, NUL, control byte, '%' or capital in its
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/gomod.h"
+#include "pkg/gomod.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

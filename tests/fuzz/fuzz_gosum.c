@@ -1,5 +1,5 @@
 /* fuzz_gosum.c - libFuzzer harness for what the gateway reads from Go's
- * checksum database and module proxy (gateway/gosum.c): the input as a
+ * checksum database and module proxy (pkg/gosum.c): the input as a
  * lookup answer for mods.example/dep01 v1.0.0 (its record lines, then the
  * signed note, checked against a fixed verifier key) and as a module zip
  * whose h1 hash is taken. A lookup accepted must name exactly the module
@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "gateway/gosum.h"
+#include "pkg/gosum.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_mavenmeta.c - libFuzzer harness for Maven through the package
- * gateway (gateway/mavenmeta.c): the input is tried as a request path
+ * gateway (pkg/mavenmeta.c): the input is tried as a request path
  * below /maven/, as a checksum file and as a maven-metadata.xml from
  * upstream. A path accepted names no "..", '%', NUL or control byte, and
  * its file is its artifact's and version's; a document read is written
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/mavenmeta.h"
+#include "pkg/mavenmeta.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_npmdoc.c - libFuzzer harness for the package gateway's reader of npm
- * packuments (gateway/npm_doc.c), full or abbreviated (the abbreviated form
+ * packuments (pkg/npm_doc.c), full or abbreviated (the abbreviated form
  * is the same document with fewer members, so one reader serves both). The
  * first byte chooses: bit 0 an age rule (min_age 7 days, as a profile's
  * [packages] min_age), bit 1 a scoped name; the rest is the document from
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/npm_doc.h"
-#include "gateway/rules.h"
+#include "pkg/npm_doc.h"
+#include "pkg/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

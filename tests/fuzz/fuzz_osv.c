@@ -1,5 +1,5 @@
 /* fuzz_osv.c - libFuzzer harness for malicious-package feeds
- * (gateway/malfeed.c): the input is one feed file as a user may download
+ * (pkg/malfeed.c): the input is one feed file as a user may download
  * it (an OSV record or an array of them), then every name and version the
  * records gave is asked back, with a few made up. Properties: a feed that
  * loads names at least what its explicit versions list (a record's own
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "gateway/malfeed.h"
+#include "pkg/malfeed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

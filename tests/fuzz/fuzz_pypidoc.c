@@ -1,5 +1,5 @@
 /* fuzz_pypidoc.c - libFuzzer harness for the package gateway's reader of
- * PyPI's simple pages (gateway/pypi_doc.c: the HTML anchor scanner and the
+ * PyPI's simple pages (pkg/pypi_doc.c: the HTML anchor scanner and the
  * JSON form): any page from upstream must parse or fail; what it serves
  * from a page must read back as the same files, each with its digest; the
  * first line of the input is also tried as an Accept header. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/pypi_doc.h"
+#include "pkg/pypi_doc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_sri.c - libFuzzer harness for the digests an index promises
- * (gateway/sri.c): npm's SRI strings and shasums, the 64-digit sha256 of
+ * (pkg/sri.c): npm's SRI strings and shasums, the 64-digit sha256 of
  * PyPI and Debian, and the check of bytes against them as they stream past.
  * The input: an integrity string, '\n', a shasum, '\n', then the bytes of
  * an "artifact". Differential: the strings are also read by a plain
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/sri.h"
+#include "pkg/sri.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

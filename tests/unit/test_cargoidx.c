@@ -1,5 +1,5 @@
 /* test_cargoidx.c - Cargo's sparse registry as the gateway reads it
- * (gateway/cargoidx.c): crate names and their index paths, index lines as
+ * (pkg/cargoidx.c): crate names and their index paths, index lines as
  * tests/helper/cargoreg.py writes them from crates `cargo package` made
  * (cksum, yanked, pubtime, a line without one), an index file filtered
  * (lines refused, lines that do not parse or name another crate, the
@@ -13,7 +13,7 @@
 #include "base/config.h"
 #include "base/profile.h"
 #include "base/util.h"
-#include "gateway/cargoidx.h"
+#include "pkg/cargoidx.h"
 #include "unit.h"
 
 #define CK "e65d61774660d4d8ea553b80708710aaff675a0fb1c2908a8ea76840e06d34e9"

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/deb_index.h"
-#include "gateway/debidx.h"
+#include "pkg/deb_index.h"
+#include "pkg/debidx.h"
 #include "unit.h"
 
 #define SHA_A "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"

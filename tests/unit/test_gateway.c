@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/npm_doc.h"
-#include "gateway/rules.h"
-#include "gateway/sri.h"
+#include "pkg/npm_doc.h"
+#include "pkg/rules.h"
+#include "pkg/sri.h"
 #include "unit.h"
 
 /* printf 'hello\n' | openssl dgst -sha512 -binary | base64, and sha1sum */

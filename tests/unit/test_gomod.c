@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/gomod.h"
-#include "gateway/gosum.h"
-#include "gateway/sri.h"
+#include "pkg/gomod.h"
+#include "pkg/gosum.h"
+#include "pkg/sri.h"
 #include "unit.h"
 
 /* mods.example/dep01 v1.0.0 as goproxy makes it (CreateFromDir) */

@@ -12,8 +12,8 @@
 
 #include "base/pkgrule.h"
 #include "base/util.h"
-#include "gateway/malfeed.h"
-#include "gateway/rules.h"
+#include "pkg/malfeed.h"
+#include "pkg/rules.h"
 #include "unit.h"
 
 static const char *feed_json =

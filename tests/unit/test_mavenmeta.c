@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "base/util.h"
-#include "gateway/mavenmeta.h"
+#include "pkg/mavenmeta.h"
 #include "unit.h"
 
 static void test_requests(void)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "base/util.h"
-#include "gateway/pypi_doc.h"
+#include "pkg/pypi_doc.h"
 #include "unit.h"
 
 #define H1 "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"  /* sha256 of "hello\n" */

@@ -4,7 +4,7 @@
  * only the elements Maven's resolver reads are taken, each checked, and
  * the document served is written here from them, never passed through. */
 #define _GNU_SOURCE
-#include "gateway/mavenmeta.h"
+#include "pkg/mavenmeta.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>

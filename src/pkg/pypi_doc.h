@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "gateway/rules.h"
+#include "pkg/rules.h"
 
 #define PYPI_NAME_MAX 200
 #define PYPI_FILE_MAX 255

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "gateway/rules.h"
+#include "pkg/rules.h"
 
 #define NPM_NAME_MAX 214
 

@@ -2,7 +2,7 @@
  * golang.org/x/mod's: sumdb/dirhash (Hash1), sumdb's lookup answer and
  * sumdb/note's signed notes and verifier keys. */
 #define _GNU_SOURCE
-#include "gateway/gosum.h"
+#include "pkg/gosum.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/sri.h"
+#include "pkg/sri.h"
 
 #define ZIP_FILES_MAX 100000
 

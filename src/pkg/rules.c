@@ -1,7 +1,7 @@
 /* rules.c - package rules by name and age (rules.h): glob matching per
  * ecosystem, deny before allow, and the sentences a refusal carries. */
 #define _GNU_SOURCE
-#include "gateway/rules.h"
+#include "pkg/rules.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "base/pkgrule.h"
-#include "gateway/malfeed.h"
+#include "pkg/malfeed.h"
 
 void rules_normalize(const char *eco, const char *name, char *out, size_t size)
 {

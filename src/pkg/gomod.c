@@ -4,7 +4,7 @@
  * what the go command accepts, never more: a name the gateway cannot
  * prove well-formed is refused, not passed upstream. */
 #define _GNU_SOURCE
-#include "gateway/gomod.h"
+#include "pkg/gomod.h"
 
 #include <json-c/json.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gateway/sri.h"
+#include "pkg/sri.h"
 
 #define MAVENMETA_MAX (4U << 20)     /* bytes of one maven-metadata.xml */
 #define MAVENMETA_VERSIONS_MAX 10000 /* versions in one */

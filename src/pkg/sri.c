@@ -1,14 +1,14 @@
 /* sri.c - see sri.h. libcrypto (loaded on first use, base/lazylib.c)
  * computes the digests; the strings an index gives are parsed strictly. */
 #define _GNU_SOURCE
-#include "gateway/sri.h"
+#include "pkg/sri.h"
 
 #include <openssl/evp.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/util.h"
-#include "gateway/gosum.h"
+#include "pkg/gosum.h"
 
 struct sri_check {
 	EVP_MD_CTX *md;

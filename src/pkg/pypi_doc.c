@@ -4,7 +4,7 @@
  * skipped whole). A page is untrusted input from upstream: every member is
  * checked for its type, every name and digest for its characters. */
 #define _GNU_SOURCE
-#include "gateway/pypi_doc.h"
+#include "pkg/pypi_doc.h"
 
 #include <ctype.h>
 #include <json-c/json.h>

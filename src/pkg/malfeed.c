@@ -4,7 +4,7 @@
  * evaluated where the versions are semver (npm, Go, Cargo, and any SEMVER
  * range); any other range names every version of its package. */
 #define _GNU_SOURCE
-#include "gateway/malfeed.h"
+#include "pkg/malfeed.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 #include "base/pkgrule.h"
 #include "base/util.h"
-#include "gateway/semver.h"
+#include "pkg/semver.h"
 
 enum { EV_INTRODUCED, EV_FIXED, EV_LAST };
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "gateway/sri.h"
+#include "pkg/sri.h"
 
 #define DEB_PATH_MAX 1024
 

@@ -1,9 +1,9 @@
 /* npm_doc.c - see npm_doc.h. json-c parses; a document is untrusted
  * input from upstream, so every member is checked for its type. */
 #define _GNU_SOURCE
-#include "gateway/npm_doc.h"
-#include "gateway/malfeed.h"
-#include "gateway/semver.h"
+#include "pkg/npm_doc.h"
+#include "pkg/malfeed.h"
+#include "pkg/semver.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>

@@ -3,7 +3,7 @@
  * a stanza without Filename, Package, Version and a well-formed SHA256 is
  * left out, so the .deb it names is refused (deny when unsure). */
 #define _GNU_SOURCE
-#include "gateway/deb_index.h"
+#include "pkg/deb_index.h"
 
 #include <archive.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* malfeed.h - a malicious-package feed ([packages] malicious): OSV records
  * (the OpenSSF malicious-packages format: MAL-* ids, affected[].package
  * {ecosystem, name}, versions, ranges), read once into a sorted table and
- * asked by the package rules (gateway/rules.c) for every ecosystem. */
+ * asked by the package rules (pkg/rules.c) for every ecosystem. */
 #ifndef SBX_MALFEED_H
 #define SBX_MALFEED_H
 

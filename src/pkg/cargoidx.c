@@ -2,14 +2,14 @@
  * member is checked for its type and shape, and what does not fit is
  * dropped, never guessed at. */
 #define _GNU_SOURCE
-#include "gateway/cargoidx.h"
+#include "pkg/cargoidx.h"
 
 #include <ctype.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/rules.h"
+#include "pkg/rules.h"
 
 static bool name_char(char c)
 {

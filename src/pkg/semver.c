@@ -1,6 +1,6 @@
 /* semver.c - semantic versions (semver 2.0.0) parsed and ordered: npm's
  * dist-tags and the ranges of a malicious-package feed compare by it. Pure. */
-#include "gateway/semver.h"
+#include "pkg/semver.h"
 
 #include <stdlib.h>
 #include <string.h>

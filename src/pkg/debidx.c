@@ -6,14 +6,14 @@
  * A change of what deb_index_each accepts changes the magic, so tables
  * built by an older sbxrun are rebuilt. */
 #define _GNU_SOURCE
-#include "gateway/debidx.h"
+#include "pkg/debidx.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
-#include "gateway/deb_index.h"
-#include "gateway/sri.h"
+#include "pkg/deb_index.h"
+#include "pkg/sri.h"
 
 #define MAGIC "SBXDEBI2"
 
