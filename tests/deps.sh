@@ -9,7 +9,7 @@ fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
 util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
 libclang-rt-dev zsh fish strace fuse-overlayfs
 podman runc catatonit skopeo python3-yaml apparmor
-golang-go golang-golang-x-mod-dev cargo-web rustc-web maven default-jdk-headless"
+golang-go golang-golang-x-mod-dev cargo-web rustc-web maven default-jdk-headless gradle"
 # Node.js and npm for the MCP client test (70-mcp), from Debian where the
 # machine has no node of its own (one from elsewhere, as CI's, has its npm)
 command -v node > /dev/null || pkgs="$pkgs nodejs npm"
