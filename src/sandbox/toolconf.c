@@ -111,8 +111,9 @@ char *toolconf_gradle_text(const struct toolconf_proxy *p)
 }
 
 /* text as BASE/SUB/NAME below rootfd, the directories made where missing;
- * a file there already is kept (how: O_EXCL) or replaced (O_TRUNC). With an owner (not 0), SUB's directories
- * and the file become its, so that it writes its caches below. */
+ * a file there already is kept (how: O_EXCL) or replaced (O_TRUNC). With
+ * an owner (not 0), SUB's directories and the file become its, so that it
+ * writes its caches below. */
 static int put(int rootfd, const char *base, const char *sub, const char *name, const char *text,
 	       int how, uid_t uid, gid_t gid, struct sbx_err *err)
 {
