@@ -355,7 +355,7 @@ test_disk_storage_session_quota_counts_hidden_files() {
 	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
 	local name=dq$$
 	"$SBX" session start --image tiny -p "$TESTDIR/d.ini" "$name" > /dev/null || fail "session start"
-	trap "'$SBX' session stop '$name' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$name' >/dev/null 2>&1 || true"
 	run "$SBX" run --session "$name" --timeout 60s -- sh -c 'mkdir /workspace/h && chmod 0300 /workspace/h &&
 		cd /workspace/h && for i in $(seq 40); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null; sleep 0.02; done
 		echo wrote-all; sleep 3; echo survived'
@@ -532,7 +532,7 @@ test_fuse_daemon_is_confined_to_its_own_root() {
 	echo secret > "$TESTDIR/marker"
 	"$SBX" run --image tiny --disk 64M -- sh -c 'echo up; sleep 60' > "$TESTDIR/out" &
 	fuse_run=$! # not local: the EXIT trap runs after this function returned
-	trap 'kill "$fuse_run" 2>/dev/null || true; rm -f "$HOME/sbx-marker.$$"' EXIT
+	at_exit 'kill "$fuse_run" 2>/dev/null || true; rm -f "$HOME/sbx-marker.$$"'
 	local pid=$fuse_run d="" e p
 	# fuse-overlayfs is a child of sbxrun or of a process sbxrun started
 	for _ in $(seq 1 300); do
@@ -629,7 +629,7 @@ PY
 test_memory_six_children_are_summed_in_a_session() {
 	local n=mem$$
 	"$SBX" session start --image tiny --memory 256M "$n" >/dev/null || fail "session start $n failed"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	run timeout 90 "$SBX" run --session "$n" --timeout 60s -- sh -c "$SIX"
 	assert_six_held session
 	# the session lives on, and a command under the limit runs in it
