@@ -1,6 +1,14 @@
 # also-as-root
 # serial: the machine's cgroups, pgrep for sleeps by name, timing (SBX_JOBS=2: after the user pass)
 # root-only: test_no_cgroup_left_behind
+# vm-tests user-outside: test_fork_bomb_ends_its_sandbox test_pids_limit_counts_only_the_sandbox test_memory_bomb_python
+# vm-tests user-outside: test_memory_bomb_busybox test_memory_bomb_through_dev_shm test_timeout_dodged_with_setsid_double_fork_and_ignored_term
+# vm-tests user-outside: test_zombie_flood test_mechanism_in_record_matches_doctor test_strict_refuses_a_fallback
+# vm-tests user-outside: test_quota_above_a_cgroup_memory_limit_can_be_filled test_strict_refuses_a_disk_quota_it_can_only_kill_for
+# vm-tests user-outside: test_memory_six_children_are_summed test_memory_six_children_are_summed_in_a_session
+# vm-tests user-outside: test_memory_shared_mapping_is_summed test_memory_dev_shm_fill_stops_at_the_limit test_memory_under_the_limit_is_not_killed
+# (in the VM's user-outside mode, a user with no cgroup of its own, only what
+# the cgroup decides: its disk and storage tests are the user-systemd mode's)
 # Resource limits (issue 5): each bomb ends its own sandbox and nothing else.
 # Afterwards no process of the sandbox is left, and the host's process count
 # for the sandbox's host uid, its free memory and its free disk are as before.
