@@ -79,7 +79,7 @@ limits_profiles() {
 	printf 'inherit = dl%s\n[download]\nmin_speed_time = 2s\n' "$$" > "$HOME/.config/sbxrun/profiles/slow$$.ini"
 	printf 'inherit = dl%s\n[download]\nmin_speed_time = none\ntimeout = 2s\n' "$$" \
 		> "$HOME/.config/sbxrun/profiles/late$$.ini"
-	at_exit "kill $SRV; '$SBX' session stop d$$ >/dev/null 2>&1; rm -f '$HOME/.config/sbxrun/profiles/dl$$.ini' '$HOME/.config/sbxrun/profiles/slow$$.ini' '$HOME/.config/sbxrun/profiles/late$$.ini'"
+	at_exit "rm -f '$HOME/.config/sbxrun/profiles/slow$$.ini' '$HOME/.config/sbxrun/profiles/late$$.ini'"
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 }
 nothing_left() { # what
