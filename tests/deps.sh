@@ -9,12 +9,15 @@ fakechroot fakeroot zstd xz-utils busybox-static clang python3 iproute2
 util-linux passwd procps psmisc curl ca-certificates tmux dpkg-dev
 libclang-rt-dev zsh fish strace fuse-overlayfs
 podman runc catatonit skopeo python3-yaml apparmor
-golang-go golang-golang-x-mod-dev cargo-web rustc-web maven default-jdk-headless gradle"
+golang-go golang-golang-x-mod-dev cargo-web rustc-web maven default-jdk-headless"
 # Node.js and npm for the MCP client test (70-mcp), from Debian where the
 # machine has no node of its own (one from elsewhere, as CI's, has its npm)
 command -v node > /dev/null || pkgs="$pkgs nodejs npm"
 # only for `make bench`; not every release has them
 optional="hyperfine bubblewrap"
+# `sh tests/deps.sh slow`: what `make check-slow` needs besides (Gradle, 83
+# packages, for 59-gateway-maven's real Gradle build alone)
+[ "${1:-}" = slow ] && pkgs="gradle" optional=""
 # `sh tests/deps.sh vm`: what `make check-vm` needs besides
 [ "${1:-}" = vm ] && pkgs="qemu-system-x86 e2fsprogs" optional=""
 # `sh tests/deps.sh bench`: what `make bench` needs besides the build: the
