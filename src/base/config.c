@@ -25,7 +25,7 @@ const char *const sbx_pkg_mode_names[] = { "report", "enforce", NULL };
 const char *const sbx_enforce_names[] = { "best", "strict", NULL };
 const char *const sbx_tier_names[] = { "landlock", "nested", "full", NULL };
 const char *const sbx_egress_names[] = { "none", "packages", "full", NULL };
-const char *const sbx_host_sets[] = { "@apt", "@pypi", "@npm", NULL };
+const char *const sbx_host_sets[] = { "@apt", "@pypi", "@npm", "@go", "@cargo", "@maven", NULL };
 const char *const sbx_ca_names[] = { "host", "image", NULL };
 const char *const sbx_proxy_env_names[] = { "tools", "all", NULL };
 const char *const sbx_export_format_names[] = { "kube", "seccomp", NULL };
@@ -211,9 +211,8 @@ int host_pattern_read(const char *s, char **out, struct sbx_err *err)
 	*out = NULL;
 	if (s[0] == '@') {
 		if (host_set_index(s) < 0)
-			return err_set(err, 0, "unknown host set '%s' (known: %s, %s, %s)", s,
-				       sbx_host_sets[SBX_SET_APT], sbx_host_sets[SBX_SET_PYPI],
-				       sbx_host_sets[SBX_SET_NPM]);
+			return err_set(err, 0, "unknown host set '%s' (known: @apt, @pypi, @npm, @go, @cargo, "
+				       "@maven)", s);
 		*out = xstrdup(s);
 		return 0;
 	}

@@ -37,7 +37,8 @@ extern const char *const sbx_kube_kind_names[];
 /* The host sets an allow list may name, read from the image (its package
  * sources), in the order `packages` egress allows them when a sandbox's
  * list is empty (net/netplan.c); NULL-terminated. */
-enum sbx_host_set { SBX_SET_APT, SBX_SET_PYPI, SBX_SET_NPM, SBX_SET__COUNT };
+enum sbx_host_set { SBX_SET_APT, SBX_SET_PYPI, SBX_SET_NPM, SBX_SET_GO, SBX_SET_CARGO, SBX_SET_MAVEN,
+		    SBX_SET__COUNT };
 extern const char *const sbx_host_sets[];
 enum sbx_export_format { SBX_EXPORT_KUBE, SBX_EXPORT_SECCOMP };
 enum sbx_kube_kind { SBX_KUBE_JOB, SBX_KUBE_POD };

@@ -72,6 +72,13 @@ static const char *upstream_check(const char *u, const char **auth, size_t *len)
 	return NULL;
 }
 
+bool config_image_source(const char *v, enum sbx_key key)
+{
+	int set = key == SBX_K_PKG_GO ? SBX_SET_GO : key == SBX_K_PKG_CARGO ? SBX_SET_CARGO
+		  : key == SBX_K_PKG_MAVEN ? SBX_SET_MAVEN : -1;
+	return v && set >= 0 && strcmp(v, sbx_host_sets[set]) == 0;
+}
+
 int config_upstream_entry(const char *url, char *out, size_t size)
 {
 	const char *auth;
@@ -106,6 +113,12 @@ void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone)
 	for (size_t i = 0; i < 3; i++)
 		if (packages && config_upstream_entry(go_ups[i], up, sizeof(up)) == 0)
 			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[go_keys[i]], 0, &ignore);
+	/* go = @go, cargo = @cargo, maven = @maven: the image's hosts, the set */
+	const enum sbx_key set_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_CARGO, SBX_K_PKG_MAVEN };
+	const char *set_vals[] = { cfg->pkg_go, cfg->pkg_cargo, cfg->pkg_maven };
+	for (size_t i = 0; i < 3; i++)
+		if (packages && config_image_source(set_vals[i], set_keys[i]))
+			config_set(cfg, options_by_key(SBX_K_ALLOW), set_vals[i], cfg->origin[set_keys[i]], 0, &ignore);
 }
 
 const char *config_go_sumdb_url(const char *v)
@@ -144,9 +157,11 @@ static int check_cargo(const struct sbx_config *cfg, struct sbx_err *err)
 	char idx[1024];
 	size_t n;
 
-	if (!v)
+	if (!v || config_image_source(v, SBX_K_PKG_CARGO))
 		return 0;
-	if (!config_cargo_index(v, idx, sizeof(idx)))
+	if (v[0] == '@')
+		why = "the image's own registry is @cargo";
+	else if (!config_cargo_index(v, idx, sizeof(idx)))
 		why = "not INDEX-URL [DOWNLOAD-URL]";
 	else if (dl && strchr(dl, ' '))
 		why = "more than two URLs (INDEX-URL [DOWNLOAD-URL])";
@@ -163,7 +178,7 @@ static int check_go(const struct sbx_config *cfg, struct sbx_err *err)
 	size_t n, kn = v ? strcspn(v, " ") : 0;
 	const char *p1 = v ? memchr(v, '+', kn) : NULL, *p2 = p1 ? memchr(p1 + 1, '+', kn - (size_t)(p1 + 1 - v)) : NULL;
 
-	if (cfg->pkg_go && !v)
+	if (cfg->pkg_go && !v && !config_image_source(cfg->pkg_go, SBX_K_PKG_GO))
 		return err_set(err, 0, "%s: [packages] go: needs go_sumdb = NAME+HASH+KEY URL (every module is "
 			       "verified against a checksum database)", cfg->origin[SBX_K_PKG_GO]);
 	if (check_upstream(cfg, SBX_K_PKG_GO, "go", cfg->pkg_go, err) < 0)
@@ -188,7 +203,12 @@ static int check_upstream(const struct sbx_config *cfg, enum sbx_key key, const 
 	const char *auth, *why;
 	size_t n;
 
-	if (!url || !(why = upstream_check(url, &auth, &n)))
+	if (!url || config_image_source(url, key))
+		return 0;
+	if (url[0] == '@')
+		return err_set(err, 0, "%s: [packages] %s: '%s': the image's own is @%s (npm's and pypi's: the "
+			       "key left out)", cfg->origin[key], name, url, name);
+	if (!(why = upstream_check(url, &auth, &n)))
 		return 0;
 	return err_set(err, 0, "%s: [packages] %s: '%s': %s", cfg->origin[key], name, url, why);
 }

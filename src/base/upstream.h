@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/options.h"
 
 struct sbx_config;
 
@@ -14,6 +15,9 @@ struct sbx_config;
  * npm) needs: the gateway reaches an upstream only through the allow list,
  * so a policy's [network] allow caps it too. -1: not a valid upstream. */
 int config_upstream_entry(const char *url, char *out, size_t size);
+/* Whether v is the image's own source for [packages] key: @go for go,
+ * @cargo for cargo, @maven for maven (the allow list's sets alike). */
+bool config_image_source(const char *v, enum sbx_key key);
 /* What a proxy of cfg serves besides the profile's own list, given before
  * the policy so that a policy that does not cover one drops it (policy.c):
  * packages egress with no list (or `sbxrun proxy`, proxy_alone) the

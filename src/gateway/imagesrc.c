@@ -1,0 +1,40 @@
+/* imagesrc.c - see imagesrc.h. */
+#include "gateway/imagesrc.h"
+
+#include <string.h>
+
+/* v as it is, or the image's where v names the set. */
+static const char *image_or(const char *v, const char *set, const char *image)
+{
+	if (!v || strcmp(v, set) != 0)
+		return v;
+	return image && image[0] ? image : NULL;
+}
+
+const char *imagesrc_go_sumdb(const struct sbx_config *cfg, const struct hostmatch_sets *img)
+{
+	if (cfg->pkg_go_sumdb)
+		return cfg->pkg_go_sumdb;
+	if (!cfg->pkg_go || strcmp(cfg->pkg_go, sbx_host_sets[SBX_SET_GO]) != 0)
+		return NULL;
+	return img && img->go_sumdb && img->go_sumdb[0] ? img->go_sumdb : NULL;
+}
+
+const char *imagesrc_go(const struct sbx_config *cfg, const struct hostmatch_sets *img)
+{
+	/* every module is verified against a checksum database: an image
+	 * whose GOSUMDB is off, or whose key was not found, gets no /go/ */
+	if (!imagesrc_go_sumdb(cfg, img))
+		return NULL;
+	return image_or(cfg->pkg_go, sbx_host_sets[SBX_SET_GO], img ? img->go_proxy : NULL);
+}
+
+const char *imagesrc_cargo(const struct sbx_config *cfg, const struct hostmatch_sets *img)
+{
+	return image_or(cfg->pkg_cargo, sbx_host_sets[SBX_SET_CARGO], img ? img->cargo_index : NULL);
+}
+
+const char *imagesrc_maven(const struct sbx_config *cfg, const struct hostmatch_sets *img)
+{
+	return image_or(cfg->pkg_maven, sbx_host_sets[SBX_SET_MAVEN], img ? img->maven_repo : NULL);
+}
