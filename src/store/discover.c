@@ -51,7 +51,8 @@ static const char script[] =
 	"if command -v go >/dev/null 2>&1; then g=$(go env GOPROXY GOSUMDB 2>/dev/null) && {\n"
 	"  echo \"$g\" | sed -n '1s/^/go-proxy /p;2s/^/go-sumdb /p'\n"
 	"  n=$(echo \"$g\" | sed -n '2s/[+ ].*//p' | grep -x '[a-z0-9.-]*' | sed 's/[.]/[.]/g')\n"
-	"  [ -n \"$n\" ] && grep -aoE \"$n[+][0-9a-f]{8}[+][A-Za-z0-9+/]{44}\" \"$(command -v go)\" | head -1 | sed 's/^/go-key /'; }; fi\n"
+	"  k=\"$n[+][0-9a-f]{8}[+][A-Za-z0-9+/]{44}\"; b=$(command -v go)\n"
+	"  [ -n \"$n\" ] && { grep -aoE \"$k\" \"$b\" 2>/dev/null || grep -oE \"$k\" \"$b\" 2>/dev/null; } | head -1 | sed 's/^/go-key /'; }; fi\n"
 	/* cargo: the config files its home holds (source replacement) */
 	"if command -v cargo >/dev/null 2>&1 || [ -x \"${CARGO_HOME:-/usr/local/cargo}/bin/cargo\" ] || [ -x \"$HOME/.cargo/bin/cargo\" ]; then\n"
 	"  for f in ${CARGO_HOME:+\"$CARGO_HOME/config.toml\" \"$CARGO_HOME/config\"} /usr/local/cargo/config.toml /usr/local/cargo/config \\\n"
@@ -116,7 +117,9 @@ static void parse(const char *out, char **npm, char **pypi, struct sbx_list *dro
 
 	for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char *url = strchr(l, ' ');
-		if (!url || strspn(url + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:/._-~%@[]+")
+		if (!url || (strncmp(l, "npm ", 4) != 0 && strncmp(l, "pypi ", 5) != 0))
+			continue; /* the other tools' lines: imgsrc.c */
+		if (strspn(url + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:/._-~%@[]+")
 			    != strlen(url + 1) || !url[1])
 			continue; /* only plain URLs are taken from the image */
 		*url++ = '\0';
