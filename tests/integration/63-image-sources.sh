@@ -30,7 +30,7 @@ src_image() {
 	ln -s ../../lib/go-1.19/bin/go "$r/usr/local/bin/go"
 	cp /lib/x86_64-linux-gnu/libc.so.6 "$r/lib/x86_64-linux-gnu/"
 	cp /lib64/ld-linux-x86-64.so.2 "$r/lib64/"
-	for a in sed head readlink dirname wget; do ln -s busybox "$r/bin/$a"; done
+	for a in sed head readlink dirname wget; do [ -e "$r/bin/$a" ] || ln -s busybox "$r/bin/$a"; done
 	cp -a /usr/share/maven "$r/usr/share/maven"
 	cp -L "$MMB" "$r/usr/share/java/maven-model-builder-3.x.jar"
 	ln -s ../share/maven/bin/mvn "$r/usr/bin/mvn"
