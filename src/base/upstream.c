@@ -178,11 +178,11 @@ static int check_go(const struct sbx_config *cfg, struct sbx_err *err)
 	size_t n, kn = v ? strcspn(v, " ") : 0;
 	const char *p1 = v ? memchr(v, '+', kn) : NULL, *p2 = p1 ? memchr(p1 + 1, '+', kn - (size_t)(p1 + 1 - v)) : NULL;
 
+	if (check_upstream(cfg, SBX_K_PKG_GO, "go", cfg->pkg_go, err) < 0)
+		return -1;
 	if (cfg->pkg_go && !v && !config_image_source(cfg->pkg_go, SBX_K_PKG_GO))
 		return err_set(err, 0, "%s: [packages] go: needs go_sumdb = NAME+HASH+KEY URL (every module is "
 			       "verified against a checksum database)", cfg->origin[SBX_K_PKG_GO]);
-	if (check_upstream(cfg, SBX_K_PKG_GO, "go", cfg->pkg_go, err) < 0)
-		return -1;
 	if (!v)
 		return 0;
 	if (!p1 || p1 == v || !p2 || p2 - p1 != 9 || strspn(p1 + 1, "0123456789abcdef") < 8 || v + kn - p2 < 2)

@@ -50,9 +50,9 @@ static const char script[] =
 	 * for that database's name (GOSUMDB names it alone by default) */
 	"if command -v go >/dev/null 2>&1; then g=$(go env GOPROXY GOSUMDB 2>/dev/null) && {\n"
 	"  echo \"$g\" | sed -n '1s/^/go-proxy /p;2s/^/go-sumdb /p'\n"
-	"  n=$(echo \"$g\" | sed -n '2s/[+ ].*//p' | grep -x '[a-z0-9.-]*' | sed 's/[.]/[.]/g')\n"
+	"  n=$(echo \"$g\" | sed -n '2{s/[+ ].*//;p;}' | grep -x '[a-z0-9.-]*' | sed 's/[.]/[.]/g')\n"
 	"  k=\"$n[+][0-9a-f]{8}[+][A-Za-z0-9+/]{44}\"; b=$(command -v go)\n"
-	"  [ -n \"$n\" ] && { grep -aoE \"$k\" \"$b\" 2>/dev/null || grep -oE \"$k\" \"$b\" 2>/dev/null; } | head -1 | sed 's/^/go-key /'; }; fi\n"
+	"  [ -n \"$n\" ] && { grep -aoE \"$k\" \"$b\" 2>/dev/null || tr '\\000' '\\n' < \"$b\" | grep -oE \"$k\"; } | head -1 | sed 's/^/go-key /'; }; fi\n"
 	/* cargo: the config files its home holds (source replacement) */
 	"if command -v cargo >/dev/null 2>&1 || [ -x \"${CARGO_HOME:-/usr/local/cargo}/bin/cargo\" ] || [ -x \"$HOME/.cargo/bin/cargo\" ]; then\n"
 	"  for f in ${CARGO_HOME:+\"$CARGO_HOME/config.toml\" \"$CARGO_HOME/config\"} /usr/local/cargo/config.toml /usr/local/cargo/config \\\n"
@@ -173,7 +173,8 @@ static const char *superpom(int dirfd, const char *jar, char *buf, size_t size)
 /* One of the tool's sources into *field, unless an image may not grant it. */
 static void take(char **field, const char *tool, const char *url, struct sbx_list *dropped)
 {
-	const char *why = url[0] ? hostaddr_image_refusal(url) : NULL;
+	const char *sp = strrchr(url, ' ');  /* go's "KEY URL": its URL */
+	const char *why = url[0] ? hostaddr_image_refusal(sp ? sp + 1 : url) : NULL;
 	if (why) {
 		_cleanup_free_ char *line = xasprintf("%s %s: %s", tool, url, why);
 		log_warn("package source left out (an image may not grant it): %s", line);

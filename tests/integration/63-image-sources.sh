@@ -14,7 +14,7 @@
 # own go and Maven carry is read from them at test time.
 
 GOBIN=/usr/lib/go-1.19/bin/go
-MMB=/usr/share/java/maven-model-builder-3.x.jar
+MMB=/usr/share/maven/lib/maven-model-builder-3.x.jar
 
 # Builds and imports the image once per test user (its digest then makes
 # a second import instant); sets IMG.
@@ -24,15 +24,15 @@ src_image() {
 	local t0=$SECONDS r=$TESTDIR/img
 	mkdir -p "$r"
 	tar -C "$r" -xf "$IMAGES/tiny.tar"
-	mkdir -p "$r/usr/lib/go-1.19/bin" "$r/lib/x86_64-linux-gnu" "$r/lib64" "$r/usr/local/bin" \
+	mkdir -p "$r/usr/lib/go-1.19/bin" "$r/lib/x86_64-linux-gnu" "$r/lib64" \
 		"$r/usr/share/java" "$r/usr/local/cargo/bin" "$r/root"
 	cp "$GOBIN" "$r/usr/lib/go-1.19/bin/go"
-	ln -s ../../lib/go-1.19/bin/go "$r/usr/local/bin/go"
+	ln -s ../lib/go-1.19/bin/go "$r/usr/bin/go"
 	cp /lib/x86_64-linux-gnu/libc.so.6 "$r/lib/x86_64-linux-gnu/"
 	cp /lib64/ld-linux-x86-64.so.2 "$r/lib64/"
-	for a in sed head readlink dirname wget; do [ -e "$r/bin/$a" ] || ln -s busybox "$r/bin/$a"; done
+	for a in sed head readlink dirname wget tr; do [ -e "$r/bin/$a" ] || ln -s busybox "$r/bin/$a"; done
 	cp -a /usr/share/maven "$r/usr/share/maven"
-	cp -L "$MMB" "$r/usr/share/java/maven-model-builder-3.x.jar"
+	cp -L "$MMB" "$r/usr/share/java/$(basename "$(readlink -f "$MMB")")"
 	ln -s ../share/maven/bin/mvn "$r/usr/bin/mvn"
 	cp /bin/busybox "$r/usr/local/cargo/bin/cargo"   # only there: cargo is never run
 	printf '# a lab mirror\n[source.crates-io]\nreplace-with = "lab"\n\n[source."lab"]\nregistry = "sparse+https://crates.mirror.example/index/" # x\n' \
@@ -63,7 +63,7 @@ test_image_sources_read_at_import() {
 	assert_contains "$out" "go proxy:     $EGOPROXY"$'\n'
 	assert_contains "$out" "go sumdb:     $EGOSUMDB"$'\n'
 	assert_contains "$out" "cargo index:  https://crates.mirror.example/index/"$'\n'
-	assert_contains "$out" "maven repo:   $EMAVEN"$'\n'
+	assert_contains "$out" "maven repo:   $EMAVEN"
 	assert_contains "$EGOSUMDB" "+"
 	# a user's settings.xml mirror of central is what Maven uses: it wins
 	# over the super POM; an image naming the host's loopback is refused
@@ -76,11 +76,11 @@ test_image_sources_read_at_import() {
 	tar --numeric-owner --owner=0 --group=0 -C "$r" -cf "$TESTDIR/src2.tar" .
 	run "$SBX" image import "$TESTDIR/src2.tar" --name "$IMG-2"
 	assert_status 0
-	assert_contains "$err" "package source left out (an image may not grant it): go https://127.0.0.1:9/: loopback"
+	assert_contains "$err" "package source left out (an image may not grant it): go sum.mirror.example https://127.0.0.1:9/: loopback"
 	run "$SBX" image inspect "$IMG-2"
 	assert_contains "$out" "go proxy:     https://go.mirror.example/mod"$'\n'
 	assert_contains "$out" "go sumdb:     (not recorded)"
-	assert_contains "$out" "maven repo:   https://maven.mirror.example/m2/"$'\n'
+	assert_contains "$out" "maven repo:   https://maven.mirror.example/m2/"
 }
 
 # go = @go, cargo = @cargo, maven = @maven: the gateway serves them from
@@ -92,11 +92,11 @@ test_profile_says_the_images_own() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	local prof="$HOME/.config/sbxrun/profiles/srclab$$.ini"
 	printf 'inherit = packages\n[packages]\ngo = @go\ncargo = @cargo\nmaven = @maven\ndeny = maven:org.example:denied\ntimeout = 3s\n' > "$prof"
-	trap "rm -f '$prof'" EXIT
+	at_exit "rm -f '$prof'"
 	run "$SBX" run -p "srclab$$" --image "$IMG" -- sh -c '
 		echo "proxy=$GOPROXY sumdb=$GOSUMDB"; cat /.cargo/config.toml; grep -c packages.sbxrun.internal/maven ~/.m2/settings.xml
 		http_proxy=$SBXRUN_PROXY wget -q -O /dev/null http://packages.sbxrun.internal/maven/org/example/denied/1.0/denied-1.0.pom 2>&1 | head -2
-		https_proxy=$SBXRUN_PROXY wget -q -O /dev/null https://crates.mirror.example/index/config.json 2>&1 | head -2; echo end'
+		http_proxy=$SBXRUN_PROXY wget -q -O /dev/null http://crates.mirror.example/index/config.json 2>&1 | head -2; echo end'
 	assert_contains "$out" "proxy=http://packages.sbxrun.internal/go sumdb=${EGOSUMDB%% *} http://packages.sbxrun.internal/go/sumdb/"
 	assert_contains "$out" 'registry = "sparse+http://packages.sbxrun.internal/cargo/"'
 	assert_contains "$out" "403 Forbidden"
