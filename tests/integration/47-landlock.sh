@@ -33,7 +33,7 @@ PY
 	for _ in $(seq 50); do [ -s "$TESTDIR/port" ] && break; sleep 0.1; done
 	PORT=$(cat "$TESTDIR/port")
 	[ -n "$PORT" ] || fail "the listener did not start"
-	trap 'kill $LISTENER 2>/dev/null' EXIT
+	at_exit 'kill $LISTENER 2>/dev/null'
 }
 
 # The ABI the record gives.

@@ -44,7 +44,7 @@ maven_fixture() {
 	PROF="$HOME/.config/sbxrun/profiles/mvnlab$$.ini"
 	printf 'inherit = packages\n[packages]\nmaven = http://host.sbxrun.internal:%s/\ntimeout = 5s\n' "$MPORT" > "$PROF"
 	cp "$PROF" "$PROF.base"
-	trap "kill $MP 2>/dev/null || true; rm -f '$PROF' '$PROF.base'" EXIT
+	at_exit "kill $MP 2>/dev/null || true; rm -f '$PROF' '$PROF.base'"
 	mkdir -p "$TESTDIR/proj"
 	cat > "$TESTDIR/proj/pom.xml" <<-'EOF'
 	<project xmlns="http://maven.apache.org/POM/4.0.0">

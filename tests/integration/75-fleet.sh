@@ -32,7 +32,7 @@ graphroot = "$TESTDIR/pm/storage"
 runroot = "$TESTDIR/pm/run"
 EOF
 	export CONTAINERS_CONF="$TESTDIR/pm/containers.conf" CONTAINERS_STORAGE_CONF="$TESTDIR/pm/storage.conf"
-	trap fleet_cleanup EXIT
+	at_exit fleet_cleanup
 }
 
 # Whatever a test started: the proxy, then podman's containers and images.
@@ -118,7 +118,7 @@ test_oci_export_digests_verify() {
 test_session_oci_export_carries_workspace() {
 	local n=fl$$s
 	"$SBX" session start --image minimal "$n" >/dev/null || fail "session start failed"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	"$SBX" run --session "$n" -- sh -c 'echo from-session > /workspace/result.txt' || fail "run in session failed"
 	run "$SBX" image export "$n" --format oci -o "$TESTDIR/s.tar"
 	assert_status 0
@@ -271,7 +271,7 @@ test_podman_runs_with_exported_seccomp() {
 start_proxy() { # extra options...
 	"$SBX" proxy --listen 127.0.0.1:0 "$@" 2> "$TESTDIR/proxy.err" &
 	proxy_pid=$!
-	trap fleet_cleanup EXIT
+	at_exit fleet_cleanup
 	listen_port "$proxy_pid" "$TESTDIR/proxy.err"
 	proxy_port=$LISTEN_PORT
 }
