@@ -641,7 +641,7 @@ int proxy_new(const struct sbx_proxy_conf *conf, int listen_fd, struct sbx_proxy
 	      struct sbx_err *err)
 {
 	struct sbx_proxy *p = xcalloc(1, sizeof(*p));
-	struct hostmatch_sets sets = { conf->apt_hosts, conf->npm_registry, conf->pypi_index };
+	struct hostmatch_sets sets = conf->sets;
 
 	p->epfd = p->tfd = p->lfd = -1;
 	p->max_conns = conf->max_conns ? conf->max_conns : MAX_CONNS;

@@ -323,8 +323,7 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 	};
 	/* the image's sets, for the gateway's copy of the allow list (every
 	 * hop must pass it) and its apt hosts */
-	struct hostmatch_sets hs = { (const char *const *)plan->img.apt_hosts, plan->img.npm_registry,
-				     plan->img.pypi_index };
+	struct hostmatch_sets hs = plan_image_sets(&plan->img);
 	struct sbx_gateway_conf gc = plan->gw;
 	struct rlimit rl;
 	struct sbx_policy pol = { 0 };
@@ -332,9 +331,7 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 
 	/* the administrator's ceiling, held by the proxy so that a change to
 	 * it (proxy_set_policy) is measured against the same */
-	conf.apt_hosts = hs.apt_hosts;
-	conf.npm_registry = hs.npm_registry;
-	conf.pypi_index = hs.pypi_index;
+	conf.sets = hs;
 	if (policy_load(&pol, &perr) == 0)
 		conf.policy = &pol;
 
