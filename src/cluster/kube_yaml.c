@@ -260,7 +260,7 @@ static void main_env(struct kube *k, int ind)
 					     k->name, PROXY_PORT);
 	int password = 0;
 
-	if (gateway_go_sumdb(cfg, gosumdb, sizeof(gosumdb)) < 0)
+	if (gateway_go_sumdb(cfg, NULL, gosumdb, sizeof(gosumdb)) < 0) /* a pod: no image read */
 		gosumdb[0] = '\0';
 	fprintf(k->f, "%*senv:\n", ind, "");
 	for (size_t i = 0; i < k->np.nenv; i++) {
