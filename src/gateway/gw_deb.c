@@ -304,8 +304,8 @@ static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const
 	/* dated by when the gateway first saw it (gw_debidx.c); the signed
 	 * index cannot be filtered, so apt cannot fall back to another */
 	if (gw_seen_ok(gw, "deb", e.package, e.version, e.seen, why, sizeof(why)) < 0) {
-		gw_fail(gw, cl, 403, "deb", e.package, e.version, "%s (apt cannot pick an older version: the signed "
-			"index lists this one; install one old enough by PACKAGE=VERSION, or set min_age = deb:DURATION)",
+		gw_fail(gw, cl, 403, "deb", e.package, e.version, "%s; apt cannot pick an older version (the signed "
+			"index lists this one): install one old enough by PACKAGE=VERSION, or set min_age = deb:DURATION",
 			why);
 		return;
 	}

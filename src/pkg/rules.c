@@ -100,8 +100,10 @@ static void say_age(char *out, size_t size, uint64_t s)
 		snprintf(out, size, "%llu days", (unsigned long long)(s / 86400));
 	else if (s >= 3600 * 2)
 		snprintf(out, size, "%llu hours", (unsigned long long)(s / 3600));
-	else
+	else if (s >= 120)
 		snprintf(out, size, "%llu minutes", (unsigned long long)(s / 60));
+	else
+		snprintf(out, size, "%llu seconds", (unsigned long long)s);
 }
 
 void rules_set_min_age(struct gw_rules *r, const struct sbx_strlist *l)
