@@ -557,7 +557,8 @@ static int apply_ages(const struct sbx_policy_file *f, const struct sbx_option *
 				continue;
 			if (pass == 0 && wi != SIZE_MAX && !clampable(l->origin[wi])) {
 				list_text(f, o, text, sizeof(text));
-				snprintf(text + strlen(text), sizeof(text) - strlen(text), " or more in %s", eco);
+				snprintf(text + strlen(text), sizeof(text) - strlen(text), " or more%s%s",
+					 strchr(l->v[wi], ':') ? " in " : "", strchr(l->v[wi], ':') ? eco : "");
 				return refuse(cfg, o, l->origin[wi], l->v[wi], f, text, err);
 			}
 			if (pass == 1) {

@@ -692,7 +692,7 @@ static void test_policy_packages(void)
 	expect_capped(one, 1, "[packages]\nallow = npm:expres?\n", "asks for allow = npm:expres?");
 	expect_capped(one, 1, "[packages]\nallow = npm:@type*\n", "asks for allow = npm:@type*");
 	expect_capped(one, 1, "[packages]\nmin_age = 1d\n",
-		      "asks for min_age = 1d (t.ini:2); /p1.ini caps [packages] min_age at 7d or more in npm");
+		      "asks for min_age = 1d (t.ini:2); /p1.ini caps [packages] min_age at 7d or more");
 	/* per ecosystem: a floor in each; the profile's deb:0 only where the policy's allows it */
 	expect_capped(one, 1, "[packages]\nmin_age = 30d\nmin_age = deb:0\n",
 		      "asks for min_age = deb:0 (t.ini:3); /p1.ini caps [packages] min_age at 7d or more in deb");
