@@ -119,6 +119,7 @@ check-net: deps
 # The tier `slow`: tests that take minutes of their own and stay out of make
 # check's (and CI's) time, such as building a Debian 13 image.
 check-slow: deps
+	sh tests/deps.sh slow
 	$(MAKE) -j$(JOBS) all tests/helper/probe
 	SBX_TIER=slow bash tests/run.sh
 

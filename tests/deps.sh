@@ -15,6 +15,9 @@ golang-go golang-golang-x-mod-dev cargo-web rustc-web maven default-jdk-headless
 command -v node > /dev/null || pkgs="$pkgs nodejs npm"
 # only for `make bench`; not every release has them
 optional="hyperfine bubblewrap"
+# `sh tests/deps.sh slow`: what `make check-slow` needs besides (Gradle, 83
+# packages, for 59-gateway-maven's real Gradle build alone)
+[ "${1:-}" = slow ] && pkgs="gradle" optional=""
 # `sh tests/deps.sh vm`: what `make check-vm` needs besides
 [ "${1:-}" = vm ] && pkgs="qemu-system-x86 e2fsprogs" optional=""
 # `sh tests/deps.sh bench`: what `make bench` needs besides the build: the

@@ -37,7 +37,8 @@ extern const char *const sbx_kube_kind_names[];
 /* The host sets an allow list may name, read from the image (its package
  * sources), in the order `packages` egress allows them when a sandbox's
  * list is empty (net/netplan.c); NULL-terminated. */
-enum sbx_host_set { SBX_SET_APT, SBX_SET_PYPI, SBX_SET_NPM, SBX_SET__COUNT };
+enum sbx_host_set { SBX_SET_APT, SBX_SET_PYPI, SBX_SET_NPM, SBX_SET_GO, SBX_SET_CARGO, SBX_SET_MAVEN,
+		    SBX_SET__COUNT };
 extern const char *const sbx_host_sets[];
 enum sbx_export_format { SBX_EXPORT_KUBE, SBX_EXPORT_SECCOMP };
 enum sbx_kube_kind { SBX_KUBE_JOB, SBX_KUBE_POD };
@@ -172,23 +173,6 @@ const char *config_unlimited_word(const struct sbx_option *opt);
  * empties the list. */
 void config_strlist_add(struct sbx_strlist *l, char *value, const char *origin);
 void config_strlist_free(struct sbx_strlist *l);
-/* The allow-list entry ("HOST[:PORT]") a package upstream URL ([packages]
- * npm) needs: the gateway reaches an upstream only through the allow list,
- * so a policy's [network] allow caps it too. -1: not a valid upstream. */
-int config_upstream_entry(const char *url, char *out, size_t size);
-/* What a proxy of cfg serves besides the profile's own list, given before
- * the policy so that a policy that does not cover one drops it (policy.c):
- * packages egress with no list (or `sbxrun proxy`, proxy_alone) the
- * image's sets; a profile's package upstream an entry of that profile
- * line's. The command line's build and a running one's reading again
- * (sandbox/liverules.c) alike. */
-void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone);
-/* The URL of [packages] go_sumdb's value ("NAME+HASH+KEY URL"), or NULL. */
-const char *config_go_sumdb_url(const char *v);
-/* [packages] cargo's value ("INDEX-URL [DOWNLOAD-URL]"): the index's URL
- * copied to buf, or NULL; the download host's URL, or NULL when none. */
-const char *config_cargo_index(const char *v, char *buf, size_t size);
-const char *config_cargo_dl(const char *v);
 int config_check(const struct sbx_config *cfg, struct sbx_err *err);
 /* The value formatted as a profile would write it (lists: one per call). */
 void config_format(const struct sbx_config *cfg, const struct sbx_option *opt,
@@ -203,5 +187,7 @@ void bind_free(struct sbx_bind *b);
 int host_pattern_read(const char *s, char **out, struct sbx_err *err);
 /* enum sbx_host_set of "@apt", "@pypi" or "@npm", else -1. */
 int host_set_index(const char *s);
+
+#include "base/upstream.h"
 
 #endif

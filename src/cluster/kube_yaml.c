@@ -40,6 +40,7 @@
 #include "base/util.h"
 #include "gateway/gateway.h"
 #include "net/netplan.h"
+#include "sandbox/toolconf.h"
 
 #define PROXY_PORT 3128
 #define PROXY_IMAGE "localhost/sbxrun:latest"
@@ -48,6 +49,7 @@
 #define PASSWORD_ENV "SBXRUN_PROXY_PASSWORD"
 #define CACHE_DIR "/cache" /* the gateway's cache in the proxy's pod (XDG_CACHE_HOME) */
 #define CACHE_SLACK_MIN (1ULL << 30)
+#define POD_HOME "/root" /* the main container's HOME (root's; its scratch volume) */
 
 struct kube {
 	FILE *f;
@@ -233,13 +235,33 @@ static void env_password(struct kube *k, int ind)
 	kv(k, ind + 6, "key", "password");
 }
 
+/* A gateway variable's value in the pod, or NULL where the profile names
+ * no upstream for it (env.c's for a sandbox). */
+static const char *gw_value(const struct kube *k, enum netplan_value v, const char *gosumdb)
+{
+	switch (v) {
+	case NETPLAN_V_GW_NPM: return GATEWAY_NPM_URL;
+	case NETPLAN_V_GW_PYPI: return GATEWAY_PYPI_URL;
+	case NETPLAN_V_GW_HOST: return GATEWAY_HOST;
+	case NETPLAN_V_GW_GO: return gosumdb[0] ? GATEWAY_GO_URL : NULL;
+	case NETPLAN_V_GW_GOSUMDB: return gosumdb[0] ? gosumdb : NULL;
+	case NETPLAN_V_GW_GOFLAGS: return gosumdb[0] ? "-mod=mod" : NULL;
+	case NETPLAN_V_GW_GO_EMPTY: return gosumdb[0] ? "" : NULL;
+	case NETPLAN_V_GW_CARGO: return k->np.gw_cargo ? "sparse" : NULL;
+	default: return NULL;
+	}
+}
+
 static void main_env(struct kube *k, int ind)
 {
 	const struct sbx_config *cfg = k->cfg;
+	char gosumdb[1024] = "";
 	_cleanup_free_ char *url = xasprintf("http://%s:$(%s)@sbxrun-proxy-%s:%d", AUTH_USER, PASSWORD_ENV,
 					     k->name, PROXY_PORT);
 	int password = 0;
 
+	if (gateway_go_sumdb(cfg, gosumdb, sizeof(gosumdb)) < 0)
+		gosumdb[0] = '\0';
 	fprintf(k->f, "%*senv:\n", ind, "");
 	for (size_t i = 0; i < k->np.nenv; i++) {
 		const struct netplan_var *v = &k->np.env[i];
@@ -251,12 +273,8 @@ static void main_env(struct kube *k, int ind)
 			env_entry(k, ind, v->name, url);
 		else if (v->value == NETPLAN_V_NO_PROXY)
 			env_entry(k, ind, v->name, NETPLAN_NO_PROXY);
-		else if (v->value == NETPLAN_V_GW_NPM)
-			env_entry(k, ind, v->name, GATEWAY_NPM_URL);
-		else if (v->value == NETPLAN_V_GW_PYPI)
-			env_entry(k, ind, v->name, GATEWAY_PYPI_URL);
-		else if (v->value == NETPLAN_V_GW_HOST)
-			env_entry(k, ind, v->name, GATEWAY_HOST);
+		else if (gw_value(k, v->value, gosumdb))
+			env_entry(k, ind, v->name, gw_value(k, v->value, gosumdb));
 	}
 	for (size_t i = 0; i < cfg->env.n; i++) {
 		const char *eq = strchr(cfg->env.v[i], '=');
@@ -286,6 +304,58 @@ static void resources(struct kube *k, int ind)
 	if (cfg->disk) {
 		kube_quantity_bytes(cfg->disk, b, sizeof(b));
 		kv(k, ind + 4, "ephemeral-storage", b);
+	}
+}
+
+/* The package tools that read no variable for the gateway (toolconf.h):
+ * their files in a ConfigMap, each mounted where the tool reads it (root's
+ * HOME), with the sidecar as their proxy and its password from the
+ * environment (the Secret's, expanded by the tool). */
+enum { TOOL_CARGO, TOOL_MAVEN, TOOL_GRADLE };
+static const char *const tool_files[][2] = {
+	[TOOL_CARGO] = { "config.toml", "/.cargo/config.toml" },
+	[TOOL_MAVEN] = { "settings.xml", POD_HOME "/.m2/settings.xml" },
+	[TOOL_GRADLE] = { "sbxrun.gradle", POD_HOME "/.gradle/init.d/sbxrun.gradle" },
+};
+
+static int has_tool(const struct kube *k, int t)
+{
+	return k->np.proxy && (t == TOOL_CARGO ? k->np.gw_cargo : k->cfg->pkg_maven != NULL);
+}
+
+static int has_tools(const struct kube *k)
+{
+	return has_tool(k, TOOL_CARGO) || has_tool(k, TOOL_MAVEN);
+}
+
+static void tools_configmap(struct kube *k)
+{
+	_cleanup_free_ char *name = xasprintf("sbxrun-tools-%s", k->name);
+	_cleanup_free_ char *host = xasprintf("sbxrun-proxy-%s", k->name);
+	const struct toolconf_proxy p = { host, PROXY_PORT, AUTH_USER, PASSWORD_ENV };
+
+	fprintf(k->f, "apiVersion: v1\nkind: ConfigMap\n");
+	metadata(k, 0, name, "job");
+	fprintf(k->f, "data:\n");
+	if (has_tool(k, TOOL_CARGO))
+		kv(k, 2, tool_files[TOOL_CARGO][0], toolconf_cargo_text());
+	if (has_tool(k, TOOL_MAVEN)) {
+		_cleanup_free_ char *m = toolconf_maven_text(&p), *g = toolconf_gradle_text(&p);
+		kv(k, 2, tool_files[TOOL_MAVEN][0], m);
+		kv(k, 2, tool_files[TOOL_GRADLE][0], g);
+	}
+	fprintf(k->f, "---\n");
+}
+
+static void tools_mounts(struct kube *k, int ind)
+{
+	for (int t = TOOL_CARGO; t <= TOOL_GRADLE; t++) {
+		if (!has_tool(k, t == TOOL_GRADLE ? TOOL_MAVEN : t))
+			continue;
+		fprintf(k->f, "%*s- name: \"tools\"\n", ind, "");
+		kv(k, ind + 2, "mountPath", tool_files[t][1]);
+		kv(k, ind + 2, "subPath", tool_files[t][0]);
+		kvf(k, ind + 2, "readOnly", "true");
 	}
 }
 
@@ -323,6 +393,7 @@ static void main_container(struct kube *k, int ind, const char *const *cmd)
 		fprintf(k->f, "%*s- name: \"%s\"\n", ind, "", scratch[i][0]);
 		kv(k, ind + 2, "mountPath", scratch[i][1]);
 	}
+	tools_mounts(k, ind);
 }
 
 static void volumes(struct kube *k, int ind)
@@ -337,6 +408,11 @@ static void volumes(struct kube *k, int ind)
 		fprintf(k->f, "%*s- name: \"%s\"\n%*semptyDir:\n", ind, "", scratch[i][0], ind + 2, "");
 		if (k->cfg->disk)
 			kv(k, ind + 4, "sizeLimit", b);
+	}
+	if (has_tools(k)) {
+		_cleanup_free_ char *name = xasprintf("sbxrun-tools-%s", k->name);
+		fprintf(k->f, "%*s- name: \"tools\"\n%*sconfigMap:\n", ind, "", ind + 2, "");
+		kv(k, ind + 4, "name", name);
 	}
 }
 
@@ -571,6 +647,9 @@ static void collect_notes(struct kube *k)
 		note(k, "bind = %s: host paths are not exported (use a volume)", cfg->binds.v[i]);
 	if (cfg->user && strspn(cfg->user, "0123456789") != strlen(cfg->user))
 		note(k, "user = %s: give its uid as runAsUser", cfg->user);
+	if (cfg->user && strcmp(cfg->user, "root") && strcmp(cfg->user, "0") && has_tools(k))
+		note(k, "user = %s: Maven's settings and Gradle's init script are mounted in root's HOME, " POD_HOME,
+		     cfg->user);
 	if (cfg->storage == SBX_STORAGE_TMPFS && cfg->disk) {
 		kube_quantity_bytes(cfg->disk, b, sizeof(b));
 		note(k, "storage = tmpfs: the writable directories are emptyDirs on the node's disk, limited to %s by ephemeral-storage", b);
@@ -632,6 +711,8 @@ int kube_yaml(const struct sbx_config *cfg, const char *const *cmd, char **out,
 		free(steal_ptr(*out));
 		return -1;
 	}
+	if (has_tools(&k))
+		tools_configmap(&k);
 	workload(&k, cmd);
 	network_policies(&k);
 	if (k.np.proxy)

@@ -84,6 +84,10 @@ static int image_inspect(const char *name, struct sbx_err *err)
 	print_list("env:", m.env);
 	print_field("npm registry:", m.npm_registry);
 	print_field("pypi index:", m.pypi_index);
+	print_field("go proxy:", m.go_proxy);
+	print_field("go sumdb:", m.go_sumdb);
+	print_field("cargo index:", m.cargo_index);
+	print_field("maven repo:", m.maven_repo);
 	for (char **d = m.dropped; d && *d; d++) {
 		char clean[4096];
 		log_sanitize(clean, sizeof(clean), *d);

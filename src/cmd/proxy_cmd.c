@@ -41,6 +41,7 @@
 #include "cmd/commands.h"
 #include "gateway/gateway.h"
 #include "net/netplan.h"
+#include "sandbox/plan.h"
 #include "net/proxy.h"
 #include "net/proxy_auth.h"
 #include "sandbox/liverules.h"
@@ -208,8 +209,7 @@ static int serve(struct sbx_proxy *px, struct sbx_liverules *live, const sigset_
 static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img, struct sbx_netplan *np,
 		       int lfd, int events, const char *secret, const sigset_t *set, struct sbx_err *err)
 {
-	struct hostmatch_sets sets = { (const char *const *)img->apt_hosts, img->npm_registry,
-				       img->pypi_index };
+	struct hostmatch_sets sets = plan_image_sets(img);
 	struct sbx_proxy_conf conf = {
 		.profile_name = cfg->profile, .hosts = &np->hosts, .events_fd = events,
 		.max_per_peer = PER_PEER, .head_timeout_ms = (unsigned)cfg->header_timeout_ms,
@@ -223,14 +223,12 @@ static int serve_proxy(const struct sbx_config *cfg, const struct sbx_image *img
 	if (netplan_expand(np, &sets, err) < 0)
 		return -1;
 	/* the ceiling the proxy holds, so that a change is measured against it */
-	conf.apt_hosts = sets.apt_hosts;
-	conf.npm_registry = sets.npm_registry;
-	conf.pypi_index = sets.pypi_index;
+	conf.sets = sets;
 	if (policy_load(&pol, err) < 0)
 		return -1;
 	conf.policy = &pol;
 	/* the gateway a sandbox of this profile and image would have */
-	gateway_conf_init(&gc, cfg, img->npm_registry, img->pypi_index, &pypi);
+	gateway_conf_init(&gc, cfg, &sets, &pypi);
 	gc.profile_name = cfg->profile;
 	gc.sets = &sets;
 	gc.events_fd = events;

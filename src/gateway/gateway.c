@@ -16,6 +16,7 @@
 #include "base/util.h"
 #include "pkg/gosum.h"
 #include "gateway/gw.h"
+#include "gateway/imagesrc.h"
 #include "pkg/malfeed.h"
 #include "gateway/pkgcache.h"
 
@@ -48,30 +49,30 @@ const char *gateway_pypi_upstream(const struct sbx_config *cfg, const char *imag
 	return buf;
 }
 
-int gateway_go_sumdb(const struct sbx_config *cfg, char *buf, size_t size)
+int gateway_go_sumdb(const struct sbx_config *cfg, const struct hostmatch_sets *img, char *buf, size_t size)
 {
-	const char *v = cfg->pkg_go_sumdb;
+	const char *v = imagesrc_go_sumdb(cfg, img);
 	size_t kn = v ? strcspn(v, " ") : 0, nn = v ? strcspn(v, "+") : 0;
 
-	if (!cfg->pkg_go || !v || nn >= kn)
+	if (!imagesrc_go(cfg, img) || !v || nn >= kn)
 		return -1;
 	return snprintf(buf, size, "%.*s %s/sumdb/%.*s", (int)kn, v, GATEWAY_GO_URL, (int)nn, v) < (int)size ? 0 : -1;
 }
 
 void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *cfg,
-		       const char *npm_registry, const char *pypi_index, char **pypi)
+		       const struct hostmatch_sets *img, char **pypi)
 {
 	char buf[1024];
-	const char *p = gateway_pypi_upstream(cfg, pypi_index, buf, sizeof(buf));
+	const char *p = gateway_pypi_upstream(cfg, img ? img->pypi_index : NULL, buf, sizeof(buf));
 
 	*pypi = p ? xstrdup(p) : NULL;
 	*conf = (struct sbx_gateway_conf){
 		.allow = &cfg->allow,
-		.npm_upstream = gateway_npm_upstream(cfg, npm_registry),
+		.npm_upstream = gateway_npm_upstream(cfg, img ? img->npm_registry : NULL),
 		.pypi_upstream = *pypi,
-		.go_upstream = cfg->pkg_go, .go_sumdb = cfg->pkg_go_sumdb,
-		.cargo_upstream = cfg->pkg_cargo,
-		.maven_upstream = cfg->pkg_maven,
+		.go_upstream = imagesrc_go(cfg, img), .go_sumdb = imagesrc_go_sumdb(cfg, img),
+		.cargo_upstream = imagesrc_cargo(cfg, img),
+		.maven_upstream = imagesrc_maven(cfg, img),
 		.events_fd = -1, .timeout_ms = cfg->pkg_timeout_ms,
 		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
 		.index_max_stale_ms = (int64_t)cfg->pkg_index_max_stale_ms,

@@ -70,19 +70,20 @@ const char *gateway_npm_upstream(const struct sbx_config *cfg, const char *image
 const char *gateway_pypi_upstream(const struct sbx_config *cfg, const char *image_index, char *buf,
 				  size_t size);
 
-/* GOSUMDB for a sandbox of cfg: "NAME+HASH+KEY http://GATEWAY/go/sumdb/NAME"
- * (the profile's key, the gateway's passthrough). 0, or -1 when the
- * profile names no Go upstream. */
-int gateway_go_sumdb(const struct sbx_config *cfg, char *buf, size_t size);
+/* GOSUMDB for a sandbox of cfg and img: "NAME+HASH+KEY http://GATEWAY/go/sumdb/NAME"
+ * (the profile's key, or with go = @go the image's; the gateway's
+ * passthrough). 0, or -1 when there is no Go upstream. */
+int gateway_go_sumdb(const struct sbx_config *cfg, const struct hostmatch_sets *img, char *buf, size_t size);
 
 /* What a gateway for cfg takes from the profile ([packages], the allow
- * list after the policy) and the image's sources (npm_registry, pypi_index:
- * the upstreams when the profile names none). A sandbox's (sandbox/plan.c)
+ * list after the policy) and the image's sources (its npm registry and pip
+ * index: the upstreams when the profile names none; its go, cargo and
+ * maven sources where the profile says @go, @cargo, @maven). A sandbox's (sandbox/plan.c)
  * and `sbxrun proxy`'s are made here alike; the caller adds profile_name,
  * sets and events_fd where the gateway starts. *pypi holds the PyPI
  * upstream's storage (free it after the gateway's end). */
 void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *cfg,
-		       const char *npm_registry, const char *pypi_index, char **pypi);
+		       const struct hostmatch_sets *img, char **pypi);
 /* The proxy's hook for the gateway of conf (gateway_new, gateway_local),
  * when it serves anything: an npm or PyPI upstream, or the image's apt
  * hosts (conf->sets); otherwise *out is left with no host (no gateway). */

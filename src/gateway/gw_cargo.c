@@ -24,107 +24,33 @@
 #include "base/util.h"
 #include "pkg/cargoidx.h"
 #include "gateway/gw.h"
+#include "gateway/gw_doc.h"
 
 #define DOC_MAX (CARGOIDX_FILE_MAX)
 #define CRATE_MAX (256ULL << 20)   /* crates.io refuses uploads past 10 MiB; some mirrors allow more */
 #define CONFIG_KEY "config.json"
 
-struct cargo_req;
-/* What to do with a document once it is here (fetched: from upstream now,
- * else from the cache). */
-typedef void (*cargo_then)(struct gw *gw, struct gw_client *cl, struct cargo_req *r, const char *body,
-			   size_t len, bool fetched);
-
 struct cargo_req {
-	uint64_t client;
 	char name[CARGOIDX_NAME_MAX + 1];  /* lower case */
 	char vers[CARGOIDX_VER_MAX + 1];   /* a download's; "" for an index file */
 	char path[CARGOIDX_PATH_MAX + 1];  /* the index file's */
 	struct cargoidx_line line;         /* a download's line */
-	char *key;
-	cargo_then then;
-	char *cached;                      /* the cached copy (served when upstream fails) */
-	size_t cached_len;
 };
-
-static void req_free(struct cargo_req *r)
-{
-	if (!r)
-		return;
-	free(r->key);
-	free(r->cached);
-	free(r);
-}
 
 static const char *what(const struct cargo_req *r)
 {
 	return r->vers[0] ? r->vers : NULL;
 }
 
-/* --- documents: cached, else fetched --- */
-
-static void doc_fetched(struct gw *gw, struct gw_fetch *f)
+/* The document at upstream + key, kept as key: r (taken) is answered
+ * through then (gw_doc.c). */
+static void get_doc(struct gw *gw, struct gw_client *cl, struct cargo_req *r, const char *key, gw_doc_then then)
 {
-	struct cargo_req *r = f->arg;
-	struct gw_client *cl = gw_client_find(gw, r->client);
-	bool ok = f->error[0] == '\0' && f->status == 200;
+	_cleanup_free_ char *url = xasprintf("%s%s", gw->cargo_upstream, key);
 
-	if (!cl) {
-		/* gone */
-	} else if (ok) {
-		r->then(gw, cl, r, f->body ? f->body : "", f->len, true);
-	} else if (f->error[0] == '\0' && (f->status == 404 || f->status == 410 || f->status == 451)) {
-		gw_fail(gw, cl, 404, NULL, NULL, NULL, "cargo %s: upstream has no '%s'", r->name, r->key);
-	} else if (r->cached) {  /* upstream trouble: the last copy */
-		r->then(gw, cl, r, r->cached, r->cached_len, false);
-	} else if (f->error[0]) {
-		gw_fail(gw, cl, 502, "cargo", r->name, what(r), "cargo %s: upstream: %s", r->name, f->error);
-	} else {
-		gw_fail(gw, cl, 502, "cargo", r->name, what(r), "cargo %s: upstream answered HTTP %ld", r->name,
-			f->status);
-	}
-	gw_fetch_free(f);
-	req_free(r);
-}
-
-/* The document at upstream + key, kept as key: r is answered through
- * then, and freed here or when the fetch ends. */
-static void get_doc(struct gw *gw, struct gw_client *cl, struct cargo_req *r, const char *key, cargo_then then)
-{
-	char etag[GW_VALIDATORS_MAX + 1];
-	int64_t age = 0;
-	bool offline = gw->conf.rules.offline;
-
-	free(r->key);
-	free(r->cached);
-	r->cached = NULL;
-	r->key = xstrdup(key);
-	r->then = then;
-	int have = gw_cache_index_get(gw->cache, "cargo", gw->cargo_upstream, key, &r->cached, &r->cached_len, etag,
-				      sizeof(etag), &age);
-	if (have == 1 && (offline || gw_index_fresh(gw, age))) {
-		then(gw, cl, r, r->cached, r->cached_len, false);
-		req_free(r);
-		return;
-	}
-	if (offline) {
-		char why[600];
-		rules_offline("cargo", r->name, what(r), why, sizeof(why));
-		gw_fail(gw, cl, 503, "cargo", r->name, what(r), "%s", why);
-		req_free(r);
-		return;
-	}
-	struct gw_fetch *f = xcalloc(1, sizeof(*f));
-	f->url = xasprintf("%s%s", gw->cargo_upstream, key);
-	f->max = DOC_MAX;
-	f->fd = -1;
-	f->done = doc_fetched;
-	f->arg = r;
-	if (gw_fetch_start(gw, f) < 0) {
-		gw_fail(gw, cl, 403, "cargo", r->name, what(r), "cargo %s: upstream: %s", r->name, f->error);
-		gw_fetch_free(f);
-		req_free(r);
-	}
+	gw_doc_get(gw, cl, &(struct gw_doc_req){ .eco = "cargo", .upstream = gw->cargo_upstream, .key = key,
+						 .name = r->name, .what = what(r), .url = url, .max = DOC_MAX,
+						 .then = then, .arg = r });
 }
 
 /* --- the rules of one version --- */
@@ -190,23 +116,21 @@ static void serve_index(struct gw *gw, struct gw_client *cl, struct cargo_req *r
 	free(f.out);
 }
 
-static void config_then(struct gw *gw, struct gw_client *cl, struct cargo_req *r, const char *body, size_t len,
-			bool fetched);
+static void config_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg);
 
 /* The index file, for an index request or a download's line. */
-static void index_then(struct gw *gw, struct gw_client *cl, struct cargo_req *r, const char *body, size_t len,
-		       bool fetched)
+static void index_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	struct cargo_req *r = arg;
 	char why[600];
 	const char *bad;
 
-	if (fetched)
-		gw_cache_index_put(gw->cache, "cargo", gw->cargo_upstream, r->key, body, len, "");
+	gw_doc_keep(gw, d);
 	if (!r->vers[0]) {
-		serve_index(gw, cl, r, body, len);
+		serve_index(gw, cl, r, d->body, d->len);
 		return;
 	}
-	int found = cargoidx_find(body, len, r->name, r->vers, &r->line, &bad);
+	int found = cargoidx_find(d->body, d->len, r->name, r->vers, &r->line, &bad);
 	if (found < 0) {
 		gw_fail(gw, cl, 502, "cargo", r->name, r->vers, "cargo %s: upstream's index file: %s (refused)",
 			r->name, bad);
@@ -219,7 +143,7 @@ static void index_then(struct gw *gw, struct gw_client *cl, struct cargo_req *r,
 	} else {
 		/* the upstream's dl: r goes on, freed with that document */
 		struct cargo_req *next = xcalloc(1, sizeof(*next));
-		*next = (struct cargo_req){ .client = r->client, .line = r->line };
+		*next = (struct cargo_req){ .line = r->line };
 		memcpy(next->name, r->name, sizeof(r->name));
 		memcpy(next->vers, r->vers, sizeof(r->vers));
 		get_doc(gw, cl, next, CONFIG_KEY, config_then);
@@ -227,20 +151,19 @@ static void index_then(struct gw *gw, struct gw_client *cl, struct cargo_req *r,
 }
 
 /* The upstream's config.json: where its .crate files are. */
-static void config_then(struct gw *gw, struct gw_client *cl, struct cargo_req *r, const char *body, size_t len,
-			bool fetched)
+static void config_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	const struct cargo_req *r = arg;
 	char dl[CARGOIDX_DL_MAX + 1], url[CARGOIDX_DL_MAX + 512];
 	const char *why;
 
-	if (cargoidx_config_dl(body, len, dl, sizeof(dl), &why) < 0 ||
+	if (cargoidx_config_dl(d->body, d->len, dl, sizeof(dl), &why) < 0 ||
 	    cargoidx_dl_url(dl, &r->line, url, sizeof(url)) < 0) {
 		gw_fail(gw, cl, 502, "cargo", r->name, r->vers, "cargo: upstream's config.json: %s",
 			why ? why : "dl too long");
 		return;
 	}
-	if (fetched)
-		gw_cache_index_put(gw->cache, "cargo", gw->cargo_upstream, r->key, body, len, "");
+	gw_doc_keep(gw, d);
 	struct gw_artifact_req ar = { .eco = "cargo", .name = r->line.name, .version = r->line.vers, .url = url,
 				      .max = CRATE_MAX };
 	if (sri_from_hex256(r->line.cksum, &ar.want) < 0) {
@@ -289,17 +212,16 @@ static void cargo_request(struct gw *gw, struct gw_client *cl, const char *raw)
 		return;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->client = cl->id;
 	if (len > 3 && memcmp(raw, "dl/", 3) == 0 ? dl_path(raw + 3, len - 3, r) < 0
 						   : cargoidx_path_name(raw, len, r->name, sizeof(r->name)) < 0) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "cargo: not a sparse index path (1/a, 2/ab, 3/a/abc, ab/cd/abcd) "
 			"or dl/NAME/VERSION/download");
-		req_free(r);
+		free(r);
 		return;
 	}
 	if (rules_name(&gw->conf.rules, "cargo", r->name, refused, sizeof(refused)) < 0) {
 		gw_fail(gw, cl, 403, "cargo", r->name, what(r), "%s", refused);
-		req_free(r);
+		free(r);
 		return;
 	}
 	cargoidx_path(r->name, r->path, sizeof(r->path));

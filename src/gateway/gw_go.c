@@ -23,6 +23,7 @@
 #include "pkg/gomod.h"
 #include "pkg/gosum.h"
 #include "gateway/gw.h"
+#include "gateway/gw_doc.h"
 
 #define DOC_MAX (16ULL << 20)
 #define ZIP_MAX (GOSUM_ZIP_MAX)
@@ -30,103 +31,27 @@
 #define TEXT "text/plain; charset=utf-8"
 #define JSON "application/json"
 
-struct go_req;
-/* What to do with a document once it is here (fetched: from upstream now,
- * else from the cache). */
-typedef void (*go_then)(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
-			bool fetched);
-
 struct go_req {
-	uint64_t client;
 	struct gomod_req m;
-	char *key, *url;   /* the document's, while it is fetched */
-	bool immutable;    /* a cached copy is never asked for again */
-	go_then then;
-	char *cached;      /* the cached copy (served when upstream fails) */
-	size_t cached_len;
 	const char *ctype; /* a passthrough's answer */
 	unsigned char mod_h1[32];  /* a .mod's hash, from the database's record */
 };
-
-static void req_free(struct go_req *r)
-{
-	if (!r)
-		return;
-	free(r->key);
-	free(r->url);
-	free(r->cached);
-	free(r);
-}
 
 static const char *what(const struct go_req *r)
 {
 	return r->m.version[0] ? r->m.version : NULL;
 }
 
-/* --- documents: cached, else fetched --- */
-
-static void doc_fetched(struct gw *gw, struct gw_fetch *f)
-{
-	struct go_req *r = f->arg;
-	struct gw_client *cl = gw_client_find(gw, r->client);
-	bool ok = f->error[0] == '\0' && f->status == 200;
-
-	if (!cl) {
-		/* gone */
-	} else if (ok) {
-		r->then(gw, cl, r, f->body ? f->body : "", f->len, true);
-	} else if (f->error[0] == '\0' && (f->status == 404 || f->status == 410)) {
-		gw_fail(gw, cl, 404, NULL, NULL, NULL, "go %s: upstream has no '%s'", r->m.path, r->key);
-	} else if (r->cached) {  /* upstream trouble: the last copy */
-		r->then(gw, cl, r, r->cached, r->cached_len, false);
-	} else if (f->error[0]) {
-		gw_fail(gw, cl, 502, "go", r->m.path, what(r), "go %s: upstream: %s", r->m.path, f->error);
-	} else {
-		gw_fail(gw, cl, 502, "go", r->m.path, what(r), "go %s: upstream answered HTTP %ld", r->m.path,
-			f->status);
-	}
-	gw_fetch_free(f);
-	req_free(r);
-}
-
-/* The document at url, kept as key: r is answered through r->then, and
- * freed here or when the fetch ends. */
+/* The document at url (taken), kept as key below upstream: r (taken) is
+ * answered through then (gw_doc.c). */
 static void get_doc(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *upstream, const char *key,
-		    char *url, bool immutable, go_then then)
+		    char *url, bool immutable, gw_doc_then then)
 {
-	char etag[GW_VALIDATORS_MAX + 1];
-	int64_t age = 0;
-	bool offline = gw->conf.rules.offline;
+	_cleanup_free_ char *u = url;
 
-	r->key = xstrdup(key);
-	r->url = url;
-	r->then = then;
-	r->immutable = immutable;
-	int have = gw_cache_index_get(gw->cache, "go", upstream, key, &r->cached, &r->cached_len, etag,
-				      sizeof(etag), &age);
-	if (have == 1 && (offline || immutable || gw_index_fresh(gw, age))) {
-		then(gw, cl, r, r->cached, r->cached_len, false);
-		req_free(r);
-		return;
-	}
-	if (offline) {
-		char why[600];
-		rules_offline("go", r->m.path, what(r), why, sizeof(why));
-		gw_fail(gw, cl, 503, "go", r->m.path, what(r), "%s", why);
-		req_free(r);
-		return;
-	}
-	struct gw_fetch *f = xcalloc(1, sizeof(*f));
-	f->url = xstrdup(url);
-	f->max = DOC_MAX;
-	f->fd = -1;
-	f->done = doc_fetched;
-	f->arg = r;
-	if (gw_fetch_start(gw, f) < 0) {
-		gw_fail(gw, cl, 403, "go", r->m.path, what(r), "go %s: upstream: %s", r->m.path, f->error);
-		gw_fetch_free(f);
-		req_free(r);
-	}
+	gw_doc_get(gw, cl, &(struct gw_doc_req){ .eco = "go", .upstream = upstream, .key = key, .name = r->m.path,
+						 .what = what(r), .url = u, .max = DOC_MAX, .immutable = immutable,
+						 .then = then, .arg = r });
 }
 
 /* --- first seen: a version's age (gw_seen.c) --- */
@@ -161,19 +86,18 @@ static int age_ok1(struct gw *gw, const struct gomod_req *m, const char *version
 
 /* --- @v/list, @latest, .info --- */
 
-static void list_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
-		      bool fetched)
+static void list_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	struct go_req *r = arg;
 	char (*v)[GOMOD_VER_MAX] = xcalloc(LIST_MAX, GOMOD_VER_MAX), why[600], told[256] = "";
 	size_t n, dropped, hidden = 0, o = 0, t = 0;
 
-	if (gomod_list(body, len, v, LIST_MAX, &n, &dropped) < 0) {
+	if (gomod_list(d->body, d->len, v, LIST_MAX, &n, &dropped) < 0) {
 		free(v);
 		gw_fail(gw, cl, 502, "go", r->m.path, NULL, "go %s: upstream's version list is too long", r->m.path);
 		return;
 	}
-	if (fetched)
-		gw_cache_index_put(gw->cache, "go", gw->go_upstream, r->key, body, len, "");
+	gw_doc_keep(gw, d);
 	_cleanup_free_ char *out = xmalloc(n * GOMOD_VER_MAX + 1);
 	_cleanup_free_ int64_t *seen = xcalloc(n + 1, sizeof(*seen));
 	first_seen(gw, &r->m, v, n, seen, true);
@@ -198,12 +122,12 @@ static void list_then(struct gw *gw, struct gw_client *cl, struct go_req *r, con
 
 /* @latest and .info: {"Version": ...}, the version checked (the one asked
  * for, or for @latest one the rules allow); served as upstream wrote it. */
-static void info_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
-		      bool fetched)
+static void info_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	struct go_req *r = arg;
 	char v[GOMOD_VER_MAX], why[600];
 
-	if (gomod_info_version(body, len, v, sizeof(v)) < 0 ||
+	if (gomod_info_version(d->body, d->len, v, sizeof(v)) < 0 ||
 	    (r->m.kind == GOMOD_INFO && strcmp(v, r->m.version) != 0)) {
 		gw_fail(gw, cl, 502, "go", r->m.path, what(r), "go %s: upstream's %s is not for a version asked for",
 			r->m.path, r->m.kind == GOMOD_INFO ? ".info" : "@latest");
@@ -214,33 +138,30 @@ static void info_then(struct gw *gw, struct gw_client *cl, struct go_req *r, con
 		gw_fail(gw, cl, 404, "go", r->m.path, v, "%s", why);
 		return;
 	}
-	if (fetched)
-		gw_cache_index_put(gw->cache, "go", gw->go_upstream, r->key, body, len, "");
-	gw_reply(gw, cl, 200, JSON, body, len);
+	gw_doc_keep(gw, d);
+	gw_reply(gw, cl, 200, JSON, d->body, d->len);
 }
 
 /* --- .mod and .zip: against the checksum database --- */
 
-static void mod_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
-		     bool fetched);
+static void mod_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg);
 
 /* The lookup record of the version asked for: the note verified, the
  * hashes read; then the .mod fetched or the zip served. */
-static void lookup_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
-			bool fetched)
+static void lookup_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	struct go_req *r = arg;
 	unsigned char zip[32], mod[32];
 	size_t note;
 	const char *why;
 
-	if (gosum_lookup(body, len, r->m.path, r->m.version, zip, mod, &note, &why) < 0 ||
-	    gosum_note_verify(body + note, len - note, gw->go_sumdb_key, &why) < 0) {
+	if (gosum_lookup(d->body, d->len, r->m.path, r->m.version, zip, mod, &note, &why) < 0 ||
+	    gosum_note_verify(d->body + note, d->len - note, gw->go_sumdb_key, &why) < 0) {
 		gw_fail(gw, cl, 502, "go", r->m.path, r->m.version, "go %s %s: the checksum database's answer: %s "
 			"(refused)", r->m.path, r->m.version, why);
 		return;
 	}
-	if (fetched)
-		gw_cache_index_put(gw->cache, "go", gw->go_sumdb_url, r->key, body, len, "");
+	gw_doc_keep(gw, d);
 	char refused[600];
 	if (age_ok1(gw, &r->m, r->m.version, true, refused, sizeof(refused)) < 0) {
 		gw_fail(gw, cl, 403, "go", r->m.path, r->m.version, "%s", refused);
@@ -256,20 +177,19 @@ static void lookup_then(struct gw *gw, struct gw_client *cl, struct go_req *r, c
 	}
 	struct go_req *next = xcalloc(1, sizeof(*next));
 	_cleanup_free_ char *key = xasprintf("mod/%s@%s", r->m.esc, r->m.vesc);
-	next->client = r->client;
 	next->m = r->m;
 	memcpy(next->mod_h1, mod, 32);
 	get_doc(gw, cl, next, gw->go_upstream, key, xasprintf("%s%s/@v/%s.mod", gw->go_upstream, r->m.esc, r->m.vesc),
 		true, mod_then);
 }
 
-static void mod_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
-		     bool fetched)
+static void mod_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	struct go_req *r = arg;
 	unsigned char h[32];
 	char want[64], got[64];
 
-	gosum_mod_h1(body, len, h);
+	gosum_mod_h1(d->body, d->len, h);
 	if (memcmp(h, r->mod_h1, 32) != 0) {
 		gosum_h1_string(r->mod_h1, want, sizeof(want));
 		gosum_h1_string(h, got, sizeof(got));
@@ -277,10 +197,9 @@ static void mod_then(struct gw *gw, struct gw_client *cl, struct go_req *r, cons
 			"database says go.mod %s, upstream sent %s (nothing cached)", r->m.path, r->m.version, want, got);
 		return;
 	}
-	if (fetched)
-		gw_cache_index_put(gw->cache, "go", gw->go_upstream, r->key, body, len, "");
-	gw_event_artifact(gw, "go", r->m.path, r->m.version, len, fetched ? "miss" : "hit", 0);
-	gw_reply(gw, cl, 200, TEXT, body, len);
+	gw_doc_keep(gw, d);
+	gw_event_artifact(gw, "go", r->m.path, r->m.version, d->len, d->fetched ? "miss" : "hit", 0);
+	gw_reply(gw, cl, 200, TEXT, d->body, d->len);
 }
 
 static void get_lookup(struct gw *gw, struct gw_client *cl, struct go_req *r)
@@ -293,12 +212,12 @@ static void get_lookup(struct gw *gw, struct gw_client *cl, struct go_req *r)
 
 /* --- the checksum database, passed through --- */
 
-static void pass_then(struct gw *gw, struct gw_client *cl, struct go_req *r, const char *body, size_t len,
-		      bool fetched)
+static void pass_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
-	if (fetched)
-		gw_cache_index_put(gw->cache, "go", gw->go_sumdb_url, r->key, body, len, "");
-	gw_reply(gw, cl, 200, r->ctype, body, len);
+	const struct go_req *r = arg;
+
+	gw_doc_keep(gw, d);
+	gw_reply(gw, cl, 200, r->ctype, d->body, d->len);
 }
 
 /* A tile's path below tile/: H/L/N... with L a level or "data", N its
@@ -343,7 +262,6 @@ static void sumdb_request(struct gw *gw, struct gw_client *cl, const char *p, si
 		return;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->client = cl->id;
 	r->ctype = TEXT;
 	if (len > 7 && memcmp(p, "lookup/", 7) == 0) {
 		const char *at = memrchr(p, '@', len);
@@ -360,7 +278,7 @@ static void sumdb_request(struct gw *gw, struct gw_client *cl, const char *p, si
 	}
 	if (why) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "go: checksum database path: %s", why);
-		req_free(r);
+		free(r);
 		return;
 	}
 	_cleanup_free_ char *key = xasprintf("sumdb/%.*s", (int)len, p);
@@ -414,16 +332,15 @@ static void go_request(struct gw *gw, struct gw_client *cl, const char *raw)
 		return;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->client = cl->id;
 	if (gomod_request(path, len, &r->m, &why) < 0) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "go: not a module proxy path: %s", why);
-		req_free(r);
+		free(r);
 		return;
 	}
 	if (rules_name(&gw->conf.rules, "go", r->m.path, refused, sizeof(refused)) < 0 ||
 	    (r->m.kind == GOMOD_INFO && age_ok1(gw, &r->m, r->m.version, false, refused, sizeof(refused)) < 0)) {
 		gw_fail(gw, cl, 403, "go", r->m.path, what(r), "%s", refused);
-		req_free(r);
+		free(r);
 		return;
 	}
 	_cleanup_free_ char *key = NULL;

@@ -18,114 +18,35 @@
 
 #include "base/util.h"
 #include "gateway/gw.h"
+#include "gateway/gw_doc.h"
 #include "pkg/mavenmeta.h"
 
 #define FILE_MAX (512ULL << 20)  /* one jar, pom, ... */
 #define SUM_MAX 4096             /* a checksum file */
 #define XML "application/xml"
 
-struct mvn_req;
-typedef void (*mvn_then)(struct gw *gw, struct gw_client *cl, struct mvn_req *r, const char *body, size_t len,
-			 bool fetched);
-
 struct mvn_req {
-	uint64_t client;
 	struct maven_req m;
-	char *key, *url;
-	mvn_then then;
-	char *cached;      /* the cached copy (served when upstream fails) */
-	size_t cached_len;
 	enum sri_algo algo; /* the checksum file being fetched */
 };
-
-static void req_free(struct mvn_req *r)
-{
-	if (!r)
-		return;
-	free(r->key);
-	free(r->url);
-	free(r->cached);
-	free(r);
-}
 
 static const char *what(const struct mvn_req *r)
 {
 	return r->m.version[0] ? r->m.version : NULL;
 }
 
-static void sum_missing(struct gw *gw, struct gw_client *cl, struct mvn_req *r);
+static void missing(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg);
 
-/* --- documents: cached, else fetched --- */
-
-static void doc_fetched(struct gw *gw, struct gw_fetch *f)
-{
-	struct mvn_req *r = f->arg;
-	struct gw_client *cl = gw_client_find(gw, r->client);
-	bool ok = f->error[0] == '\0' && f->status == 200, gone = f->error[0] == '\0' &&
-							   (f->status == 404 || f->status == 410);
-
-	if (!cl) {
-		/* gone */
-	} else if (ok) {
-		r->then(gw, cl, r, f->body ? f->body : "", f->len, true);
-	} else if (gone && r->m.kind == MAVEN_FILE) {
-		sum_missing(gw, cl, r);
-		r = NULL;  /* asked again, or answered */
-	} else if (gone) {
-		gw_fail(gw, cl, 404, NULL, NULL, NULL, "maven %s: upstream has no '%s'", r->m.name, r->m.path);
-	} else if (r->cached) {  /* upstream trouble: the last copy */
-		r->then(gw, cl, r, r->cached, r->cached_len, false);
-	} else if (f->error[0]) {
-		gw_fail(gw, cl, 502, "maven", r->m.name, what(r), "maven %s: upstream: %s", r->m.name, f->error);
-	} else {
-		gw_fail(gw, cl, 502, "maven", r->m.name, what(r), "maven %s: upstream answered HTTP %ld", r->m.name,
-			f->status);
-	}
-	gw_fetch_free(f);
-	req_free(r);
-}
-
-/* The document at url (taken), kept as key: r is answered through then,
- * and freed here or when the fetch ends. */
+/* The document at url (taken), kept as key: r (taken) is answered through
+ * then (gw_doc.c). */
 static void get_doc(struct gw *gw, struct gw_client *cl, struct mvn_req *r, const char *key, char *url,
-		    bool immutable, uint64_t max, mvn_then then)
+		    bool immutable, uint64_t max, gw_doc_then then)
 {
-	char etag[GW_VALIDATORS_MAX + 1];
-	int64_t age = 0;
-	bool offline = gw->conf.rules.offline;
+	_cleanup_free_ char *u = url;
 
-	free(r->key);
-	free(r->url);
-	free(r->cached);
-	r->cached = NULL;
-	r->key = xstrdup(key);
-	r->url = url;
-	r->then = then;
-	int have = gw_cache_index_get(gw->cache, "maven", gw->maven_upstream, key, &r->cached, &r->cached_len, etag,
-				      sizeof(etag), &age);
-	if (have == 1 && (offline || immutable || gw_index_fresh(gw, age))) {
-		then(gw, cl, r, r->cached, r->cached_len, false);
-		req_free(r);
-		return;
-	}
-	if (offline) {
-		char why[600];
-		rules_offline("maven", r->m.name, what(r), why, sizeof(why));
-		gw_fail(gw, cl, 503, "maven", r->m.name, what(r), "%s", why);
-		req_free(r);
-		return;
-	}
-	struct gw_fetch *f = xcalloc(1, sizeof(*f));
-	f->url = xstrdup(url);
-	f->max = max;
-	f->fd = -1;
-	f->done = doc_fetched;
-	f->arg = r;
-	if (gw_fetch_start(gw, f) < 0) {
-		gw_fail(gw, cl, 403, "maven", r->m.name, what(r), "maven %s: upstream: %s", r->m.name, f->error);
-		gw_fetch_free(f);
-		req_free(r);
-	}
+	gw_doc_get(gw, cl, &(struct gw_doc_req){ .eco = "maven", .upstream = gw->maven_upstream, .key = key,
+						 .name = r->m.name, .what = what(r), .url = u, .max = max,
+						 .immutable = immutable, .then = then, .missing = missing, .arg = r });
 }
 
 static struct gw_seen_key seen_key(struct gw *gw, const struct maven_req *m, char *buf, size_t size)
@@ -136,8 +57,7 @@ static struct gw_seen_key seen_key(struct gw *gw, const struct maven_req *m, cha
 
 /* --- files: their checksum, then the file --- */
 
-static void sum_then(struct gw *gw, struct gw_client *cl, struct mvn_req *r, const char *body, size_t len,
-		     bool fetched);
+static void sum_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg);
 
 /* The checksum file of the next algorithm: .sha256 first, then .sha1. */
 static void get_sum(struct gw *gw, struct gw_client *cl, struct mvn_req *r)
@@ -148,30 +68,41 @@ static void get_sum(struct gw *gw, struct gw_client *cl, struct mvn_req *r)
 		SUM_MAX, sum_then);
 }
 
-static void sum_missing(struct gw *gw, struct gw_client *cl, struct mvn_req *r)
+/* Upstream has no such file: a checksum of the next algorithm, or none
+ * (refused). */
+static void missing(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
-	if (r->algo == SRI_SHA256) {
-		r->algo = SRI_SHA1;
-		get_sum(gw, cl, r);
-		return;
+	const struct mvn_req *r = arg;
+
+	(void)d;
+	if (r->m.kind != MAVEN_FILE) {
+		gw_fail(gw, cl, 404, NULL, NULL, NULL, "maven %s: upstream has no '%s'", r->m.name, r->m.path);
+	} else if (r->algo == SRI_SHA256) {
+		struct mvn_req *next = xmalloc(sizeof(*next));
+		*next = *r;
+		next->algo = SRI_SHA1;
+		get_sum(gw, cl, next);
+	} else {
+		gw_fail(gw, cl, 502, "maven", r->m.name, r->m.version, "maven %s %s: upstream has no checksum "
+			"(.sha256 or .sha1) for '%s': refused, nothing can be verified", r->m.name, r->m.version,
+			r->m.path);
 	}
-	gw_fail(gw, cl, 502, "maven", r->m.name, r->m.version, "maven %s %s: upstream has no checksum (.sha256 "
-		"or .sha1) for '%s': refused, nothing can be verified", r->m.name, r->m.version, r->m.path);
-	req_free(r);
 }
 
 /* The cache keeps "ALGO HEX" (the algorithm the file was fetched for). */
-static void sum_then(struct gw *gw, struct gw_client *cl, struct mvn_req *r, const char *body, size_t len,
-		     bool fetched)
+static void sum_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	const struct mvn_req *r = arg;
+	const char *body = d->body;
+	size_t len = d->len;
 	struct sri want;
 	char why[600], line[160];
 	enum sri_algo algo = r->algo;
 
-	if (!fetched && len > 5 && memcmp(body, "sha1 ", 5) == 0) {
+	if (!d->fetched && len > 5 && memcmp(body, "sha1 ", 5) == 0) {
 		algo = SRI_SHA1;
 		body += 5, len -= 5;
-	} else if (!fetched && len > 7 && memcmp(body, "sha256 ", 7) == 0) {
+	} else if (!d->fetched && len > 7 && memcmp(body, "sha256 ", 7) == 0) {
 		algo = SRI_SHA256;
 		body += 7, len -= 7;
 	}
@@ -180,9 +111,9 @@ static void sum_then(struct gw *gw, struct gw_client *cl, struct mvn_req *r, con
 			"one (refused)", r->m.name, r->m.version, sri_algo_name(algo), r->m.path);
 		return;
 	}
-	if (fetched) {
+	if (d->fetched) {
 		int n = snprintf(line, sizeof(line), "%s %s", sri_algo_name(algo), want.hex);
-		gw_cache_index_put(gw->cache, "maven", gw->maven_upstream, r->key, line, (size_t)n, "");
+		gw_cache_index_put(gw->cache, d->eco, d->upstream, d->key, line, (size_t)n, "");
 	}
 	/* the version exists upstream: recorded as seen now, if it never was */
 	char sk[MAVEN_PATH_MAX + 160];
@@ -228,14 +159,14 @@ static bool *keep_of(struct gw *gw, const struct mvn_req *r, const struct mavenm
 	return keep;
 }
 
-static void meta_then(struct gw *gw, struct gw_client *cl, struct mvn_req *r, const char *body, size_t len,
-		      bool fetched)
+static void meta_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	const struct mvn_req *r = arg;
 	struct mavenmeta mm;
 	const char *why;
 	char hex[129];
 
-	if (mavenmeta_parse(body, len, &mm, &why) < 0) {
+	if (mavenmeta_parse(d->body, d->len, &mm, &why) < 0) {
 		gw_fail(gw, cl, 502, "maven", r->m.name, NULL, "maven %s: upstream's maven-metadata.xml: %s (refused)",
 			r->m.name, why);
 		return;
@@ -247,8 +178,7 @@ static void meta_then(struct gw *gw, struct gw_client *cl, struct mvn_req *r, co
 		mavenmeta_free(&mm);
 		return;
 	}
-	if (fetched)
-		gw_cache_index_put(gw->cache, "maven", gw->maven_upstream, r->key, body, len, "");
+	gw_doc_keep(gw, d);
 	_cleanup_free_ bool *keep = mm.versioning ? keep_of(gw, r, &mm) : NULL;
 	size_t olen;
 	_cleanup_free_ char *out = mavenmeta_write(&mm, keep, &olen);
@@ -272,17 +202,16 @@ static void mvn_request(struct gw *gw, struct gw_client *cl, const char *raw)
 		return;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->client = cl->id;
 	if (maven_request(raw, strcspn(raw, "?#"), &r->m, &why) < 0) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "maven: not a repository path: %s", why);
-		req_free(r);
+		free(r);
 		return;
 	}
 	if (rules_name(&gw->conf.rules, "maven", r->m.name, refused, sizeof(refused)) < 0 ||
 	    (r->m.kind == MAVEN_FILE &&
 	     rules_version(&gw->conf.rules, "maven", r->m.name, r->m.version, refused, sizeof(refused)) < 0)) {
 		gw_fail(gw, cl, 403, "maven", r->m.name, what(r), "%s", refused);
-		req_free(r);
+		free(r);
 		return;
 	}
 	if (r->m.kind == MAVEN_METADATA) {

@@ -14,6 +14,7 @@
 
 #include "base/util.h"
 #include "gateway/gw.h"
+#include "gateway/gw_doc.h"
 #include "pkg/npm_doc.h"
 
 #define PACKUMENT_MAX (48ULL << 20)      /* an enormous packument is refused */
@@ -21,22 +22,10 @@
 #define CORGI "application/vnd.npm.install-v1+json"
 
 struct npm_req {
-	uint64_t client;
 	char name[NPM_NAME_MAX + 1];
-	char key[NPM_NAME_MAX + 2];  /* the cache's: "+" first for the full form */
 	char file[256];              /* a tarball's file name, or "" */
-	bool full;
-	char *cached;                /* a copy from the cache */
-	size_t cached_len;
-	char etag[256];
-	bool stale;                  /* one was there, let go while upstream is asked */
+	bool full;                   /* the full packument, not the abbreviated one */
 };
-
-static void req_free(struct npm_req *r)
-{
-	free(r->cached);
-	free(r);
-}
 
 /* The packument, its young versions hidden (told once per package). */
 static void serve_packument(struct gw *gw, struct gw_client *cl, struct npm_req *r, const char *doc,
@@ -62,18 +51,21 @@ static void serve_packument(struct gw *gw, struct gw_client *cl, struct npm_req 
 	gw_reply(gw, cl, 200, "application/json", out, out_len);
 }
 
-static void serve_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r, const char *doc, size_t len)
+/* The packument (kept as upstream sent it), or the tarball it names. */
+static void serve_doc(struct gw *gw, struct gw_client *cl, const struct gw_doc *doc, void *arg)
 {
+	struct npm_req *r = arg;
 	struct sbx_err err;
 	char why[300];
 
+	gw_doc_keep(gw, doc);
 	if (!r->file[0]) {
-		serve_packument(gw, cl, r, doc, len);
+		serve_packument(gw, cl, r, doc->body, doc->len);
 		return;
 	}
 	struct npm_dist d;
 	struct gw_artifact_req ar = { .eco = "npm", .name = r->name, .max = TARBALL_MAX };
-	int found = npm_doc_find(doc, len, r->file, &d, &err);
+	int found = npm_doc_find(doc->body, doc->len, r->file, &d, &err);
 	if (found < 0) {
 		gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, err.msg);
 	} else if (!found) {
@@ -96,42 +88,6 @@ static void serve_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r, co
 		npm_dist_free(&d);
 }
 
-static void fetched(struct gw *gw, struct gw_fetch *f)
-{
-	struct npm_req *r = f->arg;
-	struct gw_client *cl = gw_client_find(gw, r->client);
-	int64_t age;
-
-	if (r->stale)
-		gw_event_revalidated(gw, "npm", r->key, f->error[0] ? 0 : f->status, f->ms, false);
-	/* for a 304 or upstream trouble: the stale copy read again */
-	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
-	    gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len, r->etag,
-			       sizeof(r->etag), &age) != 1)
-		r->cached = NULL;
-	if (!cl) {
-		/* gone: nothing to answer */
-	} else if (f->error[0] == '\0' && f->status == 304 && r->cached) {
-		gw_cache_index_touch(gw->cache, "npm", gw->npm_upstream, r->key);
-		serve_doc(gw, cl, r, r->cached, r->cached_len);
-	} else if (f->error[0] == '\0' && f->status == 200) {
-		gw_cache_index_put(gw->cache, "npm", gw->npm_upstream, r->key, f->body ? f->body : "", f->len,
-				   f->resp_etag);
-		serve_doc(gw, cl, r, f->body ? f->body : "", f->len);
-	} else if (f->error[0] == '\0' && f->status == 404) {
-		gw_fail(gw, cl, 404, NULL, NULL, NULL, "npm %s: no such package upstream", r->name);
-	} else if (r->cached) {
-		/* upstream trouble: the last copy, however old, is better */
-		serve_doc(gw, cl, r, r->cached, r->cached_len);
-	} else if (f->error[0]) {
-		gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, f->error);
-	} else {
-		gw_fail(gw, cl, 502, "npm", r->name, NULL, "npm %s: upstream answered HTTP %ld", r->name, f->status);
-	}
-	gw_fetch_free(f);
-	req_free(r);
-}
-
 /* The upstream URL of a packument: the scope's '/' escaped, as npm does. */
 static char *doc_url(const char *upstream, const char *name)
 {
@@ -141,67 +97,22 @@ static char *doc_url(const char *upstream, const char *name)
 	return xasprintf("%s%.*s%%2f%s", upstream, (int)(slash - name), name, slash + 1);
 }
 
-/* Offline: the packument as last fetched, however old, or a refusal. */
-static void get_doc_offline(struct gw *gw, struct gw_client *cl, struct npm_req *r)
-{
-	int64_t age = 0;
-	char why[400], other[sizeof(r->key)];
-
-	/* the other form will do, but not under min_age: only the full one has dates */
-	snprintf(other, sizeof(other), "%s%s", r->full ? "" : "+", r->name);
-	if (gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len, r->etag,
-			       sizeof(r->etag), &age) == 1 ||
-	    (!rules_dated(&gw->conf.rules) &&
-	     gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, other, &r->cached, &r->cached_len, r->etag,
-				sizeof(r->etag), &age) == 1)) {
-		serve_doc(gw, cl, r, r->cached, r->cached_len);
-	} else {
-		rules_offline("npm", r->name, NULL, why, sizeof(why));
-		gw_fail(gw, cl, 503, "npm", r->name, NULL, "%s", why);
-	}
-	req_free(r);
-}
-
+/* The packument in the form r asks for (gw_doc.c: kept briefly, then
+ * revalidated with its validators); offline, the other form will do, but
+ * not under min_age: only the full one has dates. */
 static void get_doc(struct gw *gw, struct gw_client *cl, struct npm_req *r)
 {
-	int64_t age = 0;
-	struct gw_fetch *f;
+	char key[NPM_NAME_MAX + 2], other[NPM_NAME_MAX + 2];  /* the cache's: "+" first for the full form */
+	_cleanup_free_ char *url = doc_url(gw->npm_upstream, r->name);
 
-	if (gw->conf.rules.offline) {
-		get_doc_offline(gw, cl, r);
-		return;
-	}
-	int have = gw_cache_index_get(gw->cache, "npm", gw->npm_upstream, r->key, &r->cached, &r->cached_len,
-				      r->etag, sizeof(r->etag), &age);
-	if (have == 1 && (gw_index_fresh(gw, age) || gw_index_stale_ok(gw, age))) {
-		serve_doc(gw, cl, r, r->cached, r->cached_len);
-		if (!gw_index_fresh(gw, age)) {
-			_cleanup_free_ char *url = doc_url(gw->npm_upstream, r->name);
-			gw_revalidate(gw, &(struct gw_reval_req){ "npm", gw->npm_upstream, r->key, url,
-								  r->full ? "application/json" : CORGI, r->etag,
-								  PACKUMENT_MAX });
-		}
-		req_free(r);
-		return;
-	}
-	f = xcalloc(1, sizeof(*f));
-	f->url = doc_url(gw->npm_upstream, r->name);
-	snprintf(f->accept, sizeof(f->accept), "%s", r->full ? "application/json" : CORGI);
-	if (r->cached) {
-		/* not held in memory while upstream is asked (minutes, at worst) */
-		snprintf(f->etag, sizeof(f->etag), "%s", r->etag);
-		free(steal_ptr(r->cached));
-		r->stale = true;
-	}
-	f->max = PACKUMENT_MAX;
-	f->fd = -1;
-	f->done = fetched;
-	f->arg = r;
-	if (gw_fetch_start(gw, f) < 0) {
-		gw_fail(gw, cl, 403, "npm", r->name, NULL, "npm %s: upstream: %s", r->name, f->error);
-		gw_fetch_free(f);
-		req_free(r);
-	}
+	snprintf(key, sizeof(key), "%s%s", r->full ? "+" : "", r->name);
+	snprintf(other, sizeof(other), "%s%s", r->full ? "" : "+", r->name);
+	gw_doc_get(gw, cl, &(struct gw_doc_req){ .eco = "npm", .upstream = gw->npm_upstream, .key = key,
+						 .name = r->name, .url = url,
+						 .accept = r->full ? "application/json" : CORGI, .max = PACKUMENT_MAX,
+						 .revalidate = true,
+						 .offline_key = rules_dated(&gw->conf.rules) ? NULL : other,
+						 .gone = "no such package upstream", .then = serve_doc, .arg = r });
 }
 
 /* The version in a tarball's file name ("name-1.2.3.tgz"), NULL if none. */
@@ -234,26 +145,24 @@ static void npm_request(struct gw *gw, struct gw_client *cl, const char *path)
 		return;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->client = cl->id;
 	size_t nlen = sep ? (size_t)(sep - path) : len;
 	size_t flen = sep ? len - nlen - 3 : 0;
 	if (npm_doc_name(path, nlen, r->name, sizeof(r->name)) < 0 || flen >= sizeof(r->file) ||
 	    (sep && (flen == 0 || memchr(sep + 3, '/', flen)))) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not an npm package path");
-		req_free(r);
+		free(r);
 		return;
 	}
 	if (sep)
 		memcpy(r->file, sep + 3, flen);
 	if (rules_name(&gw->conf.rules, "npm", r->name, why, sizeof(why)) < 0) {
 		gw_fail(gw, cl, 403, "npm", r->name, file_version(r->name, r->file, ver, sizeof(ver)), "%s", why);
-		req_free(r);
+		free(r);
 		return;
 	}
 	/* a tarball is looked up in the abbreviated form npm itself reads;
 	 * min_age needs the dates only the full one has */
 	r->full = rules_dated(&gw->conf.rules) || (!sep && !strstr(cl->accept, CORGI));
-	snprintf(r->key, sizeof(r->key), "%s%s", r->full ? "+" : "", r->name);
 	get_doc(gw, cl, r);
 }
 

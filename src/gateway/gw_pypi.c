@@ -18,6 +18,7 @@
 
 #include "base/util.h"
 #include "gateway/gw.h"
+#include "gateway/gw_doc.h"
 #include "pkg/pypi_doc.h"
 
 #define PAGE_MAX (32ULL << 20)          /* an enormous page is refused */
@@ -29,21 +30,10 @@
 #define FILES_URL "http://" GATEWAY_HOST "/pypi/files/"
 
 struct pypi_req {
-	uint64_t client;
 	char name[PYPI_NAME_MAX + 1];   /* normalised */
 	char file[PYPI_FILE_MAX + 1];   /* a file's name, or "" for the page */
 	bool json;                      /* the client's form */
-	char *cached;                   /* a copy from the cache */
-	size_t cached_len;
-	char etag[256];
-	bool stale;                     /* one was there, let go while upstream is asked */
 };
-
-static void req_free(struct pypi_req *r)
-{
-	free(r->cached);
-	free(r);
-}
 
 static char *page_url(struct gw *gw, const char *name)
 {
@@ -131,12 +121,15 @@ static void serve_file(struct gw *gw, struct gw_client *cl, struct pypi_req *r, 
 	}
 }
 
-static void serve_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r, const char *doc, size_t len)
+/* The page (kept as upstream sent it), or a file it links. */
+static void serve_doc(struct gw *gw, struct gw_client *cl, const struct gw_doc *d, void *arg)
 {
+	struct pypi_req *r = arg;
 	struct pypi_page pg;
 	struct sbx_err err;
 
-	if (pypi_doc_parse(doc, len, &pg, &err) < 0) {
+	gw_doc_keep(gw, d);
+	if (pypi_doc_parse(d->body, d->len, &pg, &err) < 0) {
 		gw_fail(gw, cl, 502, "pypi", r->name, NULL, "pypi %s: upstream: %s", r->name, err.msg);
 		return;
 	}
@@ -147,87 +140,17 @@ static void serve_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r, c
 	pypi_page_free(&pg);
 }
 
-static void fetched(struct gw *gw, struct gw_fetch *f)
-{
-	struct pypi_req *r = f->arg;
-	struct gw_client *cl = gw_client_find(gw, r->client);
-	int64_t age;
-
-	if (r->stale)
-		gw_event_revalidated(gw, "pypi", r->name, f->error[0] ? 0 : f->status, f->ms, false);
-	/* for a 304 or upstream trouble: the stale copy read again */
-	if (cl && r->stale && !(f->error[0] == '\0' && (f->status == 200 || f->status == 404)) &&
-	    gw_cache_index_get(gw->cache, "pypi", gw->pypi_upstream, r->name, &r->cached, &r->cached_len, r->etag,
-			       sizeof(r->etag), &age) != 1)
-		r->cached = NULL;
-	if (!cl) {
-		/* gone: nothing to answer */
-	} else if (f->error[0] == '\0' && f->status == 304 && r->cached) {
-		gw_cache_index_touch(gw->cache, "pypi", gw->pypi_upstream, r->name);
-		serve_doc(gw, cl, r, r->cached, r->cached_len);
-	} else if (f->error[0] == '\0' && f->status == 200) {
-		gw_cache_index_put(gw->cache, "pypi", gw->pypi_upstream, r->name, f->body ? f->body : "", f->len,
-				   f->resp_etag);
-		serve_doc(gw, cl, r, f->body ? f->body : "", f->len);
-	} else if (f->error[0] == '\0' && f->status == 404) {
-		gw_fail(gw, cl, 404, NULL, NULL, NULL, "pypi %s: no such project upstream", r->name);
-	} else if (r->cached) {
-		/* upstream trouble: the last copy, however old, is better */
-		serve_doc(gw, cl, r, r->cached, r->cached_len);
-	} else if (f->error[0]) {
-		gw_fail(gw, cl, 502, "pypi", r->name, NULL, "pypi %s: upstream: %s", r->name, f->error);
-	} else {
-		gw_fail(gw, cl, 502, "pypi", r->name, NULL, "pypi %s: upstream answered HTTP %ld", r->name, f->status);
-	}
-	gw_fetch_free(f);
-	req_free(r);
-}
-
+/* The page (gw_doc.c: kept briefly, then revalidated with its
+ * validators). Offline: as last fetched, however old (its files come from
+ * the cache only: gw_artifact_get), or a refusal. */
 static void get_doc(struct gw *gw, struct gw_client *cl, struct pypi_req *r)
 {
-	int64_t age = 0;
-	struct gw_fetch *f;
-	int have = gw_cache_index_get(gw->cache, "pypi", gw->pypi_upstream, r->name, &r->cached, &r->cached_len,
-				      r->etag, sizeof(r->etag), &age);
-	bool offline = gw->conf.rules.offline;
+	_cleanup_free_ char *url = page_url(gw, r->name);
 
-	/* offline: the page as last fetched, however old (its files come
-	 * from the cache only: gw_artifact_get), or a refusal */
-	if (have == 1 && (offline || gw_index_fresh(gw, age) || gw_index_stale_ok(gw, age))) {
-		serve_doc(gw, cl, r, r->cached, r->cached_len);
-		if (!offline && !gw_index_fresh(gw, age)) {
-			_cleanup_free_ char *url = page_url(gw, r->name);
-			gw_revalidate(gw, &(struct gw_reval_req){ "pypi", gw->pypi_upstream, r->name, url, UPSTREAM_ACCEPT,
-								  r->etag, PAGE_MAX });
-		}
-		req_free(r);
-		return;
-	}
-	if (offline) {
-		char why[400];
-		rules_offline("pypi", r->name, NULL, why, sizeof(why));
-		gw_fail(gw, cl, 503, "pypi", r->name, NULL, "%s", why);
-		req_free(r);
-		return;
-	}
-	f = xcalloc(1, sizeof(*f));
-	f->url = page_url(gw, r->name);
-	snprintf(f->accept, sizeof(f->accept), "%s", UPSTREAM_ACCEPT);
-	if (r->cached) {
-		/* not held in memory while upstream is asked (minutes, at worst) */
-		snprintf(f->etag, sizeof(f->etag), "%s", r->etag);
-		free(steal_ptr(r->cached));
-		r->stale = true;
-	}
-	f->max = PAGE_MAX;
-	f->fd = -1;
-	f->done = fetched;
-	f->arg = r;
-	if (gw_fetch_start(gw, f) < 0) {
-		gw_fail(gw, cl, 403, "pypi", r->name, NULL, "pypi %s: upstream: %s", r->name, f->error);
-		gw_fetch_free(f);
-		req_free(r);
-	}
+	gw_doc_get(gw, cl, &(struct gw_doc_req){ .eco = "pypi", .upstream = gw->pypi_upstream, .key = r->name,
+						 .name = r->name, .url = url, .accept = UPSTREAM_ACCEPT,
+						 .max = PAGE_MAX, .revalidate = true, .gone = "no such project upstream",
+						 .then = serve_doc, .arg = r });
 }
 
 /* /pypi/simple/: the list of projects is not served from upstream (an
@@ -288,16 +211,15 @@ static void pypi_request(struct gw *gw, struct gw_client *cl, const char *path)
 		return;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->client = cl->id;
 	if (parse_path(path, len, r) < 0) {
 		gw_fail(gw, cl, 404, NULL, NULL, NULL, "not a PyPI project or file path");
-		req_free(r);
+		free(r);
 		return;
 	}
 	if (rules_name(&gw->conf.rules, "pypi", r->name, why, sizeof(why)) < 0) {
 		pypi_doc_version(r->name, r->file, version, sizeof(version));
 		gw_fail(gw, cl, 403, "pypi", r->name, r->file[0] ? version : NULL, "%s", why);
-		req_free(r);
+		free(r);
 		return;
 	}
 	r->json = pypi_doc_wants_json(cl->accept);

@@ -112,6 +112,13 @@ static int add_set(struct compiling *c, const char *name, const struct hostmatch
 		return add_url(c, name, s ? s->npm_registry : NULL, err);
 	case SBX_SET_PYPI:
 		return add_url(c, name, s ? s->pypi_index : NULL, err);
+	case SBX_SET_GO:
+		return add_url(c, name, s ? s->go_proxy : NULL, err) < 0 ? -1
+		       : add_url(c, name, s ? config_go_sumdb_url(s->go_sumdb) : NULL, err);
+	case SBX_SET_CARGO:
+		return add_url(c, name, s ? s->cargo_index : NULL, err);
+	case SBX_SET_MAVEN:
+		return add_url(c, name, s ? s->maven_repo : NULL, err);
 	}
 	return err_set(err, 0, "unknown host set '%s'", name);
 }

@@ -13,11 +13,16 @@
 #define HOSTMATCH_INTERNAL "host.sbxrun.internal"
 #define HOSTMATCH_MAX 256
 
-/* The image's package sources, expanding @apt, @npm and @pypi. */
+/* The image's package sources, expanding @apt, @npm, @pypi, @go, @cargo
+ * and @maven (struct sbx_image's, read at import). */
 struct hostmatch_sets {
 	const char *const *apt_hosts; /* NULL-terminated HOST or HOST:PORT */
 	const char *npm_registry;     /* a URL or NULL */
 	const char *pypi_index;       /* a URL or NULL */
+	const char *go_proxy;         /* a URL or NULL (@go, with go_sumdb's URL) */
+	const char *go_sumdb;         /* "NAME+HASH+KEY URL" or NULL */
+	const char *cargo_index;      /* a URL ("sparse+https://...") or NULL */
+	const char *maven_repo;       /* a URL or NULL */
 	bool apt_http_only;           /* @apt's hosts on port 80 alone (no tunnel) */
 };
 

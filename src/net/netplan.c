@@ -102,6 +102,7 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 			    cfg->pkg_malicious.n ||
 			    cfg->pkg_offline == SBX_ON);
 	np->gw_cargo = np->proxy && cfg->pkg_cargo;
+	np->gw_cargo_from = cfg->pkg_cargo ? cfg->pkg_cargo : "";
 	char idx[1024];
 	const char *ups[NETPLAN_UPSTREAMS] = { cfg->pkg_npm, cfg->pkg_pypi, cfg->pkg_go,
 					       config_go_sumdb_url(cfg->pkg_go_sumdb),
@@ -140,9 +141,14 @@ int netplan_expand(struct sbx_netplan *np, const struct hostmatch_sets *sets, st
 		return 0;
 	if (sets)
 		np->sets = image = *sets;
+	/* cargo = @cargo with an image that names no registry: none */
+	if (np->gw_cargo && !strcmp(np->gw_cargo_from, sbx_host_sets[SBX_SET_CARGO]) &&
+	    !(sets && sets->cargo_index && sets->cargo_index[0]))
+		np->gw_cargo = false;
 	if (np->gateway_only) {
 		np->sets.npm_registry = NULL;
 		np->sets.pypi_index = NULL;
+		np->sets.go_proxy = np->sets.go_sumdb = np->sets.cargo_index = np->sets.maven_repo = NULL;
 		np->sets.apt_http_only = true;
 	}
 	if (hostmatch_compile(np->allow, &np->sets, &np->hosts, err) < 0 ||

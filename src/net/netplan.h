@@ -85,7 +85,9 @@ struct sbx_netplan {
 	 * same in a sandbox and in `sbxrun proxy` (a pod's sidecar). */
 	bool gateway_only;
 	bool gw_cargo;          /* [packages] cargo: cargo is pointed at the gateway (a file
-				 * sandbox/toolconf.c writes, a variable) */
+				 * sandbox/toolconf.c writes, a variable); with
+				 * cargo = @cargo, only where the image names one */
+	const char *gw_cargo_from; /* [packages] cargo's value, or "" */
 #define NETPLAN_UPSTREAMS 7
 	char gateway_entry[NETPLAN_UPSTREAMS][320];  /* the profile's npm, pypi, go, go_sumdb, cargo
 						      * (index and downloads) and maven upstreams' entries, or "" */

@@ -47,9 +47,7 @@ struct proxy_local {
 struct sbx_proxy_conf {
 	const char *profile_name;         /* for messages */
 	const struct sbx_strlist *allow;  /* patterns and @apt/@npm/@pypi */
-	const char *const *apt_hosts;     /* the image's sets, NULL-terminated */
-	const char *npm_registry;         /* URL or NULL */
-	const char *pypi_index;           /* URL or NULL */
+	struct hostmatch_sets sets;       /* the image's sets */
 	int events_fd;                    /* -1, or where JSON-lines events go */
 	/* Holding the line against many connections (0: the default). */
 	unsigned max_conns;               /* open at once (128), the local service's

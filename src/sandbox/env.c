@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "gateway/gateway.h"
 #include "net/netns.h"
+#include "sandbox/plan.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -43,7 +44,8 @@ static void net_env(const struct sbx_config *cfg, const struct sbx_image *img,
 {
 	char pypi[1024], gosumdb[1024];
 	bool npm = gateway_npm_upstream(cfg, img->npm_registry) != NULL;
-	bool go = gateway_go_sumdb(cfg, gosumdb, sizeof(gosumdb)) == 0;
+	struct hostmatch_sets image = plan_image_sets(img);
+	bool go = gateway_go_sumdb(cfg, &image, gosumdb, sizeof(gosumdb)) == 0;
 	bool pip = gateway_pypi_upstream(cfg, img->pypi_index, pypi, sizeof(pypi)) != NULL;
 
 	for (size_t i = 0; i < np->nenv; i++) {

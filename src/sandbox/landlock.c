@@ -37,6 +37,7 @@
 #include "base/util.h"
 #include "net/netns.h"
 #include "sandbox/plan.h"
+#include "sandbox/toolconf.h"
 
 /* Debian 12's <linux/landlock.h> is Linux 6.1's (ABI 2): what later ABIs
  * added, as the kernel's UAPI defines it (stable, appended only). */
@@ -312,6 +313,9 @@ int landlock_prepare(const struct sbx_plan *plan, struct sbx_landlock *ll, struc
 	    add_rule(ll->ruleset, ll->tmp, w.handled, w.handled, w.handled) < 0)
 		return err_sys(err, "landlock: grant the workspace '%s'", ll->ws);
 	if (ll->egress == SBX_EGRESS_PACKAGES && proxy_door(ll, err) < 0)
+		return -1;
+	/* Cargo, Maven and Gradle to the gateway: files in the private HOME */
+	if (toolconf_write_home(plan, ll->ws, ll->port, err) < 0)
 		return -1;
 	log_trace("host: landlock domain built (ABI %d)", ll->abi);
 	return 0;

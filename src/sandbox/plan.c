@@ -281,7 +281,8 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 	if (import_image_open(cfg->image, &plan->img, err) < 0)
 		return -1;
 	log_trace("plan: image opened");
-	gateway_conf_init(&plan->gw, cfg, plan->img.npm_registry, plan->img.pypi_index, &plan->gw_pypi);
+	struct hostmatch_sets image = plan_image_sets(&plan->img);
+	gateway_conf_init(&plan->gw, cfg, &image, &plan->gw_pypi);
 	plan->lower = xasprintf("%s/rootfs", plan->img.dir);
 	plan->snaps = cfg->snap_layers.v;
 	plan->nsnaps = cfg->snap_layers.n;
@@ -303,8 +304,7 @@ int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_pla
 		ioctl(0, TIOCGWINSZ, &plan->ws);
 	if (!argv)
 		plan_shell(plan);
-	struct hostmatch_sets sets = { (const char *const *)plan->img.apt_hosts,
-				       plan->img.npm_registry, plan->img.pypi_index };
+	struct hostmatch_sets sets = plan_image_sets(&plan->img);
 	netplan_derive(cfg, NETPLAN_SANDBOX, &plan->net);
 	if (netplan_expand(&plan->net, &sets, err) < 0 || credplan_make(cfg, &plan->net, &plan->cred, err) < 0)
 		return -1;
@@ -398,4 +398,14 @@ const char *sandbox_storage_name(const struct sbx_plan *plan)
 	if (plan->storage == SBX_STORAGE_DISK)
 		return "disk";
 	return plan->fuse_bin ? "fuse-overlayfs+tmpfs" : "tmpfs";
+}
+
+struct hostmatch_sets plan_image_sets(const struct sbx_image *img)
+{
+	return (struct hostmatch_sets){
+		.apt_hosts = (const char *const *)img->apt_hosts,
+		.npm_registry = img->npm_registry, .pypi_index = img->pypi_index,
+		.go_proxy = img->go_proxy, .go_sumdb = img->go_sumdb,
+		.cargo_index = img->cargo_index, .maven_repo = img->maven_repo,
+	};
 }

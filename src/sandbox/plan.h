@@ -118,6 +118,9 @@ struct sbx_plan {
 int sandbox_plan(const struct sbx_config *cfg, char *const *argv, struct sbx_plan *plan,
 		 struct sbx_err *err);
 void sandbox_plan_free(struct sbx_plan *plan);
+/* The image's package sources as host sets (@apt ... @maven), pointing
+ * into img (valid while it is open). */
+struct hostmatch_sets plan_image_sets(const struct sbx_image *img);
 /* How the writable layer is kept: "tmpfs", "fuse-overlayfs+tmpfs" (an
  * exact quota either way) or "disk" (sbxrun's walk and kill). */
 const char *sandbox_storage_name(const struct sbx_plan *plan);

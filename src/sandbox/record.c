@@ -70,22 +70,22 @@ static void tier(struct json_object *o, unsigned gave_up)
 }
 
 /* "user": who the command ran as, and how (nonroot.h). */
-static void user(struct json_object *o, const struct sbx_plan *plan)
+struct json_object *record_user(const struct sbx_plan *plan, int as_user)
 {
 	const struct sbx_nonroot *u = &plan->user;
 	struct json_object *n = json_object_new_object();
 
-	json_object_object_add(n, "name", json_object_new_string(plan->as_user ? u->name : "root"));
-	json_object_object_add(n, "uid", json_object_new_int(plan->as_user ? (int)u->uid : 0));
-	json_object_object_add(n, "gid", json_object_new_int(plan->as_user ? (int)u->gid : 0));
-	json_object_object_add(n, "home", json_object_new_string(plan->as_user ? u->home : plan->home));
-	if (plan->as_user) {
+	json_object_object_add(n, "name", json_object_new_string(as_user ? u->name : "root"));
+	json_object_object_add(n, "uid", json_object_new_int(as_user ? (int)u->uid : 0));
+	json_object_object_add(n, "gid", json_object_new_int(as_user ? (int)u->gid : 0));
+	json_object_object_add(n, "home", json_object_new_string(as_user ? u->home : plan->home));
+	if (as_user) {
 		json_object_object_add(n, "made", json_object_new_boolean(u->create));
 		json_object_object_add(n, "how", json_object_new_string(
 			"a user namespace of its own mapping it to the sandbox's root; "
 			"read-only but for HOME, /tmp, /var/tmp, /dev, the workspace and writable binds"));
 	}
-	json_object_object_add(o, "user", n);
+	return n;
 }
 
 static struct json_object *build(const struct sbx_config *cfg, const struct sbx_plan *plan,
@@ -100,7 +100,7 @@ static struct json_object *build(const struct sbx_config *cfg, const struct sbx_
 	json_object_object_add(o, "profile", json_object_new_string(cfg->profile ? cfg->profile : "default"));
 	outcome_to_json(&res->out, o);
 	json_object_object_add(o, "network", json_object_new_string(plan->net.mode_name));
-	user(o, plan);
+	json_object_object_add(o, "user", record_user(plan, plan->as_user));
 	tier(o, res->gave_up);
 	json_object_object_add(o, "limits", limits(cfg, plan, res));
 	json_object_object_add(o, "cgroup", json_object_new_string(limits_cgroup_desc(&plan->lim)));
@@ -147,16 +147,21 @@ int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
 }
 
 int record_write_session(const struct sbx_config *cfg, char *const *argv, const struct sbx_outcome *out,
-			 struct sbx_err *err)
+			 struct json_object *user, struct sbx_err *err)
 {
-	if (!cfg->json_file && !cfg->json_fd)
+	if (!cfg->json_file && !cfg->json_fd) {
+		if (user)
+			json_object_put(user);
 		return 0;
+	}
 	struct json_object *o = json_object_new_object(), *cmd = json_object_new_array();
 	for (char *const *a = argv; a && *a; a++)
 		json_object_array_add(cmd, json_object_new_string(*a));
 	json_object_object_add(o, "command", cmd);
 	json_object_object_add(o, "session", json_object_new_string(cfg->session));
 	outcome_to_json(out, o);
+	if (user)
+		json_object_object_add(o, "user", user);
 	return write_record(cfg, o, err);
 }
 

@@ -2,6 +2,8 @@
 #ifndef SBX_RECORD_H
 #define SBX_RECORD_H
 
+#include <json-c/json.h>
+
 #include "base/config.h"
 #include "sandbox/sandbox.h"
 
@@ -12,9 +14,13 @@ int record_prepare(const struct sbx_config *cfg, int *events_fd, struct sbx_err 
  * cfg->json_fd; does nothing when neither is set. */
 int record_write(const struct sbx_config *cfg, const struct sbx_plan *plan,
 		 const struct sbx_result *res, struct sbx_err *err);
-/* run --session: what ran, in which session, and how it ended (the
- * session's own limits and image are the session's, `session ls`). */
+/* run --session: what ran, in which session, as whom (user, taken; NULL:
+ * not known) and how it ended (the session's own limits and image are the
+ * session's, `session ls`). */
 int record_write_session(const struct sbx_config *cfg, char *const *argv, const struct sbx_outcome *out,
-			 struct sbx_err *err);
+			 struct json_object *user, struct sbx_err *err);
+/* The record's "user" object: the plan's [sandbox] user when as_user,
+ * else the sandbox's root. */
+struct json_object *record_user(const struct sbx_plan *plan, int as_user);
 
 #endif

@@ -59,7 +59,10 @@ static pid_t clone_sandbox(unsigned long ns, int *pidfd, int *no_userns, struct 
 
 /* The plan the landlock tier's processes read: its domain, the private
  * workspace as working directory, HOME and PWD, tmp as TMPDIR, and the
- * proxy's port where the usual one was taken. */
+ * proxy's port where the usual one was taken. A JVM takes user.home from
+ * the passwd entry, not HOME: the caller's home, which it may not read;
+ * JAVA_TOOL_OPTIONS makes it HOME too, so that Maven and Gradle find their
+ * files there (toolconf.h) and write their caches below. */
 static struct sbx_plan *landlock_plan(const struct sbx_plan *plan, const struct sbx_landlock *ll)
 {
 	struct sbx_plan *p = xmalloc(sizeof(*p));
@@ -71,12 +74,16 @@ static struct sbx_plan *landlock_plan(const struct sbx_plan *plan, const struct 
 	p->workdir = ll->ws;
 	while (plan->envp && plan->envp[n])
 		n++;
-	p->envp = xcalloc(n + 4, sizeof(char *));
+	const char *jto = "";
+	p->envp = xcalloc(n + 5, sizeof(char *));
 	snprintf(usual, sizeof(usual), "%s:%d", SBX_PROXY_ADDR, SBX_PROXY_PORT);
 	snprintf(port, sizeof(port), "%s:%u", SBX_PROXY_ADDR, (unsigned)ll->port);
 	for (size_t k = 0; k < n; k++) {
 		const char *e = plan->envp[k], *at = strstr(e, usual);
-		if (!strncmp(e, "HOME=", 5) || !strncmp(e, "TMPDIR=", 7) || !strncmp(e, "PWD=", 4))
+		if (!strncmp(e, "JAVA_TOOL_OPTIONS=", 18))
+			jto = e + 18;
+		if (!strncmp(e, "HOME=", 5) || !strncmp(e, "TMPDIR=", 7) || !strncmp(e, "PWD=", 4) ||
+		    !strncmp(e, "JAVA_TOOL_OPTIONS=", 18))
 			continue;
 		p->envp[i++] = ll->port && at ? xasprintf("%.*s%s%s", (int)(at - e), e, port,
 							   at + strlen(usual)) : xstrdup(e);
@@ -84,6 +91,8 @@ static struct sbx_plan *landlock_plan(const struct sbx_plan *plan, const struct 
 	p->envp[i++] = xasprintf("HOME=%s", ll->ws);
 	p->envp[i++] = xasprintf("PWD=%s", ll->ws);
 	p->envp[i++] = xasprintf("TMPDIR=%s", ll->tmp);
+	p->envp[i++] = strpbrk(ll->ws, " \t\n'\"\\") ? xasprintf("JAVA_TOOL_OPTIONS=%s", jto)
+		: xasprintf("JAVA_TOOL_OPTIONS=%s%s-Duser.home=%s", jto, jto[0] ? " " : "", ll->ws);
 	return p;
 }
 
@@ -314,8 +323,7 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 	};
 	/* the image's sets, for the gateway's copy of the allow list (every
 	 * hop must pass it) and its apt hosts */
-	struct hostmatch_sets hs = { (const char *const *)plan->img.apt_hosts, plan->img.npm_registry,
-				     plan->img.pypi_index };
+	struct hostmatch_sets hs = plan_image_sets(&plan->img);
 	struct sbx_gateway_conf gc = plan->gw;
 	struct rlimit rl;
 	struct sbx_policy pol = { 0 };
@@ -323,9 +331,7 @@ int sandbox_proxy(const struct sbx_plan *plan, int door, struct sbx_proxy **px, 
 
 	/* the administrator's ceiling, held by the proxy so that a change to
 	 * it (proxy_set_policy) is measured against the same */
-	conf.apt_hosts = hs.apt_hosts;
-	conf.npm_registry = hs.npm_registry;
-	conf.pypi_index = hs.pypi_index;
+	conf.sets = hs;
 	if (policy_load(&pol, &perr) == 0)
 		conf.policy = &pol;
 

@@ -30,6 +30,7 @@
 #include "base/syncmsg.h"
 #include "base/util.h"
 #include "sandbox/init.h"
+#include "sandbox/record.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/supervise.h"
 #include "sandbox/userns.h"
@@ -107,6 +108,10 @@ static int write_info(const struct sbx_session *s, const char *dir, const char *
 	/* [network] ask: its clients' terminals ask (session_askterm.c) */
 	if (s->px && s->plan.ask_ms)
 		json_object_object_add(o, "ask", json_object_new_string("yes"));
+	/* who its commands run as (the record of run --session): the session's
+	 * [sandbox] user by default, and root (--user root) */
+	json_object_object_add(o, "user", record_user(&s->plan, s->plan.user.name != NULL));
+	json_object_object_add(o, "root", record_user(&s->plan, 0));
 	/* --project: its change set (`session stop` reports it) */
 	if (cfg->project_set.id)
 		json_object_object_add(o, "changes", json_object_new_string(cfg->project_set.id));

@@ -98,6 +98,29 @@ static struct json_object *build_request(const struct sbx_config *cfg, char *con
 	return o;
 }
 
+/* Who a command of the session ran as, for its record: --user root, else
+ * the session's default (its [sandbox] user, or root); NULL where the
+ * session's info.json does not say (a session started by an older sbxrun). */
+static struct json_object *ran_as(const struct sbx_config *cfg)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct sbx_err err;
+	struct json_object *o, *v, *u = NULL;
+	int root = cfg->user && strcmp(cfg->origin[SBX_K_USER], "command line") == 0 && !strcmp(cfg->user, "root");
+
+	if (!cfg->json_file && !cfg->json_fd)
+		return NULL;
+	if (session_dir(cfg->session, &dir, &err) < 0)
+		return NULL;
+	_cleanup_free_ char *info = xasprintf("%s/info.json", dir);
+	if (!(o = json_object_from_file(info)))
+		return NULL;
+	if (json_object_object_get_ex(o, root ? "root" : "user", &v) && json_object_is_type(v, json_type_object))
+		u = json_object_get(v);
+	json_object_put(o);
+	return u;
+}
+
 /* Returns 1 when the final reply arrived (out filled in), 0 to go on, -1
  * if the session went away. */
 static int on_message(int s, struct sbx_pty_relay *relay, struct sbx_outcome *out)
@@ -194,7 +217,7 @@ int session_client_run(const struct sbx_config *cfg, char *const *argv, struct s
 	log_trace("client: reply received");
 	outcome_render(&out, text, sizeof(text));
 	fputs(text, stderr);
-	if (record_write_session(cfg, argv, &out, err) < 0)
+	if (record_write_session(cfg, argv, &out, ran_as(cfg), err) < 0)
 		return -1;
 	return outcome_status(&out);
 }

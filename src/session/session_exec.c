@@ -713,8 +713,7 @@ int session_serve(struct sbx_session *s, const sigset_t *set)
 	if (policy_load(&pol, &perr) == 0)
 		s->timeout_cap_ms = policy_timeout_cap_ms(&pol);
 	policy_free(&pol);
-	struct hostmatch_sets sets = { (const char *const *)s->plan.img.apt_hosts, s->plan.img.npm_registry,
-				       s->plan.img.pypi_index };
+	struct hostmatch_sets sets = plan_image_sets(&s->plan.img);
 	s->live.watch.fd = -1;
 	if (s->px)
 		liverules_start(&s->live, s->cfg, NETPLAN_SANDBOX, &sets, s->px);

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "store/discover.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +16,11 @@
 #include <unistd.h>
 
 #include "base/hostaddr.h"
+#include "base/inroot.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "store/imgmeta.h"
+#include "store/imgsrc.h"
 #include "store/store.h"
 
 static const char script[] =
@@ -41,7 +45,24 @@ static const char script[] =
 	"    print(\"pypi\", e)\n"
 	"if idx == PyPI.simple_url:\n"
 	"    print(\"pypi\", \"https://\" + PyPI.file_storage_domain)\n"
-	"' 2>/dev/null; break; done\n";
+	"' 2>/dev/null; break; done\n"
+	/* go: its proxy and checksum database, and the key its binary carries
+	 * for that database's name (GOSUMDB names it alone by default) */
+	"if command -v go >/dev/null 2>&1; then g=$(go env GOPROXY GOSUMDB 2>/dev/null) && {\n"
+	"  echo \"$g\" | sed -n '1s/^/go-proxy /p;2s/^/go-sumdb /p'\n"
+	"  n=$(echo \"$g\" | sed -n '2{s/[+ ].*//;p;}' | grep -x '[a-z0-9.-]*' | sed 's/[.]/[.]/g')\n"
+	"  k=\"$n[+][0-9a-f]{8}[+][A-Za-z0-9+/]{44}\"; b=$(command -v go)\n"
+	"  [ -n \"$n\" ] && { grep -aoE \"$k\" \"$b\" 2>/dev/null || tr '\\000' '\\n' < \"$b\" | grep -oE \"$k\"; } | head -1 | sed 's/^/go-key /'; }; fi\n"
+	/* cargo: the config files its home holds (source replacement) */
+	"if command -v cargo >/dev/null 2>&1 || [ -x \"${CARGO_HOME:-/usr/local/cargo}/bin/cargo\" ] || [ -x \"$HOME/.cargo/bin/cargo\" ]; then\n"
+	"  for f in ${CARGO_HOME:+\"$CARGO_HOME/config.toml\" \"$CARGO_HOME/config\"} /usr/local/cargo/config.toml /usr/local/cargo/config \\\n"
+	"    \"$HOME/.cargo/config.toml\" \"$HOME/.cargo/config\"; do [ -f \"$f\" ] || continue\n"
+	"    echo \"cargo-file $f\"; head -c 16384 \"$f\" | sed 's/^/cargo| /'; echo; done; fi\n"
+	/* maven: settings.xml, the user's first, and its super POM's jar */
+	"if m=$(command -v mvn 2>/dev/null); then h=${MAVEN_HOME:-$(dirname \"$(dirname \"$(readlink -f \"$m\")\")\")}\n"
+	"  for f in \"$HOME/.m2/settings.xml\" \"$h/conf/settings.xml\" /etc/maven/settings.xml; do [ -f \"$f\" ] || continue\n"
+	"    echo \"maven-file $f\"; head -c 32768 \"$f\" | sed 's/^/maven| /'; echo; done\n"
+	"  for j in \"$h\"/lib/maven-model-builder*.jar; do [ -f \"$j\" ] && echo \"maven-jar $(readlink -f \"$j\")\"; break; done; fi\n";
 
 /* Runs the script in a sandbox of the image; returns its output. */
 static char *ask_image(const char *name)
@@ -96,7 +117,9 @@ static void parse(const char *out, char **npm, char **pypi, struct sbx_list *dro
 
 	for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char *url = strchr(l, ' ');
-		if (!url || strspn(url + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:/._-~%@[]+")
+		if (!url || (strncmp(l, "npm ", 4) != 0 && strncmp(l, "pypi ", 5) != 0))
+			continue; /* the other tools' lines: imgsrc.c */
+		if (strspn(url + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:/._-~%@[]+")
 			    != strlen(url + 1) || !url[1])
 			continue; /* only plain URLs are taken from the image */
 		*url++ = '\0';
@@ -116,6 +139,72 @@ static void parse(const char *out, char **npm, char **pypi, struct sbx_list *dro
 	}
 	*npm = xstrdup(nbuf);
 	*pypi = xstrdup(pbuf);
+}
+
+/* Maven's super POM, from maven-model-builder's jar in the image (a zip
+ * read with libarchive beneath the rootfs): central's URL into buf. */
+static const char *superpom(int dirfd, const char *jar, char *buf, size_t size)
+{
+	_cleanup_close_ int root = openat(dirfd, "rootfs", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct sbx_err ignore = { 0 };
+	_cleanup_close_ int fd = root < 0 ? -1 : inroot_open(root, jar, O_RDONLY | O_CLOEXEC, 0, &ignore);
+	struct archive *a = fd < 0 ? NULL : archive_read_new();
+	struct archive_entry *e;
+	const char *r = NULL;
+
+	if (!a)
+		return NULL;
+	archive_read_support_format_zip_seekable(a);
+	if (archive_read_open_fd(a, fd, 65536) == ARCHIVE_OK)
+		while (!r && archive_read_next_header(a, &e) == ARCHIVE_OK) {
+			if (strcmp(archive_entry_pathname(e), "org/apache/maven/model/pom-4.0.0.xml") != 0 ||
+			    archive_entry_size(e) <= 0 || archive_entry_size(e) > (1 << 20))
+				continue;
+			size_t n = (size_t)archive_entry_size(e);
+			_cleanup_free_ char *xml = xmalloc(n);
+			if (archive_read_data(a, xml, n) == (la_ssize_t)n)
+				r = imgsrc_maven_superpom(xml, n, buf, size);
+			break;
+		}
+	archive_read_free(a);
+	return r;
+}
+
+/* One of the tool's sources into *field, unless an image may not grant it. */
+static void take(char **field, const char *tool, const char *url, struct sbx_list *dropped)
+{
+	const char *sp = strrchr(url, ' ');  /* go's "KEY URL": its URL */
+	const char *why = url[0] ? hostaddr_image_refusal(sp ? sp + 1 : url) : NULL;
+	if (why) {
+		_cleanup_free_ char *line = xasprintf("%s %s: %s", tool, url, why);
+		log_warn("package source left out (an image may not grant it): %s", line);
+		imgmeta_list_add(dropped, line, strlen(line));
+		url = "";
+	}
+	free(*field);
+	*field = xstrdup(url);
+}
+
+/* @go, @cargo and @maven into m (the image's directory dirfd). */
+static void tool_sources(const char *name, int dirfd, const struct imgsrc *src, struct sbx_meta *m,
+			 struct sbx_list *dropped)
+{
+	char buf[1024];
+	const char *maven = src->maven_repo;
+
+	if (!maven[0] && src->maven_jar[0])
+		maven = superpom(dirfd, src->maven_jar, buf, sizeof(buf)) ?: "";
+	take(&m->go_proxy, "go", src->go_proxy, dropped);
+	take(&m->go_sumdb, "go", src->go_sumdb, dropped);
+	if (m->go_sumdb[0] && !m->go_sumdb[strcspn(m->go_sumdb, " +")])
+		log_warn("image '%s': go's checksum database '%s' has no key sbxrun could read: "
+			 "[packages] go = @go needs go_sumdb", name, m->go_sumdb);
+	take(&m->cargo_index, "cargo", src->cargo_index, dropped);
+	if (src->note)
+		log_warn("image '%s': %s: @cargo is empty", name, src->note);
+	take(&m->maven_repo, "maven", maven, dropped);
+	log_verbose("image '%s': go proxy '%s', sumdb '%s', cargo index '%s', maven repository '%s'", name,
+		    m->go_proxy, m->go_sumdb, m->cargo_index, m->maven_repo);
 }
 
 /* The image directory NAME names in the store s (the user's: as a sandbox
@@ -165,9 +254,14 @@ int discover_sources(const char *name, bool system, struct sbx_err *err)
 		return 0;
 	_cleanup_free_ char *out = ask_image(name), *npm = NULL, *pypi = NULL;
 	struct sbx_list dropped = { 0 };
+	struct imgsrc src;
 	parse(out, &npm, &pypi, &dropped);
-	if (!npm[0] && !pypi[0] && !dropped.n)
+	imgsrc_parse(out, &src);
+	if (!npm[0] && !pypi[0] && !dropped.n && !src.go_proxy[0] && !src.go_sumdb[0] && !src.cargo_index[0] &&
+	    !src.maven_repo[0] && !src.maven_jar[0]) {
+		imgsrc_free(&src);
 		return 0;
+	}
 	if ((system ? store_open_system_locked(&s, err) : store_open_locked(&s, err)) < 0)
 		return -1;
 	_cleanup_close_ int dir = image_dir(&s, name, &img, err);
@@ -176,6 +270,7 @@ int discover_sources(const char *name, bool system, struct sbx_err *err)
 		free(m.pypi_index);
 		m.npm_registry = steal_ptr(npm);
 		m.pypi_index = steal_ptr(pypi);
+		tool_sources(name, dir, &src, &m, &dropped);
 		for (char **d = m.dropped; d && *d; d++)
 			imgmeta_list_add(&dropped, *d, strlen(*d));
 		imgmeta_list_free(m.dropped);
@@ -185,6 +280,7 @@ int discover_sources(const char *name, bool system, struct sbx_err *err)
 		store_meta_free(&m);
 	}
 	imgmeta_list_free(dropped.v);
+	imgsrc_free(&src);
 	store_image_close(&img);
 	store_close(&s);
 	return r;

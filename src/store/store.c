@@ -344,6 +344,10 @@ int store_meta_write(int dirfd, const struct sbx_meta *m, struct sbx_err *err)
 			       json_object_new_string(m->npm_registry ? m->npm_registry : ""));
 	json_object_object_add(o, "pypi_index",
 			       json_object_new_string(m->pypi_index ? m->pypi_index : ""));
+	const char *const more[] = { "go_proxy", m->go_proxy, "go_sumdb", m->go_sumdb,
+				     "cargo_index", m->cargo_index, "maven_repo", m->maven_repo };
+	for (size_t i = 0; i < ARRAY_SIZE(more); i += 2)
+		json_object_object_add(o, more[i], json_object_new_string(more[i + 1] ? more[i + 1] : ""));
 	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							  JSON_C_TO_STRING_NOSLASHESCAPE);
 	_cleanup_free_ char *line = xasprintf("%s\n", text);
@@ -393,6 +397,10 @@ int store_meta_read(int dirfd, struct sbx_meta *m, struct sbx_err *err)
 	m->source = json_str(o, "source");
 	m->npm_registry = json_str(o, "npm_registry");
 	m->pypi_index = json_str(o, "pypi_index");
+	struct { const char *key; char **to; } more[] = { { "go_proxy", &m->go_proxy }, { "go_sumdb", &m->go_sumdb },
+		{ "cargo_index", &m->cargo_index }, { "maven_repo", &m->maven_repo } };
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
+		*more[i].to = json_str(o, more[i].key);
 	m->env = json_get_strv(o, "env");
 	m->apt_hosts = json_get_strv(o, "apt_hosts");
 	m->dropped = json_get_strv(o, "dropped_sources");
@@ -411,6 +419,10 @@ void store_meta_free(struct sbx_meta *m)
 	free(m->source);
 	free(m->npm_registry);
 	free(m->pypi_index);
+	free(m->go_proxy);
+	free(m->go_sumdb);
+	free(m->cargo_index);
+	free(m->maven_repo);
 	imgmeta_list_free(m->env);
 	imgmeta_list_free(m->apt_hosts);
 	imgmeta_list_free(m->dropped);
@@ -555,6 +567,10 @@ static int open_locked_image(const struct store_ref *ref, const char *name, cons
 	img->apt_hosts = steal_ptr(m.apt_hosts);
 	img->npm_registry = steal_ptr(m.npm_registry);
 	img->pypi_index = steal_ptr(m.pypi_index);
+	img->go_proxy = steal_ptr(m.go_proxy);
+	img->go_sumdb = steal_ptr(m.go_sumdb);
+	img->cargo_index = steal_ptr(m.cargo_index);
+	img->maven_repo = steal_ptr(m.maven_repo);
 	img->size = m.size;
 	store_meta_free(&m);
 	return 0;
@@ -614,6 +630,10 @@ void store_image_close(struct sbx_image *img)
 	imgmeta_list_free(img->apt_hosts);
 	free(img->npm_registry);
 	free(img->pypi_index);
+	free(img->go_proxy);
+	free(img->go_sumdb);
+	free(img->cargo_index);
+	free(img->maven_repo);
 	*img = (struct sbx_image){ .rootfs_fd = -1, .use_lock_fd = -1 };
 }
 

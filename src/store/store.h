@@ -21,6 +21,10 @@ struct sbx_image {
 	char **apt_hosts;    /* hosts of the image's apt sources */
 	char *npm_registry;  /* filled by the egress work; "" until then */
 	char *pypi_index;
+	char *go_proxy;      /* the image's go: GOPROXY's first URL */
+	char *go_sumdb;      /* "NAME+HASH+KEY URL" of its GOSUMDB, "" if unknown */
+	char *cargo_index;   /* cargo's registry: "INDEX-URL" (sparse+https://...) */
+	char *maven_repo;    /* Maven's mirror or its super POM's repository URL */
 	uint64_t size;
 };
 
@@ -37,6 +41,7 @@ void store_image_close(struct sbx_image *img);
 /* What meta.json holds. */
 struct sbx_meta {
 	char *name, *digest, *source, *npm_registry, *pypi_index;
+	char *go_proxy, *go_sumdb, *cargo_index, *maven_repo; /* as in struct sbx_image */
 	char **env, **apt_hosts;
 	/* package sources the image named but may not grant ("SOURCE: why"):
 	 * loopback, private, link-local, *.sbxrun.internal (hostaddr.h) */

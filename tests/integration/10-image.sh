@@ -242,7 +242,7 @@ test_system_store_searched_after_user_store() {
 	run "$SBX" image ls
 	assert_status 0
 	[ ! -e /var/lib/sbxrun ] || skip "/var/lib/sbxrun exists already; not touching a real system store"
-	trap 'rm -rf /var/lib/sbxrun' EXIT
+	at_exit 'rm -rf /var/lib/sbxrun'
 	craft setuid "$TESTDIR/sys.tar" "$TESTDIR"
 	echo "system $TESTDIR" > "$TESTDIR/unique"
 	tar -rf "$TESTDIR/sys.tar" -C "$TESTDIR" unique
@@ -281,7 +281,7 @@ user_setup() {
 # of their own, unpacked once from the archive the system store keeps.
 test_system_store_serves_an_unprivileged_user() {
 	user_setup
-	trap 'rm -rf /var/lib/sbxrun' EXIT
+	at_exit 'rm -rf /var/lib/sbxrun'
 	run "$SBX" image import --system "$IMAGES/minimal.tar.zst" --name labsys
 	assert_status 0
 	# root's all the way down but the rootfs root's sandboxes map, closed
@@ -328,7 +328,7 @@ u
 # copy and the old one goes; a system store that others may write is not used.
 test_system_store_copy_follows_a_reimport() {
 	user_setup
-	trap 'rm -rf /var/lib/sbxrun' EXIT
+	at_exit 'rm -rf /var/lib/sbxrun'
 	craft setuid "$TESTDIR/v1.tar" "$TESTDIR"
 	cp "$TESTDIR/v1.tar" "$TESTDIR/v2.tar"
 	echo "v2 $TESTDIR" > "$TESTDIR/unique"
@@ -376,7 +376,7 @@ for root, dirs, files in os.walk(sys.argv[1]):
 print("held", held, flush=True)
 time.sleep(300)' /var/lib/sbxrun > "$TESTDIR/held" &
 	local holder=$!
-	trap "kill $holder 2>/dev/null || true; rm -rf /var/lib/sbxrun" EXIT
+	at_exit "kill $holder 2>/dev/null || true; rm -rf /var/lib/sbxrun"
 	for _ in $(seq 100); do [ -s "$TESTDIR/held" ] && break; sleep 0.1; done
 	assert_contains "$(cat "$TESTDIR/held")" "held" "the user's flocks"
 	[ "$(cut -d' ' -f2 "$TESTDIR/held")" -ge 3 ] || fail "the user locked too little: $(cat "$TESTDIR/held")"

@@ -195,7 +195,7 @@ etc_policy() { # text: installs /etc/sbxrun/policy.ini (root's, 0644)
 		mkdir -m 0755 /etc/sbxrun
 		touch "$TESTDIR/.made-etc-dir"
 	fi
-	trap etc_policy_remove EXIT
+	at_exit etc_policy_remove
 	printf "$1" > /etc/sbxrun/.policy.ini.$$
 	chmod 0644 /etc/sbxrun/.policy.ini.$$
 	mv -f /etc/sbxrun/.policy.ini.$$ /etc/sbxrun/policy.ini
@@ -277,7 +277,7 @@ test_etc_policy_package_rules_hold_against_other_spellings() {
 	rport=$(head -1 "$TESTDIR/.reg-port")
 	[ -n "$rport" ] || fail "the fixture registry did not start"
 	etc_policy "[network]\negress = packages\nallow = host.sbxrun.internal:$rport\nallow = registry.example.test\n[packages]\ndeny = npm:left-pad\n"
-	trap "kill $reg 2>/dev/null || true; etc_policy_remove" EXIT
+	at_exit "kill $reg 2>/dev/null || true; etc_policy_remove"
 	for spelling in "HOST.SBXRUN.INTERNAL:$rport" "host.sbxrun.internal.:$rport" "Host.Sbxrun.Internal.:$rport"; do
 		p=$(profile spelt "[network]\negress = packages\nallow = $spelling\n[packages]\nnpm = http://host.sbxrun.internal:$rport/\n")
 		run "$SBX" run -p "$p" --image minimal -- sh -c '
@@ -313,7 +313,7 @@ test_session_control_request_is_held_to_the_timeout_cap() {
 	p=$(profile plain '[limits]\nmemory = 1G\n')
 	SBXRUN_POLICY="$TESTDIR/short.ini" "$SBX" session start --image tiny -p "$p" "$n" >/dev/null \
 		|| fail "session start failed"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	local sock="${XDG_RUNTIME_DIR:-/tmp/sbxrun-$(id -u)}${XDG_RUNTIME_DIR:+/sbxrun}/sessions/$n/control.sock"
 	run python3 - "$sock" <<'PY'
 import json, socket, sys

@@ -196,7 +196,7 @@ test_hint_only_for_what_is_not_inside() {
 test_session_copy_and_out() {
 	local n=cp$$
 	"$SBX" session start --image tiny "$n" >/dev/null || fail "session start"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	mkdir src; echo a > src/a
 	run "$SBX" run --session "$n" --copy src:in/src -- sh -c 'cat /workspace/in/src/a; echo made > /workspace/m'
 	assert_status 0

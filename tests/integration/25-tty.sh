@@ -95,7 +95,7 @@ test_clipboard_and_query_escapes_are_filtered_on_a_terminal() {
 test_terminal_is_held_in_a_session_too() {
 	local n=tty$$
 	"$SBX" session start --image tiny "$n" >/dev/null || fail "session start failed"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	on_pty "stty -g > before
 		'$SBX' run --session $n -- sh -c 'busybox stty raw -echo; printf \"A\033]52;c;aGk=\007B\n\"'
 		stty -g > after"

@@ -1,7 +1,7 @@
 # also-as-root
 # Moving files in and out: cp and image export (issue 8).
 
-sess() { "$SBX" session start --image "${2:-tiny}" "$1" >/dev/null || fail "session start"; trap "'$SBX' session stop '$1' >/dev/null 2>&1 || true" EXIT; }
+sess() { "$SBX" session start --image "${2:-tiny}" "$1" >/dev/null || fail "session start"; at_exit "'$SBX' session stop '$1' >/dev/null 2>&1 || true"; }
 
 test_cp_both_ways() {
 	local n=f$$a
@@ -129,7 +129,7 @@ test_exported_workspace_comes_back() {
 	"$SBX" session stop "$n" >/dev/null
 	run "$SBX" image import "$TESTDIR/s.tar" --name "$img"
 	assert_status 0
-	trap "'$SBX' image rm '$img' >/dev/null 2>&1; '$SBX' session stop '$n-2' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' image rm '$img' >/dev/null 2>&1; '$SBX' session stop '$n-2' >/dev/null 2>&1 || true"
 	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/disk.ini"
 	printf '[sandbox]\nstorage = tmpfs\n[limits]\ndisk = 16M\n' > "$TESTDIR/tmpfs.ini"
 	for p in disk tmpfs; do
@@ -184,7 +184,7 @@ sub" "$out"
 test_sparse_file_stays_sparse_or_stops_at_the_cap() {
 	local n=f$$s
 	"$SBX" session start --image tiny --disk 64M "$n" >/dev/null || fail "session start"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	"$SBX" run --session "$n" -- sh -c 'truncate -s 1099511627776 /workspace/sparse; echo tail >> /workspace/sparse'
 	mkdir out x
 	run timeout 60 "$SBX" cp "$n:sparse" "$TESTDIR/out/"
@@ -242,7 +242,7 @@ test_copy_out_stops_at_max_size() {
 test_interrupted_copy_leaves_nothing() {
 	local n=f$$i pid st sig what
 	"$SBX" session start --image tiny --disk 400M "$n" >/dev/null || fail "session start"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	"$SBX" run --session "$n" -- sh -c 'dd if=/dev/urandom of=/tmp/c bs=1M count=1 2>/dev/null
 		for i in $(seq 300); do cat /tmp/c; done > /workspace/big'
 	mkdir out

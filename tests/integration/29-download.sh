@@ -11,7 +11,7 @@ serve() {
 	printf 'inherit = default\n[download]\nallow = host.sbxrun.internal:%s\nmax_size = 100K\n' "$PORT" \
 		> "$HOME/.config/sbxrun/profiles/dl$$.ini"
 	"$SBX" session start --image tiny "d$$" >/dev/null
-	trap "kill $SRV; '$SBX' session stop d$$ >/dev/null 2>&1; rm -f '$HOME/.config/sbxrun/profiles/dl$$.ini'" EXIT
+	at_exit "kill $SRV; '$SBX' session stop d$$ >/dev/null 2>&1; rm -f '$HOME/.config/sbxrun/profiles/dl$$.ini'"
 }
 dl() { run "$SBX" download --session "d$$" -p "dl$$" "$@"; }
 U() { echo "http://host.sbxrun.internal:$PORT$1"; }
@@ -79,7 +79,7 @@ limits_profiles() {
 	printf 'inherit = dl%s\n[download]\nmin_speed_time = 2s\n' "$$" > "$HOME/.config/sbxrun/profiles/slow$$.ini"
 	printf 'inherit = dl%s\n[download]\nmin_speed_time = none\ntimeout = 2s\n' "$$" \
 		> "$HOME/.config/sbxrun/profiles/late$$.ini"
-	trap "kill $SRV; '$SBX' session stop d$$ >/dev/null 2>&1; rm -f '$HOME/.config/sbxrun/profiles/dl$$.ini' '$HOME/.config/sbxrun/profiles/slow$$.ini' '$HOME/.config/sbxrun/profiles/late$$.ini'" EXIT
+	at_exit "rm -f '$HOME/.config/sbxrun/profiles/slow$$.ini' '$HOME/.config/sbxrun/profiles/late$$.ini'"
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 }
 nothing_left() { # what

@@ -183,7 +183,7 @@ test_setuid_copy_gains_nothing() {
 	chmod 0755 "$TESTDIR"
 	mkdir "$TESTDIR/s"
 	mount -t tmpfs -o mode=0755,size=16m sbxt-suid "$TESTDIR/s" || fail "mount a tmpfs for the setuid copy"
-	trap 'umount "$TESTDIR/s"' EXIT
+	at_exit 'umount "$TESTDIR/s"'
 	cp "$PROBE" "$TESTDIR/s/suid"
 	chown nobody "$TESTDIR/s/suid"
 	chmod 4755 "$TESTDIR/s/suid"
@@ -208,7 +208,7 @@ test_signals_to_init_and_host() {
 	assert_contains "$out" alive
 	sleep 60 &
 	local pid=$!
-	trap "kill $pid 2>/dev/null" EXIT
+	at_exit "kill $pid 2>/dev/null"
 	control host kill "$pid" 0
 	denied -- kill "$pid" 0
 	assert_contains "$err" ESRCH "host pid $pid"
@@ -289,7 +289,7 @@ test_session_inits_confined_and_the_callers_command_line_hidden() {
 	# shellcheck disable=SC2046
 	SBX_TEST_HOSTVAR=hostleak-$$ "$SBX" session start $(leaky_options) "$n" >/dev/null ||
 		fail "session start failed"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	# a command's own init (pid 1 of its pid namespace): as in a run
 	run "$SBX" run --session "$n" -- sh -c "$INIT_REPORT"
 	assert_status 0
@@ -369,9 +369,9 @@ listener() { # addr
 test_host_abstract_socket_and_loopback_unreachable() {
 	local name="@sbxrun-test-$$-$RANDOM" port=$((20000 + RANDOM % 20000)) l1 l2
 	l1=$(listener "$name")
-	trap "kill $l1 2>/dev/null" EXIT
+	at_exit "kill $l1 2>/dev/null"
 	l2=$(listener "127.0.0.1:$port")
-	trap "kill $l1 $l2 2>/dev/null" EXIT
+	at_exit "kill $l1 $l2 2>/dev/null"
 	control host connect "$name"
 	control host connect "127.0.0.1:$port"
 	inside -- connect "$name"

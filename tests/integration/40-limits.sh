@@ -1,6 +1,14 @@
 # also-as-root
 # serial: the machine's cgroups, pgrep for sleeps by name, timing (SBX_JOBS=2: after the user pass)
 # root-only: test_no_cgroup_left_behind
+# vm-tests user-outside: test_fork_bomb_ends_its_sandbox test_pids_limit_counts_only_the_sandbox test_memory_bomb_python
+# vm-tests user-outside: test_memory_bomb_busybox test_memory_bomb_through_dev_shm test_timeout_dodged_with_setsid_double_fork_and_ignored_term
+# vm-tests user-outside: test_zombie_flood test_mechanism_in_record_matches_doctor test_strict_refuses_a_fallback
+# vm-tests user-outside: test_quota_above_a_cgroup_memory_limit_can_be_filled test_strict_refuses_a_disk_quota_it_can_only_kill_for
+# vm-tests user-outside: test_memory_six_children_are_summed test_memory_six_children_are_summed_in_a_session
+# vm-tests user-outside: test_memory_shared_mapping_is_summed test_memory_dev_shm_fill_stops_at_the_limit test_memory_under_the_limit_is_not_killed
+# (in the VM's user-outside mode, a user with no cgroup of its own, only what
+# the cgroup decides: its disk and storage tests are the user-systemd mode's)
 # Resource limits (issue 5): each bomb ends its own sandbox and nothing else.
 # Afterwards no process of the sandbox is left, and the host's process count
 # for the sandbox's host uid, its free memory and its free disk are as before.
@@ -355,7 +363,7 @@ test_disk_storage_session_quota_counts_hidden_files() {
 	printf '[sandbox]\nstorage = disk\n[limits]\ndisk = 16M\n' > "$TESTDIR/d.ini"
 	local name=dq$$
 	"$SBX" session start --image tiny -p "$TESTDIR/d.ini" "$name" > /dev/null || fail "session start"
-	trap "'$SBX' session stop '$name' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$name' >/dev/null 2>&1 || true"
 	run "$SBX" run --session "$name" --timeout 60s -- sh -c 'mkdir /workspace/h && chmod 0300 /workspace/h &&
 		cd /workspace/h && for i in $(seq 40); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null; sleep 0.02; done
 		echo wrote-all; sleep 3; echo survived'
@@ -532,7 +540,7 @@ test_fuse_daemon_is_confined_to_its_own_root() {
 	echo secret > "$TESTDIR/marker"
 	"$SBX" run --image tiny --disk 64M -- sh -c 'echo up; sleep 60' > "$TESTDIR/out" &
 	fuse_run=$! # not local: the EXIT trap runs after this function returned
-	trap 'kill "$fuse_run" 2>/dev/null || true; rm -f "$HOME/sbx-marker.$$"' EXIT
+	at_exit 'kill "$fuse_run" 2>/dev/null || true; rm -f "$HOME/sbx-marker.$$"'
 	local pid=$fuse_run d="" e p
 	# fuse-overlayfs is a child of sbxrun or of a process sbxrun started
 	for _ in $(seq 1 300); do
@@ -629,7 +637,7 @@ PY
 test_memory_six_children_are_summed_in_a_session() {
 	local n=mem$$
 	"$SBX" session start --image tiny --memory 256M "$n" >/dev/null || fail "session start $n failed"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	run timeout 90 "$SBX" run --session "$n" --timeout 60s -- sh -c "$SIX"
 	assert_six_held session
 	# the session lives on, and a command under the limit runs in it

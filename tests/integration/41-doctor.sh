@@ -163,7 +163,7 @@ test_run_names_the_apparmor_fix_where_a_mount_is_refused() {
 	sed "s|/usr/bin/sbxrun|$exe|" pkg/sbxrun > own/sbxrun
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf '[sandbox]\ninherit = default\n[limits]\nenforce = strict\n' > "$HOME/.config/sbxrun/profiles/aa41strict.ini"
-	trap 'rm -f "$HOME/.config/sbxrun/profiles/aa41strict.ini"' EXIT
+	at_exit 'rm -f "$HOME/.config/sbxrun/profiles/aa41strict.ini"'
 	local strict=(-p aa41strict --pids unlimited --memory unlimited --cpus unlimited --disk unlimited --net none)
 	# the default profile takes the landlock tier, and says so
 	run aa_machine "$TESTDIR/own" 1 "$SBX" run --net none -- echo RAN

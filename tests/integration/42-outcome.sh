@@ -65,7 +65,7 @@ test_four_causes_told_alike_by_four_front_ends() {
 	printf '[sandbox]\nstorage = disk\n[limits]\nmemory = 64M\npids = 30\ndisk = 16M\n' > "$TESTDIR/o.ini"
 	S=oc$$
 	"$SBX" session start --image tiny -p "$TESTDIR/o.ini" "$S" > /dev/null || fail "session start"
-	trap "'$SBX' session stop '$S' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$S' >/dev/null 2>&1 || true"
 	DOCTOR=$("$SBX" doctor 2>/dev/null)
 	local pids_reason=exit # RLIMIT_NPROC: the shell's own failure
 	case $(doctor_mech pids) in cgroup*) pids_reason=pids ;; esac

@@ -459,7 +459,7 @@ pm46r() {
 		touch "$TOP/pm46/rootless-ready"
 	) 9> "$TOP/pm46/lock-r" || fail "rootless podman as $PU could not import tiny: $("${PODMAN[@]}" info 2>&1 | tail -3)"
 	chmod 755 "$TESTDIR"
-	trap 'kill "$(cat "$PH/pm46/xdg/libpod/tmp/pause.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
+	at_exit 'kill "$(cat "$PH/pm46/xdg/libpod/tmp/pause.pid" 2>/dev/null)" 2>/dev/null || true'
 }
 
 # As a user of a rootless container, under podman's default seccomp and

@@ -33,7 +33,7 @@ PY
 	for _ in $(seq 50); do [ -s "$TESTDIR/port" ] && break; sleep 0.1; done
 	PORT=$(cat "$TESTDIR/port")
 	[ -n "$PORT" ] || fail "the listener did not start"
-	trap 'kill $LISTENER 2>/dev/null' EXIT
+	at_exit 'kill $LISTENER 2>/dev/null'
 }
 
 # The ABI the record gives.
@@ -140,4 +140,60 @@ test_landlock_net_packages_by_abi() {
 		[ "$(printf '%s\n' "$err" | grep -c '^sbxrun: error')" = 1 ] || fail "not one error line: $err"
 		assert_contains "$err" "ABI"
 	fi
+}
+
+# --net packages in the landlock tier has no layer to write into: Cargo's,
+# Maven's and Gradle's files go in the private HOME, naming the proxy's
+# loopback port there, and JAVA_TOOL_OPTIONS makes the JVM's user.home
+# that HOME (a JVM reads the passwd entry's, the caller's home, which the
+# tier keeps out). The host's mvn resolves a parent pom from a one-file
+# upstream through the gateway; the host's cargo asks the gateway's
+# registry (its upstream a closed port: the error names the gateway).
+test_landlock_points_cargo_maven_gradle_at_the_gateway() {
+	ll_setup
+	command -v mvn > /dev/null && command -v cargo > /dev/null || skip "needs maven and cargo-web (tests/deps.sh)"
+	run "$NOUSERNS" "$SBX" run --json "$TESTDIR/rec.json" -- true
+	[ "$(ll_abi "$TESTDIR/rec.json" | cut -d' ' -f2)" -ge 4 ] ||
+		skip "--net packages needs Landlock ABI 4 (test_landlock_net_packages_by_abi)"
+	local d="$TESTDIR/repo/lab/example/parent/1.0" t0=$SECONDS mport port
+	mkdir -p "$d"
+	printf '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion><groupId>lab.example</groupId><artifactId>parent</artifactId><version>1.0</version><packaging>pom</packaging></project>\n' \
+		> "$d/parent-1.0.pom"
+	sha1sum < "$d/parent-1.0.pom" | cut -d' ' -f1 > "$d/parent-1.0.pom.sha1"
+	python3 -u "$TOP/tests/helper/mavenrepo/serve.py" "$TESTDIR/repo" > "$TESTDIR/.mp" 2> "$TESTDIR/mp.err" &
+	at_exit "kill $! 2>/dev/null"
+	for _ in $(seq 100); do [ -s "$TESTDIR/.mp" ] && break; sleep 0.1; done
+	mport=$(head -1 "$TESTDIR/.mp")
+	[ -n "$mport" ] || fail "the upstream did not start: $(cat "$TESTDIR/mp.err")"
+	mkdir -p "$HOME/.config/sbxrun/profiles"
+	printf 'inherit = packages\n[packages]\nmaven = http://host.sbxrun.internal:%s/\ncargo = http://host.sbxrun.internal:1/\ntimeout = 5s\n' \
+		"$mport" > "$HOME/.config/sbxrun/profiles/ll47pkg.ini"
+	at_exit "rm -f '$HOME/.config/sbxrun/profiles/ll47pkg.ini'"
+	run "$NOUSERNS" "$SBX" run -p ll47pkg -- sh -c '
+		echo "home=$HOME proxy=$CARGO_HTTP_PROXY"
+		grep -H -e "sparse+" -e "<url>" -e "<port>" -e "proxyPort" -e "new URI" \
+			.cargo/config.toml .m2/settings.xml .gradle/init.d/sbxrun.gradle
+		mkdir p && cd p && : > lib.rs
+		printf "[package]\nname = \"p\"\nversion = \"0.1.0\"\n[lib]\npath = \"lib.rs\"\n[dependencies]\nfoo = \"1\"\n" > Cargo.toml
+		echo "<project xmlns=\"http://maven.apache.org/POM/4.0.0\"><modelVersion>4.0.0</modelVersion>
+		  <parent><groupId>lab.example</groupId><artifactId>parent</artifactId><version>1.0</version>
+		  <relativePath/></parent><artifactId>proj</artifactId></project>" > pom.xml
+		MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC" mvn -B -ntp validate > ../mvn.log 2>&1
+		echo "mvn=$?"; grep -E "ERROR|BUILD" ../mvn.log | head -3
+		ls $HOME/.m2/repository/lab/example/parent/1.0/
+		cargo fetch 2>&1 | head -3'
+	echo "landlock: mvn and cargo through the gateway: $((SECONDS - t0))s" >&2
+	assert_status 0
+	port=$(printf '%s\n' "$out" | sed -n 's|^home=.* proxy=http://127.0.0.1:\([0-9]*\)$|\1|p')
+	[ -n "$port" ] || fail "no proxy port: $out"
+	assert_contains "$out" ".cargo/config.toml:registry = \"sparse+http://packages.sbxrun.internal/cargo/\""
+	assert_contains "$out" ".m2/settings.xml:      <url>http://packages.sbxrun.internal/maven/</url>"
+	assert_contains "$out" ".m2/settings.xml:      <port>$port</port>"
+	assert_contains "$out" ".gradle/init.d/sbxrun.gradle:def sbxrunGateway = new URI('http://packages.sbxrun.internal/maven/')"
+	assert_contains "$out" ".gradle/init.d/sbxrun.gradle:    System.setProperty(p + '.proxyPort', '$port')"
+	assert_contains "$out" "mvn=0"
+	assert_contains "$out" "parent-1.0.pom"
+	assert_contains "$(curl -sS "http://127.0.0.1:$mport/_hits")" "/lab/example/parent/1.0/parent-1.0.pom 1"
+	assert_contains "$out" "http://packages.sbxrun.internal/cargo/3/f/foo"
+	assert_contains "$err" "cargo foo: upstream"
 }

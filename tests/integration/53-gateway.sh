@@ -77,7 +77,7 @@ gw_fixture() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = packages\n[packages]\nnpm = http://host.sbxrun.internal:%s/\ntimeout = 2s\n' "$RPORT" \
 		> "$HOME/.config/sbxrun/profiles/gwlab$$.ini"
-	trap "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/gwlab$$.ini'" EXIT
+	at_exit "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/gwlab$$.ini'"
 }
 
 test_gateway_refuses_bad_upstreams() {
@@ -526,7 +526,7 @@ test_two_upstreams_never_share_an_index() {
 	local regb portb pb="gwlabb$$" pdir="$HOME/.config/sbxrun/profiles"
 	NPMREG_FLAVOUR=b python3 -u "$TOP/tests/helper/npmreg.py" "$TESTDIR/regb.log" > "$TESTDIR/.regb-port" &
 	regb=$!
-	trap "kill $REG $regb 2>/dev/null || true; rm -f '$pdir/gwlab$$.ini' '$pdir/$pb.ini' '$pdir/offb$$.ini'" EXIT
+	at_exit "kill $REG $regb 2>/dev/null || true; rm -f '$pdir/gwlab$$.ini' '$pdir/$pb.ini' '$pdir/offb$$.ini'"
 	for _ in $(seq 100); do [ -s "$TESTDIR/.regb-port" ] && break; sleep 0.1; done
 	portb=$(head -1 "$TESTDIR/.regb-port")
 	[ -n "$portb" ] || fail "the second fixture registry did not start"
@@ -696,7 +696,7 @@ gw_sidecar() { # profile [options...]
 	shift
 	"$SBX" proxy --listen 127.0.0.1:0 --profile "$p" --image minimal "$@" 2> "$TESTDIR/sidecar.err" &
 	SC=$!
-	trap "kill $REG $SC 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/gwlab$$.ini'" EXIT
+	at_exit "kill $REG $SC 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/gwlab$$.ini'"
 	listen_port "$SC" "$TESTDIR/sidecar.err"
 	SCPORT=$LISTEN_PORT
 }
@@ -761,7 +761,7 @@ test_gateway_fetches_through_the_upstream_proxy() {
 	rport=$(head -1 "$TESTDIR/.reg-port")
 	python3 -u "$TOP/tests/helper/fwdproxy.py" "$TESTDIR/proxy.log" "127.0.0.1:$rport" > "$TESTDIR/.px-port" &
 	local px=$!
-	trap "kill $reg $px 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/upx$$.ini' '$HOME/.config/sbxrun/profiles/uplo$$.ini'" EXIT
+	at_exit "kill $reg $px 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/upx$$.ini' '$HOME/.config/sbxrun/profiles/uplo$$.ini'"
 	for _ in $(seq 100); do [ -s "$TESTDIR/.px-port" ] && break; sleep 0.1; done
 	pport=$(head -1 "$TESTDIR/.px-port")
 	[ -n "$rport" ] && [ -n "$pport" ] || fail "the fixtures did not start"

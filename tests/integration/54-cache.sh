@@ -20,7 +20,7 @@ cache_fixture() { # [ini lines]
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = packages\n[packages]\nnpm = http://host.sbxrun.internal:%s/\ntimeout = 5s\n%s\n' \
 		"$RPORT" "${1:-}" > "$HOME/.config/sbxrun/profiles/$PROF.ini"
-	trap "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'" EXIT
+	at_exit "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'"
 }
 
 # The shell function a sandbox uses to fetch tarballs through the gateway.
@@ -74,7 +74,7 @@ pad3 miss" "$(cache_events "$TESTDIR/ev")" "events"
 	# commit evicts pad3, the least recently used, where 100K would keep it
 	"$SBX" proxy --listen 127.0.0.1:0 --profile "$PROF" --image minimal --cache-max 50K 2> "$TESTDIR/sc.err" &
 	local sc=$!
-	trap "kill $REG $sc 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'" EXIT
+	at_exit "kill $REG $sc 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'"
 	listen_port "$sc" "$TESTDIR/sc.err"
 	run curl -sS -x "http://127.0.0.1:$LISTEN_PORT" -o /dev/null -w '%{http_code}' \
 		http://packages.sbxrun.internal/npm/good/-/good-1.0.0.tgz
@@ -472,7 +472,7 @@ for root, dirs, files in os.walk(sys.argv[1]):
 print("held", held, flush=True)
 time.sleep(120)' "$TESTDIR/sys" > "$TESTDIR/held" &
 	local holder=$!
-	trap "kill $holder $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'" EXIT
+	at_exit "kill $holder $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'"
 	for _ in $(seq 100); do [ -s "$TESTDIR/held" ] && break; sleep 0.1; done
 	[ "$(cut -d' ' -f2 "$TESTDIR/held")" -ge 10 ] || fail "the user locked too little: $(cat "$TESTDIR/held")"
 	# every lock root takes is one the user could not: no wait at all
@@ -490,7 +490,7 @@ time.sleep(120)' "$TESTDIR/sys" > "$TESTDIR/held" &
 	# root's own holder: said after a second, given up at the deadline
 	flock "$TESTDIR/sys/lock" sleep 60 &
 	local own=$!
-	trap "kill $own $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'" EXIT
+	at_exit "kill $own $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$PROF.ini'"
 	sleep 0.3
 	t0=$SECONDS
 	run env SBX_LOCK_DEADLINE_MS=2500 timeout 60 "$SBX" cache prune --system --all -p "$PROF"

@@ -69,7 +69,7 @@ apt_fixture() {
 	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$RPORT" \
 		> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
 	APT_CLEANUP="kill $srv 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/aptlab$$.ini'"
-	trap "$APT_CLEANUP" EXIT
+	at_exit "$APT_CLEANUP"
 	LIST="deb [trusted=yes] http://packages.sbxrun.internal/deb/host.sbxrun.internal:$RPORT/ ./"
 }
 
@@ -353,7 +353,7 @@ test_apt_gateway_cuts_an_endless_index_on_disk() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$RPORT" \
 		> "$HOME/.config/sbxrun/profiles/aptlab$$.ini"
-	trap "kill $srv 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/aptlab$$.ini'" EXIT
+	at_exit "kill $srv 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/aptlab$$.ini'"
 	"$SBX" run -p "aptlab$$" -- sh -c '
 		for i in 1 2 3 4 5 6 7 8; do
 			curl -sS -m 120 -x "$SBXRUN_PROXY" -o /tmp/body$i -w "$i %{http_code}\n" \
@@ -387,7 +387,7 @@ apt_npm_fixture() {
 	[ -n "$NPORT" ] || fail "the fixture registry did not start"
 	touch "$TESTDIR/npm.log"
 	APT_CLEANUP="kill $reg 2>/dev/null || true; ${APT_CLEANUP:-}"
-	trap "$APT_CLEANUP" EXIT
+	at_exit "$APT_CLEANUP"
 }
 
 # What a sandbox gets for gateway paths: "LABEL PATH" pairs, each printed
@@ -424,7 +424,7 @@ s = http.server.HTTPServer(("127.0.0.1", 0), H)
 print(s.server_address[1], flush=True)
 s.serve_forever()' "$NPORT" > "$TESTDIR/.redir-port" &
 	APT_CLEANUP="kill $! 2>/dev/null || true; $APT_CLEANUP"
-	trap "$APT_CLEANUP" EXIT
+	at_exit "$APT_CLEANUP"
 	for _ in $(seq 100); do [ -s "$TESTDIR/.redir-port" ] && break; sleep 0.1; done
 	local xport
 	xport=$(head -1 "$TESTDIR/.redir-port")
@@ -467,7 +467,7 @@ apt_pypi_fixture() {
 	PPORT=$(head -1 "$TESTDIR/.pypi-port")
 	[ -n "$PPORT" ] || fail "the fixture index did not start"
 	APT_CLEANUP="kill $reg 2>/dev/null || true; ${APT_CLEANUP:-}"
-	trap "$APT_CLEANUP" EXIT
+	at_exit "$APT_CLEANUP"
 }
 
 # Issue 34, 11: by-hash is apt's index route, never a package route. A

@@ -30,7 +30,7 @@ pypi_fixture() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = packages\n[packages]\npypi = http://host.sbxrun.internal:%s/simple/\ntimeout = 2s\n' "$RPORT" \
 		> "$HOME/.config/sbxrun/profiles/pypilab$$.ini"
-	trap "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/pypilab$$.ini'" EXIT
+	at_exit "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/pypilab$$.ini'"
 }
 
 PIP_INSTALL='pip install --no-cache-dir --disable-pip-version-check --target /tmp/t demo >/tmp/pip.log 2>&1 || cat /tmp/pip.log

@@ -36,7 +36,7 @@ go_fixture() {
 	PROF="$HOME/.config/sbxrun/profiles/golab$$.ini"
 	printf 'inherit = packages\n[packages]\ngo = http://host.sbxrun.internal:%s/mod/\ngo_sumdb = %s http://host.sbxrun.internal:%s/sumdb/sumdb.fixture\ntimeout = 5s\n' \
 		"$GPORT" "$VKEY" "$GPORT" > "$PROF"
-	trap "kill $GP 2>/dev/null || true; rm -f '$PROF'" EXIT
+	at_exit "kill $GP 2>/dev/null || true; rm -f '$PROF'"
 	mkdir -p "$TESTDIR/app"
 	{
 		printf 'module lab.example/app\n\ngo 1.19\n\nrequire (\n'

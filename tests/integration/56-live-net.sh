@@ -29,7 +29,7 @@ get() { # session host
 test_net_allow_lets_a_refused_host_through_without_a_restart() {
 	local n=ln$$a
 	fixtures
-	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $FWD 2>/dev/null || true"
 	https_proxy="http://127.0.0.1:$PXPORT" start_session "$n" --image minimal -p packages --events "$TESTDIR/ev.jsonl"
 	get "$n" approved.invalid
 	assert_eq 403 "$out" "a host no rule names"
@@ -147,7 +147,7 @@ test_net_allow_always_writes_the_users_profile() {
 	local n=ln$$e p="$HOME/.config/sbxrun/profiles/live$$.ini"
 	mkdir -p "$(dirname "$p")"
 	printf 'inherit = packages\n[network]\nallow = pypi.org\n' > "$p"
-	trap "rm -f '$p'" RETURN
+	at_exit "rm -f '$p'"
 	start_session "$n" --image minimal -p "live$$"
 	run "$SBX" net allow --for always "$n" always.example.org:8443
 	assert_status 0 "net allow --for always"
@@ -172,7 +172,7 @@ test_policy_change_reaches_a_session_and_a_sidecar() {
 	local n=ln$$g
 	echo hello > "$TESTDIR/hello.txt"
 	http_serve "$TESTDIR"
-	trap "kill $SRV 2>/dev/null || true" RETURN
+	at_exit "kill $SRV 2>/dev/null || true"
 	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$PORT" > "$TESTDIR/lab.ini"
 	: > "$TESTDIR/policy.ini"
 	export SBXRUN_POLICY=$TESTDIR/policy.ini
@@ -180,7 +180,7 @@ test_policy_change_reaches_a_session_and_a_sidecar() {
 	"$SBX" proxy --listen 127.0.0.1:0 -p "$TESTDIR/lab.ini" --image minimal --events "$TESTDIR/side.jsonl" \
 		2> "$TESTDIR/proxy.err" &
 	local px=$!
-	trap "kill $SRV $px 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $px 2>/dev/null || true"
 	listen_port "$px" "$TESTDIR/proxy.err"
 	get "$n" "host.sbxrun.internal:$PORT"
 	assert_eq 200 "$out" "the session before the policy changed"
@@ -230,7 +230,7 @@ test_etc_policy_change_reaches_a_running_session() {
 	http_serve "$TESTDIR"
 	local made=
 	[ -d /etc/sbxrun ] || { mkdir /etc/sbxrun; made=1; }
-	trap "kill $SRV 2>/dev/null || true; rm -f '$pol'; [ -z '$made' ] || rmdir /etc/sbxrun 2>/dev/null || true" RETURN
+	at_exit "kill $SRV 2>/dev/null || true; rm -f '$pol'; [ -z '$made' ] || rmdir /etc/sbxrun 2>/dev/null || true"
 	printf 'inherit = packages\n[network]\nallow = host.sbxrun.internal:%s\n' "$PORT" > "$TESTDIR/lab.ini"
 	start_session "$n" --image minimal -p "$TESTDIR/lab.ini" --events "$TESTDIR/ev.jsonl"
 	get "$n" "host.sbxrun.internal:$PORT"
@@ -244,7 +244,7 @@ test_etc_policy_change_reaches_a_running_session() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	local m=ln$$m p=pk$$m
 	npm_fixture "$p"
-	trap "kill $SRV $REG 2>/dev/null || true; rm -f '$pol' '$HOME/.config/sbxrun/profiles/$p.ini'; [ -z '$made' ] || rmdir /etc/sbxrun 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $REG 2>/dev/null || true; rm -f '$pol' '$HOME/.config/sbxrun/profiles/$p.ini'; [ -z '$made' ] || rmdir /etc/sbxrun 2>/dev/null || true"
 	rm -f "$pol"
 	start_session "$m" --image minimal -p "$p" --events "$TESTDIR/ev2.jsonl"
 	npm_get "$m" left-pad
@@ -302,14 +302,14 @@ test_package_policy_reaches_a_session_and_a_sidecar() {
 	local n=ln$$j p=pk$$j
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	npm_fixture "$p"
-	trap "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$p.ini'" RETURN
+	at_exit "kill $REG 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$p.ini'"
 	: > "$TESTDIR/policy.ini"
 	export SBXRUN_POLICY=$TESTDIR/policy.ini
 	start_session "$n" --image minimal -p "$p" --events "$TESTDIR/ev.jsonl"
 	"$SBX" proxy --listen 127.0.0.1:0 -p "$p" --image minimal --events "$TESTDIR/side.jsonl" \
 		2> "$TESTDIR/proxy.err" &
 	local sc=$!
-	trap "kill $REG $sc 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$p.ini'" RETURN
+	at_exit "kill $REG $sc 2>/dev/null || true; rm -f '$HOME/.config/sbxrun/profiles/$p.ini'"
 	listen_port "$sc" "$TESTDIR/proxy.err"
 	SCPORT=$LISTEN_PORT
 	npm_get "$n" good
@@ -367,7 +367,7 @@ test_profile_change_reaches_a_running_session() {
 	http_serve "$TESTDIR"
 	npm_fixture "$p" "[network]\nallow = host.sbxrun.internal:$PORT\n"
 	local prof=$HOME/.config/sbxrun/profiles/$p.ini
-	trap "kill $REG $SRV 2>/dev/null || true; rm -f '$prof'" RETURN
+	at_exit "kill $REG $SRV 2>/dev/null || true; rm -f '$prof'"
 	start_session "$n" --image minimal -p "$p" --events "$TESTDIR/ev.jsonl" --allow example.org
 	get "$n" "host.sbxrun.internal:$PORT"
 	assert_eq 200 "$out" "the profile's host before the change"
@@ -404,7 +404,7 @@ test_profile_change_reaches_a_running_session() {
 test_ask_holds_until_net_allow_and_refuses_on_no_or_timeout() {
 	local n=ln$$i
 	fixtures
-	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $FWD 2>/dev/null || true"
 	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 3s\n' > "$TESTDIR/ask.ini"
 	https_proxy="http://127.0.0.1:$PXPORT" start_session "$n" --image minimal -p "$TESTDIR/ask.ini" \
 		--events "$TESTDIR/ev.jsonl"
@@ -472,14 +472,14 @@ test_ask_holds_until_net_allow_and_refuses_on_no_or_timeout() {
 test_ask_on_the_terminal_of_run_t() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	fixtures
-	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $FWD 2>/dev/null || true"
 	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
 	local q='curl -s -o /dev/null -w "%{http_code}\n" -x http://127.0.0.1:3128'
 	local s
 	s=$(tmux_start "https_proxy=http://127.0.0.1:$PXPORT '$SBX' run -t --image minimal -p $TESTDIR/ask.ini -- sh -c '
 		$q http://asked.invalid/hello.txt; $q http://asked.invalid/hello.txt; read x; echo \"got[\$x]\";
 		$q http://no.invalid/hello.txt; echo done'; sleep 60")
-	trap "kill $SRV $FWD 2>/dev/null || true; tmux -L $s kill-server 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $FWD 2>/dev/null || true; tmux -L $s kill-server 2>/dev/null || true"
 	wait_for "$s" "asks to reach asked.invalid:80"
 	# (the line wraps on the 100 columns: compared without spaces and ends of lines)
 	assert_contains "$(screen "$s" | tr -d '\n ')" "$(tr -d ' ' <<<"[o] allow-once asked.invalid:80  [s] allow-session asked.invalid:80  [n] deny asked.invalid:80  [a] allow-session asked.invalid:80 and allow = asked.invalid:80 in $TESTDIR/ask.ini ?")"
@@ -510,14 +510,14 @@ test_ask_on_the_terminal_of_a_session_client() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	local n=lt$$i
 	fixtures
-	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $FWD 2>/dev/null || true"
 	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
 	https_proxy="http://127.0.0.1:$PXPORT" start_session "$n" --image minimal -p "$TESTDIR/ask.ini"
 	local q='curl -s -o /dev/null -w "%{http_code}\n" -x http://127.0.0.1:3128'
 	local s
 	s=$(tmux_start "'$SBX' run -t --session $n -- sh -c '
 		$q http://asked.invalid/hello.txt; echo one; $q http://no.invalid/hello.txt; sleep 1; echo done'; sleep 60")
-	trap "kill $SRV $FWD 2>/dev/null || true; tmux -L $s kill-server 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $FWD 2>/dev/null || true; tmux -L $s kill-server 2>/dev/null || true"
 	wait_for "$s" "asks to reach asked.invalid:80"
 	assert_contains "$(screen "$s" | tr -d '\n ')" "[s]allow-sessionasked.invalid:80[n]denyasked.invalid:80[a]allow-sessionasked.invalid:80andallow=asked.invalid:80in$TESTDIR/ask.ini?" "the session client's question, with always for the session's own profile"
 	keys "$s" s
@@ -541,7 +541,7 @@ test_ask_on_the_terminal_of_a_session_client() {
 # held and approves nothing.
 test_ask_through_mcp_elicitation() {
 	fixtures
-	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $FWD 2>/dev/null || true"
 	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
 	https_proxy="http://127.0.0.1:$PXPORT" python3 - "$SBX" "$TESTDIR/ask.ini" <<'PY' > "$TESTDIR/mcp.out" 2>&1 || true
 import json, subprocess, sys
@@ -592,7 +592,7 @@ PY
 test_ask_through_the_mcp_sdk_client() {
 	install_sdk
 	fixtures
-	trap "kill $SRV $FWD 2>/dev/null || true" RETURN
+	at_exit "kill $SRV $FWD 2>/dev/null || true"
 	printf 'inherit = packages\n[network]\nask = yes\nask_timeout = 20s\n' > "$TESTDIR/ask.ini"
 	https_proxy="http://127.0.0.1:$PXPORT" run timeout 120 node sdk/elicit.mjs "$SBX" "$TESTDIR/ask.ini"
 	[ "$status" = 0 ] || fail "client: $out $err"

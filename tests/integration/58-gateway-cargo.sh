@@ -41,7 +41,7 @@ cargo_fixture() {
 	PROF="$HOME/.config/sbxrun/profiles/cargolab$$.ini"
 	printf 'inherit = packages\n[packages]\ncargo = http://host.sbxrun.internal:%s/index/ http://host.sbxrun.internal:%s/\ntimeout = 5s\n' \
 		"$CPORT" "$DPORT" > "$PROF"
-	trap "kill $CR 2>/dev/null || true; rm -f '$PROF'" EXIT
+	at_exit "kill $CR 2>/dev/null || true; rm -f '$PROF'"
 	mkdir -p "$TESTDIR/app/src"
 	printf '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n' > "$TESTDIR/app/Cargo.toml"
 	for d in abc Caps_Crate dep05 dep06 dep07 dep08 dep09 dep10 yank young; do

@@ -10,7 +10,7 @@ test_teaching_lab_end_to_end() {
 	printf 'inherit = packages\n[download]\nallow = host.sbxrun.internal:%s\n' "$port" > "$HOME/.config/sbxrun/profiles/lab$$.ini"
 	local n=alice$$
 	"$SBX" session start --profile "lab$$" "$n" >/dev/null || fail "session start"
-	trap "kill $srv 2>/dev/null || true; '$SBX' session stop '$n' >/dev/null 2>&1 || true; rm -f '$HOME/.config/sbxrun/profiles/lab$$.ini'" EXIT
+	at_exit "kill $srv 2>/dev/null || true; '$SBX' session stop '$n' >/dev/null 2>&1 || true; rm -f '$HOME/.config/sbxrun/profiles/lab$$.ini'"
 
 	run "$SBX" run --session "$n" -- sh -c 'apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends sl >/dev/null 2>&1; ls /usr/games/sl'
 	assert_eq /usr/games/sl "$out" "$err"

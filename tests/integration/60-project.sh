@@ -761,7 +761,7 @@ test_root_a_file_system_mounted_below_the_project_is_never_touched() {
 	data=$(cd proj/data && pwd -P)
 	# the owner's files on it: as the owner, apply could delete them
 	mount -t tmpfs -o "size=1m,mode=755,uid=$(id -u "$u"),gid=$(id -g "$u")" sbxt-data "$data"
-	trap 'umount -l "$data" 2>/dev/null || true' EXIT
+	at_exit 'umount -l "$data" 2>/dev/null || true'
 	echo precious > "$data/precious"
 	chown "$u:$(id -gn "$u")" "$data/precious"
 	run "$SBX" run -i tiny --project proj -- sh -c 'ls -A data; rm -rf data && echo two >> a'

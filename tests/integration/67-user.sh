@@ -165,14 +165,21 @@ test_session_user_and_root() {
 	dpkg-deb -Zgzip --root-owner-group --build "$TESTDIR/deb" "$TESTDIR/debs/sbxhello_1.0_all.deb" >/dev/null
 	local n=u67-$$
 	start_session "$n" --image minimal --user dev --bind "$TESTDIR/debs:/debs"
-	run "$SBX" run --session "$n" -- sh -c 'id -un; apt-get install -y /debs/sbxhello_1.0_all.deb >/dev/null 2>&1 || echo "apt refused"'
+	run "$SBX" run --session "$n" --json "$TESTDIR/u.json" -- sh -c 'id -un; apt-get install -y /debs/sbxhello_1.0_all.deb >/dev/null 2>&1 || echo "apt refused"'
 	assert_eq "dev
 apt refused" "$out"
-	run "$SBX" run --session "$n" --user root -- sh -c 'id -u; echo $HOME; apt-get install -y /debs/sbxhello_1.0_all.deb >/dev/null 2>&1 && echo installed'
+	run "$SBX" run --session "$n" --user root --json "$TESTDIR/r.json" -- sh -c 'id -u; echo $HOME; apt-get install -y /debs/sbxhello_1.0_all.deb >/dev/null 2>&1 && echo installed'
 	assert_status 0
 	assert_eq "0
 /root
 installed" "$out"
+	# each command's record says who it ran as, as a one-shot run's does
+	local who
+	who=$(python3 -c 'import json,sys
+for f in sys.argv[1:]:
+    u = json.load(open(f))["user"]; print(u["name"], u["uid"], u["home"])' "$TESTDIR/u.json" "$TESTDIR/r.json")
+	assert_eq "dev 1000 /home/dev
+root 0 /root" "$who" "the records' user objects"
 	run "$SBX" run --session "$n" -- sh -c 'id -u; sbxhello-deb'
 	assert_eq "1000
 hello from apt" "$out"

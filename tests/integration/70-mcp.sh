@@ -11,7 +11,7 @@ serve() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = agent\n[download]\nallow = host.sbxrun.internal:%s\n' "$PORT" \
 		> "$HOME/.config/sbxrun/profiles/mcp$$.ini"
-	trap "kill $SRV 2>/dev/null; rm -f '$HOME/.config/sbxrun/profiles/mcp$$.ini'" EXIT
+	at_exit "kill $SRV 2>/dev/null; rm -f '$HOME/.config/sbxrun/profiles/mcp$$.ini'"
 }
 
 no_mcp_left() { # what
@@ -150,7 +150,7 @@ test_sigkill_after_a_restart_leaves_no_session() {
 test_attached_session_stays() {
 	local n=m$$
 	"$SBX" session start --image tiny "$n" >/dev/null || fail "session start"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1"
 	run drive eof --session "$n"
 	assert_status 0
 	run "$SBX" run --session "$n" -- cat /workspace/mark
@@ -181,7 +181,7 @@ PY
 test_memory_limit_is_reported() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = default\n[limits]\nmemory = 64M\n' > "$HOME/.config/sbxrun/profiles/small$$.ini"
-	trap "rm -f '$HOME/.config/sbxrun/profiles/small$$.ini'" EXIT
+	at_exit "rm -f '$HOME/.config/sbxrun/profiles/small$$.ini'"
 	echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":["python3","-c","b = bytearray(500 << 20)"]}}}' > in.txt
 	run timeout 120 bash -c "$(declare -f calls); SBX='$SBX' calls in.txt -p small$$ --image minimal"
 	assert_status 0
@@ -196,7 +196,7 @@ test_memory_limit_is_reported() {
 test_profile_timeout_is_the_ceiling() {
 	mkdir -p "$HOME/.config/sbxrun/profiles"
 	printf 'inherit = default\n[limits]\ntimeout = 2s\n' > "$HOME/.config/sbxrun/profiles/t$$.ini"
-	trap "rm -f '$HOME/.config/sbxrun/profiles/t$$.ini'" EXIT
+	at_exit "rm -f '$HOME/.config/sbxrun/profiles/t$$.ini'"
 	echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"cmd":["sleep","30"],"timeout":600}}}' > in.txt
 	local t0=$SECONDS
 	run timeout 60 bash -c "$(declare -f calls); SBX='$SBX' calls in.txt -p t$$ --image tiny"
@@ -240,7 +240,7 @@ PY
 test_download_tool_stops_a_stalled_server() {
 	serve
 	printf 'inherit = mcp%s\n[download]\nmin_speed_time = 2s\n' "$$" > "$HOME/.config/sbxrun/profiles/mcpslow$$.ini"
-	trap "kill $SRV 2>/dev/null; rm -f '$HOME/.config/sbxrun/profiles/mcp$$.ini' '$HOME/.config/sbxrun/profiles/mcpslow$$.ini'" EXIT
+	at_exit "kill $SRV 2>/dev/null; rm -f '$HOME/.config/sbxrun/profiles/mcp$$.ini' '$HOME/.config/sbxrun/profiles/mcpslow$$.ini'"
 	run timeout 60 python3 - "$SBX" "$PORT" -p "mcpslow$$" --image tiny <<'PY'
 import json, subprocess, sys, time
 p = subprocess.Popen([sys.argv[1], "mcp", *sys.argv[3:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -373,7 +373,7 @@ test_project_walk_has_a_deadline() {
 	"$SBX" run --session "$n" -- sh -c 'mkdir d && cd d && i=0; while [ $i -lt 20000 ]; do : > f$i; i=$((i+1)); done' ||
 		fail "the files"
 	printf 'inherit = default\n[limits]\ntimeout = 5ms\n' > "$HOME/.config/sbxrun/profiles/tmo$$.ini"
-	trap "rm -f '$HOME/.config/sbxrun/profiles/tmo$$.ini'; '$SBX' session stop '$n' >/dev/null 2>&1" EXIT
+	at_exit "rm -f '$HOME/.config/sbxrun/profiles/tmo$$.ini'; '$SBX' session stop '$n' >/dev/null 2>&1"
 	python3 - "$SBX" "$TOP/tests/mcp" "tmo$$" "$n" <<'PY' > out.txt 2>&1
 import sys
 sbx = sys.argv[1]
@@ -454,7 +454,7 @@ test_snapshot_tool_has_a_deadline_and_the_server_keeps_answering() {
 	"$SBX" run --session "$n" -- sh -c 'mkdir -p /workspace/w && cd /workspace/w && i=0; while [ $i -lt 20000 ]; do echo $i > f$i; i=$((i+1)); done' ||
 		fail "the files"
 	printf 'inherit = default\n[limits]\ntimeout = 300ms\n' > "$HOME/.config/sbxrun/profiles/stmo$$.ini"
-	trap "rm -f '$HOME/.config/sbxrun/profiles/stmo$$.ini'; '$SBX' session stop '$n' >/dev/null 2>&1" EXIT
+	at_exit "rm -f '$HOME/.config/sbxrun/profiles/stmo$$.ini'; '$SBX' session stop '$n' >/dev/null 2>&1"
 	python3 - "$SBX" "stmo$$" "$n" "big$$" <<'PY' > out.txt 2>&1
 import json, os, select, subprocess, sys, time
 p = subprocess.Popen([sys.argv[1], "mcp", "-p", sys.argv[2], "--session", sys.argv[3]],

@@ -32,7 +32,7 @@ graphroot = "$TESTDIR/pm/storage"
 runroot = "$TESTDIR/pm/run"
 EOF
 	export CONTAINERS_CONF="$TESTDIR/pm/containers.conf" CONTAINERS_STORAGE_CONF="$TESTDIR/pm/storage.conf"
-	trap fleet_cleanup EXIT
+	at_exit fleet_cleanup
 }
 
 # Whatever a test started: the proxy, then podman's containers and images.
@@ -118,7 +118,7 @@ test_oci_export_digests_verify() {
 test_session_oci_export_carries_workspace() {
 	local n=fl$$s
 	"$SBX" session start --image minimal "$n" >/dev/null || fail "session start failed"
-	trap "'$SBX' session stop '$n' >/dev/null 2>&1 || true" EXIT
+	at_exit "'$SBX' session stop '$n' >/dev/null 2>&1 || true"
 	"$SBX" run --session "$n" -- sh -c 'echo from-session > /workspace/result.txt' || fail "run in session failed"
 	run "$SBX" image export "$n" --format oci -o "$TESTDIR/s.tar"
 	assert_status 0
@@ -271,7 +271,7 @@ test_podman_runs_with_exported_seccomp() {
 start_proxy() { # extra options...
 	"$SBX" proxy --listen 127.0.0.1:0 "$@" 2> "$TESTDIR/proxy.err" &
 	proxy_pid=$!
-	trap fleet_cleanup EXIT
+	at_exit fleet_cleanup
 	listen_port "$proxy_pid" "$TESTDIR/proxy.err"
 	proxy_port=$LISTEN_PORT
 }
@@ -493,6 +493,43 @@ cache [{'name': 'XDG_CACHE_HOME', 'value': '/cache'}] ['proxy-auth', 'package-ca
 	assert_status 0
 	assert_contains "$err" "cache_max = unlimited: the proxy's package cache (an emptyDir) has no size limit"
 	assert_eq "None unlimited" "$(cache_volume "$TESTDIR/nocap.yaml")" "no cap"
+	# Cargo, Maven and Gradle read no variable for the gateway: their files
+	# from a ConfigMap, each mounted where the tool reads it, the sidecar
+	# their proxy, its password from the job's environment, not the ConfigMap
+	printf 'inherit = packages\n[packages]\nmaven = https://maven.example.org/m2/\ncargo = https://index.example.org/\n' \
+		> "$TESTDIR/tools.ini"
+	run "$SBX" profile export "$TESTDIR/tools.ini" --kind pod -o "$TESTDIR/tools.yaml"
+	assert_status 0
+	run check_manifests "$TESTDIR/tools.yaml"
+	assert_eq "Secret ConfigMap Pod NetworkPolicy NetworkPolicy Deployment Service" "$out" "with the tools' files ($err)"
+	run python3 - "$TESTDIR/tools.yaml" <<'PY'
+import sys, tomllib, yaml, xml.etree.ElementTree as ET
+docs = list(yaml.safe_load_all(open(sys.argv[1])))
+data = [d for d in docs if d["kind"] == "ConfigMap"][0]["data"]
+pod = [d for d in docs if d["kind"] == "Pod"][0]["spec"]
+s = ET.fromstring(data["settings.xml"])
+print("mirror", s.find("mirrors/mirror/url").text, s.find("mirrors/mirror/mirrorOf").text)
+print("proxy", *(s.find("proxies/proxy/" + k).text for k in ("host", "port", "username", "password")))
+c = tomllib.loads(data["config.toml"])["source"]
+print("cargo", c["crates-io"]["replace-with"], c["sbxrun-gateway"]["registry"])
+print("gradle", "proxyHost', 'sbxrun-proxy-tools')" in data["sbxrun.gradle"], "getenv('SBXRUN_PROXY_PASSWORD')" in data["sbxrun.gradle"])
+vol = [v for v in pod["volumes"] if v["name"] == "tools"][0]["configMap"]["name"]
+for m in pod["containers"][0]["volumeMounts"]:
+    if m["name"] == "tools":
+        print("mount", m["mountPath"], m["subPath"], m["readOnly"], vol)
+env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+print("env", env["CARGO_REGISTRIES_CRATES_IO_PROTOCOL"], "SBXRUN_PROXY_PASSWORD" in env)
+PY
+	assert_status 0 "$err"
+	assert_eq "mirror http://packages.sbxrun.internal/maven/ *
+proxy sbxrun-proxy-tools 3128 sbxrun \${env.SBXRUN_PROXY_PASSWORD}
+cargo sbxrun-gateway sparse+http://packages.sbxrun.internal/cargo/
+gradle True True
+mount /.cargo/config.toml config.toml True sbxrun-tools-tools
+mount /root/.m2/settings.xml settings.xml True sbxrun-tools-tools
+mount /root/.gradle/init.d/sbxrun.gradle sbxrun.gradle True sbxrun-tools-tools
+env sparse True" "$out" "the tools' files in the pod"
+	assert_not_contains "$(grep -A8 'kind: ConfigMap' "$TESTDIR/tools.yaml")" "$(sed -n 's/^  password: "\(.*\)"$/\1/p' "$TESTDIR/tools.yaml")"
 }
 
 # "SIZE-LIMIT CAP": the package cache volume's sizeLimit and the sidecar's --cache-max.

@@ -801,7 +801,7 @@ static void test_proxy_default_sets(void)
 	argv[4] = prof;
 	unsetenv(SBX_POLICY_ENV);
 	CHECK(cli_sandbox_config(5, argv, SBX_CMD_PROXY, "", &cfg, &rest, &err) == 0);
-	CHECK(cfg.allow.n == 3);
+	CHECK(cfg.allow.n == SBX_SET__COUNT);
 	config_free(&cfg);
 	setenv(SBX_POLICY_ENV, pol, 1);
 	CHECK(cli_sandbox_config(5, argv, SBX_CMD_PROXY, "", &cfg, &rest, &err) == 0);

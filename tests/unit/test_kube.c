@@ -461,11 +461,102 @@ static void test_full_and_image_ref(void)
 	config_free(&cfg);
 }
 
+/* The value of the main container's variable NAME, quoted, or NULL. */
+static const char *env_of(const struct doc *pod, const char *name)
+{
+	for (int e = 0; e < 60; e++) {
+		char kn[96], kvl[96];
+		snprintf(kn, sizeof(kn), "spec.containers[0].env[%d].name", e);
+		snprintf(kvl, sizeof(kvl), "spec.containers[0].env[%d].value", e);
+		const char *nm = get(pod, kn);
+		if (nm && strlen(nm) == strlen(name) + 2 && !strncmp(nm + 1, name, strlen(name)))
+			return get(pod, kvl);
+	}
+	return NULL;
+}
+
+/* Cargo, Maven and Gradle in the pod (toolconf.h): a ConfigMap of their
+ * files, each mounted read-only where the tool reads it, naming the
+ * sidecar as their proxy with its password from the environment; Go and
+ * Cargo's protocol by variables, as in a sandbox. */
+static void test_pod_tools(void)
+{
+	static const char *const kv[] = { "egress", "packages", "kind", "pod",
+					   "maven", "https://maven.example.org/m2/",
+					   "cargo", "https://index.example.org/",
+					   "go", "https://goproxy.example.org/",
+					   "go_sumdb", "sum.example.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ey18htTTgJ4ayHnVkEwIP8a https://sum.example.org/",
+					   NULL };
+	static const char *const mounts[][2] = {
+		{ "/.cargo/config.toml", "config.toml" },
+		{ "/root/.m2/settings.xml", "settings.xml" },
+		{ "/root/.gradle/init.d/sbxrun.gradle", "sbxrun.gradle" },
+	};
+	struct sbx_config cfg;
+	struct kube_notes notes = { 0 };
+	struct doc docs[8];
+
+	cfg_make(&cfg, kv);
+	_cleanup_free_ char *y = export(&cfg, NULL, &notes);
+	int n = parse(y, docs, 8);
+	CHECK(n == 7);
+	const struct doc *cm = &docs[1], *pod = &docs[2];
+	CHECK_STR(get(cm, "kind"), "ConfigMap");
+	CHECK_STR(get(cm, "metadata.name"), "\"sbxrun-tools-lab-2024-python\"");
+	CHECK_CONTAINS(get(cm, "data.config.toml"), "registry = \\\"sparse+http://packages.sbxrun.internal/cargo/\\\"");
+	CHECK_CONTAINS(get(cm, "data.settings.xml"), "<url>http://packages.sbxrun.internal/maven/</url>");
+	CHECK_CONTAINS(get(cm, "data.settings.xml"), "<host>sbxrun-proxy-lab-2024-python</host>\\n      <port>3128</port>\\n"
+		       "      <username>sbxrun</username>\\n      <password>${env.SBXRUN_PROXY_PASSWORD}</password>");
+	CHECK_CONTAINS(get(cm, "data.sbxrun.gradle"), "new URI('http://packages.sbxrun.internal/maven/')");
+	CHECK_CONTAINS(get(cm, "data.sbxrun.gradle"), "System.setProperty(p + '.proxyHost', 'sbxrun-proxy-lab-2024-python')");
+	CHECK_CONTAINS(get(cm, "data.sbxrun.gradle"), "System.getenv('SBXRUN_PROXY_PASSWORD')");
+	CHECK_STR(get(pod, "kind"), "Pod");
+	for (size_t m = 0; m < ARRAY_SIZE(mounts); m++) {
+		int found = 0;
+		for (int i = 0; i < 12; i++) {
+			char mp[96], sp[96], nm[96], ro[96];
+			snprintf(mp, sizeof(mp), "spec.containers[0].volumeMounts[%d].mountPath", i);
+			snprintf(sp, sizeof(sp), "spec.containers[0].volumeMounts[%d].subPath", i);
+			snprintf(nm, sizeof(nm), "spec.containers[0].volumeMounts[%d].name", i);
+			snprintf(ro, sizeof(ro), "spec.containers[0].volumeMounts[%d].readOnly", i);
+			_cleanup_free_ char *want = xasprintf("\"%s\"", mounts[m][0]);
+			_cleanup_free_ char *sub = xasprintf("\"%s\"", mounts[m][1]);
+			if (get(pod, mp) && !strcmp(get(pod, mp), want)) {
+				CHECK_STR(get(pod, sp), sub);
+				CHECK_STR(get(pod, nm), "\"tools\"");
+				CHECK_STR(get(pod, ro), "true");
+				found++;
+			}
+		}
+		CHECK(found == 1);
+	}
+	CHECK_STR(get(pod, "spec.volumes[1].name"), "\"tools\"");
+	CHECK_STR(get(pod, "spec.volumes[1].configMap.name"), "\"sbxrun-tools-lab-2024-python\"");
+	CHECK_STR(env_of(pod, "CARGO_REGISTRIES_CRATES_IO_PROTOCOL"), "\"sparse\"");
+	CHECK_STR(env_of(pod, "GOPROXY"), "\"http://packages.sbxrun.internal/go\"");
+	CHECK_STR(env_of(pod, "GOSUMDB"), "\"sum.example.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ey18htTTgJ4ayHnVkEwIP8a "
+		  "http://packages.sbxrun.internal/go/sumdb/sum.example.org\"");
+	CHECK_STR(env_of(pod, "GOFLAGS"), "\"-mod=mod\"");
+	CHECK_STR(env_of(pod, "GONOSUMDB"), "\"\"");
+	free_docs(docs, n);
+	kube_notes_free(&notes);
+	/* none named: no ConfigMap, no mount, no variable */
+	config_free(&cfg);
+	static const char *const plain[] = { "egress", "packages", "kind", "pod", NULL };
+	cfg_make(&cfg, plain);
+	free(y);
+	y = export(&cfg, NULL, &notes);
+	CHECK(!strstr(y, "ConfigMap") && !strstr(y, "tools") && !strstr(y, "GOPROXY") && !strstr(y, "CARGO_REG"));
+	kube_notes_free(&notes);
+	config_free(&cfg);
+}
+
 int main(void)
 {
 	test_quantities();
 	test_job();
 	test_pod_packages();
+	test_pod_tools();
 	test_cache_volume();
 	test_full_and_image_ref();
 	return unit_done("test_kube");

@@ -447,7 +447,8 @@ int main(void)
 			 "203.0.113.5" };
 	struct sbx_strlist allow = { pats, NULL, ARRAY_SIZE(pats) };
 	const char *apt[] = { "deb.example.test", NULL };
-	struct sbx_proxy_conf conf = { "testprof", &allow, apt, NULL, NULL, efd };
+	struct sbx_proxy_conf conf = { .profile_name = "testprof", .allow = &allow, .sets = { .apt_hosts = apt },
+					.events_fd = efd };
 
 	if (proxy_new(&conf, dfd, &p, &err) < 0) {
 		err_print(&err);
