@@ -46,7 +46,7 @@ static const struct { enum sbx_key key; const char *value; } defaults[] = {
 	{ SBX_K_NET_ASK, "no" },         { SBX_K_ASK_TIMEOUT, "30s" },
 	{ SBX_K_DL_MAX_SIZE, "1G" },     { SBX_K_DL_TIMEOUT, "10m" },
 	{ SBX_K_DL_MIN_SPEED, "1K" },    { SBX_K_DL_MIN_SPEED_TIME, "30s" },
-	{ SBX_K_PKG_TIMEOUT, "30s" },    { SBX_K_PKG_MIN_AGE, "none" },
+	{ SBX_K_PKG_TIMEOUT, "30s" },
 	{ SBX_K_PKG_OFFLINE, "no" },     { SBX_K_PKG_CACHE_MAX, "10G" },
 	{ SBX_K_PKG_MODE, "enforce" },
 	{ SBX_K_CHANGES_MAX, "4G" },
@@ -334,7 +334,7 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 		r = host_pattern_read(s, &v, err);
 		break;
 	case SBX_ARG_PACKAGE:
-		r = pkgrule_check(s, err);
+		r = o->key == SBX_K_PKG_MIN_AGE ? pkgrule_age(s, NULL, NULL, err) : pkgrule_check(s, err);
 		v = r < 0 ? NULL : xstrdup(s);
 		break;
 	case SBX_ARG_CRED:

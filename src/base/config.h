@@ -107,7 +107,7 @@ struct sbx_config {
 	uint64_t pkg_timeout_ms;   /* an upstream silent this long fails */
 	struct sbx_strlist pkg_allow;  /* [ECO:]GLOB: only these (empty: all) */
 	struct sbx_strlist pkg_deny;   /* [ECO:]GLOB: never these */
-	uint64_t pkg_min_age_ms;   /* versions younger are hidden; 0: none */
+	struct sbx_strlist pkg_min_age;  /* "[ECO:]DURATION": versions younger are hidden (pkgrule_age_for) */
 	uint64_t pkg_index_max_age_ms;  /* an index served from the cache this long unasked; 0: never */
 	uint64_t pkg_index_max_stale_ms; /* then this much longer while revalidated behind; 0: never */
 	int pkg_offline;           /* enum sbx_onoff: only what the cache holds */

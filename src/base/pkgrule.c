@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/util.h"
+
 const char *const pkgrule_ecosystems[] = { "npm", "pypi", "deb", "go", "cargo", "maven", NULL };
 
 #define GLOB_MAX 214 /* npm's longest name */
@@ -157,4 +159,53 @@ int pkgrule_date(const char *s, int64_t *out, struct sbx_err *err)
 		}
 	}
 	return err_set(err, 0, "'%s' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)", s);
+}
+
+int pkgrule_age(const char *entry, int *eco, uint64_t *ms, struct sbx_err *err)
+{
+	const char *colon = strchr(entry, ':');
+	uint64_t v;
+	int e = -1;
+	struct sbx_err derr;
+
+	if (colon) {
+		for (size_t i = 0; pkgrule_ecosystems[i] && e < 0; i++)
+			if (strlen(pkgrule_ecosystems[i]) == (size_t)(colon - entry) &&
+			    strncmp(entry, pkgrule_ecosystems[i], (size_t)(colon - entry)) == 0)
+				e = (int)i;
+		if (e < 0)
+			return err_set(err, 0, "'%s': unknown ecosystem '%.*s' (ECO:DURATION, ECO one of npm, pypi, "
+				       "deb, go, cargo, maven)", entry, (int)(colon - entry), entry);
+	}
+	const char *d = colon ? colon + 1 : entry;
+	if (strcmp(d, "0") != 0 && parse_duration_ms(d, &v, &derr) < 0)
+		return err_set(err, 0, "'%s' is not [ECO:]DURATION (e.g. 7d, or npm:3d, deb:0; none or 0: no "
+			       "age rule)", entry);
+	if (strcmp(d, "0") == 0)
+		v = 0;
+	if (eco)
+		*eco = e;
+	if (ms)
+		*ms = v;
+	return 0;
+}
+
+uint64_t pkgrule_age_for(const char *const *v, size_t n, const char *eco, size_t *which)
+{
+	size_t all = SIZE_MAX, own = SIZE_MAX;
+	uint64_t ms = 0, all_ms = 0, own_ms = 0;
+	int e;
+	struct sbx_err ignored;
+
+	for (size_t i = 0; i < n; i++) {
+		if (pkgrule_age(v[i], &e, &ms, &ignored) < 0)
+			continue;  /* checked when read */
+		if (e < 0)
+			all = i, all_ms = ms;
+		else if (eco && strcmp(pkgrule_ecosystems[e], eco) == 0)
+			own = i, own_ms = ms;
+	}
+	if (which)
+		*which = own != SIZE_MAX ? own : all;
+	return own != SIZE_MAX ? own_ms : all_ms;
 }

@@ -34,4 +34,14 @@ bool pkgrule_covers(const char *const *wide, size_t n, const char *entry);
  * *out (may be NULL): Unix seconds. Returns 0, or -1 with err. */
 int pkgrule_date(const char *s, int64_t *out, struct sbx_err *err);
 
+/* [packages] min_age, "[ECO:]DURATION" (0 or none: no age rule): *eco
+ * the index in pkgrule_ecosystems, or -1 for every ecosystem; *ms the
+ * duration (either may be NULL). Returns 0, or -1 with err. */
+int pkgrule_age(const char *entry, int *eco, uint64_t *ms, struct sbx_err *err);
+
+/* The min_age the entries v[0..n) give ecosystem eco (NULL: every
+ * ecosystem's alone): the last entry naming it, else the last naming no
+ * ecosystem, else 0; *which (may be NULL) its index, or SIZE_MAX. */
+uint64_t pkgrule_age_for(const char *const *v, size_t n, const char *eco, size_t *which);
+
 #endif

@@ -30,10 +30,10 @@ enum cap_kind {
 	CAP_DOWN,      /* an enum whose earlier choices are wider (seccomp, enforce, tier) */
 	CAP_HOSTS,     /* a host list: each entry within the policy's */
 	CAP_BINDS,     /* bind sources within the policy's patterns */
-	CAP_FLOOR,     /* a number the value may not go below (min_age; 0 is the lowest) */
 	CAP_CEIL,      /* a number the value may not go above (index_max_age; 0 is the lowest) */
 	CAP_PKGS,      /* package rules: each entry within the policy's */
 	CAP_PKG_DENY,  /* package rules the policy adds to every profile's */
+	CAP_AGES,      /* min_age's "[ECO:]DURATION": a floor in each ecosystem */
 };
 
 static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
@@ -50,7 +50,7 @@ static const struct { enum sbx_key key; enum cap_kind kind; } cap_table[] = {
 	{ SBX_K_PKG_ALLOW, CAP_PKGS },   { SBX_K_PKG_DENY, CAP_PKG_DENY },
 	/* a feed the policy names is read by every sandbox, besides the profile's */
 	{ SBX_K_PKG_MALICIOUS, CAP_PKG_DENY },
-	{ SBX_K_PKG_MIN_AGE, CAP_FLOOR }, { SBX_K_PKG_OFFLINE, CAP_DOWN },
+	{ SBX_K_PKG_MIN_AGE, CAP_AGES }, { SBX_K_PKG_OFFLINE, CAP_DOWN },
 	/* mode = enforce in a policy: no profile turns the rules into reports */
 	{ SBX_K_PKG_MODE, CAP_DOWN },
 	/* how long an index may be served unasked: what upstream pulled
@@ -348,9 +348,9 @@ static int apply_scalar(const struct sbx_policy_file *f, const struct sbx_option
 	char want[64], cap[64];
 	int over;
 
-	if (kind == CAP_LIMIT || kind == CAP_FLOOR || kind == CAP_CEIL) {
+	if (kind == CAP_LIMIT || kind == CAP_CEIL) {
 		uint64_t c = *FIELD(&f->caps, o, uint64_t), *v = FIELD(cfg, o, uint64_t);
-		over = kind == CAP_FLOOR ? *v < c : kind == CAP_CEIL ? *v > c : c && (*v == 0 || *v > c);
+		over = kind == CAP_CEIL ? *v > c : c && (*v == 0 || *v > c);
 		if (over && clampable(origin)) {
 			*v = c;
 			set_origin(cfg, o->key, f->caps.origin[o->key]);
@@ -369,8 +369,6 @@ static int apply_scalar(const struct sbx_policy_file *f, const struct sbx_option
 		return 0;
 	config_format(cfg, o, want, sizeof(want));
 	config_format(&f->caps, o, cap, sizeof(cap));
-	if (kind == CAP_FLOOR)
-		snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap), " or more");
 	return refuse(cfg, o, origin, want, f, cap, err);
 }
 
@@ -539,6 +537,39 @@ static void apply_pkg_deny(const struct sbx_policy_file *f, const struct sbx_opt
 			add_capped(l, cap->v[i], cap->origin[i]);
 }
 
+/* [packages] min_age: in each ecosystem, the age the profile's entries give
+ * (its ECO: entry, else its own for all) is at least the policy's; where
+ * the profile's own entry gives less it is refused, where none or the
+ * policy's does, the policy's for that ecosystem is added ("deb:7d"). */
+static int apply_ages(const struct sbx_policy_file *f, const struct sbx_option *o, struct sbx_config *cfg,
+		      struct sbx_err *err)
+{
+	struct sbx_strlist *l = FIELD(cfg, o, struct sbx_strlist);
+	const struct sbx_strlist *cap = config_list(&f->caps, o);
+	size_t wi, ci;
+	char text[512];
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t e = 0; pkgrule_ecosystems[e]; e++) {
+			const char *eco = pkgrule_ecosystems[e];
+			uint64_t floor = pkgrule_age_for((const char *const *)cap->v, cap->n, eco, &ci);
+			if (pkgrule_age_for((const char *const *)l->v, l->n, eco, &wi) >= floor)
+				continue;
+			if (pass == 0 && wi != SIZE_MAX && !clampable(l->origin[wi])) {
+				list_text(f, o, text, sizeof(text));
+				snprintf(text + strlen(text), sizeof(text) - strlen(text), " or more%s%s",
+					 strchr(l->v[wi], ':') ? " in " : "", strchr(l->v[wi], ':') ? eco : "");
+				return refuse(cfg, o, l->origin[wi], l->v[wi], f, text, err);
+			}
+			if (pass == 1) {
+				const char *colon = strchr(cap->v[ci], ':');
+				_cleanup_free_ char *v = xasprintf("%s:%s", eco, colon ? colon + 1 : cap->v[ci]);
+				add_capped(l, v, cap->origin[ci]);
+			}
+		}
+	return 0;
+}
+
 static int apply_file(const struct sbx_policy_file *f, struct sbx_config *cfg, struct sbx_err *err)
 {
 	for (size_t i = 0; i < sbx_options_count; i++) {
@@ -554,6 +585,8 @@ static int apply_file(const struct sbx_policy_file *f, struct sbx_config *cfg, s
 			r = apply_pkgs(f, o, cfg, err);
 		else if (kind == CAP_PKG_DENY)
 			apply_pkg_deny(f, o, cfg);
+		else if (kind == CAP_AGES)
+			r = apply_ages(f, o, cfg, err);
 		else
 			r = apply_scalar(f, o, kind, cfg, err);
 		if (r < 0)
@@ -592,7 +625,8 @@ void policy_each_cap(const struct sbx_policy *pol,
 			char value[512], line[600];
 			if (kind == CAP_NONE || !f->caps.origin[o->key])
 				continue;
-			if (kind == CAP_HOSTS || kind == CAP_BINDS || kind == CAP_PKGS || kind == CAP_PKG_DENY)
+			if (kind == CAP_HOSTS || kind == CAP_BINDS || kind == CAP_PKGS || kind == CAP_PKG_DENY ||
+			    kind == CAP_AGES)
 				list_text(f, o, value, sizeof(value));
 			else
 				config_format(&f->caps, o, value, sizeof(value));

@@ -77,11 +77,12 @@ void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *c
 		.index_max_age_ms = cfg->pkg_index_max_age_ms ? (int64_t)cfg->pkg_index_max_age_ms : -1,
 		.index_max_stale_ms = (int64_t)cfg->pkg_index_max_stale_ms,
 		.rules = { .allow = &cfg->pkg_allow, .deny = &cfg->pkg_deny,
-			   .min_age_s = cfg->pkg_min_age_ms / 1000, .offline = cfg->pkg_offline == SBX_ON,
+			   .offline = cfg->pkg_offline == SBX_ON,
 			   .report = cfg->pkg_mode == SBX_PKG_REPORT },
 		.malicious = &cfg->pkg_malicious,
 		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,
 	};
+	rules_set_min_age(&conf->rules, &cfg->pkg_min_age);
 	/* checked when the profile was read (pkgrule_date) */
 	if (cfg->pkg_not_after && pkgrule_date(cfg->pkg_not_after, &conf->rules.not_after_s, NULL) == 0)
 		conf->rules.not_after = cfg->pkg_not_after;

@@ -107,7 +107,7 @@ static void serve_index(struct gw *gw, struct gw_client *cl, struct cargo_req *r
 	}
 	if (f.dropped) {
 		char by[160], key[CARGOIDX_NAME_MAX + 8];
-		rules_hiding(&gw->conf.rules, by, sizeof(by));
+		rules_hiding(&gw->conf.rules, "cargo", by, sizeof(by));
 		snprintf(key, sizeof(key), "cargo:%s", r->name);
 		gw_tell_once(gw, key, "cargo '%s': %zu version%s %s hidden: %s", r->name, f.dropped,
 			     f.dropped == 1 ? "" : "s", by, k.told);

@@ -301,6 +301,14 @@ static void artifact(struct gw *gw, struct gw_client *cl, const char *key, const
 		gw_fail(gw, cl, 403, "deb", e.package, e.version, "deb %s@%s: %s", e.package, e.version, why);
 		return;
 	}
+	/* dated by when the gateway first saw it (gw_debidx.c); the signed
+	 * index cannot be filtered, so apt cannot fall back to another */
+	if (gw_seen_ok(gw, "deb", e.package, e.version, e.seen, why, sizeof(why)) < 0) {
+		gw_fail(gw, cl, 403, "deb", e.package, e.version, "%s; apt cannot pick an older version (the signed "
+			"index lists this one): install one old enough by PACKAGE=VERSION, or set min_age = deb:DURATION",
+			why);
+		return;
+	}
 	struct gw_artifact_req ar = { .eco = "deb", .name = e.package, .version = e.version, .url = url,
 				      .max = e.size ? e.size : DEB_MAX, .plain_http = true };
 	for (size_t i = 0; i < 32; i++)

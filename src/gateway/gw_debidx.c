@@ -5,7 +5,16 @@
  * other client meanwhile, never waits the second or two a Debian main
  * index takes. A .deb asked for while a table is built waits for it
  * (gw_deb.c). Tables are searched newest first: a newer copy of an index
- * replaces the older. */
+ * replaces the older.
+ *
+ * Each entry carries the time the gateway first saw that file of that
+ * package and version (debidx_date): a table built anew takes the times of
+ * the last table built for the same index (its Packages or Sources file by
+ * path, whatever compression or by-hash name it came under), named by a
+ * small index document of the cache, "seen/HOST/PATH" holding that table's
+ * digest; what that table lacks is stamped now. So the record is bounded
+ * by the index itself (a table's cap), never grows past it, and is the
+ * cache's: a table or its name evicted makes versions young again. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -14,6 +23,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -46,6 +56,8 @@ struct job {
 	char error[300];
 	int64_t ms;
 	char *damaged;         /* why the cache's table was not trusted */
+	bool has_prev;         /* the last table of the same index, to date by */
+	unsigned char prev[32];
 };
 
 /* Shared with the worker, under lock; whoever is last frees it. */
@@ -68,6 +80,59 @@ struct gw_debidx {
 	pthread_t thread;
 	char *damaged;         /* what the last load found, for the build's event */
 };
+
+/* The name of the record of the last table of the index at key: the
+ * cache's index document "seen/HOST/DIR/Packages" (or Sources) below
+ * upstream "http://HOST/", whatever compression or by-hash name the
+ * index came under (a by-hash file in a source directory is a Sources). */
+static void seen_name(const char *key, char *up, size_t usize, char *name, size_t size)
+{
+	const char *bh = strstr(key, "/by-hash/"), *slash = strrchr(key, '/');
+	size_t dir = bh ? (size_t)(bh - key) : slash ? (size_t)(slash - key) : 0;
+	bool src = bh ? dir >= 7 && strncmp(key + dir - 7, "/source", 7) == 0
+		      : slash && strncmp(slash + 1, "Sources", 7) == 0;
+	unsigned char d[32];
+
+	snprintf(up, usize, "http://%.*s/", (int)strcspn(key, "/"), key);
+	if (dir + 32 < 200) {
+		snprintf(name, size, "seen/%.*s/%s", (int)dir, key, src ? "Sources" : "Packages");
+		return;
+	}
+	sri_sha256(key, dir, d);  /* too long a name for the cache: its digest */
+	snprintf(name, size, "seen/%s-", src ? "Sources" : "Packages");
+	for (size_t i = 0; i < 20; i++)
+		snprintf(name + strlen(name), size - strlen(name), "%02x", d[i]);
+}
+
+/* The digest of the last table built for the index at key: 1, or 0. */
+static int seen_get(struct gw *gw, const char *key, unsigned char prev[32])
+{
+	char up[HOSTMATCH_MAX + 16], name[256], etag[8];
+	_cleanup_free_ char *body = NULL;
+	size_t len;
+	int64_t age;
+	struct sri s;
+
+	seen_name(key, up, sizeof(up), name, sizeof(name));
+	if (gw_cache_index_get(gw->cache, "deb", up, name, &body, &len, etag, sizeof(etag), &age) != 1 || len < 64)
+		return 0;
+	body[64] = '\0';
+	if (sri_from_hex256(body, &s) < 0)
+		return 0;
+	memcpy(prev, s.digest, 32);
+	return 1;
+}
+
+static void seen_put(struct gw *gw, const char *key, const unsigned char src[32])
+{
+	char up[HOSTMATCH_MAX + 16], name[256], hex[66];
+
+	seen_name(key, up, sizeof(up), name, sizeof(name));
+	for (size_t i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", src[i]);
+	hex[64] = '\n';
+	gw_cache_index_put(gw->cache, "deb", up, name, hex, 65, "");
+}
 
 static void job_free(struct job *j)
 {
@@ -92,6 +157,21 @@ static void worker_free(struct worker *w)
 	free(w);
 }
 
+/* The entries dated: by the last table of the same index where the cache
+ * still has it (checked whole, as any table), else now. */
+static void date(struct worker *w, struct job *j)
+{
+	void *prev = NULL;
+	size_t len = 0;
+	char why[300];
+
+	if (j->has_prev && (!w->cache || gw_cache_debidx_get(w->cache, j->prev, &prev, &len, why, sizeof(why)) != 1))
+		prev = NULL;
+	(void)debidx_date(j->table, j->table_len, prev, len, (int64_t)time(NULL));
+	if (prev)
+		munmap(prev, len);
+}
+
 static void run(struct worker *w, struct job *j)
 {
 	int64_t t0 = (int64_t)now_ms();
@@ -108,10 +188,12 @@ static void run(struct worker *w, struct job *j)
 		 (text = tlen ? mmap(NULL, tlen, PROT_READ, MAP_PRIVATE, tfd, 0) : (void *)"") == MAP_FAILED)
 		err_sys(&err, "cannot map the unpacked index");
 	if (text == MAP_FAILED ||
-	    debidx_build(text, tlen, j->src, &j->table, &j->table_len, &j->entries, &err) < 0)
+	    debidx_build(text, tlen, j->src, &j->table, &j->table_len, &j->entries, &err) < 0) {
 		snprintf(j->error, sizeof(j->error), "%s", err.msg);
-	else
+	} else {
+		date(w, j);
 		(void)gw_cache_debidx_put(w->cache, j->src, j->table, j->table_len, j->key);
+	}
 	if (text != MAP_FAILED && tlen)
 		munmap(text, tlen);
 	if (body != MAP_FAILED && j->len)
@@ -226,6 +308,9 @@ int gw_debidx_load(struct gw *gw, const char *key, const unsigned char src[32])
 	if (r != 1)
 		return 0;
 	add_table(d, table_new(++d->seq, key, p, len, true));
+	unsigned char prev[32];
+	if (!seen_get(gw, key, prev))  /* (read: kept from eviction as the table is) */
+		seen_put(gw, key, src);
 	gw_event_index(gw, "deb", key, debidx_count(p), "cache", (int64_t)now_ms() - t0, NULL);
 	return 1;
 }
@@ -256,6 +341,7 @@ static void take_in(struct gw *gw, struct gw_debidx *d, struct job *j)
 		fprintf(stderr, "sbxrun: gateway: deb %s: %s (its packages will be refused)\n", j->key, j->error);
 	} else {
 		gw_event_index(gw, "deb", j->key, j->entries, "built", j->ms, j->damaged);
+		seen_put(gw, j->key, j->src);  /* the next table of this index is dated by it */
 		add_table(d, table_new(j->seq, j->key, steal_ptr(j->table), j->table_len, false));
 	}
 	job_free(j);
@@ -272,6 +358,7 @@ void gw_debidx_build(struct gw *gw, const char *key, const unsigned char src[32]
 	memcpy(j->src, src, 32);
 	j->len = len;
 	j->damaged = steal_ptr(d->damaged);
+	j->has_prev = seen_get(gw, key, j->prev) && memcmp(j->prev, src, 32) != 0;
 	/* the worker reads a copy in a file, not in memory: indexes waiting
 	 * to be read cost the host disk, PENDING_MAX in all; past it one is
 	 * not read, and the .debs it lists are refused */

@@ -112,7 +112,7 @@ static void list_then(struct gw *gw, struct gw_client *cl, const struct gw_doc *
 	free(v);
 	if (hidden) {
 		char by[160], key[GOMOD_PATH_MAX + 8];
-		rules_hiding(&gw->conf.rules, by, sizeof(by));
+		rules_hiding(&gw->conf.rules, "go", by, sizeof(by));
 		snprintf(key, sizeof(key), "go:%s", r->m.path);
 		gw_tell_once(gw, key, "go '%s': %zu version%s %s hidden (%s; the age of a Go version is since the "
 			     "gateway first saw it)", r->m.path, hidden, hidden == 1 ? "" : "s", by, told);

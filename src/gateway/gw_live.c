@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/pkgrule.h"
 #include "base/util.h"
 #include "gateway/gw.h"
 #include "net/proxy_event.h"
@@ -48,6 +49,13 @@ static void summarize(const struct gw_rules *r, char *buf, size_t size)
 		rules_say_age(r->min_age_s, age, sizeof(age));
 		len = say(buf, size, len, "min_age", age, NULL);
 	}
+	for (unsigned i = 0; pkgrule_ecosystems[i] && i < 8; i++)
+		if (r->min_age_set & (1u << i)) {
+			char eco[48];
+			rules_say_age(r->min_age_eco_s[i], age, sizeof(age));
+			snprintf(eco, sizeof(eco), "%s:%s", pkgrule_ecosystems[i], r->min_age_eco_s[i] ? age : "0");
+			len = say(buf, size, len, "min_age", eco, NULL);
+		}
 	if (r->offline)
 		len = say(buf, size, len, "offline", NULL, NULL);
 	if (!len)
@@ -88,7 +96,7 @@ int gateway_set_rules(struct sbx_gateway *g, const struct sbx_config *cfg, const
 	config_strlist_free(&gw->live_deny);
 	copy_list(&gw->live_allow, &cfg->pkg_allow);
 	copy_list(&gw->live_deny, &cfg->pkg_deny);
-	gw->conf.rules.min_age_s = cfg->pkg_min_age_ms / 1000;
+	rules_set_min_age(&gw->conf.rules, &cfg->pkg_min_age);
 	gw->conf.rules.offline = cfg->pkg_offline == SBX_ON;
 	summarize(&gw->conf.rules, buf, sizeof(buf));
 	if (gw->live_said && strcmp(gw->live_said, buf) == 0)

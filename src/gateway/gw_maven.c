@@ -151,7 +151,7 @@ static bool *keep_of(struct gw *gw, const struct mvn_req *r, const struct mavenm
 	}
 	if (hidden) {
 		char by[160], key[MAVEN_PATH_MAX + 160];
-		rules_hiding(&gw->conf.rules, by, sizeof(by));
+		rules_hiding(&gw->conf.rules, "maven", by, sizeof(by));
 		snprintf(key, sizeof(key), "maven:%s", r->m.name);
 		gw_tell_once(gw, key, "maven '%s': %zu version%s %s hidden (%s; the age of a Maven version is since "
 			     "the gateway first saw it)", r->m.name, hidden, hidden == 1 ? "" : "s", by, told);

@@ -43,7 +43,7 @@ static void serve_packument(struct gw *gw, struct gw_client *cl, struct npm_req 
 	}
 	if (s.hidden) {
 		/* npm's own "No matching version" cannot say why: this line does */
-		rules_hiding(&gw->conf.rules, hiding, sizeof(hiding));
+		rules_hiding(&gw->conf.rules, "npm", hiding, sizeof(hiding));
 		snprintf(key, sizeof(key), "npm:%s", r->name);
 		gw_tell_once(gw, key, "npm '%s': %zu version%s %s hidden: %s", r->name, s.hidden,
 			     s.hidden == 1 ? "" : "s", hiding, s.told);

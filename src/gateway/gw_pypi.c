@@ -71,7 +71,7 @@ static void tell_hidden(struct gw *gw, const char *name, const struct pypi_page 
 	}
 	if (!n)
 		return;
-	rules_hiding(&gw->conf.rules, hiding, sizeof(hiding));
+	rules_hiding(&gw->conf.rules, "pypi", hiding, sizeof(hiding));
 	snprintf(key, sizeof(key), "pypi:%s", name);
 	gw_tell_once(gw, key, "pypi '%s': %zu file%s %s hidden (version %s)", name, n, n == 1 ? "" : "s", hiding,
 		     told);

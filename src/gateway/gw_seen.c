@@ -53,15 +53,22 @@ int gw_seen_ok(struct gw *gw, const char *eco, const char *name, const char *ver
 {
 	char inner[400];
 	int64_t now = (int64_t)time(NULL);
+	struct gw_rules strict = gw->conf.rules;
 
 	if (rules_version(&gw->conf.rules, eco, name, version, why, size) < 0)
 		return -1;  /* a malicious-package feed names it */
-	if (!rules_dated(&gw->conf.rules) ||
-	    rules_age(&gw->conf.rules, eco, name, version, seen ? seen : now, now, inner, sizeof(inner)) == 0)
+	/* judged as enforced, so that a report says "first seen" too */
+	strict.report = false;
+	if (!rules_dated(&strict) || rules_age(&strict, eco, name, version, seen ? seen : now, now, inner,
+					       sizeof(inner)) == 0)
 		return 0;
 	snprintf(why, size, "%s %s %s: first seen by the gateway %s", eco, name, version,
 		 inner + (strncmp(inner, "published ", 10) == 0 ? 10 : 0));
-	return -1;
+	if (!gw->conf.rules.report)
+		return -1;
+	if (gw->conf.rules.on_report)
+		gw->conf.rules.on_report(gw->conf.rules.report_arg, eco, name, version, why);
+	return 0;
 }
 
 int gw_seen_ok1(struct gw *gw, const struct gw_seen_key *k, const char *name, const char *version, bool record,

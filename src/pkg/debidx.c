@@ -2,9 +2,10 @@
  * where it was written): a head of 88 bytes (magic with the layout's
  * version, the count of records, the string table's size, the SHA256 of
  * the Packages file, the SHA256 of everything after the head), then the
- * records of 56 bytes sorted by path, then the NUL-terminated strings.
+ * records of 64 bytes sorted by path, then the NUL-terminated strings.
  * A change of what deb_index_each accepts changes the magic, so tables
- * built by an older sbxrun are rebuilt. */
+ * built by an older sbxrun are rebuilt (3: each record has the time the
+ * gateway first saw it). */
 #define _GNU_SOURCE
 #include "pkg/debidx.h"
 
@@ -15,7 +16,7 @@
 #include "pkg/deb_index.h"
 #include "pkg/sri.h"
 
-#define MAGIC "SBXDEBI2"
+#define MAGIC "SBXDEBI3"
 
 struct head {
 	char magic[8];
@@ -27,10 +28,11 @@ struct head {
 struct rec {
 	uint32_t path, package, version, reserved;
 	uint64_t size;
+	int64_t seen;  /* Unix seconds; 0: not dated (debidx_date) */
 	unsigned char sha256[32];
 };
 
-_Static_assert(sizeof(struct head) == 88 && sizeof(struct rec) == 56, "the table's layout");
+_Static_assert(sizeof(struct head) == 88 && sizeof(struct rec) == 64, "the table's layout");
 
 struct builder {
 	struct rec *v;
@@ -74,6 +76,7 @@ static void collect(void *arg, const struct deb_stanza *s)
 	r->version = add_str(b, s->version);
 	r->reserved = (uint32_t)(b->n - 1);  /* the order in the text, until sorted */
 	r->size = s->size;
+	r->seen = 0;
 	memcpy(r->sha256, s->sha256, 32);
 }
 
@@ -180,8 +183,55 @@ int debidx_find(const void *p, size_t len, const char *path, struct debidx_entry
 			e->version = strs + r.version;
 			memcpy(e->sha256, r.sha256, 32);
 			e->size = r.size;
+			e->seen = r.seen;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+/* The record at i of a checked table, and its strings. */
+static void rec_at(const char *p, size_t i, struct rec *r)
+{
+	memcpy(r, p + sizeof(struct head) + i * sizeof(*r), sizeof(*r));
+}
+
+size_t debidx_date(char *p, size_t len, const void *prev, size_t prev_len, int64_t now)
+{
+	struct head h, ph;
+	size_t carried = 0, j = 0;
+
+	(void)prev_len;  /* checked: its head's sizes hold */
+	memcpy(&h, p, sizeof(h));
+	const char *strs = p + sizeof(h) + (size_t)h.n * sizeof(struct rec), *pstrs = NULL;
+	if (prev) {
+		memcpy(&ph, prev, sizeof(ph));
+		pstrs = (const char *)prev + sizeof(ph) + (size_t)ph.n * sizeof(struct rec);
+	}
+	/* both sorted by path (and one record a path): one walk of the two */
+	for (size_t i = 0; i < h.n; i++) {
+		struct rec r, q = { 0 };
+		rec_at(p, i, &r);
+		r.seen = r.seen > 0 && r.seen < now ? r.seen : now;  /* dated before: the earlier */
+		int c = 1;
+		while (prev && j < ph.n) {
+			rec_at(prev, j, &q);
+			if (q.path >= ph.strs || q.package >= ph.strs || q.version >= ph.strs) {
+				prev = NULL;  /* checked, so never: nothing more carried */
+				break;
+			}
+			if ((c = strcmp(pstrs + q.path, strs + r.path)) >= 0)
+				break;
+			j++;
+		}
+		if (prev && j < ph.n && c == 0 && q.seen > 0 && q.seen < r.seen && memcmp(q.sha256, r.sha256, 32) == 0 &&
+		    strcmp(pstrs + q.package, strs + r.package) == 0 && strcmp(pstrs + q.version, strs + r.version) == 0) {
+			r.seen = q.seen;
+			carried++;
+		}
+		memcpy(p + sizeof(h) + i * sizeof(r), &r, sizeof(r));
+	}
+	sri_sha256(p + sizeof(h), len - sizeof(h), h.sum);
+	memcpy(p, &h, sizeof(h));
+	return carried;
 }

@@ -100,13 +100,38 @@ static void say_age(char *out, size_t size, uint64_t s)
 		snprintf(out, size, "%llu days", (unsigned long long)(s / 86400));
 	else if (s >= 3600 * 2)
 		snprintf(out, size, "%llu hours", (unsigned long long)(s / 3600));
-	else
+	else if (s >= 120)
 		snprintf(out, size, "%llu minutes", (unsigned long long)(s / 60));
+	else
+		snprintf(out, size, "%llu seconds", (unsigned long long)s);
 }
 
-static int age_why(const struct gw_rules *r, int64_t published_s, int64_t now_s, char *why, size_t size)
+void rules_set_min_age(struct gw_rules *r, const struct sbx_strlist *l)
+{
+	size_t which;
+
+	r->min_age_s = pkgrule_age_for((const char *const *)l->v, l->n, NULL, NULL) / 1000;
+	r->min_age_set = 0;
+	for (unsigned i = 0; pkgrule_ecosystems[i] && i < 8; i++) {
+		r->min_age_eco_s[i] = pkgrule_age_for((const char *const *)l->v, l->n, pkgrule_ecosystems[i], &which) / 1000;
+		if (which != SIZE_MAX && strchr(l->v[which], ':'))
+			r->min_age_set |= 1u << i;
+	}
+}
+
+uint64_t rules_min_age(const struct gw_rules *r, const char *eco)
+{
+	for (unsigned i = 0; eco && pkgrule_ecosystems[i] && i < 8; i++)
+		if (strcmp(eco, pkgrule_ecosystems[i]) == 0)
+			return r->min_age_set & (1u << i) ? r->min_age_eco_s[i] : r->min_age_s;
+	return r->min_age_s;
+}
+
+static int age_why(const struct gw_rules *r, const char *eco, int64_t published_s, int64_t now_s, char *why,
+		   size_t size)
 {
 	char age[32], min[32];
+	uint64_t min_age = rules_min_age(r, eco);
 
 	if (r->not_after_s && published_s <= 0) {
 		snprintf(why, size, "its publication date is unknown, and [packages] not_after = %s", r->not_after);
@@ -120,14 +145,14 @@ static int age_why(const struct gw_rules *r, int64_t published_s, int64_t now_s,
 		snprintf(why, size, "published %s, after [packages] not_after = %s", when, r->not_after);
 		return -1;
 	}
-	if (!r->min_age_s)
+	if (!min_age)
 		return 0;
-	say_age(min, sizeof(min), r->min_age_s);
+	say_age(min, sizeof(min), min_age);
 	if (published_s <= 0) {
 		snprintf(why, size, "its publication date is unknown, and [packages] min_age is %s", min);
 		return -1;
 	}
-	if (now_s >= published_s && (uint64_t)(now_s - published_s) >= r->min_age_s)
+	if (now_s >= published_s && (uint64_t)(now_s - published_s) >= min_age)
 		return 0;
 	say_age(age, sizeof(age), now_s > published_s ? (uint64_t)(now_s - published_s) : 0);
 	snprintf(why, size, "published %s ago, [packages] min_age is %s", age, min);
@@ -137,7 +162,7 @@ static int age_why(const struct gw_rules *r, int64_t published_s, int64_t now_s,
 int rules_age(const struct gw_rules *r, const char *eco, const char *name, const char *version,
 	      int64_t published_s, int64_t now_s, char *why, size_t size)
 {
-	if (age_why(r, published_s, now_s, why, size) == 0)
+	if (age_why(r, eco, published_s, now_s, why, size) == 0)
 		return 0;
 	return refuse(r, eco, name, version, why);
 }
@@ -156,6 +181,9 @@ int rules_version(const struct gw_rules *r, const char *eco, const char *name, c
 
 bool rules_dated(const struct gw_rules *r)
 {
+	for (unsigned i = 0; i < 8; i++)
+		if (r->min_age_set & (1u << i) && r->min_age_eco_s[i])
+			return true;
 	return r->min_age_s || r->not_after_s;
 }
 
@@ -164,13 +192,13 @@ bool rules_per_version(const struct gw_rules *r)
 	return rules_dated(r) || (r->feed && malfeed_count(r->feed));
 }
 
-void rules_hiding(const struct gw_rules *r, char *out, size_t size)
+void rules_hiding(const struct gw_rules *r, const char *eco, char *out, size_t size)
 {
 	char min[32] = "";
 	bool feed = r->feed && malfeed_count(r->feed);
 
-	if (r->min_age_s)
-		say_age(min, sizeof(min), r->min_age_s);
+	if (rules_min_age(r, eco))
+		say_age(min, sizeof(min), rules_min_age(r, eco));
 	if (!r->not_after_s && !feed) {
 		snprintf(out, size, "younger than [packages] min_age (%s)", min);
 		return;

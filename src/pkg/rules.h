@@ -14,6 +14,10 @@ struct gw_rules {
 	const struct sbx_strlist *allow;  /* "ECO:GLOB" or "GLOB" (every ecosystem); NULL or empty: all */
 	const struct sbx_strlist *deny;   /* the same; wins over allow */
 	uint64_t min_age_s;               /* 0: no age rule */
+	/* min_age = ECO:DURATION: ecosystem i of pkgrule_ecosystems has
+	 * min_age_eco_s[i] where bit i of min_age_set is set, else min_age_s */
+	uint64_t min_age_eco_s[8];
+	unsigned min_age_set;
 	int64_t not_after_s;              /* 0: none; else versions published later are hidden */
 	const char *not_after;            /* as the profile wrote it, for messages */
 	const struct malfeed *feed;       /* NULL: none; the packages and versions it names are refused */
@@ -42,6 +46,13 @@ int rules_name(const struct gw_rules *r, const char *eco, const char *name, char
  * exist and none names it (for what has no package name: apt's indexes). */
 int rules_ecosystem(const struct gw_rules *r, const char *eco, char *why, size_t size);
 
+/* Sets min_age_s and the ecosystems' own from [packages] min_age's
+ * "[ECO:]DURATION" entries (pkgrule_age_for). */
+void rules_set_min_age(struct gw_rules *r, const struct sbx_strlist *min_age);
+
+/* The min_age of ecosystem eco, in seconds (0: none). */
+uint64_t rules_min_age(const struct gw_rules *r, const char *eco);
+
 /* 0 when version VERSION of NAME, published at published_s (Unix seconds;
  * 0: unknown), is old enough at now_s; -1 with why ("published 2 days ago,
  * min_age is 7 days"). An unknown date under an age rule is too young:
@@ -56,14 +67,15 @@ int rules_version(const struct gw_rules *r, const char *eco, const char *name, c
 		  size_t size);
 
 /* Whether an ecosystem must read the versions' dates (min_age, not_after)
- * or look at each version (a feed) before it serves an index. */
+ * or look at each version (a feed) before it serves an index: of any
+ * ecosystem (an ecosystem's min_age of 0 may still read them). */
 bool rules_dated(const struct gw_rules *r);
 bool rules_per_version(const struct gw_rules *r);
 
-/* What hides versions of an index, for the line that says how many:
- * "younger than [packages] min_age (7 days)", or with not_after or a
- * feed "hidden by [packages] min_age (7 days), not_after = D, malicious". */
-void rules_hiding(const struct gw_rules *r, char *out, size_t size);
+/* What hides versions of an index of eco, for the line that says how
+ * many: "younger than [packages] min_age (7 days)", or with not_after or
+ * a feed "hidden by [packages] min_age (7 days), not_after = D, malicious". */
+void rules_hiding(const struct gw_rules *r, const char *eco, char *out, size_t size);
 
 /* An age in words ("2 days", "5 hours", "3 minutes"), as rules_age says it. */
 void rules_say_age(uint64_t seconds, char *out, size_t size);

@@ -12,7 +12,11 @@
  *
  * Odd: the rest is a table as a cache file might hold it, checked as it is
  * and again with its digests made to match: a table the check passes is
- * then read at every path its strings name. */
+ * then read at every path its strings name, and dates a table of its own
+ * (debidx_date, the carry-over of first-seen times), within its bounds,
+ * leaving a table that passes its check with every entry dated.
+ *
+ * A table built from text is dated by itself: every time is kept. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +63,27 @@ static void read_all(const char *p, size_t len)
 	(void)debidx_find(p, len, "pool/main/a/a.deb", &e);
 }
 
+/* A small table of its own dated by prev (a checked table): it still
+ * passes its check, and every entry has a time, none later than now. */
+static void date_by(const char *prev, size_t prev_len)
+{
+	static const char text[] = "Package: a\nVersion: 1\nFilename: pool/a.deb\nSHA256: "
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n\n";
+	static const unsigned char src[32] = { 7 };
+	struct sbx_err err;
+	struct debidx_entry e;
+	char *t;
+	size_t len, n;
+
+	if (debidx_build(text, sizeof(text) - 1, src, &t, &len, &n, &err) < 0)
+		abort();
+	(void)debidx_date(t, len, prev, prev_len, 1700000000);
+	if (debidx_check(t, len, src, &err) < 0 || debidx_find(t, len, "pool/a.deb", &e) != 1 || e.seen <= 0 ||
+	    e.seen > 1700000000)
+		abort();
+	free(t);
+}
+
 /* The table p, with its digests made to match, checked; read if it passes. */
 static void forged(const char *p, size_t len)
 {
@@ -73,8 +98,10 @@ static void forged(const char *p, size_t len)
 	} else {
 		memset(src, 0, sizeof(src));
 	}
-	if (debidx_check(t, len, src, &err) == 0)
+	if (debidx_check(t, len, src, &err) == 0) {
 		read_all(t, len);
+		date_by(t, len);
+	}
 	free(t);
 }
 
@@ -108,10 +135,15 @@ static void from_text(const uint8_t *data, size_t size)
 	if (deb_index_each((const char *)data, size, collect, &ref, &err) < 0 || entries != ref.n ||
 	    debidx_check(tab, len, src, &err) < 0 || debidx_count(tab) != ref.n)
 		abort();
+	/* dated, then by itself: every time kept, the table still whole */
+	(void)debidx_date(tab, len, NULL, 0, 1700000000);
+	if (debidx_date(tab, len, tab, len, 1700000001) != 0 || debidx_check(tab, len, src, &err) < 0)
+		abort();
 	for (size_t i = 0; i < ref.n; i++) {
 		const struct deb_stanza *s = &ref.v[i];
 		if (debidx_find(tab, len, s->path, &e) != 1 || strcmp(e.package, s->package) != 0 ||
-		    strcmp(e.version, s->version) != 0 || memcmp(e.sha256, s->sha256, 32) != 0 || e.size != s->size)
+		    strcmp(e.version, s->version) != 0 || memcmp(e.sha256, s->sha256, 32) != 0 || e.size != s->size ||
+		    e.seen != 1700000000)
 			abort();
 	}
 	memcpy(other, src, 32);

@@ -569,8 +569,8 @@ test_gateway_rules_bad_values_and_profile_show() {
 	for line in 'allow = gem:rails|allow: '"'gem:rails'"': unknown ecosystem '"'gem'" \
 		'deny = npm:|deny: '"'npm:'"' is not [ECO:]GLOB' \
 		'allow = a;b|allow: '"'a;b'"': '"';'"' is not a package name or glob character' \
-		'min_age = 7 days|min_age: invalid duration '"'7 days'" \
-		'min_age = 0|min_age: '"'0'"': zero is not a limit' \
+		'min_age = 7 days|min_age: '"'7 days'"' is not [ECO:]DURATION' \
+		'min_age = gem:1d|min_age: '"'gem:1d'"': unknown ecosystem' \
 		'offline = maybe|offline: invalid value '"'maybe'"' (one of: no, yes)' \
 		'mode = maybe|mode: invalid value '"'maybe'"' (one of: report, enforce)' \
 		'not_after = 2025-02-30|not_after: '"'2025-02-30'"' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)' \
@@ -604,6 +604,13 @@ test_gateway_rules_under_the_policy_ceiling() {
 	printf '[packages]\nmin_age = 1d\n' > "$f"
 	run "$SBX" run -p "$f" --image tiny -- true
 	assert_bad_input "profile '$f' asks for min_age = 1d ($f:2); $pol caps [packages] min_age at 7d or more"
+	# a floor in each ecosystem: an ecosystem's own min_age cannot go below it
+	printf '[packages]
+min_age = 30d
+min_age = deb:0
+' > "$f"
+	run "$SBX" run -p "$f" --image tiny -- true
+	assert_bad_input "profile '$f' asks for min_age = deb:0 ($f:3); $pol caps [packages] min_age at 7d or more in deb"
 	printf '[packages]\noffline = yes\n' > "$TESTDIR/exam.ini"
 	printf '[packages]\noffline = no\n' > "$f"
 	run env SBXRUN_POLICY="$TESTDIR/exam.ini" "$SBX" run -p "$f" --image tiny -- true

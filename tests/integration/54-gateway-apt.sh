@@ -551,3 +551,105 @@ test_apt_table_is_bound_to_its_archive() {
 	assert_not_contains "$(cat "$TESTDIR/ev")" '"name":"sbxok"'
 	assert_not_contains "$(cat "$TESTDIR/srv.log")" "good/pool"
 }
+
+# Lists NAME VERSION in the fixture repository beside what its Packages
+# lists (a .deb built as tests/helper/debrepo.sh builds them), Release
+# made again over the new Packages.
+apt_publish() { # NAME VERSION
+	local d="$TESTDIR/repo" b="$TESTDIR/build-$1-$2" f="${1}_${2}_all.deb"
+	mkdir -p "$b/DEBIAN" "$b/usr/share/$1"
+	printf 'Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: sbxrun tests <tests@sbxrun.invalid>\nDescription: a fixture of the gateway tests\n' \
+		"$1" "$2" > "$b/DEBIAN/control"
+	echo "$1 $2 is installed" > "$b/usr/share/$1/hello"
+	dpkg-deb -Zgzip --root-owner-group --build "$b" "$d/$f" >/dev/null
+	printf 'Package: %s\nVersion: %s\nArchitecture: all\nFilename: ./%s\nSize: %s\nSHA256: %s\nDescription: a fixture\n\n' \
+		"$1" "$2" "$f" "$(stat -c %s "$d/$f")" "$(sha256sum < "$d/$f" | cut -d' ' -f1)" >> "$d/Packages"
+	{ sed '/^SHA256:/,$d' "$d/Release"; echo 'SHA256:'
+	  for x in Packages Sources; do printf ' %s %s %s\n' "$(sha256sum < "$d/$x" | cut -d' ' -f1)" "$(stat -c %s "$d/$x")" "$x"; done
+	} > "$d/Release.new" && mv "$d/Release.new" "$d/Release"
+}
+
+# Issue 43, 5: a deb: package's date is when the gateway first saw its
+# version in an index (apt's indexes carry none), recorded in the table of
+# that index and carried over when the index changes; min_age and
+# not_after refuse a .deb by it (403: apt cannot fall back, the signed
+# Packages lists the young one), a pin included; min_age = deb:0 lets apt
+# through under a global min_age; a fresh cache makes versions young again.
+test_apt_min_age_and_not_after_by_first_seen() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	apt_fixture
+	local prof="$HOME/.config/sbxrun/profiles/aptlab$$.ini" t0=$SECONDS
+	cp "$prof" "$TESTDIR/base.ini"
+	local apt="echo '$LIST' > /tmp/lab.list
+		apt() { apt-get -o Dir::Etc::SourceList=/tmp/lab.list -o Dir::Etc::SourceParts=/nonexistent \"\$@\"; }
+		apt update >/tmp/log 2>&1 || cat /tmp/log"
+	# everything is first seen now: under min_age a pin is refused too
+	{ cat "$TESTDIR/base.ini"; printf '[packages]\nmin_age = 6s\nindex_max_age = none\n'; } > "$prof"
+	run "$SBX" run -p "aptlab$$" --events "$TESTDIR/ev1" -- sh -c "$apt
+		apt install -y sbxgood=1.0 2>&1 | grep -m1 '^E: Failed to fetch'"
+	assert_status 0
+	local seen1
+	seen1=$(date -u +%s)  # sbxgood 1.0 was first seen before it
+	assert_contains "$out" "sbxgood_1.0_all.deb  403"
+	assert_contains "$err" "sbxrun: gateway: deb sbxgood 1.0: first seen by the gateway"
+	assert_contains "$err" "seconds ago, [packages] min_age is 6 seconds; apt cannot pick an older version"
+	assert_contains "$(grep package-refused "$TESTDIR/ev1")" '"rule":"min_age = 6 seconds"'
+
+	# the ecosystem's own min_age wins: apt goes through; a feed's Debian
+	# record still refuses what it names
+	printf '{"id":"MAL-2026-90","affected":[{"package":{"ecosystem":"Debian","name":"sbxbad"},"versions":["1.0"]}]}\n' \
+		> "$TESTDIR/feed.json"
+	{ cat "$TESTDIR/base.ini"; printf '[packages]\nmin_age = 6s\nmin_age = deb:0\nindex_max_age = none\nmalicious = %s\n' \
+		"$TESTDIR/feed.json"; } > "$prof"
+	run "$SBX" run -p "aptlab$$" -- sh -c "$apt
+		apt install -y sbxgood >/tmp/log 2>&1 || cat /tmp/log
+		cat /usr/share/sbxgood/hello
+		apt install -y sbxbad 2>&1 | grep -m1 '^E: Failed to fetch'"
+	assert_status 0
+	assert_contains "$out" "sbxgood is installed"
+	assert_contains "$out" "sbxbad_1.0_all.deb  403"
+	assert_contains "$err" "deb 'sbxbad@1.0' is known malicious (MAL-2026-90"
+
+	# sbxgood 2.0 published once 1.0 is old enough: the index changed, its
+	# table is built again with 1.0's time carried over; 2.0 is young
+	while [ "$(date -u +%s)" -le $((seen1 + 6)) ]; do sleep 0.5; done
+	apt_publish sbxgood 2.0
+	{ cat "$TESTDIR/base.ini"; printf '[packages]\nmin_age = 6s\nindex_max_age = none\n'; } > "$prof"
+	run "$SBX" run -p "aptlab$$" --events "$TESTDIR/ev3" -- sh -c "$apt
+		apt install -y sbxgood 2>&1 | grep -m1 '^E: Failed to fetch'
+		apt install -y sbxgood=2.0 2>&1 | grep -m1 '^E: Failed to fetch'
+		apt install -y sbxgood=1.0 >/tmp/log 2>&1 || cat /tmp/log
+		cat /usr/share/sbxgood/hello"
+	assert_status 0
+	assert_contains "$(grep '"package-index"' "$TESTDIR/ev3")" '"table":"built"'
+	assert_eq 2 "$(grep -c 'sbxgood_2.0_all.deb  403' <<<"$out")" "$out"
+	assert_contains "$err" "sbxrun: gateway: deb sbxgood 2.0: first seen by the gateway"
+	assert_contains "$out" "sbxgood is installed"
+	assert_contains "$(apt_events "$TESTDIR/ev3")" "deb sbxgood 1.0"
+
+	# not_after between the two: 1.0 served (its time kept in the table in
+	# the cache), 2.0 refused; a cache of its own has seen neither before
+	local when
+	when=$(date -u -d "@$seen1" +%Y-%m-%dT%H:%M:%SZ)
+	{ cat "$TESTDIR/base.ini"; printf '[packages]\nnot_after = %s\nindex_max_age = none\n' "$when"; } > "$prof"
+	local h="deb/host.sbxrun.internal:$RPORT"
+	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET" sh index "$h/Packages" one "$h/sbxgood_1.0_all.deb" \
+		two "$h/sbxgood_2.0_all.deb"
+	assert_status 0
+	assert_contains "$out" "one 200"
+	assert_contains "$out" "two 403"
+	assert_contains "$out" "deb sbxgood 2.0: first seen by the gateway 20"
+	assert_contains "$out" ", after [packages] not_after = $when"
+	export XDG_CACHE_HOME="$TESTDIR/cache2"
+	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET" sh index "$h/Packages" one "$h/sbxgood_1.0_all.deb"
+	assert_status 0
+	assert_contains "$out" "one 403"
+	assert_contains "$out" "after [packages] not_after = $when"
+	# mode = report: told, and served
+	printf 'mode = report\n' >> "$prof"
+	run "$SBX" run -p "aptlab$$" -- sh -c "$APT_GET" sh index "$h/Packages" one "$h/sbxgood_1.0_all.deb"
+	assert_status 0
+	assert_contains "$out" "one 200"
+	assert_contains "$err" "sbxrun: gateway: report: deb 'sbxgood' would be refused: deb sbxgood 1.0: first seen by the gateway 20"
+	echo "min_age and not_after of apt: $((SECONDS - t0)) s" >&2
+}

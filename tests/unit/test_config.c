@@ -10,6 +10,7 @@
 
 #include "cmd/cli.h"
 #include "base/config.h"
+#include "base/pkgrule.h"
 #include "base/policy.h"
 #include "base/profile.h"
 #include "unit.h"
@@ -76,6 +77,12 @@ static char *load(const char *text, struct sbx_config *cfg)
 	int r = profile_load_stream(cfg, f, "t.ini", &err);
 	fclose(f);
 	return r < 0 ? err.msg : NULL;
+}
+
+/* The min_age the profile gives eco (NULL: the one for all), in ms. */
+static uint64_t age_of(const struct sbx_config *cfg, const char *eco)
+{
+	return pkgrule_age_for((const char *const *)cfg->pkg_min_age.v, cfg->pkg_min_age.n, eco, NULL);
 }
 
 static void expect_bad(const char *text, const char *needle)
@@ -225,19 +232,28 @@ static void test_packages(void)
 	CHECK(cfg.pkg_allow.n == 3 && cfg.pkg_deny.n == 1);
 	CHECK_STR(cfg.pkg_allow.v[1], "npm:@types/*");
 	CHECK_STR(cfg.pkg_allow.origin[2], "t.ini:4");
-	CHECK(cfg.pkg_min_age_ms == 7 * 86400000ULL && cfg.pkg_offline == SBX_ON);
-	char shown[64];
-	config_format(&cfg, options_by_key(SBX_K_PKG_MIN_AGE), shown, sizeof(shown));
-	CHECK_STR(shown, "7d");
+	CHECK(age_of(&cfg, "npm") == 7 * 86400000ULL && cfg.pkg_offline == SBX_ON);
+	CHECK(cfg.pkg_min_age.n == 1);
+	CHECK_STR(cfg.pkg_min_age.v[0], "7d");
 	config_free(&cfg);
 	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
-	CHECK(cfg.pkg_allow.n == 0 && cfg.pkg_min_age_ms == 0 && cfg.pkg_offline == SBX_OFF);
+	CHECK(cfg.pkg_allow.n == 0 && cfg.pkg_min_age.n == 0 && cfg.pkg_offline == SBX_OFF);
 	config_free(&cfg);
+	/* min_age per ecosystem: ECO:DURATION wins for ECO, the last of each kind counts */
+	CHECK(load("[packages]\nmin_age = 7d\nmin_age = deb:0\nmin_age = npm:3d\nmin_age = npm:1h\n", &cfg) == NULL);
+	CHECK(age_of(&cfg, "deb") == 0 && age_of(&cfg, "npm") == 3600000ULL && age_of(&cfg, "pypi") == 7 * 86400000ULL);
+	CHECK(age_of(&cfg, NULL) == 7 * 86400000ULL);
+	config_free(&cfg);
+	CHECK(load("[packages]\nmin_age = go:none\nmin_age = cargo:2d\n", &cfg) == NULL);
+	CHECK(age_of(&cfg, "go") == 0 && age_of(&cfg, "cargo") == 2 * 86400000ULL && age_of(&cfg, "npm") == 0);
+	config_free(&cfg);
+	expect_bad("[packages]\nmin_age = gem:1d\n", "t.ini:2: min_age: 'gem:1d': unknown ecosystem 'gem'");
+	expect_bad("[packages]\nmin_age = deb:\n", "t.ini:2: min_age: 'deb:' is not [ECO:]DURATION");
+	expect_bad("[packages]\nmin_age = deb:1d:2\n", "is not [ECO:]DURATION");
 	expect_bad("[packages]\nallow = gem:rails\n", "t.ini:2: allow: 'gem:rails': unknown ecosystem 'gem'");
 	expect_bad("[packages]\ndeny = npm:\n", "t.ini:2: deny: 'npm:' is not [ECO:]GLOB");
 	expect_bad("[packages]\nallow = a b\n", "t.ini:2: allow: 'a b': ' ' is not a package name");
-	expect_bad("[packages]\nmin_age = 7 days\n", "t.ini:2: min_age: invalid duration '7 days'");
-	expect_bad("[packages]\nmin_age = 0\n", "t.ini:2: min_age: '0': zero is not a limit");
+	expect_bad("[packages]\nmin_age = 7 days\n", "t.ini:2: min_age: '7 days' is not [ECO:]DURATION");
 	expect_bad("[packages]\noffline = maybe\n", "t.ini:2: offline: invalid value 'maybe' (one of: no, yes)");
 	/* how long an index is served unasked: 2 minutes unless said, none: never */
 	CHECK(load("[sandbox]\nimage = x\n", &cfg) == NULL);
@@ -659,14 +675,14 @@ static void test_policy_packages(void)
 	CHECK_STR(cfg.pkg_allow.origin[0], "policy /p1.ini:2");
 	CHECK(cfg.pkg_deny.n == 1);
 	CHECK_STR(cfg.pkg_deny.origin[0], "policy /p1.ini:5");
-	CHECK(cfg.pkg_min_age_ms == 7 * 86400000ULL && cfg.pkg_offline == SBX_ON);
-	CHECK_STR(cfg.origin[SBX_K_PKG_MIN_AGE], "policy /p1.ini:6");
+	CHECK(age_of(&cfg, "deb") == 7 * 86400000ULL && cfg.pkg_offline == SBX_ON);
+	CHECK_STR(cfg.pkg_min_age.origin[0], "policy /p1.ini:6");
 	config_free(&cfg);
 	CHECK(capped(one, 1, "[packages]\nallow = npm:@types/node\nallow = npm:@types/n*\nallow = pypi:NumPy\n"
 		     "deny = npm:x\nmin_age = 30d\noffline = yes\n", &cfg) == NULL);
 	CHECK(cfg.pkg_allow.n == 3 && cfg.pkg_deny.n == 2);
 	CHECK_STR(cfg.pkg_allow.origin[0], "t.ini:2");
-	CHECK(cfg.pkg_min_age_ms == 30 * 86400000ULL);
+	CHECK(age_of(&cfg, "npm") == 30 * 86400000ULL);
 	config_free(&cfg);
 	expect_capped(one, 1, "[packages]\nallow = npm:left-pad\n",
 		      "profile 't' asks for allow = npm:left-pad (t.ini:2); /p1.ini caps [packages] allow at "
@@ -677,6 +693,22 @@ static void test_policy_packages(void)
 	expect_capped(one, 1, "[packages]\nallow = npm:@type*\n", "asks for allow = npm:@type*");
 	expect_capped(one, 1, "[packages]\nmin_age = 1d\n",
 		      "asks for min_age = 1d (t.ini:2); /p1.ini caps [packages] min_age at 7d or more");
+	/* per ecosystem: a floor in each; the profile's deb:0 only where the policy's allows it */
+	expect_capped(one, 1, "[packages]\nmin_age = 30d\nmin_age = deb:0\n",
+		      "asks for min_age = deb:0 (t.ini:3); /p1.ini caps [packages] min_age at 7d or more in deb");
+	const char *debfree[] = { "[packages]\nmin_age = 7d\nmin_age = deb:0\n" };
+	CHECK(capped(debfree, 1, "[packages]\nmin_age = 30d\nmin_age = deb:0\n", &cfg) == NULL);
+	CHECK(age_of(&cfg, "deb") == 0 && age_of(&cfg, "npm") == 30 * 86400000ULL);
+	config_free(&cfg);
+	expect_capped(debfree, 1, "[packages]\nmin_age = deb:1d\nmin_age = npm:1d\n",
+		      "asks for min_age = npm:1d (t.ini:3); /p1.ini caps [packages] min_age at 7d, deb:0 or more in npm");
+	CHECK(capped(debfree, 1, "[packages]\nmin_age = deb:1d\n", &cfg) == NULL);
+	CHECK(age_of(&cfg, "deb") == 86400000ULL && age_of(&cfg, "npm") == 7 * 86400000ULL);
+	CHECK(age_of(&cfg, "maven") == 7 * 86400000ULL);
+	config_free(&cfg);
+	CHECK(capped(debfree, 1, "[sandbox]\nhostname = x\n", &cfg) == NULL);
+	CHECK(age_of(&cfg, "deb") == 0 && age_of(&cfg, "cargo") == 7 * 86400000ULL);
+	config_free(&cfg);
 	expect_capped(one, 1, "[packages]\noffline = no\n", "/p1.ini caps [packages] offline at yes");
 	/* index_max_age: at most the policy's (none, ask every time, is the lowest) */
 	const char *fresh[] = { "[packages]\nindex_max_age = 1m\n" };

@@ -326,6 +326,73 @@ static void test_check(void)
 	free(t);
 }
 
+/* A stanza of the index of test_date: NAME_VERSION_all.deb with sha256 SHA. */
+static void stanza(char *buf, size_t size, const char *name, const char *version, const char *sha)
+{
+	snprintf(buf + strlen(buf), size - strlen(buf), "Package: %s\nVersion: %s\nFilename: pool/%s_%s_all.deb\n"
+		 "SHA256: %s\n\n", name, version, name, version, sha);
+}
+
+static int64_t seen_of(const char *t, size_t len, const char *path)
+{
+	struct debidx_entry e;
+	return debidx_find(t, len, path, &e) == 1 ? e.seen : -1;
+}
+
+/* The time the gateway first saw each file: carried from the last table
+ * of the same index to the next, whatever else changed in the index; a
+ * version (or other bytes under the same path) not in it is seen now;
+ * the table's checksum is made again (it passes its check). */
+static void test_date(void)
+{
+	char v1[1024] = "", v2[1024] = "";
+	struct sbx_err err;
+	size_t l1, l2, n;
+	const int64_t t0 = 1700000000, t1 = t0 + 86400, t2 = t1 + 86400;
+
+	stanza(v1, sizeof(v1), "a", "1", SHA_A);
+	stanza(v1, sizeof(v1), "b", "1", SHA_A);
+	stanza(v1, sizeof(v1), "c", "1", SHA_A);
+	char *old = table(v1, strlen(v1), &l1, &n);
+	CHECK(seen_of(old, l1, "pool/a_1_all.deb") == 0);  /* as built: not dated */
+	CHECK(debidx_date(old, l1, NULL, 0, t0) == 0);
+	CHECK(debidx_check(old, l1, src_a, &err) == 0);
+	CHECK(seen_of(old, l1, "pool/a_1_all.deb") == t0 && seen_of(old, l1, "pool/c_1_all.deb") == t0);
+
+	/* the index refreshed: a kept, b's version 2 beside 1 gone, c's bytes
+	 * changed under the same name, d new */
+	stanza(v2, sizeof(v2), "d", "1", SHA_A);
+	stanza(v2, sizeof(v2), "a", "1", SHA_A);
+	stanza(v2, sizeof(v2), "b", "2", SHA_A);
+	stanza(v2, sizeof(v2), "c", "1", SHA_B);
+	char *cur = table(v2, strlen(v2), &l2, &n);
+	CHECK(debidx_date(cur, l2, old, l1, t1) == 1);
+	CHECK(debidx_check(cur, l2, src_a, &err) == 0);
+	CHECK(seen_of(cur, l2, "pool/a_1_all.deb") == t0);
+	CHECK(seen_of(cur, l2, "pool/b_2_all.deb") == t1);
+	CHECK(seen_of(cur, l2, "pool/c_1_all.deb") == t1);
+	CHECK(seen_of(cur, l2, "pool/d_1_all.deb") == t1);
+	CHECK(seen_of(cur, l2, "pool/b_1_all.deb") == -1);
+
+	/* dated again by another table (the system cache's): the earlier wins,
+	 * a later one changes nothing, and a table never dates anything later */
+	CHECK(debidx_date(cur, l2, cur, l2, t2) == 0);
+	CHECK(seen_of(cur, l2, "pool/a_1_all.deb") == t0 && seen_of(cur, l2, "pool/d_1_all.deb") == t1);
+	CHECK(debidx_date(old, l1, cur, l2, t0 - 10) == 0);  /* a clock set back: now, the earliest */
+	CHECK(seen_of(old, l1, "pool/a_1_all.deb") == t0 - 10);
+	CHECK(debidx_check(old, l1, src_a, &err) == 0);
+
+	/* a prev whose strings lie past its end (forged, with its checksum
+	 * made to match): nothing carried from it, every entry still dated */
+	free(cur);
+	cur = table(v2, strlen(v2), &l2, &n);
+	memset(old + 88, 0xff, 4);  /* the first record's path */
+	CHECK(debidx_date(cur, l2, old, l1, t1) == 0);
+	CHECK(seen_of(cur, l2, "pool/a_1_all.deb") == t1 && seen_of(cur, l2, "pool/d_1_all.deb") == t1);
+	free(old);
+	free(cur);
+}
+
 /* printf 'Package: z\n' | gzip -9n | xxd -i */
 static const unsigned char gz[] = { 0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x0b, 0x48,
 	0x4c, 0xce, 0x4e, 0x4c, 0x4f, 0xb5, 0x52, 0xa8, 0xe2, 0x02, 0x00, 0xc3, 0xa4, 0x4f, 0x3e, 0x0b, 0x00, 0x00, 0x00 };
@@ -374,6 +441,7 @@ int main(void)
 	test_sources();
 	test_parse();
 	test_check();
+	test_date();
 	test_unpack();
 	return unit_done("test_deb_index");
 }

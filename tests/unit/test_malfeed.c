@@ -186,11 +186,11 @@ static void test_rules(void)
 	CHECK(rules_age(&r, "npm", "x", "1.0.0", 0, 1800000000, why, sizeof(why)) < 0);
 	CHECK_CONTAINS(why, "publication date is unknown");
 	r.min_age_s = 7 * 86400;
-	rules_hiding(&r, why, sizeof(why));
+	rules_hiding(&r, "npm", why, sizeof(why));
 	CHECK_STR(why, "under [packages] min_age (7 days), not_after = 2025-01-02, malicious");
 	r.not_after_s = 0;
 	r.feed = NULL;
-	rules_hiding(&r, why, sizeof(why));
+	rules_hiding(&r, "npm", why, sizeof(why));
 	CHECK_STR(why, "younger than [packages] min_age (7 days)");
 	malfeed_free(f);
 
