@@ -49,10 +49,14 @@ struct sbx_meta {
 	uint64_t size;
 	int64_t created; /* seconds since the epoch */
 };
+/* store_meta.c: meta.json read and written */
 void store_meta_free(struct sbx_meta *m);
 /* Writes meta.json into the image directory dirfd (temp name, then rename). */
 int store_meta_write(int dirfd, const struct sbx_meta *m, struct sbx_err *err);
 int store_meta_read(int dirfd, struct sbx_meta *m, struct sbx_err *err);
+/* Writes data to dirfd/name through a temporary name, fsync and a rename;
+ * 0644 whatever the umask. */
+int store_write_atomic(int dirfd, const char *name, const char *data, size_t len, struct sbx_err *err);
 
 /* The user's store, created if missing, with its change lock held. */
 struct sbx_store {
