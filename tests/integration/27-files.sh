@@ -263,6 +263,12 @@ test_interrupted_copy_leaves_nothing() {
 			kill -"$sig" "$pid"
 			st=0; wait "$pid" || st=$?
 			[ "$st" -gt 128 ] || fail "$what was not interrupted by SIG$sig (status $st)"
+			# a copy done and renamed into place just before the signal
+			# landed (a loaded machine) is whole, not left behind
+			if [ "$what" = cpdir ] && [ "$(ls -A out)" = ws ] && [ "$(ls -A out/ws)" = big ] &&
+				[ "$(stat -c %s out/ws/big)" = $((300 << 20)) ]; then
+				rm -rf out/ws
+			fi
 			assert_eq "" "$(ls -A out)" "left behind by $what after SIG$sig"
 		done
 	done
