@@ -1,4 +1,8 @@
 # vm-modes: user-systemd
+# The VM's kernel 6.1 has Landlock ABI 2, where --net packages is refused
+# (test_landlock_net_packages_by_abi): the tool files' test, which needs
+# ABI 4 and the host's mvn and cargo, runs on the host only.
+# vm-tests user-systemd: test_landlock_tier_confines_on_this_kernel test_unusable_userns_takes_landlock test_landlock_net_packages_by_abi
 # The landlock tier (issue 41) on this machine's own kernel, without a
 # container: tests/helper/nouserns runs sbxrun under a seccomp filter that
 # refuses user namespaces as Docker's default profile does, so sbxrun must
