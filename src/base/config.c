@@ -334,7 +334,9 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 		r = host_pattern_read(s, &v, err);
 		break;
 	case SBX_ARG_PACKAGE:
-		r = o->key == SBX_K_PKG_MIN_AGE ? pkgrule_age(s, NULL, NULL, err) : pkgrule_check(s, err);
+		r = o->key == SBX_K_PKG_MIN_AGE	  ? pkgrule_age(s, NULL, NULL, err)
+		    : o->key == SBX_K_PKG_NOT_AFTER ? pkgrule_not_after(s, NULL, NULL, err)
+						    : pkgrule_check(s, err);
 		v = r < 0 ? NULL : xstrdup(s);
 		break;
 	case SBX_ARG_CRED:
@@ -381,8 +383,6 @@ static int set_string(struct sbx_config *cfg, const struct sbx_option *o, const 
 		r = check_hostname(s, err);
 	else if (o->key == SBX_K_SHA256 && (strlen(s) != 64 || strspn(s, "0123456789abcdefABCDEF") != 64))
 		r = err_set(err, 0, "'%s' is not a SHA-256 digest (64 hex digits)", s);
-	else if (o->key == SBX_K_PKG_NOT_AFTER)
-		r = pkgrule_date(s, NULL, err);
 	else if (s[0] == '\0')
 		r = err_set(err, 0, "empty value");
 	if (r < 0)

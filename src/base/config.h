@@ -112,7 +112,7 @@ struct sbx_config {
 	uint64_t pkg_index_max_stale_ms; /* then this much longer while revalidated behind; 0: never */
 	int pkg_offline;           /* enum sbx_onoff: only what the cache holds */
 	int pkg_mode;              /* enum sbx_pkg_mode: report serves what the rules would refuse */
-	char *pkg_not_after;       /* DATE: versions published after it are hidden; NULL: none */
+	struct sbx_strlist pkg_not_after; /* "[ECO:]DATE": versions published later are hidden (pkgrule_not_after_for) */
 	struct sbx_strlist pkg_malicious; /* OSV feeds (files, directories) whose packages are refused */
 	uint64_t pkg_cache_max;    /* the user's cache's cap in bytes; 0: unlimited */
 	char *pkg_cache;           /* the system cache's directory; "none": no system cache */

@@ -190,6 +190,59 @@ int pkgrule_age(const char *entry, int *eco, uint64_t *ms, struct sbx_err *err)
 	return 0;
 }
 
+/* The ecosystem an entry's "ECO:" names (index in pkgrule_ecosystems),
+ * -1 for none (no colon, or what precedes the first is no ecosystem's
+ * name: a date's "T00:00:00Z" has colons too). */
+static int eco_of(const char *entry)
+{
+	const char *colon = strchr(entry, ':');
+
+	for (size_t i = 0; colon && pkgrule_ecosystems[i]; i++)
+		if (strlen(pkgrule_ecosystems[i]) == (size_t)(colon - entry) &&
+		    strncmp(entry, pkgrule_ecosystems[i], (size_t)(colon - entry)) == 0)
+			return (int)i;
+	return -1;
+}
+
+int pkgrule_not_after(const char *entry, int *eco, int64_t *secs, struct sbx_err *err)
+{
+	int e = eco_of(entry);
+	const char *d = e < 0 ? entry : strchr(entry, ':') + 1;
+	size_t word = strspn(entry, "abcdefghijklmnopqrstuvwxyz");
+	int64_t t = 0;
+
+	if (e < 0 && word && entry[word] == ':')
+		return err_set(err, 0, "'%s': unknown ecosystem '%.*s' (ECO:DATE, ECO one of npm, pypi, deb, go, "
+			       "cargo, maven)", entry, (int)word, entry);
+	if (strcmp(d, "none") != 0 && pkgrule_date(d, &t, NULL) < 0)
+		return err_set(err, 0, "'%s' is not [ECO:]DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC; "
+			       "ECO:none for an ecosystem the freeze leaves out)", entry);
+	if (eco)
+		*eco = e;
+	if (secs)
+		*secs = t;
+	return 0;
+}
+
+int64_t pkgrule_not_after_for(const char *const *v, size_t n, const char *eco, size_t *which)
+{
+	size_t all = SIZE_MAX, own = SIZE_MAX;
+	int64_t t, all_t = 0, own_t = 0;
+	int e;
+
+	for (size_t i = 0; i < n; i++) {
+		if (pkgrule_not_after(v[i], &e, &t, NULL) < 0)
+			continue;  /* checked when read */
+		if (e < 0)
+			all = i, all_t = t;
+		else if (eco && strcmp(pkgrule_ecosystems[e], eco) == 0)
+			own = i, own_t = t;
+	}
+	if (which)
+		*which = own != SIZE_MAX ? own : all;
+	return own != SIZE_MAX ? own_t : all_t;
+}
+
 uint64_t pkgrule_age_for(const char *const *v, size_t n, const char *eco, size_t *which)
 {
 	size_t all = SIZE_MAX, own = SIZE_MAX;

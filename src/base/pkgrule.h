@@ -34,6 +34,15 @@ bool pkgrule_covers(const char *const *wide, size_t n, const char *entry);
  * *out (may be NULL): Unix seconds. Returns 0, or -1 with err. */
 int pkgrule_date(const char *s, int64_t *out, struct sbx_err *err);
 
+/* [packages] not_after, "[ECO:]DATE" or "[ECO:]none" (DATE as
+ * pkgrule_date's): *eco as pkgrule_age's; *secs the date (0: none, no
+ * freeze for that ecosystem). Returns 0, or -1 with err. */
+int pkgrule_not_after(const char *entry, int *eco, int64_t *secs, struct sbx_err *err);
+
+/* The not_after the entries v[0..n) give ecosystem eco, as
+ * pkgrule_age_for chooses (0: none); *which its index or SIZE_MAX. */
+int64_t pkgrule_not_after_for(const char *const *v, size_t n, const char *eco, size_t *which);
+
 /* [packages] min_age, "[ECO:]DURATION" (0 or none: no age rule): *eco
  * the index in pkgrule_ecosystems, or -1 for every ecosystem; *ms the
  * duration (either may be NULL). Returns 0, or -1 with err. */

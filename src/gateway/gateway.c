@@ -12,7 +12,6 @@
 #include <sys/timerfd.h>
 #include <time.h>
 
-#include "base/pkgrule.h"
 #include "base/util.h"
 #include "pkg/gosum.h"
 #include "gateway/gw.h"
@@ -83,9 +82,7 @@ void gateway_conf_init(struct sbx_gateway_conf *conf, const struct sbx_config *c
 		.system_cache = cfg->pkg_cache, .cache_max = cfg->pkg_cache_max,
 	};
 	rules_set_min_age(&conf->rules, &cfg->pkg_min_age);
-	/* checked when the profile was read (pkgrule_date) */
-	if (cfg->pkg_not_after && pkgrule_date(cfg->pkg_not_after, &conf->rules.not_after_s, NULL) == 0)
-		conf->rules.not_after = cfg->pkg_not_after;
+	rules_set_not_after(&conf->rules, &cfg->pkg_not_after);
 }
 
 int gateway_local_for(const struct sbx_gateway_conf *conf, struct proxy_local *out,

@@ -98,7 +98,7 @@ void netplan_derive(const struct sbx_config *cfg, enum netplan_for who, struct s
 	/* a sidecar's peers are held to the rules as a sandbox is; a pod's
 	 * plan compiles no list (its sidecar's does) */
 	np->gateway_only = np->proxy && who != NETPLAN_POD &&
-			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age.n || cfg->pkg_not_after ||
+			   (cfg->pkg_allow.n || cfg->pkg_deny.n || cfg->pkg_min_age.n || cfg->pkg_not_after.n ||
 			    cfg->pkg_malicious.n ||
 			    cfg->pkg_offline == SBX_ON);
 	np->gw_cargo = np->proxy && cfg->pkg_cargo;

@@ -113,7 +113,8 @@ static void range_read(json_object *r, const char *eco, struct mal_range *out, b
 			continue;  /* "limit" and the like: bound nothing further */
 		out->ev[out->nev++] = (struct mal_event){ in ? EV_INTRODUCED : fx ? EV_FIXED : EV_LAST, xstrdup(v) };
 	}
-	if (out->nev == 1 && out->ev[0].kind == EV_INTRODUCED && strcmp(out->ev[0].version, "0") == 0)
+	/* no event sbxrun knows ("limit" alone) bounds nothing: every version */
+	if (out->nev == 0 || (out->nev == 1 && out->ev[0].kind == EV_INTRODUCED && strcmp(out->ev[0].version, "0") == 0))
 		*all = true;
 }
 

@@ -127,22 +127,54 @@ uint64_t rules_min_age(const struct gw_rules *r, const char *eco)
 	return r->min_age_s;
 }
 
+void rules_set_not_after(struct gw_rules *r, const struct sbx_strlist *l)
+{
+	size_t which;
+	int eco;
+
+	r->not_after_s = pkgrule_not_after_for((const char *const *)l->v, l->n, NULL, &which);
+	r->not_after = which != SIZE_MAX ? l->v[which] : NULL;
+	r->not_after_set = 0;
+	for (unsigned i = 0; pkgrule_ecosystems[i] && i < 8; i++) {
+		r->not_after_eco_s[i] = pkgrule_not_after_for((const char *const *)l->v, l->n, pkgrule_ecosystems[i],
+							      &which);
+		r->not_after_eco[i] = which != SIZE_MAX ? l->v[which] : NULL;
+		if (which != SIZE_MAX && pkgrule_not_after(l->v[which], &eco, NULL, NULL) == 0 && eco == (int)i)
+			r->not_after_set |= 1u << i;
+	}
+}
+
+int64_t rules_not_after(const struct gw_rules *r, const char *eco, const char **entry)
+{
+	for (unsigned i = 0; eco && pkgrule_ecosystems[i] && i < 8; i++)
+		if (strcmp(eco, pkgrule_ecosystems[i]) == 0 && r->not_after_set & (1u << i)) {
+			if (entry)
+				*entry = r->not_after_eco[i];
+			return r->not_after_eco_s[i];
+		}
+	if (entry)
+		*entry = r->not_after;
+	return r->not_after_s;
+}
+
 static int age_why(const struct gw_rules *r, const char *eco, int64_t published_s, int64_t now_s, char *why,
 		   size_t size)
 {
 	char age[32], min[32];
 	uint64_t min_age = rules_min_age(r, eco);
+	const char *frozen;
+	int64_t not_after = rules_not_after(r, eco, &frozen);
 
-	if (r->not_after_s && published_s <= 0) {
-		snprintf(why, size, "its publication date is unknown, and [packages] not_after = %s", r->not_after);
+	if (not_after && published_s <= 0) {
+		snprintf(why, size, "its publication date is unknown, and [packages] not_after = %s", frozen);
 		return -1;
 	}
-	if (r->not_after_s && published_s > r->not_after_s) {
+	if (not_after && published_s > not_after) {
 		char when[32];
 		time_t t = (time_t)published_s;
 		struct tm tm;
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-		snprintf(why, size, "published %s, after [packages] not_after = %s", when, r->not_after);
+		snprintf(why, size, "published %s, after [packages] not_after = %s", when, frozen);
 		return -1;
 	}
 	if (!min_age)
@@ -182,7 +214,8 @@ int rules_version(const struct gw_rules *r, const char *eco, const char *name, c
 bool rules_dated(const struct gw_rules *r)
 {
 	for (unsigned i = 0; i < 8; i++)
-		if (r->min_age_set & (1u << i) && r->min_age_eco_s[i])
+		if ((r->min_age_set & (1u << i) && r->min_age_eco_s[i]) ||
+		    (r->not_after_set & (1u << i) && r->not_after_eco_s[i]))
 			return true;
 	return r->min_age_s || r->not_after_s;
 }
@@ -196,17 +229,18 @@ void rules_hiding(const struct gw_rules *r, const char *eco, char *out, size_t s
 {
 	char min[32] = "";
 	bool feed = r->feed && malfeed_count(r->feed);
+	const char *frozen;
+	int64_t not_after = rules_not_after(r, eco, &frozen);
 
 	if (rules_min_age(r, eco))
 		say_age(min, sizeof(min), rules_min_age(r, eco));
-	if (!r->not_after_s && !feed) {
+	if (!not_after && !feed) {
 		snprintf(out, size, "younger than [packages] min_age (%s)", min);
 		return;
 	}
 	snprintf(out, size, "under [packages]%s%s%s%s%s%s%s", min[0] ? " min_age (" : "", min, min[0] ? ")" : "",
-		 r->not_after_s ? (min[0] ? ", not_after = " : " not_after = ") : "",
-		 r->not_after_s ? r->not_after : "", feed && (min[0] || r->not_after_s) ? "," : "",
-		 feed ? " malicious" : "");
+		 not_after ? (min[0] ? ", not_after = " : " not_after = ") : "", not_after ? frozen : "",
+		 feed && (min[0] || not_after) ? "," : "", feed ? " malicious" : "");
 }
 
 void rules_say_age(uint64_t s, char *out, size_t size)

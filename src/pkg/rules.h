@@ -18,8 +18,13 @@ struct gw_rules {
 	 * min_age_eco_s[i] where bit i of min_age_set is set, else min_age_s */
 	uint64_t min_age_eco_s[8];
 	unsigned min_age_set;
-	int64_t not_after_s;              /* 0: none; else versions published later are hidden */
-	const char *not_after;            /* as the profile wrote it, for messages */
+	/* not_after = [ECO:]DATE, as min_age: 0 none, else versions published
+	 * later are hidden; the entry as the profile wrote it, for messages */
+	int64_t not_after_s;
+	const char *not_after;
+	int64_t not_after_eco_s[8];
+	const char *not_after_eco[8];
+	unsigned not_after_set;
 	const struct malfeed *feed;       /* NULL: none; the packages and versions it names are refused */
 	bool offline;                     /* serve only what the cache holds */
 	/* [packages] mode = report: what rules_name, rules_ecosystem, rules_age
@@ -52,6 +57,15 @@ void rules_set_min_age(struct gw_rules *r, const struct sbx_strlist *min_age);
 
 /* The min_age of ecosystem eco, in seconds (0: none). */
 uint64_t rules_min_age(const struct gw_rules *r, const char *eco);
+
+/* Sets not_after from [packages] not_after's "[ECO:]DATE" entries
+ * (pkgrule_not_after_for); the list must outlive r (messages name its
+ * entries). */
+void rules_set_not_after(struct gw_rules *r, const struct sbx_strlist *not_after);
+
+/* The not_after of ecosystem eco, Unix seconds (0: none); *entry (may be
+ * NULL) the profile's entry that set it. */
+int64_t rules_not_after(const struct gw_rules *r, const char *eco, const char **entry);
 
 /* 0 when version VERSION of NAME, published at published_s (Unix seconds;
  * 0: unknown), is old enough at now_s; -1 with why ("published 2 days ago,

@@ -1,10 +1,12 @@
 /* fuzz_osv.c - libFuzzer harness for malicious-package feeds
  * (pkg/malfeed.c): the input is one feed file as a user may download
  * it (an OSV record or an array of them), then every name and version the
- * records gave is asked back, with a few made up. Properties: a feed that
- * loads names at least what its explicit versions list (a record's own
- * version always matches it), asking never crashes, and a second load of
- * the same bytes gives the same count. */
+ * records gave is asked back, with a few made up, in every ecosystem the
+ * gateway serves (npm, PyPI, Debian, Go, crates.io, Maven). Properties: a
+ * feed that loads names at least what its explicit versions list (a
+ * record's own version always matches it) and what a range opened by one
+ * "introduced" names, asking never crashes, and a second load of the same
+ * bytes gives the same count. */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +27,46 @@ static const char *eco_of(const char *osv)
 		return "pypi";
 	if (strncmp(osv, "Debian", 6) == 0 && (osv[6] == '\0' || osv[6] == ':'))
 		return "deb";
+	if (strcmp(osv, "Go") == 0)
+		return "go";
+	if (strcmp(osv, "crates.io") == 0)
+		return "cargo";
+	if (strcmp(osv, "Maven") == 0)
+		return "maven";
 	return NULL;
+}
+
+static const char *str_in(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v) &&
+		       json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* A range whose only event the reader knows is "introduced X" names X
+ * (compared, or every version when sbxrun cannot order the ecosystem's). */
+static void check_ranges(const struct malfeed *f, const char *e, const char *n, json_object *a)
+{
+	json_object *ranges, *events;
+
+	if (!json_object_object_get_ex(a, "ranges", &ranges) || !json_object_is_type(ranges, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(ranges); i++) {
+		json_object *r = json_object_array_get_idx(ranges, i);
+		const char *only = NULL;
+		size_t known = 0;
+		if (!str_in(r, "type") || !json_object_object_get_ex(r, "events", &events) ||
+		    !json_object_is_type(events, json_type_array))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(events); k++) {
+			json_object *ev = json_object_array_get_idx(events, k);
+			const char *in = str_in(ev, "introduced");
+			if (in || str_in(ev, "fixed") || str_in(ev, "last_affected"))
+				known++, only = in;
+		}
+		if (known <= 1 && (known == 0 || only) && !malfeed_match(f, e, n, only ? only : "9.9.9", NULL))
+			abort();
+	}
 }
 
 /* Each explicit version of each affected package must be named. */
@@ -42,6 +83,8 @@ static void check_versions(const struct malfeed *f, json_object *rec)
 		    !json_object_object_get_ex(pkg, "name", &name) || !json_object_is_type(name, json_type_string))
 			continue;
 		const char *e = eco_of(json_object_get_string(eco)), *n = json_object_get_string(name);
+		if (e)
+			check_ranges(f, e, n, a);
 		if (!e || !json_object_object_get_ex(a, "versions", &vers) || !json_object_is_type(vers, json_type_array))
 			continue;
 		for (size_t k = 0; k < json_object_array_length(vers); k++) {

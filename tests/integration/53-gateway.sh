@@ -348,7 +348,9 @@ test_gateway_not_after_and_a_malicious_feed() {
 		> "$feed/npm/withdep/MAL-2099-1.json"
 	printf '{"id":"MAL-2099-2","affected":[{"package":{"ecosystem":"npm","name":"aged"},"versions":["1.1.0"]}]}' \
 		> "$feed/npm/aged/MAL-2099-2.json"
-	p=$(gw_rules_profile when "not_after = $d\n")
+	# the ecosystem's own date wins over the one for all (2000-01-01 would
+	# hide every version)
+	p=$(gw_rules_profile when "not_after = 2000-01-01\nnot_after = npm:$d\nnot_after = deb:none\n")
 	gw_ask "$p" "$TESTDIR/ev" aged aged old aged/-/aged-1.0.0.tgz later aged/-/aged-1.1.0.tgz
 	assert_status 0
 	local doc
@@ -358,9 +360,9 @@ test_gateway_not_after_and_a_malicious_feed() {
 	assert_contains "$out" "old 200"
 	assert_contains "$out" "later 403"
 	assert_contains "$out" "npm aged@1.1.0: published $(date -u -d '20 days ago' +%F)"
-	assert_contains "$out" ", after [packages] not_after = $d"
-	assert_contains "$err" "sbxrun: gateway: npm 'aged': 2 versions under [packages] not_after = $d hidden: 2.0.0 (published 2 days ago), 1.1.0 (published 20 days ago)"
-	assert_contains "$(gw_refusals "$TESTDIR/ev")" "aged 1.1.0 403 not_after = $d"
+	assert_contains "$out" ", after [packages] not_after = npm:$d"
+	assert_contains "$err" "sbxrun: gateway: npm 'aged': 2 versions under [packages] not_after = npm:$d hidden: 2.0.0 (published 2 days ago), 1.1.0 (published 20 days ago)"
+	assert_contains "$(gw_refusals "$TESTDIR/ev")" "aged 1.1.0 403 not_after = npm:$d"
 
 	p=$(gw_rules_profile feed "malicious = $feed\n")
 	gw_ask "$p" "$TESTDIR/ev2" whole withdep wholetar withdep/-/withdep-1.0.0.tgz aged aged \
@@ -573,7 +575,8 @@ test_gateway_rules_bad_values_and_profile_show() {
 		'min_age = gem:1d|min_age: '"'gem:1d'"': unknown ecosystem' \
 		'offline = maybe|offline: invalid value '"'maybe'"' (one of: no, yes)' \
 		'mode = maybe|mode: invalid value '"'maybe'"' (one of: report, enforce)' \
-		'not_after = 2025-02-30|not_after: '"'2025-02-30'"' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)' \
+		'not_after = 2025-02-30|not_after: '"'2025-02-30'"' is not [ECO:]DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC; ECO:none for an ecosystem the freeze leaves out)' \
+		'not_after = pip:2025-01-02|not_after: '"'pip:2025-01-02'"': unknown ecosystem '"'pip'"' (ECO:DATE, ECO one of npm, pypi, deb, go, cargo, maven)' \
 		'malicious = feeds/osv|malicious: '"'feeds/osv'"' is not an absolute path' \
 		'npm = http://host.sbxrun.internal:/|[packages] npm: '"'http://host.sbxrun.internal:/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)' \
 		'pypi = https://host.sbxrun.internal/|[packages] pypi: '"'https://host.sbxrun.internal/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)'; do
@@ -581,7 +584,7 @@ test_gateway_rules_bad_values_and_profile_show() {
 		run "$SBX" run -p "$f" --image tiny -- true
 		assert_bad_input "$f:2: ${line#*|}"
 	done
-	printf 'inherit = packages\n[packages]\nallow = npm:@types/*\nallow = pypi:numpy\ndeny = npm:@types/evil\nmin_age = 7d\noffline = yes\n' > "$f"
+	printf 'inherit = packages\n[packages]\nallow = npm:@types/*\nallow = pypi:numpy\ndeny = npm:@types/evil\nmin_age = 7d\noffline = yes\nnot_after = 2026-11-01\nnot_after = deb:none\n' > "$f"
 	run "$SBX" profile show "$f"
 	assert_status 0
 	assert_contains "$out" "[packages]
@@ -590,7 +593,9 @@ allow = npm:@types/*	; $f:3
 allow = pypi:numpy	; $f:4
 deny = npm:@types/evil	; $f:5
 min_age = 7d	; $f:6
-offline = yes	; $f:7"
+offline = yes	; $f:7
+not_after = 2026-11-01	; $f:8
+not_after = deb:none	; $f:9"
 }
 
 test_gateway_rules_under_the_policy_ceiling() {

@@ -33,7 +33,9 @@ static const char *feed_json =
 	"\"ranges\":[{\"type\":\"SEMVER\",\"events\":[{\"introduced\":\"0\"},{\"fixed\":\"1.0.1\"}]}]},"
 	"{\"package\":{\"ecosystem\":\"Hackage\",\"name\":\"ignored\"}}]},"
 	"{\"id\":\"MAL-2026-7\",\"affected\":[{\"package\":{\"ecosystem\":\"crates.io\",\"name\":\"Evil_Crate\"},"
-	"\"versions\":[\"0.1.0\"]}]}]";
+	"\"versions\":[\"0.1.0\"]}]},"
+	"{\"id\":\"MAL-2026-8\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\",\"name\":\"limited\"},"
+	"\"ranges\":[{\"type\":\"SEMVER\",\"events\":[{\"limit\":\"2.0.0\"}]}]}]}]";
 
 static void test_match(void)
 {
@@ -43,7 +45,10 @@ static void test_match(void)
 
 	CHECK(malfeed_add_json(f, feed_json, strlen(feed_json), "feed.json", &err) == 0);
 	malfeed_finish(f);
-	CHECK(malfeed_count(f) == 7);  /* the withdrawn and the unknown ecosystem name nothing */
+	CHECK(malfeed_count(f) == 8);  /* the withdrawn and the unknown ecosystem name nothing */
+	/* a range with no event sbxrun knows bounds nothing: every version */
+	CHECK_STR(malfeed_match(f, "npm", "limited", "1.0.0", NULL), "MAL-2026-8");
+	CHECK_STR(malfeed_match(f, "npm", "limited", "3.0.0", NULL), "MAL-2026-8");
 	CHECK_STR(malfeed_match(f, "npm", "evil", "9.9.9", &origin), "MAL-2025-1");
 	CHECK_STR(origin, "feed.json");
 	CHECK_STR(malfeed_match(f, "npm", "evil", NULL, NULL), "MAL-2025-1");
@@ -193,6 +198,44 @@ static void test_rules(void)
 	rules_hiding(&r, "npm", why, sizeof(why));
 	CHECK_STR(why, "younger than [packages] min_age (7 days)");
 	malfeed_free(f);
+
+	/* not_after = [ECO:]DATE: an ecosystem's own entry wins, ECO:none
+	 * leaves it out, a date's own colons name no ecosystem */
+	char *na_v[] = { "2025-01-02", "deb:none", "npm:2025-01-02T03:04:05Z", "2025-01-01T00:00:00Z", "go:2024-06-01" };
+	char *na_o[] = { "p.ini:1", "p.ini:2", "p.ini:3", "p.ini:4", "p.ini:5" };
+	struct sbx_strlist na = { na_v, na_o, 5 };
+	struct gw_rules nr = { 0 };
+	const char *entry;
+	int eco;
+	rules_set_not_after(&nr, &na);
+	CHECK(rules_not_after(&nr, "pypi", &entry) == 1735689600);
+	CHECK_STR(entry, "2025-01-01T00:00:00Z");
+	CHECK(rules_not_after(&nr, "npm", &entry) == 1735776000 + 3 * 3600 + 4 * 60 + 5);
+	CHECK_STR(entry, "npm:2025-01-02T03:04:05Z");
+	CHECK(rules_not_after(&nr, "deb", NULL) == 0);
+	CHECK(rules_not_after(&nr, "go", NULL) == 1717200000);
+	CHECK(rules_dated(&nr));
+	CHECK(rules_age(&nr, "deb", "hello", "2.10", 0, 1800000000, why, sizeof(why)) == 0);
+	CHECK(rules_age(&nr, "npm", "x", "1.0.0", 1735776000 + 3 * 3600 + 4 * 60 + 6, 1800000000, why, sizeof(why)) < 0);
+	CHECK_STR(why, "published 2025-01-02T03:04:06Z, after [packages] not_after = npm:2025-01-02T03:04:05Z");
+	rules_which(why, rule, sizeof(rule));
+	CHECK_STR(rule, "not_after = npm:2025-01-02T03:04:05Z");
+	rules_hiding(&nr, "go", why, sizeof(why));
+	CHECK_STR(why, "under [packages] not_after = go:2024-06-01");
+	char *only_v[] = { "cargo:2025-01-02" };
+	struct sbx_strlist only = { only_v, na_o, 1 };
+	rules_set_not_after(&nr, &only);
+	CHECK(rules_dated(&nr) && rules_not_after(&nr, "npm", NULL) == 0 && rules_not_after(&nr, "cargo", NULL) == 1735776000);
+	CHECK(pkgrule_not_after("maven:none", &eco, &d, &err) == 0 && eco == 5 && d == 0);
+	CHECK(pkgrule_not_after("none", &eco, &d, &err) == 0 && eco == -1 && d == 0);
+	CHECK(pkgrule_not_after("pip:2025-01-02", &eco, &d, &err) < 0);
+	CHECK_STR(err.msg, "'pip:2025-01-02': unknown ecosystem 'pip' (ECO:DATE, ECO one of npm, pypi, deb, go, cargo, maven)");
+	static const char *nbad[] = { "npm:", "npm:2025-02-30", "npm:npm:2025-01-02", "2025-01-02T03:04:05", ":2025-01-02",
+				      "NPM:2025-01-02", "deb:None", "" };
+	for (size_t i = 0; i < ARRAY_SIZE(nbad); i++) {
+		CHECK(pkgrule_not_after(nbad[i], &eco, &d, &err) < 0);
+		CHECK_CONTAINS(err.msg, "is not [ECO:]DATE");
+	}
 
 	static const char *bad[] = { "2025-1-02", "2025-02-30", "1969-12-31", "2025-01-02T24:00:00Z",
 				     "2025-01-02 03:04:05", "2025-01-02T03:04:05", "+025-01-02", "2025-01-0x", "",
