@@ -224,41 +224,46 @@ int pkgrule_not_after(const char *entry, int *eco, int64_t *secs, struct sbx_err
 	return 0;
 }
 
-int64_t pkgrule_not_after_for(const char *const *v, size_t n, const char *eco, size_t *which)
+/* The entry of v[0..n) that governs ecosystem eco (NULL: the one for
+ * every ecosystem): the last naming it, else the last naming none;
+ * SIZE_MAX: neither. An entry that does not read (each was checked when
+ * read) is passed over. */
+static size_t pick(const char *const *v, size_t n, const char *eco, bool dates)
 {
 	size_t all = SIZE_MAX, own = SIZE_MAX;
-	int64_t t, all_t = 0, own_t = 0;
 	int e;
 
 	for (size_t i = 0; i < n; i++) {
-		if (pkgrule_not_after(v[i], &e, &t, NULL) < 0)
-			continue;  /* checked when read */
+		if ((dates ? pkgrule_not_after(v[i], &e, NULL, NULL) : pkgrule_age(v[i], &e, NULL, NULL)) < 0)
+			continue;
 		if (e < 0)
-			all = i, all_t = t;
+			all = i;
 		else if (eco && strcmp(pkgrule_ecosystems[e], eco) == 0)
-			own = i, own_t = t;
+			own = i;
 	}
+	return own != SIZE_MAX ? own : all;
+}
+
+int64_t pkgrule_not_after_for(const char *const *v, size_t n, const char *eco, size_t *which)
+{
+	size_t w = pick(v, n, eco, true);
+	int64_t t = 0;
+
+	if (w != SIZE_MAX)
+		(void)pkgrule_not_after(v[w], NULL, &t, NULL);
 	if (which)
-		*which = own != SIZE_MAX ? own : all;
-	return own != SIZE_MAX ? own_t : all_t;
+		*which = w;
+	return t;
 }
 
 uint64_t pkgrule_age_for(const char *const *v, size_t n, const char *eco, size_t *which)
 {
-	size_t all = SIZE_MAX, own = SIZE_MAX;
-	uint64_t ms = 0, all_ms = 0, own_ms = 0;
-	int e;
-	struct sbx_err ignored;
+	size_t w = pick(v, n, eco, false);
+	uint64_t ms = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		if (pkgrule_age(v[i], &e, &ms, &ignored) < 0)
-			continue;  /* checked when read */
-		if (e < 0)
-			all = i, all_ms = ms;
-		else if (eco && strcmp(pkgrule_ecosystems[e], eco) == 0)
-			own = i, own_ms = ms;
-	}
+	if (w != SIZE_MAX)
+		(void)pkgrule_age(v[w], NULL, &ms, NULL);
 	if (which)
-		*which = own != SIZE_MAX ? own : all;
-	return own != SIZE_MAX ? own_ms : all_ms;
+		*which = w;
+	return ms;
 }
