@@ -109,8 +109,8 @@ test_go_tampered_zip_and_bad_names_refused() {
 	assert_contains "$(cat "$TESTDIR/ev")" '"event":"package-refused"'
 }
 
-# deny, min_age, a malicious feed and offline, through curl (what the go
-# command asks).
+# deny, min_age, not_after, a malicious feed and offline, through curl
+# (what the go command asks).
 test_go_rules_deny_min_age_offline() {
 	export XDG_CACHE_HOME="$TESTDIR/cache"
 	go_fixture
@@ -137,6 +137,19 @@ test_go_rules_deny_min_age_offline() {
 	assert_contains "$err" "go mods.example/dep01 v1.0.0: first seen by the gateway"
 	assert_contains "$err" "[packages] min_age is 24 hours"
 	assert_contains "$err" "go 'mods.example/dep01': 2 versions younger than [packages] min_age (24 hours) hidden"
+	# not_after: a version's date is when the gateway first saw it (dep02's
+	# zip above: now), after 2020-01-01, so refused; go:none leaves Go out
+	# of a freeze of the other ecosystems
+	local zip02='curl -sS -x "$SBXRUN_PROXY" -o /dev/null -w "zip02 %{http_code}\n" http://packages.sbxrun.internal/go/mods.example/dep02/@v/v1.0.0.zip'
+	cp "$PROF.base" "$PROF"
+	printf 'not_after = 2020-01-01\n' >> "$PROF"
+	run "$SBX" run -p "golab$$" --image minimal -- sh -c "$zip02"
+	assert_contains "$out" "zip02 403"
+	assert_contains "$err" "go mods.example/dep02 v1.0.0: first seen by the gateway "
+	assert_contains "$err" ", after [packages] not_after = 2020-01-01"
+	printf 'not_after = go:none\n' >> "$PROF"
+	run "$SBX" run -p "golab$$" --image minimal -- sh -c "$zip02"
+	assert_contains "$out" "zip02 200"
 	# a malicious-package feed (OSV) naming one version: hidden from the
 	# list, refused when pinned; the other version served
 	cp "$PROF.base" "$PROF"
