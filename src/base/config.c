@@ -15,6 +15,7 @@
 #include "base/credspec.h"
 #include "base/pkgrule.h"
 #include "base/relpath.h"
+#include "base/upstream.h"
 #include "base/util.h"
 
 const char *const sbx_storage_names[] = { "tmpfs", "disk", NULL };
@@ -343,9 +344,14 @@ static int set_list(struct sbx_config *cfg, const struct sbx_option *o, const ch
 		r = check_cred(FIELD(cfg, o, struct sbx_strlist), s, err);
 		v = r < 0 ? NULL : xstrdup(s);
 		break;
-	case SBX_ARG_STRING: /* [packages] malicious: a host path */
-		if (s[0] != '/')
-			r = err_set(err, 0, "'%s' is not an absolute path", s);
+	case SBX_ARG_STRING: /* [packages] malicious: a host path, or a URL the gateway fetches */
+		if (str_has_prefix(s, "https://") || str_has_prefix(s, "http://")) {
+			const char *why = config_upstream_why(s);
+			if (why)
+				r = err_set(err, 0, "'%s': %s", s, why);
+		} else if (s[0] != '/') {
+			r = err_set(err, 0, "'%s' is neither an absolute path nor an https:// URL", s);
+		}
 		for (const char *c = s; r == 0 && *c; c++)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				r = err_set(err, 0, "a control character in the path");

@@ -18,6 +18,7 @@
 #include "base/hostentry.h"
 #include "base/pkgrule.h"
 #include "base/profile.h"
+#include "base/upstream.h"
 #include "base/util.h"
 
 #define FIELD(cfg, opt, type) ((type *)((char *)(cfg) + (opt)->offset))
@@ -525,16 +526,24 @@ static int apply_pkgs(const struct sbx_policy_file *f, const struct sbx_option *
 	return 0;
 }
 
-/* [packages] deny: the policy's entries apply to every sandbox. */
+/* [packages] deny and malicious: the policy's entries apply to every
+ * sandbox. A feed's URL is the policy's own word: the gateway that
+ * fetches it may reach its host, past the allow list the policy capped. */
 static void apply_pkg_deny(const struct sbx_policy_file *f, const struct sbx_option *o,
 			   struct sbx_config *cfg)
 {
 	struct sbx_strlist *l = FIELD(cfg, o, struct sbx_strlist);
 	const struct sbx_strlist *cap = config_list(&f->caps, o);
+	char up[320];
 
-	for (size_t i = 0; i < cap->n; i++)
-		if (!in_list(l, cap->v[i]))
-			add_capped(l, cap->v[i], cap->origin[i]);
+	for (size_t i = 0; i < cap->n; i++) {
+		if (in_list(l, cap->v[i]))
+			continue;
+		add_capped(l, cap->v[i], cap->origin[i]);
+		if (o->key == SBX_K_PKG_MALICIOUS && cfg->egress == SBX_EGRESS_PACKAGES &&
+		    config_upstream_entry(cap->v[i], up, sizeof(up)) == 0 && !in_list(&cfg->allow, up))
+			add_capped(&cfg->allow, up, cap->origin[i]);
+	}
 }
 
 /* [packages] min_age: in each ecosystem, the age the profile's entries give

@@ -72,6 +72,14 @@ static const char *upstream_check(const char *u, const char **auth, size_t *len)
 	return NULL;
 }
 
+const char *config_upstream_why(const char *url)
+{
+	const char *auth;
+	size_t n;
+
+	return upstream_check(url, &auth, &n);
+}
+
 bool config_image_source(const char *v, enum sbx_key key)
 {
 	int set = key == SBX_K_PKG_GO ? SBX_SET_GO : key == SBX_K_PKG_CARGO ? SBX_SET_CARGO
@@ -113,6 +121,11 @@ void config_proxy_defaults(struct sbx_config *cfg, bool proxy_alone)
 	for (size_t i = 0; i < 3; i++)
 		if (packages && config_upstream_entry(go_ups[i], up, sizeof(up)) == 0)
 			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->origin[go_keys[i]], 0, &ignore);
+	/* malicious = URL: the gateway fetches the feed */
+	for (size_t i = 0; i < cfg->pkg_malicious.n; i++)
+		if (packages && cfg->pkg_malicious.v[i][0] != '/' &&
+		    config_upstream_entry(cfg->pkg_malicious.v[i], up, sizeof(up)) == 0)
+			config_set(cfg, options_by_key(SBX_K_ALLOW), up, cfg->pkg_malicious.origin[i], 0, &ignore);
 	/* go = @go, cargo = @cargo, maven = @maven: the image's hosts, the set */
 	const enum sbx_key set_keys[] = { SBX_K_PKG_GO, SBX_K_PKG_CARGO, SBX_K_PKG_MAVEN };
 	const char *set_vals[] = { cfg->pkg_go, cfg->pkg_cargo, cfg->pkg_maven };

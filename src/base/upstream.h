@@ -15,6 +15,10 @@ struct sbx_config;
  * npm) needs: the gateway reaches an upstream only through the allow list,
  * so a policy's [network] allow caps it too. -1: not a valid upstream. */
 int config_upstream_entry(const char *url, char *out, size_t size);
+/* Why url is no package upstream (https://, or http:// to
+ * host.sbxrun.internal:PORT; no private address), or NULL when it is one
+ * ([packages] malicious = URL is checked so too). */
+const char *config_upstream_why(const char *url);
 /* Whether v is the image's own source for [packages] key: @go for go,
  * @cargo for cargo, @maven for maven (the allow list's sets alike). */
 bool config_image_source(const char *v, enum sbx_key key);

@@ -245,7 +245,7 @@ static void take(void *ctx, struct sbx_proxy *door, int fd, const unsigned char 
 	int st = parse_head(c, head, len, host, sizeof(host), path, sizeof(path));
 	if (st)
 		gw_fail(gw, c, st, NULL, NULL, NULL, "%s", st == 405 ? "only GET and HEAD" : "bad request");
-	else
+	else if (!gw_feed_hold(gw, c, host, path))
 		route_host(gw, c, host, path);
 	gw_client_reap(gw);
 }
@@ -270,6 +270,7 @@ static void timers(struct gw *gw)
 		if (!c->dead && c->deadline <= now)
 			gw_client_kill(c);
 	gw_artifact_poll(gw);
+	gw_feed_poll(gw);
 }
 
 static void dispatch(void *ctx)
@@ -421,11 +422,8 @@ int gateway_new(const struct sbx_gateway_conf *conf, struct sbx_gateway **out, s
 	if (hostmatch_compile(gw->conf.allow, gw->conf.sets, &gw->allow, err) < 0 || compile_apt(gw, err) < 0 ||
 	    cache_open(gw, conf, err) < 0)
 		goto fail;
-	if (conf->malicious && conf->malicious->n) {
-		if (malfeed_load(conf->malicious, &gw->feed, err) < 0)
-			goto fail;
-		gw->conf.rules.feed = gw->feed;
-	}
+	if (gw_feed_init(gw, route_host, err) < 0)
+		goto fail;
 	gw->conf.rules.on_report = gw_report;
 	gw->conf.rules.report_arg = gw;
 	gw->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -459,6 +457,7 @@ void gateway_free(struct sbx_gateway *g)
 	for (struct gw_client *c = gw->clients; c; c = c->next)
 		gw_client_kill(c);
 	gw_fetch_fini(gw);
+	gw_feed_fini(gw);
 	gw_reval_fini(gw);
 	gw_artifact_fini(gw);
 	for (size_t i = 0; i < ARRAY_SIZE(ecosystems); i++)

@@ -97,6 +97,7 @@ struct gw {
 	size_t ntold;
 	struct gw_proxy *upproxy;  /* the upstream proxy of sbxrun's environment, or NULL (gw_proxy.c) */
 	struct malfeed *feed;      /* [packages] malicious, read at the start (conf.rules.feed) */
+	struct gw_feeds *feeds;    /* its URLs, fetched once serving (gw_feed.c), or NULL */
 	/* conf.rules' lists, the gateway's own (set again while it runs:
 	 * gw_live.c), and the rules as last told */
 	struct sbx_strlist live_allow, live_deny;
@@ -122,6 +123,18 @@ int gw_seen_ok(struct gw *gw, const char *eco, const char *name, const char *ver
 /* Both for one version. */
 int gw_seen_ok1(struct gw *gw, const struct gw_seen_key *k, const char *name, const char *version, bool record,
 		char *why, size_t size);
+
+/* --- [packages] malicious = URL (gw_feed.c) --- */
+/* How a request held for the feed is served once it is in (gateway.c). */
+typedef void (*gw_feed_route)(struct gw *gw, struct gw_client *c, const char *host, const char *path);
+/* Reads the feeds' files (malfeed_load) and notes their URLs. */
+int gw_feed_init(struct gw *gw, gw_feed_route route, struct sbx_err *err);
+/* Starts what is to be fetched (the gateway's timer). */
+void gw_feed_poll(struct gw *gw);
+/* Whether request c (host, path) was taken: held until every URL's feed
+ * is in, or answered 503 when one could not be loaded; false: serve it. */
+bool gw_feed_hold(struct gw *gw, struct gw_client *c, const char *host, const char *path);
+void gw_feed_fini(struct gw *gw);
 
 /* --- the rules set again while it runs (gw_live.c) --- */
 void gw_live_init(struct gw *gw);

@@ -293,6 +293,8 @@ int malfeed_load(const struct sbx_strlist *paths, struct malfeed **out, struct s
 	struct malfeed *f = malfeed_new();
 
 	for (size_t i = 0; paths && i < paths->n; i++) {
+		if (malfeed_is_url(paths->v[i]))
+			continue;  /* the gateway's to fetch */
 		if (paths->v[i][0] != '/') {
 			malfeed_free(f);
 			return err_set(err, 0, "[packages] malicious = %s: not an absolute path", paths->v[i]);
@@ -356,6 +358,35 @@ static bool entry_names(const struct mal_entry *e, const char *version)
 		if (range_names(e->eco, &e->ranges[i], version))
 			return true;
 	return false;
+}
+
+int malfeed_merge(struct malfeed *dst, struct malfeed *src, struct sbx_err *err)
+{
+	if (dst->n + src->n > MALFEED_MAX_RECORDS || dst->bytes + src->bytes > MALFEED_MAX_BYTES)
+		return err_set(err, 0, "more than %u affected packages or %llu MiB in the feeds together",
+			       MALFEED_MAX_RECORDS, MALFEED_MAX_BYTES >> 20);
+	if (src->n) {
+		dst->v = xrealloc(dst->v, (dst->n + src->n) * sizeof(*dst->v));
+		memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
+		dst->n += src->n;
+		dst->cap = dst->n;
+	}
+	if (src->nstrs) {
+		dst->strs = xrealloc(dst->strs, (dst->nstrs + src->nstrs) * sizeof(*dst->strs));
+		memcpy(dst->strs + dst->nstrs, src->strs, src->nstrs * sizeof(*src->strs));
+		dst->nstrs += src->nstrs;
+	}
+	dst->bytes += src->bytes;
+	free(src->v);
+	free(src->strs);
+	free(src);
+	malfeed_finish(dst);
+	return 0;
+}
+
+void malfeed_add_bytes(struct malfeed *f, size_t len)
+{
+	f->bytes += len;
 }
 
 const char *malfeed_match(const struct malfeed *f, const char *eco, const char *name, const char *version,

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "base/config.h"
 #include "base/err.h"
@@ -19,12 +20,28 @@ struct malfeed;
 #define MALFEED_MAX_RECORDS 2000000u        /* affected packages, all feeds */
 #define MALFEED_MAX_DEPTH 8                 /* directories below a feed's */
 
-/* Reads every feed of paths: a JSON file (one OSV record, or an array of
- * them) or a directory searched for *.json files (the OpenSSF repository's
- * osv/ tree), without following symbolic links. A file that is not OSV
- * JSON, or any bound passed, fails the whole load: a feed half read would
- * let through what its other half names. Returns 0, or -1 with err. */
+/* Whether a [packages] malicious entry is a URL (the gateway fetches it:
+ * gateway/gw_feed.c) rather than a file or directory. */
+static inline bool malfeed_is_url(const char *v)
+{
+	return strncmp(v, "https://", 8) == 0 || strncmp(v, "http://", 7) == 0;
+}
+
+/* Reads every feed of paths that is no URL: a JSON file (one OSV record,
+ * or an array of them) or a directory searched for *.json files (the
+ * OpenSSF repository's osv/ tree), without following symbolic links. A
+ * file that is not OSV JSON, or any bound passed, fails the whole load: a
+ * feed half read would let through what its other half names. Returns 0,
+ * or -1 with err. */
 int malfeed_load(const struct sbx_strlist *paths, struct malfeed **out, struct sbx_err *err);
+
+/* Moves every record of src into dst (sorted again) and frees src; with
+ * the two past MALFEED_MAX_RECORDS or MALFEED_MAX_BYTES, -1 with err and
+ * both as they were. */
+int malfeed_merge(struct malfeed *dst, struct malfeed *src, struct sbx_err *err);
+/* Counts len bytes read from outside the files (a fetched feed) against
+ * MALFEED_MAX_BYTES. */
+void malfeed_add_bytes(struct malfeed *f, size_t len);
 
 /* An empty feed, records added from memory (tests, fuzzing), then sorted. */
 struct malfeed *malfeed_new(void);

@@ -393,6 +393,71 @@ test_gateway_not_after_and_a_malicious_feed() {
 	assert_contains "$err" "not JSON"
 }
 
+# [packages] malicious = URL: the gateway fetches the feed as it starts
+# (from a server that answers after a second: a request made meanwhile
+# waits for it), and its records apply; a feed that cannot be loaded (not
+# OSV JSON, 404) is a 503 naming why for every package request, cached or
+# not: nothing it would have to check is served.
+test_gateway_malicious_feed_by_url() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local d="$TESTDIR/feedsrv" fport p u
+	mkdir -p "$d"
+	printf '[{"id":"MAL-2099-7","affected":[{"package":{"ecosystem":"npm","name":"aged"},"versions":["1.1.0"]}]}]' > "$d/feed.json"
+	printf '{"id":' > "$d/broken.json"
+	python3 - "$d" "$TESTDIR/.feed-port" <<'PY' 2> "$TESTDIR/feedsrv.err" &
+import http.server, os, sys, time
+root = sys.argv[1]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        time.sleep(1)
+        p = os.path.join(root, os.path.basename(self.path))
+        if not os.path.isfile(p):
+            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
+        b = open(p, "rb").read()
+        self.send_response(200); self.send_header("Content-Length", str(len(b))); self.end_headers()
+        self.wfile.write(b)
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[2] + ".t", "w").write(str(s.server_address[1])); os.rename(sys.argv[2] + ".t", sys.argv[2])
+s.serve_forever()
+PY
+	at_exit "kill $! 2>/dev/null"
+	for _ in $(seq 100); do [ -s "$TESTDIR/.feed-port" ] && break; sleep 0.1; done
+	fport=$(cat "$TESTDIR/.feed-port")
+	[ -n "$fport" ] || fail "the feed server did not start: $(cat "$TESTDIR/feedsrv.err")"
+	u="http://host.sbxrun.internal:$fport"
+	p=$(gw_rules_profile feedurl "malicious = $u/feed.json\n")
+	gw_ask "$p" "$TESTDIR/ev" pin aged/-/aged-1.1.0.tgz aged aged fine aged/-/aged-1.0.0.tgz
+	assert_status 0
+	assert_contains "$out" "pin 403"
+	assert_contains "$out" "npm 'aged@1.1.0' is known malicious (MAL-2099-7, [packages] malicious $u/feed.json)"
+	assert_not_contains "$(printf '%s\n' "$out" | grep -A1 '^aged 200' | tail -1)" '"1.1.0"' "the packument, its malicious version hidden"
+	assert_contains "$out" "fine 200"
+	assert_contains "$err" "sbxrun: gateway: [packages] malicious $u/feed.json: 1 affected packages"
+	assert_contains "$(cat "$TESTDIR/ev")" '"url":"'"$u"'/feed.json","loaded":true,"packages":1'
+	assert_eq 0 "$(grep -c 'aged-1.1.0' "$TESTDIR/reg.log")" "upstream asked for the malicious tarball"
+	# a policy's feed URL: reached although no allow list names its host
+	printf '[packages]\nmalicious = %s/feed.json\n' "$u" > "$TESTDIR/policy.ini"
+	SBXRUN_POLICY="$TESTDIR/policy.ini" gw_ask "gwlab$$" "$TESTDIR/ev-pol" pin aged/-/aged-1.1.0.tgz
+	assert_contains "$out" "pin 403"
+	assert_contains "$out" "(MAL-2099-7, [packages] malicious $u/feed.json)"
+	for f in broken.json missing.json; do
+		p=$(gw_rules_profile "feed${f%.json}" "malicious = $u/$f\n")
+		gw_ask "$p" "$TESTDIR/ev-$f" fine aged/-/aged-1.0.0.tgz again aged/-/aged-1.0.0.tgz
+		assert_status 0
+		assert_contains "$out" "fine 503"
+		assert_contains "$out" "again 503"
+		assert_contains "$out" "[packages] malicious $u/$f could not be loaded ("
+		assert_contains "$out" "$([ $f = broken.json ] && echo "not JSON" || echo "upstream answered 404")"
+		assert_contains "$err" "package requests get 503 until it is"
+	done
+	# the feed's host is the gateway's to reach: a URL that is no
+	# upstream's is refused when the profile is read
+	printf '[packages]\nmalicious = http://feeds.example.org/osv.json\n' > "$TESTDIR/badfeed.ini"
+	run "$SBX" run -p "$TESTDIR/badfeed.ini" --image tiny -- true
+	assert_bad_input "$TESTDIR/badfeed.ini:2: malicious: 'http://feeds.example.org/osv.json': not an https:// URL (or http://host.sbxrun.internal:PORT/ for a mirror on this host)"
+}
+
 # Under rules the gateway alone reaches the upstream it serves: a client
 # sent around it, through the proxy to the registry's own host, is refused
 # (without rules that way is open, as the first run shows).
@@ -577,7 +642,7 @@ test_gateway_rules_bad_values_and_profile_show() {
 		'mode = maybe|mode: invalid value '"'maybe'"' (one of: report, enforce)' \
 		'not_after = 2025-02-30|not_after: '"'2025-02-30'"' is not [ECO:]DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC; ECO:none for an ecosystem the freeze leaves out)' \
 		'not_after = pip:2025-01-02|not_after: '"'pip:2025-01-02'"': unknown ecosystem '"'pip'"' (ECO:DATE, ECO one of npm, pypi, deb, go, cargo, maven)' \
-		'malicious = feeds/osv|malicious: '"'feeds/osv'"' is not an absolute path' \
+		'malicious = feeds/osv|malicious: '"'feeds/osv'"' is neither an absolute path nor an https:// URL' \
 		'npm = http://host.sbxrun.internal:/|[packages] npm: '"'http://host.sbxrun.internal:/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)' \
 		'pypi = https://host.sbxrun.internal/|[packages] pypi: '"'https://host.sbxrun.internal/'"': host.sbxrun.internal needs its port (host.sbxrun.internal:PORT)'; do
 		printf '[packages]\n%s\n' "${line%%|*}" > "$f"

@@ -131,10 +131,30 @@ static void test_load(void)
 	CHECK(symlink("../../outside.json", p) == 0);
 	snprintf(p, sizeof(p), "%s/osv", dir);
 	config_strlist_add(&paths, xstrdup(p), "test");
+	config_strlist_add(&paths, xstrdup("https://feeds.example.org/osv.json"), "test");  /* the gateway's to fetch */
+	CHECK(malfeed_is_url(paths.v[1]) && !malfeed_is_url(paths.v[0]));
 	CHECK(malfeed_load(&paths, &f, &err) == 0);
 	CHECK(malfeed_count(f) == 1);
 	CHECK_STR(malfeed_match(f, "npm", "evil", "1.0.0", NULL), "MAL-2025-1");
 	CHECK(malfeed_match(f, "npm", "linked", "1.0.0", NULL) == NULL);
+	/* a fetched feed merged in: both asked as one, its strings kept */
+	struct malfeed *more = malfeed_new();
+	CHECK(malfeed_add_json(more, feed_json, strlen(feed_json), "https://feeds.example.org/osv.json", &err) == 0);
+	malfeed_finish(more);
+	CHECK(malfeed_merge(f, more, &err) == 0);
+	CHECK(malfeed_count(f) == 9);
+	const char *origin = NULL;
+	CHECK_STR(malfeed_match(f, "npm", "hijacked", "1.2.5", &origin), "MAL-2025-2");
+	CHECK_STR(origin, "https://feeds.example.org/osv.json");
+	CHECK_STR(malfeed_match(f, "npm", "evil", "1.0.0", &origin), "MAL-2025-1");
+	CHECK_STR(malfeed_match(f, "cargo", "evil-crate", "0.1.0", NULL), "MAL-2026-7");
+	/* past the bound: refused, both as they were */
+	more = malfeed_new();
+	malfeed_add_bytes(more, MALFEED_MAX_BYTES);
+	CHECK(malfeed_merge(f, more, &err) < 0);
+	CHECK_CONTAINS(err.msg, "in the feeds together");
+	CHECK(malfeed_count(f) == 9);
+	malfeed_free(more);
 	malfeed_free(f);
 	f = NULL;
 
