@@ -8,8 +8,12 @@
  * an upstream) and is served once the feed is in, or gets 503 with the
  * reason when the fetch fails. A request after a failure asks again, at
  * most once every FEED_RETRY_MS; between tries it gets the 503 at once.
- * The feed is read once per gateway: a session sees the records of its
- * start. */
+ * A feed fetched is kept in the cache as an index document ("osv", below
+ * its URL) with its validators: a copy within [packages] index_max_age is
+ * taken in at the start without asking, one within index_max_stale past
+ * that too, asked again behind it (what comes is added: a record the feed
+ * dropped stays refused until the next start), and under offline = yes a
+ * copy of any age, never asked. A session sees the records of its start. */
 #define _GNU_SOURCE
 #include <json-c/json.h>
 #include <string.h>
@@ -20,6 +24,8 @@
 #include "pkg/malfeed.h"
 
 #define FEED_RETRY_MS 5000
+#define FEED_ECO "osv"   /* its cache's index documents */
+#define FEED_KEY "feed"
 #define MAX_HELD 1024  /* requests waiting for the feed (clients are fewer) */
 
 struct feed_url {
@@ -27,6 +33,9 @@ struct feed_url {
 	bool loaded, fetching;
 	int64_t failed_ms;  /* when the last try failed (0: not yet) */
 	char error[600];
+	char etag[GW_VALIDATORS_MAX + 1];  /* the cached copy's validators */
+	int64_t cached_age_ms;             /* its age when taken in; -1: none was */
+	bool stale;                        /* taken in, to be asked again behind it */
 };
 
 struct held {
@@ -43,40 +52,20 @@ struct gw_feeds {
 	gw_feed_route route;
 };
 
-int gw_feed_init(struct gw *gw, gw_feed_route route, struct sbx_err *err)
-{
-	const struct sbx_strlist *l = gw->conf.malicious;
-	size_t urls = 0;
 
-	if (!l || !l->n)
-		return 0;
-	if (malfeed_load(l, &gw->feed, err) < 0)
-		return -1;
-	gw->conf.rules.feed = gw->feed;
-	for (size_t i = 0; i < l->n; i++)
-		urls += malfeed_is_url(l->v[i]);
-	if (!urls)
-		return 0;
-	gw->feeds = xcalloc(1, sizeof(*gw->feeds));
-	gw->feeds->v = xcalloc(urls, sizeof(*gw->feeds->v));
-	gw->feeds->route = route;
-	for (size_t i = 0; i < l->n; i++)
-		if (malfeed_is_url(l->v[i]))
-			gw->feeds->v[gw->feeds->n++].url = xstrdup(l->v[i]);
-	gw->feeds->waiting = gw->feeds->n;
-	return 0;
-}
-
-static void event(struct gw *gw, const struct feed_url *u, size_t records, int64_t ms)
+/* What one fetch gave: the records taken in, or the error (a 304: none). */
+static void event(struct gw *gw, const struct feed_url *u, bool ok, size_t records, int64_t ms)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "url", json_object_new_string(u->url));
-	json_object_object_add(o, "loaded", json_object_new_boolean(u->loaded));
-	if (u->loaded)
+	json_object_object_add(o, "loaded", json_object_new_boolean(ok));
+	if (ok)
 		json_object_object_add(o, "packages", json_object_new_int64((int64_t)records));
 	else
 		json_object_object_add(o, "error", json_object_new_string(u->error));
+	if (u->cached_age_ms >= 0)
+		json_object_object_add(o, "cached_age_ms", json_object_new_int64(u->cached_age_ms));
 	json_object_object_add(o, "ms", json_object_new_int64(ms));
 	proxy_event_write(gw->conf.events_fd, o, "feed");
 }
@@ -106,20 +95,15 @@ static void release(struct gw *gw, const struct feed_url *failed)
 	gw_client_reap(gw);
 }
 
-/* Why the fetched feed f cannot be taken in (into u->error), or 0 when it
- * was: its records are the gateway's feed's now. */
-static int take_in(struct gw *gw, struct feed_url *u, struct gw_fetch *f, size_t *records)
+/* The feed's bytes taken in: its records are the gateway's feed's now;
+ * else -1 with why in u->error. */
+static int take_body(struct gw *gw, struct feed_url *u, const char *body, size_t len, size_t *records)
 {
-	struct malfeed *add;
+	struct malfeed *add = malfeed_new();
 	struct sbx_err e = { 0 };
 
-	if (f->error[0])
-		return snprintf(u->error, sizeof(u->error), "%s", f->error), -1;
-	if (f->status != 200)
-		return snprintf(u->error, sizeof(u->error), "upstream answered %ld", f->status), -1;
-	add = malfeed_new();
-	malfeed_add_bytes(add, f->len);
-	if (malfeed_add_json(add, f->body ? f->body : "", f->len, u->url, &e) == 0) {
+	malfeed_add_bytes(add, len);
+	if (malfeed_add_json(add, body, len, u->url, &e) == 0) {
 		malfeed_finish(add);
 		*records = malfeed_count(add);
 		if (malfeed_merge(gw->feed, add, &e) == 0)
@@ -130,15 +114,59 @@ static int take_in(struct gw *gw, struct feed_url *u, struct gw_fetch *f, size_t
 	return -1;
 }
 
+/* The cache's copy, taken in when its age allows (the file's comment);
+ * whether it was, and in *fresh whether upstream need not be asked. */
+static bool from_cache(struct gw *gw, struct feed_url *u, bool *fresh)
+{
+	_cleanup_free_ char *body = NULL;
+	size_t len = 0, records = 0;
+	int64_t age = 0;
+
+	u->cached_age_ms = -1;
+	if (!gw->cache || !gw_cache_index_get(gw->cache, FEED_ECO, u->url, FEED_KEY, &body, &len, u->etag,
+					      sizeof(u->etag), &age))
+		return false;
+	*fresh = gw->conf.rules.offline || gw_index_fresh(gw, age);
+	int64_t max = gw->conf.index_max_age_ms > 0 ? gw->conf.index_max_age_ms : GW_INDEX_MAX_AGE_MS;
+	if (!*fresh && (age < 0 || age >= max + gw->conf.index_max_stale_ms))
+		return false;  /* too old to stand in: upstream is waited for */
+	if (take_body(gw, u, body, len, &records) < 0)
+		return false;  /* not what was kept: fetched again */
+	u->cached_age_ms = age;
+	gw_tell_once(gw, u->url, "[packages] malicious %s: %zu affected packages (the cache's copy, %lld s old%s)",
+		     u->url, records, (long long)(age / 1000), *fresh ? "" : "; asked again behind it");
+	return true;
+}
+
 static void fetched(struct gw *gw, struct gw_fetch *f)
 {
 	struct feed_url *u = f->arg;
 	size_t records = 0;
+	bool again = u->loaded;  /* a cached copy's revalidation */
+	int ok = 0;
 
 	u->fetching = false;
-	u->loaded = take_in(gw, u, f, &records) == 0;
-	event(gw, u, records, f->ms);
+	if (f->error[0] || (f->status != 200 && !(again && f->status == 304))) {
+		if (f->error[0])
+			snprintf(u->error, sizeof(u->error), "%s", f->error);
+		else
+			snprintf(u->error, sizeof(u->error), "upstream answered %ld", f->status);
+		ok = -1;
+	} else if (f->status == 304)
+		gw_cache_index_touch(gw->cache, FEED_ECO, u->url, FEED_KEY);
+	else if ((ok = take_body(gw, u, f->body ? f->body : "", f->len, &records)) == 0)
+		gw_cache_index_put(gw->cache, FEED_ECO, u->url, FEED_KEY, f->body ? f->body : "", f->len, f->resp_etag);
+	u->loaded = again || ok == 0;
+	event(gw, u, ok == 0, records, f->ms);
 	gw_fetch_free(f);
+	if (again) {
+		char key[700];
+		snprintf(key, sizeof(key), "again %s", u->url);
+		if (ok < 0)
+			gw_tell_once(gw, key, "[packages] malicious %s could not be asked again (%s): the cache's copy "
+				     "stands", u->url, u->error);
+		return;
+	}
 	if (!u->loaded) {
 		u->failed_ms = (int64_t)now_ms();
 		gw_tell_once(gw, u->url, "[packages] malicious %s could not be loaded (%s): package requests get 503 "
@@ -151,36 +179,87 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 		release(gw, NULL);
 }
 
+static void start(struct gw *gw, struct feed_url *u)
+{
+	struct gw_fetch *f = xcalloc(1, sizeof(*f));
+
+	f->url = xstrdup(u->url);
+	snprintf(f->accept, sizeof(f->accept), "application/json");
+	if (u->loaded)
+		snprintf(f->etag, sizeof(f->etag), "%s", u->etag);
+	f->max = MALFEED_MAX_FILE;
+	f->fd = -1;
+	f->done = fetched;
+	f->arg = u;
+	u->fetching = true;
+	if (gw_fetch_start(gw, f) < 0) {
+		u->fetching = false;
+		u->failed_ms = (int64_t)now_ms();
+		snprintf(u->error, sizeof(u->error), "%s", f->error[0] ? f->error : "the fetch did not start");
+		gw_fetch_free(f);
+	}
+}
+
 /* Starts the fetch of each feed not loaded, none under way and past its
- * pause after a failure. */
+ * pause after a failure (offline: none). */
 static void ask(struct gw *gw)
 {
 	int64_t now = (int64_t)now_ms();
 
-	for (size_t i = 0; i < gw->feeds->n; i++) {
+	for (size_t i = 0; i < gw->feeds->n && !gw->conf.rules.offline; i++) {
 		struct feed_url *u = &gw->feeds->v[i];
-		if (u->loaded || u->fetching || (u->failed_ms && now - u->failed_ms < FEED_RETRY_MS))
-			continue;
-		struct gw_fetch *f = xcalloc(1, sizeof(*f));
-		f->url = xstrdup(u->url);
-		snprintf(f->accept, sizeof(f->accept), "application/json");
-		f->max = MALFEED_MAX_FILE;
-		f->fd = -1;
-		f->done = fetched;
-		f->arg = u;
-		u->fetching = true;
-		if (gw_fetch_start(gw, f) < 0) {
-			u->fetching = false;
-			u->failed_ms = now;
-			snprintf(u->error, sizeof(u->error), "%s", f->error[0] ? f->error : "the fetch did not start");
-			gw_fetch_free(f);
-		}
+		if (!u->loaded && !u->fetching && (!u->failed_ms || now - u->failed_ms >= FEED_RETRY_MS))
+			start(gw, u);
 	}
+}
+
+int gw_feed_init(struct gw *gw, gw_feed_route route, struct sbx_err *err)
+{
+	const struct sbx_strlist *l = gw->conf.malicious;
+	size_t urls = 0;
+
+	if (!l || !l->n)
+		return 0;
+	if (malfeed_load(l, &gw->feed, err) < 0)
+		return -1;
+	gw->conf.rules.feed = gw->feed;
+	for (size_t i = 0; i < l->n; i++)
+		urls += malfeed_is_url(l->v[i]);
+	if (!urls)
+		return 0;
+	gw->feeds = xcalloc(1, sizeof(*gw->feeds));
+	gw->feeds->v = xcalloc(urls, sizeof(*gw->feeds->v));
+	gw->feeds->route = route;
+	for (size_t i = 0; i < l->n; i++) {
+		if (!malfeed_is_url(l->v[i]))
+			continue;
+		struct feed_url *u = &gw->feeds->v[gw->feeds->n++];
+		bool fresh = false;
+		u->url = xstrdup(l->v[i]);
+		if (!from_cache(gw, u, &fresh)) {
+			gw->feeds->waiting++;
+			if (gw->conf.rules.offline) {  /* nothing to wait for */
+				snprintf(u->error, sizeof(u->error), "not in the cache, and [packages] offline = yes");
+				u->failed_ms = 1;
+			}
+			continue;
+		}
+		u->loaded = true;
+		u->stale = !fresh;
+	}
+	return 0;
 }
 
 void gw_feed_poll(struct gw *gw)
 {
-	if (gw->feeds && gw->feeds->waiting)
+	if (!gw->feeds)
+		return;
+	for (size_t i = 0; i < gw->feeds->n && !gw->conf.rules.offline; i++)
+		if (gw->feeds->v[i].stale) {
+			gw->feeds->v[i].stale = false;
+			start(gw, &gw->feeds->v[i]);
+		}
+	if (gw->feeds->waiting)
 		ask(gw);
 }
 

@@ -421,12 +421,13 @@ s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
 open(sys.argv[2] + ".t", "w").write(str(s.server_address[1])); os.rename(sys.argv[2] + ".t", sys.argv[2])
 s.serve_forever()
 PY
-	at_exit "kill $! 2>/dev/null"
+	local fpid=$!
+	at_exit "kill $fpid 2>/dev/null"
 	for _ in $(seq 100); do [ -s "$TESTDIR/.feed-port" ] && break; sleep 0.1; done
 	fport=$(cat "$TESTDIR/.feed-port")
 	[ -n "$fport" ] || fail "the feed server did not start: $(cat "$TESTDIR/feedsrv.err")"
 	u="http://host.sbxrun.internal:$fport"
-	p=$(gw_rules_profile feedurl "malicious = $u/feed.json\n")
+	p=$(gw_rules_profile feedurl "malicious = $u/feed.json\ntimeout = 10s\n")
 	gw_ask "$p" "$TESTDIR/ev" pin aged/-/aged-1.1.0.tgz aged aged fine aged/-/aged-1.0.0.tgz
 	assert_status 0
 	assert_contains "$out" "pin 403"
@@ -451,6 +452,22 @@ PY
 		assert_contains "$out" "$([ $f = broken.json ] && echo "not JSON" || echo "upstream answered 404")"
 		assert_contains "$err" "package requests get 503 until it is"
 	done
+	# the copy kept in the cache stands in, the server gone: within
+	# index_max_age taken in without asking; past it (1s) taken in and
+	# asked again behind it; offline = yes, a URL never fetched is a 503
+	kill "$fpid"
+	gw_ask "$(gw_rules_profile feedurl "malicious = $u/feed.json\ntimeout = 10s\n")" "$TESTDIR/ev-c" pin aged/-/aged-1.1.0.tgz
+	assert_contains "$out" "pin 403"
+	assert_contains "$err" "[packages] malicious $u/feed.json: 1 affected packages (the cache's copy, "
+	sleep 1.1
+	gw_ask "$(gw_rules_profile feedstale "malicious = $u/feed.json\nindex_max_age = 1s\n")" "$TESTDIR/ev-s" \
+		pin aged/-/aged-1.1.0.tgz
+	assert_contains "$out" "pin 403"
+	assert_contains "$err" "s old; asked again behind it)"
+	gw_ask "$(gw_rules_profile feedoff "malicious = $u/missing.json\noffline = yes\n")" "$TESTDIR/ev-o" \
+		fine aged/-/aged-1.0.0.tgz
+	assert_contains "$out" "fine 503"
+	assert_contains "$out" "is not loaded (not in the cache, and [packages] offline = yes)"
 	# the feed's host is the gateway's to reach: a URL that is no
 	# upstream's is refused when the profile is read
 	printf '[packages]\nmalicious = http://feeds.example.org/osv.json\n' > "$TESTDIR/badfeed.ini"
