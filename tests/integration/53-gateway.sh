@@ -437,13 +437,16 @@ PY
 	assert_contains "$err" "sbxrun: gateway: [packages] malicious $u/feed.json: 1 affected packages"
 	assert_contains "$(cat "$TESTDIR/ev")" '"url":"'"$u"'/feed.json","loaded":true,"packages":1'
 	assert_eq 0 "$(grep -c 'aged-1.1.0' "$TESTDIR/reg.log")" "upstream asked for the malicious tarball"
-	# a policy's feed URL: reached although no allow list names its host
-	printf '[packages]\nmalicious = %s/feed.json\n' "$u" > "$TESTDIR/policy.ini"
-	SBXRUN_POLICY="$TESTDIR/policy.ini" gw_ask "gwlab$$" "$TESTDIR/ev-pol" pin aged/-/aged-1.1.0.tgz
+	# a policy's feed URL (another file: not in the cache yet): reached
+	# although no allow list names its host
+	cp "$d/feed.json" "$d/feed-pol.json"
+	printf '[packages]\nmalicious = %s/feed-pol.json\n' "$u" > "$TESTDIR/policy.ini"
+	SBXRUN_POLICY="$TESTDIR/policy.ini" gw_ask "$(gw_rules_profile feedpol "timeout = 10s\n")" "$TESTDIR/ev-pol" pin aged/-/aged-1.1.0.tgz
 	assert_contains "$out" "pin 403"
-	assert_contains "$out" "(MAL-2099-7, [packages] malicious $u/feed.json)"
+	assert_contains "$out" "(MAL-2099-7, [packages] malicious $u/feed-pol.json)"
+	assert_contains "$(cat "$TESTDIR/ev-pol")" '"url":"'"$u"'/feed-pol.json","loaded":true,"packages":1'
 	for f in broken.json missing.json; do
-		p=$(gw_rules_profile "feed${f%.json}" "malicious = $u/$f\n")
+		p=$(gw_rules_profile "feed${f%.json}" "malicious = $u/$f\ntimeout = 10s\n")
 		gw_ask "$p" "$TESTDIR/ev-$f" fine aged/-/aged-1.0.0.tgz again aged/-/aged-1.0.0.tgz
 		assert_status 0
 		assert_contains "$out" "fine 503"
