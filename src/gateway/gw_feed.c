@@ -52,7 +52,6 @@ struct gw_feeds {
 	gw_feed_route route;
 };
 
-
 /* What one fetch gave: the records taken in, or the error (a 304: none). */
 static void event(struct gw *gw, const struct feed_url *u, bool ok, size_t records, int64_t ms)
 {
