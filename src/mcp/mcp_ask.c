@@ -53,26 +53,34 @@ static struct json_object *pending(struct mcp_server *srv)
 	return list;
 }
 
-static void entry_of(struct json_object *p, char *out, size_t size)
+/* HOST:PORT of a held connection, and its number (0: none given) */
+static uint64_t entry_of(struct json_object *p, char *out, size_t size)
 {
-	struct json_object *h = NULL, *port = NULL;
+	struct json_object *h = NULL, *port = NULL, *id = NULL;
 	json_object_object_get_ex(p, "host", &h);
+	json_object_object_get_ex(p, "id", &id);
 	json_object_object_get_ex(p, "port", &port);
 	const char *host = h ? json_object_get_string(h) : "?";
 	snprintf(out, size, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port ? json_object_get_int(port) : 0);
+	return id ? (uint64_t)json_object_get_int64(id) : 0;
 }
 
-static bool asked_already(const struct mcp_server *srv, const char *entry)
+static ssize_t asked_of(const struct mcp_server *srv, const char *entry)
 {
 	for (size_t i = 0; i < srv->nasked; i++)
 		if (strcmp(srv->asked[i].entry, entry) == 0)
-			return true;
-	return false;
+			return (ssize_t)i;
+	return -1;
+}
+
+static void forget(struct mcp_server *srv, size_t i)
+{
+	srv->asked[i] = srv->asked[--srv->nasked];
 }
 
 /* One elicitation/create for entry: the message names the rule each
  * choice makes, as the terminal's question does. */
-static void elicit(struct mcp_server *srv, const char *entry, int64_t left_ms)
+static void elicit(struct mcp_server *srv, const char *entry, uint64_t conn, int64_t left_ms)
 {
 	struct json_object *params = json_object_new_object(), *schema = json_object_new_object(),
 			   *props = json_object_new_object(), *d = json_object_new_object(),
@@ -99,6 +107,7 @@ static void elicit(struct mcp_server *srv, const char *entry, int64_t left_ms)
 	json_object_object_add(params, "message", json_object_new_string(text));
 	json_object_object_add(params, "requestedSchema", schema);
 	snprintf(id, sizeof(id), ID_PREFIX "%lld", (long long)++srv->ask_seq);
+	srv->asked[srv->nasked].upto = conn;
 	snprintf(srv->asked[srv->nasked].entry, sizeof(srv->asked[0].entry), "%s", entry);
 	snprintf(srv->asked[srv->nasked++].id, sizeof(srv->asked[0].id), "%s", id);
 	json_object_object_add(msg, "jsonrpc", json_object_new_string("2.0"));
@@ -116,7 +125,7 @@ void mcp_ask_check(struct mcp_server *srv, uint64_t now)
 	struct json_object *list = pending(srv);
 	char entry[300];
 
-	/* what is no longer held is forgotten: asked again if held again */
+	/* a dismissed question no longer held is forgotten */
 	for (size_t i = 0; i < srv->nasked;) {
 		bool held = false;
 		for (size_t k = 0; list && k < json_object_array_length(list); k++) {
@@ -126,14 +135,28 @@ void mcp_ask_check(struct mcp_server *srv, uint64_t now)
 		if (held || srv->asked[i].id[0])
 			i++;
 		else
-			srv->asked[i] = srv->asked[--srv->nasked];
+			forget(srv, i);
 	}
+	/* Each held connection is asked once: one question covers every
+	 * connection to its HOST:PORT held while it is open; one held after a
+	 * question was dismissed (a larger number than it covered) is asked
+	 * anew. Numbers, not the entry's absence, tell a new connection from
+	 * an old one, so a connection held again between two looks is not
+	 * taken for the one already asked. */
 	for (size_t k = 0; list && k < json_object_array_length(list); k++) {
 		struct json_object *p = json_object_array_get_idx(list, k), *left = NULL;
-		entry_of(p, entry, sizeof(entry));
+		uint64_t conn = entry_of(p, entry, sizeof(entry));
+		ssize_t i = asked_of(srv, entry);
 		json_object_object_get_ex(p, "left_ms", &left);
-		if (!asked_already(srv, entry))
-			elicit(srv, entry, left ? json_object_get_int64(left) : 0);
+		if (i >= 0 && srv->asked[i].id[0]) {
+			srv->asked[i].upto = conn > srv->asked[i].upto ? conn : srv->asked[i].upto;
+			continue;
+		}
+		if (i >= 0 && conn <= srv->asked[i].upto)
+			continue;
+		if (i >= 0)
+			forget(srv, (size_t)i);
+		elicit(srv, entry, conn, left ? json_object_get_int64(left) : 0);
 	}
 	json_object_put(list);
 }
@@ -147,7 +170,7 @@ int mcp_ask_timeout(const struct mcp_server *srv, uint64_t now)
 
 /* The user's answer as the live rule it names, through the session's
  * control socket (as `sbxrun net allow|deny`). */
-static void decide(struct mcp_server *srv, const char *entry, const char *choice)
+static bool decide(struct mcp_server *srv, const char *entry, const char *choice)
 {
 	struct json_object *req = json_object_new_object(), *reply = NULL;
 	struct sbx_err err;
@@ -161,13 +184,15 @@ static void decide(struct mcp_server *srv, const char *entry, const char *choice
 		if (choices[i].duration)
 			json_object_object_add(req, "for", json_object_new_string(choices[i].duration));
 		json_object_object_add(req, "by", json_object_new_string("the MCP client's user"));
-		if (session_ask(srv->session, req, &reply, &err) < 0)
+		bool made = session_ask(srv->session, req, &reply, &err) == 0;
+		if (!made)
 			log_warn("mcp: %s", err.msg);
 		json_object_put(reply);
-		return;
+		return made;
 	}
 	json_object_put(req);
 	log_warn("mcp: the client answered %s with '%s', which is no choice: left to its timeout", entry, choice);
+	return false;
 }
 
 void mcp_ask_response(struct mcp_server *srv, const struct mcp_msg *m)
@@ -182,17 +207,24 @@ void mcp_ask_response(struct mcp_server *srv, const struct mcp_msg *m)
 			continue;
 		char entry[300];
 		snprintf(entry, sizeof(entry), "%s", srv->asked[i].entry);
-		srv->asked[i].id[0] = '\0'; /* answered: stays asked while it is held */
+		srv->asked[i].id[0] = '\0'; /* dismissed: what it covered is left to its timeout */
 		if (!json_object_object_get_ex(m->root, "result", &r) ||
 		    !json_object_object_get_ex(r, "action", &action))
-			return; /* an error: no one answered; its timeout decides */
+			return; /* an error: no one answered */
 		const char *a = json_object_get_string(action);
+		bool made = false;
 		if (strcmp(a, "decline") == 0)
-			decide(srv, entry, "deny");
+			made = decide(srv, entry, "deny");
 		else if (strcmp(a, "accept") == 0 && json_object_object_get_ex(r, "content", &content) &&
 			 json_object_object_get_ex(content, "decision", &decision))
-			decide(srv, entry, json_object_get_string(decision));
-		return; /* cancel: dismissed, left to its timeout */
+			made = decide(srv, entry, json_object_get_string(decision));
+		if (!made)
+			return; /* cancelled, or no rule made: left to its timeout */
+		/* Decided: the rule has acted on what is held (the session's
+		 * answer comes after it), so whatever is still held to entry
+		 * (allow-once lets one through) is asked anew. */
+		forget(srv, i);
+		return;
 	}
 }
 

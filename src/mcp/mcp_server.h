@@ -72,7 +72,9 @@ struct mcp_server {
 	int elicit;           /* the client declared the elicitation capability */
 	uint64_t next_ask_ms; /* when the session's held connections are looked at next */
 	long long ask_seq;
-	struct { char entry[300]; char id[64]; } asked[MCP_MAX_ASKED]; /* id "": answered */
+	/* what is asked: id the elicitation's ("" once answered or dismissed),
+	 * upto the newest held connection to entry that it covers */
+	struct { char entry[300]; char id[64]; uint64_t upto; } asked[MCP_MAX_ASKED];
 	size_t nasked;
 };
 

@@ -349,6 +349,7 @@ static void hold(struct sbx_proxy *p, struct conn *c)
 		return; /* still undecided: it keeps its place and deadline */
 	c->state = C_HELD;
 	c->held_since = now_ms();
+	c->held_id = ++p->held_seq;
 	c->deadline = c->held_since + (int64_t)p->ask_ms;
 	proxy_event_decision(&p->ev, c->host, c->req.port, "asked", "no rule allows or refuses it: held for an answer");
 }

@@ -137,7 +137,8 @@ int proxy_set_policy(struct sbx_proxy *p, const struct sbx_policy *pol, struct s
  * once, never held. */
 void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms);
 void proxy_pending_each(const struct sbx_proxy *p,
-			void (*fn)(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms),
+			void (*fn)(void *arg, uint64_t id, const char *host, int port, uint64_t waited_ms,
+				   uint64_t left_ms),
 			void *arg);
 /* The allow list read again (the profile changed): hosts, a network plan's
  * compiled list, is copied and applies to every new connection; a change

@@ -62,6 +62,7 @@ struct conn {
 	int64_t deadline;
 	bool kept;                    /* back from the local service, between requests */
 	int64_t held_since;           /* C_HELD: when it was held */
+	uint64_t held_id;             /* C_HELD: its number, new each time one is held */
 	const char *cred_var;         /* plain HTTP: the binding whose secret it carries */
 };
 
@@ -69,6 +70,7 @@ struct sbx_proxy {
 	struct proxy_events ev;
 	struct proxy_rules rules;     /* allow list, live rules, policy ceilings */
 	uint64_t ask_ms;              /* 0: refuse what no rule allows; else hold it this long */
+	uint64_t held_seq;            /* the last held_id given */
 	struct sbx_resolver *resolver;
 	struct proxy_chain chain;
 	int epfd, lfd, tfd;

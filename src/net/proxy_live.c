@@ -102,13 +102,15 @@ void proxy_set_ask(struct sbx_proxy *p, uint64_t timeout_ms)
 }
 
 void proxy_pending_each(const struct sbx_proxy *p,
-			void (*fn)(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms), void *arg)
+			void (*fn)(void *arg, uint64_t id, const char *host, int port, uint64_t waited_ms,
+				   uint64_t left_ms),
+			void *arg)
 {
 	int64_t now = now_ms();
 
 	for (const struct conn *c = p->conns; c; c = c->next)
 		if (c->state == C_HELD)
-			fn(arg, c->host, c->req.port, (uint64_t)(now - c->held_since),
+			fn(arg, c->held_id, c->host, c->req.port, (uint64_t)(now - c->held_since),
 			   c->deadline > now ? (uint64_t)(c->deadline - now) : 0);
 }
 

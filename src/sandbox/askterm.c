@@ -35,11 +35,12 @@ static void entry_of(const char *host, int port, char *out, size_t size)
 	snprintf(out, size, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
 }
 
-static void seen(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms)
+static void seen(void *arg, uint64_t id, const char *host, int port, uint64_t waited_ms, uint64_t left_ms)
 {
 	struct find *f = arg;
 	char e[300];
 
+	(void)id;
 	(void)waited_ms;
 	entry_of(host, port, e, sizeof(e));
 	if (f->entry && strcmp(e, f->entry) == 0)

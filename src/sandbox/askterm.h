@@ -14,7 +14,8 @@
 /* Where the held requests are and where an answer goes: the proxy itself
  * (a one-shot run; askterm_proxy) or a session's, through its control
  * socket (session_client.c). */
-typedef void (*askterm_seen_fn)(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms);
+typedef void (*askterm_seen_fn)(void *arg, uint64_t id, const char *host, int port, uint64_t waited_ms,
+			       uint64_t left_ms);
 struct askterm_source {
 	void (*each)(void *ctx, askterm_seen_fn fn, void *arg);
 	int (*decide)(void *ctx, const char *entry, enum proxy_rule kind, const char *who, struct sbx_err *err);

@@ -25,10 +25,11 @@ static void held_each(void *ctx, askterm_seen_fn fn, void *arg)
 		return;
 	if (json_object_object_get_ex(reply, "pending", &list) && json_object_is_type(list, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(list); i++) {
-			struct json_object *p = json_object_array_get_idx(list, i), *h, *port, *w, *l;
+			struct json_object *p = json_object_array_get_idx(list, i), *id = NULL, *h, *port, *w, *l;
+			json_object_object_get_ex(p, "id", &id);
 			if (json_object_object_get_ex(p, "host", &h) && json_object_object_get_ex(p, "port", &port) &&
 			    json_object_object_get_ex(p, "waited_ms", &w) && json_object_object_get_ex(p, "left_ms", &l))
-				fn(arg, json_object_get_string(h), json_object_get_int(port),
+				fn(arg, id ? (uint64_t)json_object_get_int64(id) : 0, json_object_get_string(h), json_object_get_int(port),
 				   (uint64_t)json_object_get_int64(w), (uint64_t)json_object_get_int64(l));
 		}
 	json_object_put(reply);

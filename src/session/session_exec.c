@@ -370,9 +370,10 @@ static void reply_rules(struct sbx_session *s, int client)
 	json_object_put(o);
 }
 
-static void add_pending(void *arg, const char *host, int port, uint64_t waited_ms, uint64_t left_ms)
+static void add_pending(void *arg, uint64_t id, const char *host, int port, uint64_t waited_ms, uint64_t left_ms)
 {
 	struct json_object *r = json_object_new_object();
+	json_object_object_add(r, "id", json_object_new_int64((int64_t)id));
 	json_object_object_add(r, "host", json_object_new_string(host));
 	json_object_object_add(r, "port", json_object_new_int(port));
 	json_object_object_add(r, "waited_ms", json_object_new_int64((int64_t)waited_ms));
@@ -380,7 +381,8 @@ static void add_pending(void *arg, const char *host, int port, uint64_t waited_m
 	json_object_array_add(arg, r);
 }
 
-/* {"op":"pending"}: {"pending":[{"host":..,"port":..,"waited_ms":..,"left_ms":..}]} */
+/* {"op":"pending"}: {"pending":[{"id":..,"host":..,"port":..,"waited_ms":..,"left_ms":..}]}, id the
+ * held connection's number (a connection held later has a larger one) */
 static void reply_pending(struct sbx_session *s, int client)
 {
 	struct json_object *o = json_object_new_object(), *list = json_object_new_array();

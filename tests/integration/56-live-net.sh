@@ -556,11 +556,15 @@ send({"id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18
       "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}})
 assert read()["id"] == 0
 curl = "curl -s -o /dev/null -w %%{http_code} -x http://127.0.0.1:3128 http://%s/hello.txt"
-def held(n, host, answer):
-    send({"id": n, "method": "tools/call", "params": {"name": "exec", "arguments": {"cmd": ["sh", "-c", curl % host]}}})
+asked = 0
+def held(n, host, answer, times=1):
+    global asked
+    cmd = "for i in %s; do %s; echo; done" % (" ".join(["x"] * times), curl % host)
+    send({"id": n, "method": "tools/call", "params": {"name": "exec", "arguments": {"cmd": ["sh", "-c", cmd]}}})
     while True:
         m = read()
         if m.get("method") == "elicitation/create":
+            asked += 1
             text = m["params"]["message"]
             assert "asks to reach %s:80" % host in text and "allow-once %s:80" % host in text, m
             assert m["params"]["requestedSchema"]["properties"]["decision"]["enum"] == ["allow-once", "allow-session", "deny"], m
@@ -570,8 +574,13 @@ def held(n, host, answer):
             assert r["id"] == n + 100 and "%s:80 held" % host in r["result"]["content"][0]["text"], r
             send({"id": m["id"], "result": answer})
         elif m.get("id") == n:
-            return m["result"]["structuredContent"]["stdout"]
-print("accept", held(1, "asked.invalid", {"action": "accept", "content": {"decision": "allow-once"}}))
+            return m["result"]["structuredContent"]["stdout"].replace("\n", " ").strip()
+once = {"action": "accept", "content": {"decision": "allow-once"}}
+print("accept", held(1, "asked.invalid", once))
+# allow-once is one connection: the next, held a few milliseconds later
+# (between two looks of the server's), is asked again
+asked = 0
+print("again", held(4, "asked.invalid", once, times=2), "asked", asked)
 print("decline", held(2, "no.invalid", {"action": "decline"}))
 print("rules", subprocess.run([sbx, "session", "ls", "--json"], capture_output=True, text=True).stdout)
 send({"id": 3, "method": "tools/call", "params": {"name": "allow_host", "arguments": {"host": "x.invalid"}}})
@@ -581,6 +590,7 @@ PY
 	local o
 	o=$(cat "$TESTDIR/mcp.out")
 	assert_contains "$o" "accept 200" "accepted allow-once: the held request completed"
+	assert_contains "$o" "again 200 200 asked 2" "allow-once: a connection held right after it is asked again"
 	assert_contains "$o" "decline 403" "declined: refused at once"
 	assert_contains "$o" "unknown tool" "no tool approves a host"
 	assert_contains "$o" '{"rule":"deny","host":"no.invalid:80"}' "the user's no, a deny the session holds"
