@@ -11,9 +11,13 @@
  * A feed fetched is kept in the cache as an index document ("osv", below
  * its URL) with its validators: a copy within [packages] index_max_age is
  * taken in at the start without asking, one within index_max_stale past
- * that too, asked again behind it (what comes is added: a record the feed
- * dropped stays refused until the next start), and under offline = yes a
- * copy of any age, never asked. A session sees the records of its start. */
+ * that too, asked again behind it, and under offline = yes a copy of any
+ * age, never asked. A feed in hand is asked again (with its validators)
+ * each time its copy is index_max_age old, so a gateway that runs for
+ * weeks (a sidecar) refuses what the feed named since it started: what
+ * comes replaces what the URL gave before (a record it dropped is no
+ * longer refused); a failure keeps the copy and asks again an
+ * index_max_age later. */
 #define _GNU_SOURCE
 #include <json-c/json.h>
 #include <string.h>
@@ -35,7 +39,8 @@ struct feed_url {
 	char error[600];
 	char etag[GW_VALIDATORS_MAX + 1];  /* the cached copy's validators */
 	int64_t cached_age_ms;             /* its age when taken in; -1: none was */
-	bool stale;                        /* taken in, to be asked again behind it */
+	int64_t fresh_ms;                  /* when the copy in hand was upstream's */
+	size_t bytes, records;             /* what the copy in hand counts */
 };
 
 struct held {
@@ -53,12 +58,14 @@ struct gw_feeds {
 };
 
 /* What one fetch gave: the records taken in, or the error (a 304: none). */
-static void event(struct gw *gw, const struct feed_url *u, bool ok, size_t records, int64_t ms)
+static void event(struct gw *gw, const struct feed_url *u, bool ok, bool again, size_t records, int64_t ms)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "url", json_object_new_string(u->url));
 	json_object_object_add(o, "loaded", json_object_new_boolean(ok));
+	if (again)
+		json_object_object_add(o, "again", json_object_new_boolean(true));
 	if (ok)
 		json_object_object_add(o, "packages", json_object_new_int64((int64_t)records));
 	else
@@ -94,8 +101,8 @@ static void release(struct gw *gw, const struct feed_url *failed)
 	gw_client_reap(gw);
 }
 
-/* The feed's bytes taken in: its records are the gateway's feed's now;
- * else -1 with why in u->error. */
+/* The feed's bytes taken in: its records are the gateway's feed's now, in
+ * place of what the URL gave before; else -1 with why in u->error. */
 static int take_body(struct gw *gw, struct feed_url *u, const char *body, size_t len, size_t *records)
 {
 	struct malfeed *add = malfeed_new();
@@ -105,8 +112,11 @@ static int take_body(struct gw *gw, struct feed_url *u, const char *body, size_t
 	if (malfeed_add_json(add, body, len, u->url, &e) == 0) {
 		malfeed_finish(add);
 		*records = malfeed_count(add);
-		if (malfeed_merge(gw->feed, add, &e) == 0)
+		if (malfeed_replace(gw->feed, u->url, u->bytes, add, &e) == 0) {
+			u->bytes = len;
+			u->records = *records;
 			return 0;
+		}
 	}
 	malfeed_free(add);
 	snprintf(u->error, sizeof(u->error), "%s", e.msg);
@@ -132,6 +142,7 @@ static bool from_cache(struct gw *gw, struct feed_url *u, bool *fresh)
 	if (take_body(gw, u, body, len, &records) < 0)
 		return false;  /* not what was kept: fetched again */
 	u->cached_age_ms = age;
+	u->fresh_ms = (int64_t)now_ms() - age;
 	gw_tell_once(gw, u->url, "[packages] malicious %s: %zu affected packages (the cache's copy, %lld s old%s)",
 		     u->url, records, (long long)(age / 1000), *fresh ? "" : "; asked again behind it");
 	return true;
@@ -151,12 +162,17 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 		else
 			snprintf(u->error, sizeof(u->error), "upstream answered %ld", f->status);
 		ok = -1;
-	} else if (f->status == 304)
+	} else if (f->status == 304) {
 		gw_cache_index_touch(gw->cache, FEED_ECO, u->url, FEED_KEY);
-	else if ((ok = take_body(gw, u, f->body ? f->body : "", f->len, &records)) == 0)
+		records = u->records;
+	} else if ((ok = take_body(gw, u, f->body ? f->body : "", f->len, &records)) == 0) {
 		gw_cache_index_put(gw->cache, FEED_ECO, u->url, FEED_KEY, f->body ? f->body : "", f->len, f->resp_etag);
+		snprintf(u->etag, sizeof(u->etag), "%s", f->resp_etag);
+	}
 	u->loaded = again || ok == 0;
-	event(gw, u, ok == 0, records, f->ms);
+	if (again || ok == 0)
+		u->fresh_ms = (int64_t)now_ms();  /* asked: again an index_max_age on, answered or not */
+	event(gw, u, ok == 0, again, records, f->ms);
 	gw_fetch_free(f);
 	if (again) {
 		char key[700];
@@ -244,7 +260,8 @@ int gw_feed_init(struct gw *gw, gw_feed_route route, struct sbx_err *err)
 			continue;
 		}
 		u->loaded = true;
-		u->stale = !fresh;
+		if (!fresh)
+			u->fresh_ms = 0;  /* asked again at once, behind it */
 	}
 	return 0;
 }
@@ -253,11 +270,13 @@ void gw_feed_poll(struct gw *gw)
 {
 	if (!gw->feeds)
 		return;
-	for (size_t i = 0; i < gw->feeds->n && !gw->conf.rules.offline; i++)
-		if (gw->feeds->v[i].stale) {
-			gw->feeds->v[i].stale = false;
-			start(gw, &gw->feeds->v[i]);
-		}
+	int64_t now = (int64_t)now_ms();
+	int64_t max = gw->conf.index_max_age_ms > 0 ? gw->conf.index_max_age_ms : GW_INDEX_MAX_AGE_MS;
+	for (size_t i = 0; i < gw->feeds->n && !gw->conf.rules.offline; i++) {
+		struct feed_url *u = &gw->feeds->v[i];
+		if (u->loaded && !u->fetching && now - u->fresh_ms >= max)
+			start(gw, u);
+	}
 	if (gw->feeds->waiting)
 		ask(gw);
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,66 @@ static bool entry_names(const struct mal_entry *e, const char *version)
 	return false;
 }
 
+static void entry_free(struct mal_entry *e)
+{
+	free(e->name);
+	for (size_t k = 0; k < e->nversions; k++)
+		free(e->versions[k]);
+	free(e->versions);
+	for (size_t k = 0; k < e->nranges; k++) {
+		for (size_t j = 0; j < e->ranges[k].nev; j++)
+			free(e->ranges[k].ev[j].version);
+		free(e->ranges[k].ev);
+	}
+	free(e->ranges);
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(char *const *)a, y = (uintptr_t)*(char *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+int malfeed_replace(struct malfeed *dst, const char *origin, size_t origin_bytes, struct malfeed *src,
+		    struct sbx_err *err)
+{
+	size_t drop = 0, keep = 0, kept = 0;
+
+	for (size_t i = 0; i < dst->n; i++)
+		drop += strcmp(dst->v[i].origin, origin) == 0;
+	origin_bytes = origin_bytes < dst->bytes ? origin_bytes : dst->bytes;
+	if (dst->n - drop + src->n > MALFEED_MAX_RECORDS ||
+	    dst->bytes - origin_bytes + src->bytes > MALFEED_MAX_BYTES)
+		return err_set(err, 0, "more than %u affected packages or %llu MiB in the feeds together",
+			       MALFEED_MAX_RECORDS, MALFEED_MAX_BYTES >> 20);
+	if (drop) {
+		for (size_t i = 0; i < dst->n; i++) {
+			if (strcmp(dst->v[i].origin, origin) == 0)
+				entry_free(&dst->v[i]);
+			else
+				dst->v[keep++] = dst->v[i];
+		}
+		dst->n = keep;
+		/* the ids and origins no record names any more, freed */
+		char **used = xcalloc(2 * keep + 1, sizeof(*used));
+		for (size_t i = 0; i < keep; i++) {
+			used[2 * i] = (char *)dst->v[i].id;
+			used[2 * i + 1] = (char *)dst->v[i].origin;
+		}
+		qsort(used, 2 * keep, sizeof(*used), ptr_cmp);
+		for (size_t i = 0; i < dst->nstrs; i++) {
+			if (bsearch(&dst->strs[i], used, 2 * keep, sizeof(*used), ptr_cmp))
+				dst->strs[kept++] = dst->strs[i];
+			else
+				free(dst->strs[i]);
+		}
+		dst->nstrs = kept;
+		free(used);
+	}
+	dst->bytes -= origin_bytes;
+	return malfeed_merge(dst, src, err);
+}
+
 int malfeed_merge(struct malfeed *dst, struct malfeed *src, struct sbx_err *err)
 {
 	if (dst->n + src->n > MALFEED_MAX_RECORDS || dst->bytes + src->bytes > MALFEED_MAX_BYTES)
@@ -426,19 +487,8 @@ void malfeed_free(struct malfeed *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->n; i++) {
-		struct mal_entry *e = &f->v[i];
-		free(e->name);
-		for (size_t k = 0; k < e->nversions; k++)
-			free(e->versions[k]);
-		free(e->versions);
-		for (size_t k = 0; k < e->nranges; k++) {
-			for (size_t j = 0; j < e->ranges[k].nev; j++)
-				free(e->ranges[k].ev[j].version);
-			free(e->ranges[k].ev);
-		}
-		free(e->ranges);
-	}
+	for (size_t i = 0; i < f->n; i++)
+		entry_free(&f->v[i]);
 	free(f->v);
 	for (size_t i = 0; i < f->nstrs; i++)
 		free(f->strs[i]);

@@ -39,6 +39,13 @@ int malfeed_load(const struct sbx_strlist *paths, struct malfeed **out, struct s
  * the two past MALFEED_MAX_RECORDS or MALFEED_MAX_BYTES, -1 with err and
  * both as they were. */
 int malfeed_merge(struct malfeed *dst, struct malfeed *src, struct sbx_err *err);
+/* As malfeed_merge, after dropping every record of dst that came from
+ * origin (a feed fetched again: what it no longer names is no longer
+ * refused), origin_bytes being what those had counted against
+ * MALFEED_MAX_BYTES. With the bounds passed, -1 with err and both as they
+ * were. */
+int malfeed_replace(struct malfeed *dst, const char *origin, size_t origin_bytes, struct malfeed *src,
+		    struct sbx_err *err);
 /* Counts len bytes read from outside the files (a fetched feed) against
  * MALFEED_MAX_BYTES. */
 void malfeed_add_bytes(struct malfeed *f, size_t len);

@@ -236,6 +236,7 @@ gw_ask() { # profile events pairs...
 	shift 2
 	run "$SBX" run -p "$p" --image minimal --events "$ev" -- sh -c '
 		while [ $# -gt 1 ]; do
+			if [ "$1" = sleep ]; then sleep "$2"; shift 2; continue; fi
 			curl -sS -x "$npm_config_proxy" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/npm/$2"
 			tr -d "\000" < /tmp/body | head -c 600 | head -1; echo
 			shift 2
@@ -398,14 +399,11 @@ test_gateway_not_after_and_a_malicious_feed() {
 # waits for it), and its records apply; a feed that cannot be loaded (not
 # OSV JSON, 404) is a 503 naming why for every package request, cached or
 # not: nothing it would have to check is served.
-test_gateway_malicious_feed_by_url() {
-	export XDG_CACHE_HOME="$TESTDIR/cache"
-	gw_fixture
-	local d="$TESTDIR/feedsrv" fport p u
-	mkdir -p "$d"
-	printf '[{"id":"MAL-2099-7","affected":[{"package":{"ecosystem":"npm","name":"aged"},"versions":["1.1.0"]}]}]' > "$d/feed.json"
-	printf '{"id":' > "$d/broken.json"
-	python3 - "$d" "$TESTDIR/.feed-port" <<'PY' 2> "$TESTDIR/feedsrv.err" &
+# A feed server on the host serving the files of $1, each answer after a
+# second; where NAME.next exists, it becomes NAME once NAME has been
+# served (the feed changes after its first fetch). Sets fport and fpid.
+feed_server() {
+	python3 - "$1" "$TESTDIR/.feed-port" <<'PY' 2> "$TESTDIR/feedsrv.err" &
 import http.server, os, sys, time
 root = sys.argv[1]
 class H(http.server.BaseHTTPRequestHandler):
@@ -417,15 +415,27 @@ class H(http.server.BaseHTTPRequestHandler):
         b = open(p, "rb").read()
         self.send_response(200); self.send_header("Content-Length", str(len(b))); self.end_headers()
         self.wfile.write(b)
+        if os.path.isfile(p + ".next"):
+            os.rename(p + ".next", p)
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
 open(sys.argv[2] + ".t", "w").write(str(s.server_address[1])); os.rename(sys.argv[2] + ".t", sys.argv[2])
 s.serve_forever()
 PY
-	local fpid=$!
+	fpid=$!
 	at_exit "kill $fpid 2>/dev/null"
 	for _ in $(seq 100); do [ -s "$TESTDIR/.feed-port" ] && break; sleep 0.1; done
 	fport=$(cat "$TESTDIR/.feed-port")
 	[ -n "$fport" ] || fail "the feed server did not start: $(cat "$TESTDIR/feedsrv.err")"
+}
+
+test_gateway_malicious_feed_by_url() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local d="$TESTDIR/feedsrv" fport fpid p u
+	mkdir -p "$d"
+	printf '[{"id":"MAL-2099-7","affected":[{"package":{"ecosystem":"npm","name":"aged"},"versions":["1.1.0"]}]}]' > "$d/feed.json"
+	printf '{"id":' > "$d/broken.json"
+	feed_server "$d"
 	u="http://host.sbxrun.internal:$fport"
 	p=$(gw_rules_profile feedurl "malicious = $u/feed.json\ntimeout = 10s\n")
 	gw_ask "$p" "$TESTDIR/ev" pin aged/-/aged-1.1.0.tgz aged aged fine aged/-/aged-1.0.0.tgz
@@ -476,6 +486,30 @@ PY
 	printf '[packages]\nmalicious = http://feeds.example.org/osv.json\n' > "$TESTDIR/badfeed.ini"
 	run "$SBX" run -p "$TESTDIR/badfeed.ini" --image tiny -- true
 	assert_bad_input "$TESTDIR/badfeed.ini:2: malicious: 'http://feeds.example.org/osv.json': not an https:// URL (or http://host.sbxrun.internal:PORT/ for a mirror on this host)"
+}
+
+# A feed in hand is asked again each index_max_age while the gateway runs
+# (a sidecar runs for weeks): what the URL answers then replaces what it
+# gave, so a record it dropped is no longer refused and one it added is,
+# within the same run.
+test_gateway_malicious_feed_asked_again() {
+	export XDG_CACHE_HOME="$TESTDIR/cache"
+	gw_fixture
+	local d="$TESTDIR/feedsrv" fport fpid u
+	mkdir -p "$d"
+	printf '[{"id":"MAL-2099-7","affected":[{"package":{"ecosystem":"npm","name":"aged"},"versions":["1.1.0"]}]}]' > "$d/feed.json"
+	printf '[{"id":"MAL-2099-8","affected":[{"package":{"ecosystem":"npm","name":"aged"},"versions":["1.0.0"]}]}]' > "$d/feed.json.next"
+	feed_server "$d"
+	u="http://host.sbxrun.internal:$fport"
+	gw_ask "$(gw_rules_profile feedagain "malicious = $u/feed.json\nindex_max_age = 1s\ntimeout = 10s\n")" "$TESTDIR/ev" \
+		before aged/-/aged-1.1.0.tgz sleep 3.5 after aged/-/aged-1.1.0.tgz added aged/-/aged-1.0.0.tgz
+	assert_status 0
+	assert_contains "$out" "before 403"
+	assert_contains "$out" "after 200"
+	assert_contains "$out" "added 403"
+	assert_contains "$out" "(MAL-2099-8, [packages] malicious $u/feed.json)"
+	assert_contains "$(cat "$TESTDIR/ev")" '"url":"'"$u"'/feed.json","loaded":true,"again":true,"packages":1'
+	[ ! -e "$d/feed.json.next" ] || fail "the feed was not asked again"
 }
 
 # Under rules the gateway alone reaches the upstream it serves: a client

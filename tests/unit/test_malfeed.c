@@ -321,9 +321,59 @@ static void test_report(void)
 	malfeed_free(f);
 }
 
+/* A feed fetched again replaces what its URL gave, and only that: the
+ * file's records stay, the URL's dropped record is no longer named, and
+ * the bytes it counted are given back (replacing the same 100 times
+ * stays within the bounds). */
+static void test_replace(void)
+{
+	static const char *a = "[{\"id\":\"MAL-1\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\","
+			       "\"name\":\"gone\"}}]}]";
+	static const char *b = "[{\"id\":\"MAL-2\",\"affected\":[{\"package\":{\"ecosystem\":\"npm\","
+			       "\"name\":\"new\"}},{\"package\":{\"ecosystem\":\"npm\",\"name\":\"also\"}}]}]";
+	struct malfeed *f = malfeed_new(), *add;
+	struct sbx_err err;
+	const char *origin = NULL;
+
+	CHECK(malfeed_add_json(f, feed_json, strlen(feed_json), "feed.json", &err) == 0);
+	malfeed_finish(f);
+	add = malfeed_new();
+	malfeed_add_bytes(add, strlen(a));
+	CHECK(malfeed_add_json(add, a, strlen(a), "https://u/feed", &err) == 0);
+	malfeed_finish(add);
+	CHECK(malfeed_replace(f, "https://u/feed", 0, add, &err) == 0);
+	CHECK(malfeed_count(f) == 9);
+	CHECK_STR(malfeed_match(f, "npm", "gone", "1.0.0", &origin), "MAL-1");
+	CHECK_STR(origin, "https://u/feed");
+	for (int i = 0; i < 100; i++) {
+		add = malfeed_new();
+		malfeed_add_bytes(add, MALFEED_MAX_FILE);
+		CHECK(malfeed_add_json(add, b, strlen(b), "https://u/feed", &err) == 0);
+		malfeed_finish(add);
+		CHECK(malfeed_replace(f, "https://u/feed", i ? MALFEED_MAX_FILE : strlen(a), add, &err) == 0);
+	}
+	CHECK(malfeed_count(f) == 10);
+	CHECK(malfeed_match(f, "npm", "gone", "1.0.0", NULL) == NULL);
+	CHECK_STR(malfeed_match(f, "npm", "also", "2.0.0", &origin), "MAL-2");
+	CHECK_STR(origin, "https://u/feed");
+	CHECK_STR(malfeed_match(f, "npm", "evil", "9.9.9", &origin), "MAL-2025-1");
+	CHECK_STR(origin, "feed.json");
+	/* past the bounds: refused, the feed as it was */
+	add = malfeed_new();
+	malfeed_add_bytes(add, MALFEED_MAX_BYTES + 1);
+	CHECK(malfeed_add_json(add, a, strlen(a), "https://u/feed", &err) == 0);
+	malfeed_finish(add);
+	CHECK(malfeed_replace(f, "https://u/feed", MALFEED_MAX_FILE, add, &err) < 0);
+	CHECK_STR(malfeed_match(f, "npm", "also", "2.0.0", NULL), "MAL-2");
+	CHECK(malfeed_count(f) == 10);
+	malfeed_free(add);
+	malfeed_free(f);
+}
+
 int main(void)
 {
 	test_match();
+	test_replace();
 	test_bad_feeds();
 	test_load();
 	test_rules();
