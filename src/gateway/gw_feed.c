@@ -178,7 +178,7 @@ static void fetched(struct gw *gw, struct gw_fetch *f)
 		char key[700];
 		snprintf(key, sizeof(key), "again %s", u->url);
 		if (ok < 0)
-			gw_tell_once(gw, key, "[packages] malicious %s could not be asked again (%s): the cache's copy "
+			gw_tell_once(gw, key, "[packages] malicious %s could not be asked again (%s): the copy in hand "
 				     "stands", u->url, u->error);
 		return;
 	}
