@@ -236,7 +236,13 @@ gw_ask() { # profile events pairs...
 	shift 2
 	run "$SBX" run -p "$p" --image minimal --events "$ev" -- sh -c '
 		while [ $# -gt 1 ]; do
-			if [ "$1" = sleep ]; then sleep "$2"; shift 2; continue; fi
+			if [ "$1" = until200 ]; then  # up to 30 s for PATH to be served
+				for i in $(seq 120); do
+					[ "$(curl -s -x "$npm_config_proxy" -o /dev/null -w "%{http_code}" "http://packages.sbxrun.internal/npm/$2")" = 200 ] && break
+					sleep 0.25
+				done
+				shift 2; continue
+			fi
 			curl -sS -x "$npm_config_proxy" -o /tmp/body -w "$1 %{http_code}\n" "http://packages.sbxrun.internal/npm/$2"
 			tr -d "\000" < /tmp/body | head -c 600 | head -1; echo
 			shift 2
@@ -502,7 +508,7 @@ test_gateway_malicious_feed_asked_again() {
 	feed_server "$d"
 	u="http://host.sbxrun.internal:$fport"
 	gw_ask "$(gw_rules_profile feedagain "malicious = $u/feed.json\nindex_max_age = 1s\ntimeout = 10s\n")" "$TESTDIR/ev" \
-		before aged/-/aged-1.1.0.tgz sleep 3.5 after aged/-/aged-1.1.0.tgz added aged/-/aged-1.0.0.tgz
+		before aged/-/aged-1.1.0.tgz until200 aged/-/aged-1.1.0.tgz after aged/-/aged-1.1.0.tgz added aged/-/aged-1.0.0.tgz
 	assert_status 0
 	assert_contains "$out" "before 403"
 	assert_contains "$out" "after 200"
