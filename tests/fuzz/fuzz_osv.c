@@ -6,7 +6,10 @@
  * feed that loads names at least what its explicit versions list (a
  * record's own version always matches it) and what a range opened by one
  * "introduced" names, asking never crashes, and a second load of the same
- * bytes gives the same count. */
+ * bytes gives the same count. The same bytes, fetched from a URL and
+ * merged, then fetched again (malfeed_replace), keep the count; replaced
+ * by nothing, the file's own records are all that is left, and still name
+ * what they did. */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,6 +73,53 @@ static void check_ranges(const struct malfeed *f, const char *e, const char *n, 
 }
 
 /* Each explicit version of each affected package must be named. */
+static void check_versions(const struct malfeed *f, json_object *rec);
+
+static void check_all(const struct malfeed *f, const uint8_t *data, size_t size)
+{
+	json_tokener *tok = json_tokener_new_ex(32);
+	json_object *o = tok ? json_tokener_parse_ex(tok, (const char *)data, (int)size) : NULL;
+
+	if (o && json_object_is_type(o, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			check_versions(f, json_object_array_get_idx(o, i));
+	else if (o)
+		check_versions(f, o);
+	json_object_put(o);
+	if (tok)
+		json_tokener_free(tok);
+}
+
+/* The feed fetched from a URL: its records merged, then replaced. */
+static struct malfeed *from_url(const uint8_t *data, size_t size)
+{
+	struct malfeed *u = malfeed_new();
+	struct sbx_err err;
+
+	malfeed_add_bytes(u, size);
+	if (malfeed_add_json(u, (const char *)data, size, "https://feed.example/osv.json", &err) < 0)
+		abort();
+	malfeed_finish(u);
+	return u;
+}
+
+static void check_replace(struct malfeed *f, const uint8_t *data, size_t size)
+{
+	struct sbx_err err;
+	size_t n = malfeed_count(f);
+	struct malfeed *none = malfeed_new();
+
+	if (malfeed_merge(f, from_url(data, size), &err) < 0 || malfeed_count(f) != 2 * n)
+		abort();
+	if (malfeed_replace(f, "https://feed.example/osv.json", size, from_url(data, size), &err) < 0 ||
+	    malfeed_count(f) != 2 * n)
+		abort();
+	malfeed_finish(none);
+	if (malfeed_replace(f, "https://feed.example/osv.json", size, none, &err) < 0 || malfeed_count(f) != n)
+		abort();
+	check_all(f, data, size);
+}
+
 static void check_versions(const struct malfeed *f, json_object *rec)
 {
 	json_object *aff, *w;
@@ -111,16 +161,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		malfeed_finish(g);
 		if (malfeed_count(f) != malfeed_count(g))
 			abort();
-		json_tokener *tok = json_tokener_new_ex(32);
-		json_object *o = tok ? json_tokener_parse_ex(tok, (const char *)data, (int)size) : NULL;
-		if (o && json_object_is_type(o, json_type_array))
-			for (size_t i = 0; i < json_object_array_length(o); i++)
-				check_versions(f, json_object_array_get_idx(o, i));
-		else if (o)
-			check_versions(f, o);
-		json_object_put(o);
-		if (tok)
-			json_tokener_free(tok);
+		check_all(f, data, size);
+		check_replace(f, data, size);
 	}
 	malfeed_free(f);
 	malfeed_free(g);
