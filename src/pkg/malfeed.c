@@ -393,30 +393,29 @@ int malfeed_replace(struct malfeed *dst, const char *origin, size_t origin_bytes
 	    dst->bytes - origin_bytes + src->bytes > MALFEED_MAX_BYTES)
 		return err_set(err, 0, "more than %u affected packages or %llu MiB in the feeds together",
 			       MALFEED_MAX_RECORDS, MALFEED_MAX_BYTES >> 20);
-	if (drop) {
-		for (size_t i = 0; i < dst->n; i++) {
-			if (strcmp(dst->v[i].origin, origin) == 0)
-				entry_free(&dst->v[i]);
-			else
-				dst->v[keep++] = dst->v[i];
-		}
-		dst->n = keep;
-		/* the ids and origins no record names any more, freed */
-		char **used = xcalloc(2 * keep + 1, sizeof(*used));
-		for (size_t i = 0; i < keep; i++) {
-			used[2 * i] = (char *)dst->v[i].id;
-			used[2 * i + 1] = (char *)dst->v[i].origin;
-		}
-		qsort(used, 2 * keep, sizeof(*used), ptr_cmp);
-		for (size_t i = 0; i < dst->nstrs; i++) {
-			if (bsearch(&dst->strs[i], used, 2 * keep, sizeof(*used), ptr_cmp))
-				dst->strs[kept++] = dst->strs[i];
-			else
-				free(dst->strs[i]);
-		}
-		dst->nstrs = kept;
-		free(used);
+	for (size_t i = 0; i < dst->n; i++) {
+		if (strcmp(dst->v[i].origin, origin) == 0)
+			entry_free(&dst->v[i]);
+		else
+			dst->v[keep++] = dst->v[i];
 	}
+	dst->n = keep;
+	/* the ids and origins no record names any more, freed (those of a
+	 * feed that named nothing too: asked again for weeks, nothing grows) */
+	char **used = xcalloc(2 * keep + 1, sizeof(*used));
+	for (size_t i = 0; i < keep; i++) {
+		used[2 * i] = (char *)dst->v[i].id;
+		used[2 * i + 1] = (char *)dst->v[i].origin;
+	}
+	qsort(used, 2 * keep, sizeof(*used), ptr_cmp);
+	for (size_t i = 0; i < dst->nstrs; i++) {
+		if (bsearch(&dst->strs[i], used, 2 * keep, sizeof(*used), ptr_cmp))
+			dst->strs[kept++] = dst->strs[i];
+		else
+			free(dst->strs[i]);
+	}
+	dst->nstrs = kept;
+	free(used);
 	dst->bytes -= origin_bytes;
 	return malfeed_merge(dst, src, err);
 }
